@@ -1,0 +1,58 @@
+# nfstune: `make demo` runs the main job on the practice lab, `make test` runs the tests.
+# Both install whatever is missing first: Debian packages (as root, or with sudo), then a venv in .venv.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+# the practice lab (image build, VMs, host-key handling)
+APT_LAB := mmdebstrap e2fsprogs qemu-system-x86 qemu-utils openssh-client
+# a real sshd on loopback for the SSH tests
+APT_TEST := openssh-server
+# Qt offscreen and a real window under Xvfb, with fonts (see shared/stack-notes.md), and screenshots
+APT_QT := xvfb xauth x11-apps libegl1 libgl1 libdbus-1-3 libfontconfig1 fonts-dejavu-core libglib2.0-0 libxkbcommon0 \
+	libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0 \
+	libxcb-shape0 libxcb-xkb1 imagemagick
+APT_PKGS := $(APT_LAB) $(APT_TEST) $(APT_QT)
+
+.PHONY: demo test pytest lint system-deps venv screenshots clean
+
+demo: system-deps $(STAMP)
+	$(BIN)/nfstune demo
+
+test: system-deps $(STAMP) lint pytest
+
+pytest: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check app tests
+	$(BIN)/ruff format --check app tests
+	$(BIN)/mypy
+
+system-deps:
+	@missing=$$(for p in $(APT_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:" $$missing; \
+		SUDO=; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "nfstune needs Python 3.11 or newer ($(PYTHON) is $$($(PYTHON) --version))"; exit 1; }
+	$(PYTHON) -m venv $(VENV) || { echo "no venv module: apt-get install python3-venv"; exit 1; }
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+screenshots: system-deps $(STAMP)
+	$(BIN)/python tests/screenshots.py docs/screenshots
+
+clean:
+	rm -rf $(VENV) build dist

@@ -1,0 +1,3 @@
+from nfstune.cli import main
+
+raise SystemExit(main())

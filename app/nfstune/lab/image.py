@@ -1,0 +1,219 @@
+"""The practice lab's VM image: one Debian bookworm rootfs (kernel NFS server, fio, iperf3) built with
+mmdebstrap from this machine's own apt sources, cached by a hash of everything that goes into it."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from nfstune import paths
+from nfstune.errors import ConfigError, NfstuneError, ToolMissing
+
+Progress = Callable[[str], None]
+
+# Bump when the build steps below change in a way the hashed inputs do not show.
+IMAGE_FORMAT = 1
+SUITE = "bookworm"
+PACKAGES = (
+    "linux-image-cloud-amd64",  # has nfsd, nfs, sch_tbf, dm-delay
+    "systemd-sysv", "udev", "openssh-server", "nfs-kernel-server", "fio", "iperf3", "iproute2",
+    "iputils-ping", "procps", "kmod", "e2fsprogs", "tar", "xz-utils", "less", "dmsetup", "psmisc",
+)  # fmt: skip
+ROOTFS_SIZE = "3G"
+
+# command -> Debian package that provides it
+HOST_TOOLS = {
+    "mmdebstrap": "mmdebstrap",
+    "mkfs.ext4": "e2fsprogs",
+    "qemu-system-x86_64": "qemu-system-x86",
+    "qemu-img": "qemu-utils",
+    "ssh-keygen": "openssh-client",
+}
+
+
+def which(tool: str) -> str | None:
+    # mkfs.ext4 lives in /usr/sbin, which a normal user's PATH may lack
+    path = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
+    return shutil.which(tool, path=path)
+
+
+def check_host_tools(tools: dict[str, str] = HOST_TOOLS) -> None:
+    missing = {tool: pkg for tool, pkg in tools.items() if which(tool) is None}
+    if missing:
+        pkgs = " ".join(sorted(set(missing.values())))
+        raise ToolMissing(", ".join(missing), "this computer", f"install it with: sudo apt-get install -y {pkgs}")
+
+
+def guest_dir() -> Path:
+    return paths.resources_dir() / "lab" / "guest"
+
+
+def apt_sources(etc_apt: Path = Path("/etc/apt")) -> str:
+    """This machine's Debian sources, deb822 blocks if it has them, else one-line `deb` entries."""
+    blocks = []
+    for f in sorted((etc_apt / "sources.list.d").glob("*.sources")):
+        blocks += [b.strip() for b in f.read_text().split("\n\n") if "Types:" in b and "deb" in b]
+    if blocks:
+        return "\n\n".join(blocks) + "\n"
+    lines = []
+    for f in [etc_apt / "sources.list", *sorted((etc_apt / "sources.list.d").glob("*.list"))]:
+        if f.exists():
+            lines += [ln.strip() for ln in f.read_text().splitlines() if ln.strip().startswith("deb ")]
+    if not lines:
+        raise ConfigError(f"no Debian package sources found in {etc_apt}: the lab image is built from them")
+    return "\n".join(lines) + "\n"
+
+
+def input_hash(sources: str, guest: Path) -> str:
+    h = hashlib.sha256()
+    h.update(f"format={IMAGE_FORMAT}\nsuite={SUITE}\nsize={ROOTFS_SIZE}\n".encode())
+    h.update(("packages=" + ",".join(PACKAGES) + "\n").encode())
+    h.update(b"sources=" + sources.encode() + b"\n")
+    for f in sorted(p for p in guest.rglob("*") if p.is_file()):
+        rel = f.relative_to(guest).as_posix()
+        h.update(f"file={rel} exec={os.access(f, os.X_OK)}\n".encode() + f.read_bytes() + b"\n")
+    return h.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Image:
+    directory: Path
+    input_hash: str
+
+    @property
+    def disk(self) -> Path:
+        return self.directory / "base.img"
+
+    @property
+    def kernel(self) -> Path:
+        return self.directory / "vmlinuz"
+
+    @property
+    def initrd(self) -> Path:
+        return self.directory / "initrd.img"
+
+    @property
+    def manifest(self) -> Path:
+        return self.directory / "manifest.json"
+
+    def complete(self) -> bool:
+        return all(p.is_file() for p in (self.disk, self.kernel, self.initrd, self.manifest))
+
+
+def images_dir(cache_dir: Path) -> Path:
+    return cache_dir / "images"
+
+
+def current_image(cache_dir: Path) -> Image:
+    digest = input_hash(apt_sources(), guest_dir())
+    return Image(images_dir(cache_dir) / digest, digest)
+
+
+@contextmanager
+def _build_lock(cache_dir: Path) -> Iterator[None]:
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with open(cache_dir / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def ensure_image(cache_dir: Path, progress: Progress, *, force: bool = False) -> tuple[Image, bool]:
+    """The image for the current inputs, built if it is not cached. Returns (image, built_now)."""
+    image = current_image(cache_dir)
+    with _build_lock(cache_dir):
+        if image.complete() and not force:
+            progress(f"lab image {image.input_hash} is cached in {image.directory}")
+            return image, False
+        check_host_tools()
+        if os.geteuid() != 0:
+            raise NfstuneError("building the lab image needs root (mmdebstrap, chroot): run it with sudo")
+        _build(image, progress)
+        for old in images_dir(cache_dir).iterdir():
+            if old != image.directory and old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+                progress(f"removed the outdated lab image {old.name}")
+    return image, True
+
+
+def _run_logged(argv: list[str], progress: Progress, stdin: str | None = None) -> None:
+    progress("$ " + " ".join(argv[:3]) + (" ..." if len(argv) > 3 else ""))
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(stdin or "")
+    proc.stdin.close()
+    tail: list[str] = []
+    for line in proc.stdout:
+        line = line.rstrip()
+        tail = [*tail, line][-15:]
+        if line.startswith(("I:", "E:", "W:")):
+            progress(line)
+    if proc.wait() != 0:
+        raise NfstuneError(f"this computer: `{argv[0]}` failed with exit status {proc.returncode}:\n" + "\n".join(tail))
+
+
+def _build(image: Image, progress: Progress) -> None:
+    tmp = image.directory.with_name(image.directory.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    rootfs = tmp / "rootfs"
+    guest = guest_dir()
+    t0 = time.monotonic()
+    progress(f"building the lab image {image.input_hash} (Debian {SUITE}, about a minute)")
+    hooks = [
+        # our guest files, owned by root whoever installed nfstune
+        f'tar -C "{guest}" --owner=0 --group=0 -cf - . | tar -C "$1" -xf -',
+        'chmod 0755 "$1/usr/local/sbin/lab-setup"',
+        'chroot "$1" systemctl enable lab-setup.service',
+        'chroot "$1" passwd -d root',
+        # no hostname and no host keys in the image: each VM gets its own stable key at boot
+        'rm -f "$1/etc/hostname" "$1"/etc/ssh/ssh_host_*',
+        'chroot "$1" sh -c "rm -rf /usr/share/doc/* /usr/share/man/* /usr/share/locale/*; apt-get clean"',
+    ]
+    argv = ["mmdebstrap", "--variant=minbase", "--include=" + ",".join(PACKAGES)]
+    argv += ['--aptopt=Acquire::Check-Valid-Until "false"']
+    argv += [f"--customize-hook={hook}" for hook in hooks]
+    argv += [SUITE, str(rootfs), "-"]
+    try:
+        _run_logged(argv, progress, stdin=apt_sources())
+        t1 = time.monotonic()
+        boot = rootfs / "boot"
+        shutil.copyfile(next(boot.glob("vmlinuz-*")), tmp / "vmlinuz")
+        shutil.copyfile(next(boot.glob("initrd.img-*")), tmp / "initrd.img")
+        progress("writing the ext4 root disk")
+        disk = tmp / "base.img"
+        disk.touch()
+        os.truncate(disk, _size_bytes(ROOTFS_SIZE))
+        _run_logged([which("mkfs.ext4") or "mkfs.ext4", "-q", "-L", "labroot", "-d", str(rootfs), str(disk)], progress)
+        shutil.rmtree(rootfs)
+        t2 = time.monotonic()
+        manifest = {
+            "input_hash": image.input_hash,
+            "format": IMAGE_FORMAT,
+            "suite": SUITE,
+            "packages": list(PACKAGES),
+            "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "seconds": {"mmdebstrap": round(t1 - t0, 1), "disk": round(t2 - t1, 1)},
+        }
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        shutil.rmtree(image.directory, ignore_errors=True)
+        tmp.rename(image.directory)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    progress(f"lab image built in {t2 - t0:.0f} s (mmdebstrap {t1 - t0:.0f} s, disk {t2 - t1:.0f} s)")
+
+
+def _size_bytes(size: str) -> int:
+    units = {"K": 2**10, "M": 2**20, "G": 2**30}
+    return int(size[:-1]) * units[size[-1]]

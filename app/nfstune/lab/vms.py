@@ -1,0 +1,289 @@
+"""Start, watch and stop the two lab VMs (nas, client). Each is tracked by its pid file and stopped by
+that pid only; each has its own SSH host key, kept in the lab's state folder and checked on every connect."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+from nfstune.errors import ConfigError, NfstuneError
+from nfstune.lab.config import LAB_IPS, VM_NAMES, LabConfig
+from nfstune.lab.image import Image, Progress, ensure_image, which
+from nfstune.lab.profiles import LINK_PROFILES, PROBE_COMMAND, parse_probe
+from nfstune.remote import Host, RemoteError
+
+
+class LabError(NfstuneError):
+    pass
+
+
+@dataclass
+class VmStatus:
+    name: str
+    port: int
+    pid: int | None = None
+    ssh: str = "-"  # "ok", or why not
+    facts: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def running(self) -> bool:
+        return self.pid is not None
+
+
+def host(cfg: LabConfig, vm: str, *, timeout: float = 10.0) -> Host:
+    """An SSH login on a lab VM, its host key checked against the lab's known_hosts."""
+    return Host(
+        "127.0.0.1",
+        port=cfg.port(vm),
+        username="root",
+        key_filename=cfg.client_key,
+        known_hosts=cfg.known_hosts,
+        label=f"lab {vm} (127.0.0.1:{cfg.port(vm)})",
+        connect_timeout=timeout,
+    )
+
+
+def ssh_argv(cfg: LabConfig, vm: str) -> list[str]:
+    """The OpenSSH command line for an interactive shell on a lab VM (host key checked, never skipped)."""
+    return [
+        "ssh", "-i", str(cfg.client_key), "-p", str(cfg.port(vm)),
+        "-o", f"UserKnownHostsFile={cfg.known_hosts}", "-o", "StrictHostKeyChecking=yes",
+        "-o", "IdentitiesOnly=yes", "root@127.0.0.1",
+    ]  # fmt: skip
+
+
+# --- processes ---------------------------------------------------------------------------------------------
+
+
+def vm_pid(cfg: LabConfig, vm: str) -> int | None:
+    """The pid of this lab's running VM, or None. A pid file whose process is gone, or is not our qemu
+    (the pid was reused), does not count."""
+    try:
+        pid = int(cfg.pid_file(vm).read_text().strip())
+        cmdline = psutil.Process(pid).cmdline()
+    except (OSError, ValueError, psutil.Error):
+        return None
+    if any("qemu-system" in part for part in cmdline[:1]) and str(cfg.pid_file(vm)) in cmdline:
+        return pid
+    return None
+
+
+def _port_owner(port: int) -> str:
+    with contextlib.suppress(psutil.Error, OSError):
+        for conn in psutil.net_connections(kind="tcp"):
+            if conn.laddr and conn.laddr.port == port and conn.status == psutil.CONN_LISTEN and conn.pid:
+                return f" by {psutil.Process(conn.pid).name()} (pid {conn.pid})"
+    return ""
+
+
+def check_ports_free(cfg: LabConfig) -> None:
+    for what, port in (("nas SSH", cfg.nas_port), ("client SSH", cfg.client_port), ("lab link", cfg.link_port)):
+        with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                raise ConfigError(
+                    f"port {port} on 127.0.0.1 (for the {what}) is taken{_port_owner(port)}: "
+                    f"choose another with --{what.split()[0].replace('lab', 'link')}-port"
+                ) from None
+
+
+def console_tail(cfg: LabConfig, vm: str, lines: int = 20) -> str:
+    try:
+        text = cfg.console_log(vm).read_text(errors="replace")
+    except OSError:
+        return "(no console log)"
+    return "\n".join(text.replace("\r", "").splitlines()[-lines:])
+
+
+def _ssh_keygen(path: Path, comment: str) -> None:
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(path)],
+        check=True,
+        capture_output=True,
+    )
+
+
+def _prepare_keys(cfg: LabConfig) -> None:
+    _ssh_keygen(cfg.client_key, "nfstune-lab")
+    lines = []
+    for vm in VM_NAMES:
+        _ssh_keygen(cfg.host_key(vm), f"nfstune-lab-{vm}")
+        key_type, key_b64 = cfg.host_key(vm).with_suffix(".pub").read_text().split()[:2]
+        lines.append(f"[127.0.0.1]:{cfg.port(vm)} {key_type} {key_b64}\n")
+    cfg.known_hosts.write_text("".join(lines))
+
+
+def _qemu_argv(cfg: LabConfig, image: Image, vm: str) -> list[str]:
+    ip = LAB_IPS[vm]
+    accel = ["-accel", "tcg,thread=multi,tb-size=256", "-cpu", "max"]
+    if cfg.accel == "kvm":
+        accel = ["-accel", "kvm", "-cpu", "host"]
+    link = f"listen=127.0.0.1:{cfg.link_port}" if vm == "nas" else f"connect=127.0.0.1:{cfg.link_port}"
+    rate = LINK_PROFILES[cfg.link]
+    append = f"root=/dev/vda rw console=ttyS0 net.ifnames=0 quiet lab.role={vm} lab.ip={ip}/24"
+    append += f" lab.disk={cfg.disk if vm == 'nas' else 'ssd'} lab.link={rate or 'none'}"
+    argv = [which("qemu-system-x86_64") or "qemu-system-x86_64", *accel, "-smp", "1", "-m", str(cfg.memory_mib)]
+    argv += ["-name", vm, "-display", "none", "-daemonize", "-pidfile", str(cfg.pid_file(vm))]
+    argv += ["-serial", f"file:{cfg.console_log(vm)}", "-kernel", str(image.kernel), "-initrd", str(image.initrd)]
+    argv += ["-append", append]
+    argv += ["-drive", f"file={cfg.overlay(vm)},if=virtio,format=qcow2,cache=unsafe"]
+    if vm == "nas":
+        argv += ["-drive", f"file={cfg.export_disk},if=virtio,format=raw,cache=none,aio=threads"]
+    argv += ["-netdev", f"user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:{cfg.port(vm)}-:22"]
+    argv += ["-device", "virtio-net-pci,netdev=mgmt"]
+    argv += ["-netdev", f"socket,id=lab,{link}", "-device", f"virtio-net-pci,netdev=lab,mac=52:54:00:99:00:0{ip[-1]}"]
+    argv += ["-fw_cfg", f"name=opt/lab/authorized_keys,file={cfg.client_key}.pub"]
+    argv += ["-fw_cfg", f"name=opt/lab/host_key,file={cfg.host_key(vm)}"]
+    argv += ["-fw_cfg", f"name=opt/lab/host_key_pub,file={cfg.host_key(vm)}.pub"]
+    return argv
+
+
+def _start_vm(cfg: LabConfig, image: Image, vm: str) -> None:
+    qemu_img = which("qemu-img") or "qemu-img"
+    cfg.overlay(vm).unlink(missing_ok=True)
+    subprocess.run(
+        [qemu_img, "create", "-q", "-f", "qcow2", "-F", "raw", "-b", str(image.disk), str(cfg.overlay(vm))],
+        check=True,
+        capture_output=True,
+    )
+    log = cfg.state_dir / f"{vm}.qemu.log"
+    with open(log, "w") as err:
+        rc = subprocess.run(_qemu_argv(cfg, image, vm), stdin=subprocess.DEVNULL, stdout=err, stderr=err).returncode
+    if rc != 0:
+        raise LabError(f"this computer: qemu could not start the {vm} VM (exit status {rc}):\n{log.read_text()}")
+
+
+def _make_export_disk(cfg: LabConfig) -> None:
+    disk = cfg.export_disk
+    disk.unlink(missing_ok=True)
+    disk.touch()
+    os.truncate(disk, cfg.export_size_gib * 2**30)
+    subprocess.run([which("mkfs.ext4") or "mkfs.ext4", "-q", "-L", "labexport", str(disk)], check=True)
+
+
+# --- lifecycle ---------------------------------------------------------------------------------------------
+
+
+def up(cfg: LabConfig, progress: Progress) -> list[VmStatus]:
+    """Build (if needed) and boot the lab; return when both VMs answer SSH and nfs-server is active."""
+    cfg.validate()
+    if "," in str(cfg.state_dir):
+        raise ConfigError(f"the lab's state folder may not contain a comma (qemu options): {cfg.state_dir}")
+    running = [vm for vm in VM_NAMES if vm_pid(cfg, vm)]
+    if running:
+        was = cfg.as_running()
+        if len(running) == len(VM_NAMES) and (was.disk, was.link) == (cfg.disk, cfg.link):
+            progress("the lab is already up")
+            return status(was)
+        raise LabError(
+            f"the lab is already running ({', '.join(running)}) with disk={was.disk} link={was.link}: "
+            "run `nfstune lab down` first"
+        )
+    image, _ = ensure_image(cfg.cache_dir, progress)
+    check_ports_free(cfg)
+    cfg.state_dir.mkdir(parents=True, exist_ok=True)
+    _prepare_keys(cfg)
+    _make_export_disk(cfg)
+    t0 = time.monotonic()
+    try:
+        for vm in VM_NAMES:  # nas first: it listens on the lab link, the client connects to it
+            progress(f"starting the {vm} VM (disk={cfg.disk if vm == 'nas' else '-'}, link={cfg.link})")
+            _start_vm(cfg, image, vm)
+        _wait_ready(cfg, progress, t0)
+        states = status(cfg)
+        _check_profiles(cfg, states)
+    except BaseException:
+        progress("stopping the VMs that were started")
+        down(cfg, lambda _msg: None)
+        raise
+    cfg.save({"image": image.input_hash, "started_at": time.time(), "boot_seconds": round(time.monotonic() - t0, 1)})
+    progress(f"the lab is up after {time.monotonic() - t0:.0f} s")
+    return states
+
+
+def _wait_ready(cfg: LabConfig, progress: Progress, t0: float) -> None:
+    deadline = t0 + cfg.boot_timeout
+    for vm in VM_NAMES:
+        last_reason = ""
+        while True:
+            if vm_pid(cfg, vm) is None:
+                raise LabError(
+                    f"the {vm} VM stopped while booting. Last lines of its console:\n{console_tail(cfg, vm)}"
+                )
+            try:
+                with host(cfg, vm, timeout=5) as h:
+                    if vm != "nas" or h.run("systemctl is-active nfs-server", check=False).stdout.strip() == "active":
+                        break
+                    last_reason = "nfs-server is not active yet"
+            except RemoteError as exc:
+                last_reason = str(exc)
+                if "HOST KEY" in last_reason:
+                    raise
+            elapsed = time.monotonic() - t0
+            if time.monotonic() > deadline:
+                raise LabError(
+                    f"the {vm} VM was not ready within {cfg.boot_timeout:g} s ({last_reason}). "
+                    f"Last lines of its console ({cfg.console_log(vm)}):\n{console_tail(cfg, vm)}"
+                )
+            progress(f"waiting for {vm} on 127.0.0.1:{cfg.port(vm)} ... {elapsed:.0f} s")
+            time.sleep(1)
+        progress(f"{vm} is ready after {time.monotonic() - t0:.0f} s")
+
+
+def _check_profiles(cfg: LabConfig, states: list[VmStatus]) -> None:
+    for st in states:
+        wanted_disk = cfg.disk if st.name == "nas" else "-"
+        got = (st.facts.get("disk"), st.facts.get("link"))
+        if got != (wanted_disk, cfg.link):
+            raise LabError(
+                f"lab {st.name}: profiles in force are disk={got[0]} link={got[1]}, not disk={wanted_disk} "
+                f"link={cfg.link}; see `journalctl -u lab-setup` on the VM"
+            )
+
+
+def status(cfg: LabConfig) -> list[VmStatus]:
+    result = []
+    for vm in VM_NAMES:
+        st = VmStatus(vm, cfg.port(vm), vm_pid(cfg, vm))
+        if st.running:
+            try:
+                with host(cfg, vm, timeout=5) as h:
+                    st.facts = parse_probe(h.run(PROBE_COMMAND, timeout=15).stdout)
+                st.ssh = "ok"
+            except RemoteError as exc:
+                st.ssh = str(exc)
+        result.append(st)
+    return result
+
+
+def down(cfg: LabConfig, progress: Progress) -> None:
+    """Stop both VMs by their pid files only, and drop the per-run disks. Keys and images are kept."""
+    for vm in reversed(VM_NAMES):
+        pid = vm_pid(cfg, vm)
+        if pid is not None:
+            progress(f"stopping {vm} (pid {pid})")
+            proc = psutil.Process(pid)
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except psutil.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
+        elif cfg.pid_file(vm).exists():
+            progress(f"{vm} was not running; removing its stale pid file")
+        cfg.pid_file(vm).unlink(missing_ok=True)
+        cfg.overlay(vm).unlink(missing_ok=True)
+    cfg.export_disk.unlink(missing_ok=True)
+    cfg.settings_file.unlink(missing_ok=True)

@@ -1,0 +1,50 @@
+"""Where nfstune keeps its data, and where the files it ships are.
+
+The wheel carries the top-level `resources/` and `recipes/` folders as `nfstune/_data/...`; a source checkout
+(editable install, tests) reads them from the repository itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "nfstune"
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _shipped(name: str) -> Path:
+    for candidate in (_PACKAGE_DIR / "_data" / name, _PACKAGE_DIR.parents[1] / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(
+        f"nfstune's {name}/ folder is missing (looked in {_PACKAGE_DIR / '_data'}): reinstall nfstune"
+    )
+
+
+def resources_dir() -> Path:
+    return _shipped("resources")
+
+
+def recipes_dir() -> Path:
+    return _shipped("recipes")
+
+
+def cache_dir() -> Path:
+    """Rebuildable data: the practice lab's images."""
+    return platformdirs.user_cache_path(APP_NAME)
+
+
+def state_dir() -> Path:
+    """Per-machine state: the running lab (pid files, keys, disks)."""
+    return platformdirs.user_state_path(APP_NAME)
+
+
+def data_dir() -> Path:
+    """What the user would miss: results database, recipes of their own."""
+    return platformdirs.user_data_path(APP_NAME)
+
+
+def log_dir() -> Path:
+    return platformdirs.user_log_path(APP_NAME)

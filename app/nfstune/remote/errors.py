@@ -1,0 +1,48 @@
+"""Typed SSH errors; each message names the host (and the command, where there is one)."""
+
+from __future__ import annotations
+
+from nfstune.errors import NfstuneError
+
+
+class RemoteError(NfstuneError):
+    def __init__(self, host: str, message: str) -> None:
+        self.host = host
+        super().__init__(f"{host}: {message}")
+
+
+class Unreachable(RemoteError):
+    pass
+
+
+class AuthFailed(RemoteError):
+    pass
+
+
+class HostKeyUnknown(RemoteError):
+    def __init__(self, host: str, key_type: str, fingerprint: str) -> None:
+        self.key_type, self.fingerprint = key_type, fingerprint
+        super().__init__(host, f"unknown host key {key_type} {fingerprint}: not in known_hosts")
+
+
+class HostKeyChanged(RemoteError):
+    def __init__(self, host: str, key_type: str, fingerprint: str, expected: str) -> None:
+        self.key_type, self.fingerprint, self.expected = key_type, fingerprint, expected
+        super().__init__(
+            host,
+            f"HOST KEY CHANGED: the host offers {key_type} {fingerprint} but known_hosts has {expected}. "
+            "Refusing to connect: this may be a different machine, or someone in between.",
+        )
+
+
+class Timeout(RemoteError):
+    def __init__(self, host: str, command: str, seconds: float) -> None:
+        self.command, self.seconds = command, seconds
+        super().__init__(host, f"`{command}` did not finish within {seconds:g} s")
+
+
+class CommandFailed(RemoteError):
+    def __init__(self, host: str, command: str, exit_status: int, stderr: str) -> None:
+        self.command, self.exit_status, self.stderr = command, exit_status, stderr
+        tail = "\n".join(stderr.strip().splitlines()[-5:])
+        super().__init__(host, f"`{command}` failed with exit status {exit_status}" + (f":\n{tail}" if tail else ""))

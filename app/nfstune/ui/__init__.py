@@ -1,0 +1,1 @@
+"""The desktop window (PySide6). Nothing outside ui/ imports Qt."""

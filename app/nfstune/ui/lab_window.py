@@ -1,0 +1,147 @@
+"""A window listing the practice lab's two hosts and their live state, polled on a worker thread."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QColor
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from nfstune.errors import NfstuneError
+from nfstune.lab import LabConfig, VmStatus, status
+
+COLUMNS = ("Host", "Address", "VM process", "SSH", "nfs-server", "Disk", "Link", "Kernel", "Up", "Load")
+POLL_MS = 3000
+
+
+def row_for(st: VmStatus) -> list[str]:
+    f = st.facts
+    up = f"{float(f['uptime']):.0f} s" if f.get("uptime") else "-"
+    return [
+        st.name,
+        f"127.0.0.1:{st.port}",
+        f"running (pid {st.pid})" if st.pid else "down",
+        "ok" if st.ssh == "ok" else ("-" if not st.running else "unreachable"),
+        (f.get("nfs_server") or "-") if st.name == "nas" else "-",
+        f.get("disk", "-"),
+        f.get("link", "-"),
+        f.get("kernel", "-"),
+        up,
+        f.get("load", "-"),
+    ]
+
+
+class LabPoller(QObject):
+    """Lives on a worker thread; polls the lab over SSH when asked and emits a plain snapshot."""
+
+    snapshot = Signal(list)
+    failed = Signal(str)
+
+    def __init__(self, cfg: LabConfig) -> None:
+        super().__init__()
+        self._cfg = cfg
+
+    @Slot()
+    def poll(self) -> None:
+        try:
+            states = status(self._cfg.as_running())
+        except NfstuneError as exc:  # status() reports SSH trouble per host; this is anything else known
+            self.failed.emit(str(exc))
+        else:
+            self.snapshot.emit(states)
+
+
+class LabWindow(QMainWindow):
+    poll_requested = Signal()
+
+    def __init__(self, cfg: LabConfig) -> None:
+        super().__init__()
+        self.setWindowTitle("nfstune — practice lab")
+        self.resize(1100, 330)
+        self.table = QTableWidget(2, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.details = QLabel("Connecting to the lab…")
+        self.details.setWordWrap(True)
+        intro = QLabel(
+            "<b>Practice lab</b>: two emulated VMs on this computer. <i>nas</i> runs the kernel NFS server and "
+            "exports /export; <i>client</i> mounts it over a private link. Emulated CPUs: compare "
+            "configurations within one run, not against real-world speeds."
+        )
+        intro.setWordWrap(True)
+        refresh = QPushButton("&Refresh now")
+        refresh.clicked.connect(self._on_timer)
+        layout = QVBoxLayout()
+        for widget in (intro, self.table, self.details, refresh):
+            layout.addWidget(widget)
+        central = QWidget()
+        central.setLayout(layout)
+        self.setCentralWidget(central)
+        self.statusBar().showMessage("waiting for the first poll…")
+
+        # SSH work runs on the worker thread; the timer lives here and asks for one poll at a time
+        self._thread = QThread(self)
+        self._poller = LabPoller(cfg)
+        self._poller.moveToThread(self._thread)
+        self._thread.finished.connect(self._poller.deleteLater)
+        self._poller.snapshot.connect(self._on_snapshot)
+        self._poller.failed.connect(self._on_failed)
+        self.poll_requested.connect(self._poller.poll)
+        self._polling = False
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(self._on_timer)
+        self._thread.start()
+        self._timer.start(POLL_MS)
+        self._on_timer()
+
+    @Slot()
+    def _on_timer(self) -> None:
+        if not self._polling:
+            self._polling = True
+            self.poll_requested.emit()
+
+    @Slot(list)
+    def _on_snapshot(self, states: list[VmStatus]) -> None:
+        self._polling = False
+        for r, st in enumerate(states):
+            healthy = st.ssh == "ok" and (st.name != "nas" or st.facts.get("nfs_server") == "active")
+            for c, text in enumerate(row_for(st)):
+                item = QTableWidgetItem(text)
+                if c in (2, 3, 4):
+                    item.setForeground(QColor("#1b7f2a") if healthy else QColor("#b3261e"))
+                self.table.setItem(r, c, item)
+        nas = states[0].facts
+        if nas:
+            self.details.setText(
+                f"NAS exports: {nas.get('exports', '').rstrip(';') or '-'}\n"
+                f"nfsd: {nas.get('nfsd_threads', '-')} threads, max block size {nas.get('nfsd_max_block_size', '-')}"
+                f" bytes, versions {nas.get('nfsd_versions', '-')}"
+            )
+        elif not any(st.running for st in states):
+            self.details.setText("The lab is down. Start it with `nfstune lab up`.")
+        self.statusBar().showMessage(f"updated {time.strftime('%H:%M:%S')}")
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self._polling = False
+        self.details.setText(message)
+        self.statusBar().showMessage(f"poll failed {time.strftime('%H:%M:%S')}")
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        self._timer.stop()
+        self._thread.quit()
+        self._thread.wait(10_000)
+        super().closeEvent(event)
