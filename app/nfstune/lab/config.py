@@ -36,7 +36,8 @@ class LabConfig:
             if not 1024 <= port <= 65535:
                 raise ConfigError(f"{what} {port} is out of range: use 1024-65535")
         if len(set(ports.values())) != len(ports):
-            raise ConfigError(f"the lab's ports must differ: {ports}")
+            listed = ", ".join(f"{what} {port}" for what, port in ports.items())
+            raise ConfigError(f"the lab's ports must differ ({listed})")
         if self.disk not in DISK_PROFILES:
             raise ConfigError(f"unknown disk profile {self.disk!r}: choose one of {', '.join(DISK_PROFILES)}")
         if self.link not in LINK_PROFILES:
