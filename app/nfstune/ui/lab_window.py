@@ -7,10 +7,13 @@ import time
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QColor
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QMainWindow,
     QPushButton,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -20,13 +23,20 @@ from PySide6.QtWidgets import (
 from nfstune.errors import NfstuneError
 from nfstune.lab import LabConfig, VmStatus, status
 
-COLUMNS = ("Host", "Address", "VM process", "SSH", "nfs-server", "Disk", "Link", "Kernel", "Up", "Load")
+COLUMNS = ("Host", "Address", "VM process", "SSH", "nfs-server", "Disk", "Link", "Kernel", "Up", "Load (1 min)")
 POLL_MS = 3000
+
+
+def format_uptime(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    minutes = int(seconds // 60)
+    return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h {minutes % 60} min"
 
 
 def row_for(st: VmStatus) -> list[str]:
     f = st.facts
-    up = f"{float(f['uptime']):.0f} s" if f.get("uptime") else "-"
+    up = format_uptime(float(f["uptime"])) if f.get("uptime") else "-"
     return [
         st.name,
         f"127.0.0.1:{st.port}",
@@ -67,13 +77,15 @@ class LabWindow(QMainWindow):
     def __init__(self, cfg: LabConfig) -> None:
         super().__init__()
         self.setWindowTitle("nfstune — practice lab")
-        self.resize(1100, 330)
+        self.resize(1000, 300)
         self.table = QTableWidget(2, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
+        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.details = QLabel("Connecting to the lab…")
         self.details.setWordWrap(True)
         intro = QLabel(
@@ -84,9 +96,14 @@ class LabWindow(QMainWindow):
         intro.setWordWrap(True)
         refresh = QPushButton("&Refresh now")
         refresh.clicked.connect(self._on_timer)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(refresh)
         layout = QVBoxLayout()
-        for widget in (intro, self.table, self.details, refresh):
+        for widget in (intro, self.table, self.details):
             layout.addWidget(widget)
+        layout.addLayout(buttons)
+        layout.addStretch(1)
         central = QWidget()
         central.setLayout(layout)
         self.setCentralWidget(central)
