@@ -55,3 +55,18 @@ def test_running_settings_are_read_back(tmp_path: Path) -> None:
     again = cfg(tmp_path).as_running()
     assert (again.nas_port, again.client_port, again.link, again.disk) == (3322, 3323, "50mbit", "hdd")
     assert again.state_dir == c.state_dir
+
+
+def test_a_second_up_or_down_waits_for_none_and_says_why(tmp_path: Path) -> None:
+    import fcntl
+
+    from nfstune.lab import LabError, down
+
+    c = cfg(tmp_path)
+    c.state_dir.mkdir(parents=True)
+    with open(c.state_dir / "lab.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        for action in (up, down):
+            with pytest.raises(LabError, match="another nfstune is starting or stopping this lab"):
+                action(c, lambda _m: None)
+    assert sorted(p.name for p in c.state_dir.iterdir()) == ["lab.lock"]

@@ -146,19 +146,19 @@ def ensure_image(cache_dir: Path, progress: Progress, *, force: bool = False) ->
 
 def _run_logged(argv: list[str], progress: Progress, stdin: str | None = None) -> None:
     progress("$ " + " ".join(argv[:3]) + (" ..." if len(argv) > 3 else ""))
-    proc = subprocess.Popen(
-        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(stdin or "")
-    proc.stdin.close()
     tail: list[str] = []
-    for line in proc.stdout:
-        line = line.rstrip()
-        tail = [*tail, line][-15:]
-        if line.startswith(("I:", "E:", "W:")):
-            progress(line)
-    if proc.wait() != 0:
+    with subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(stdin or "")
+        proc.stdin.close()
+        for line in proc.stdout:
+            line = line.rstrip()
+            tail = [*tail, line][-15:]
+            if line.startswith(("I:", "E:", "W:")):
+                progress(line)
+    if proc.returncode != 0:
         raise NfstuneError(f"this computer: `{argv[0]}` failed with exit status {proc.returncode}:\n" + "\n".join(tail))
 
 

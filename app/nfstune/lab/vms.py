@@ -4,10 +4,12 @@ that pid only; each has its own SSH host key, kept in the lab's state folder and
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -176,11 +178,28 @@ def _make_export_disk(cfg: LabConfig) -> None:
 # --- lifecycle ---------------------------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def _lab_lock(cfg: LabConfig) -> Iterator[None]:
+    """One `up` or `down` at a time per lab: a second `up` must not stop the VMs of the first."""
+    cfg.state_dir.mkdir(parents=True, exist_ok=True)
+    with open(cfg.state_dir / "lab.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LabError(f"another nfstune is starting or stopping this lab ({cfg.state_dir}); try again") from None
+        yield
+
+
 def up(cfg: LabConfig, progress: Progress) -> list[VmStatus]:
     """Build (if needed) and boot the lab; return when both VMs answer SSH and nfs-server is active."""
     cfg.validate()
     if "," in str(cfg.state_dir):
         raise ConfigError(f"the lab's state folder may not contain a comma (qemu options): {cfg.state_dir}")
+    with _lab_lock(cfg):
+        return _up(cfg, progress)
+
+
+def _up(cfg: LabConfig, progress: Progress) -> list[VmStatus]:
     running = [vm for vm in VM_NAMES if vm_pid(cfg, vm)]
     if running:
         was = cfg.as_running()
@@ -206,7 +225,7 @@ def up(cfg: LabConfig, progress: Progress) -> list[VmStatus]:
         _check_profiles(cfg, states)
     except BaseException:
         progress("stopping the VMs that were started")
-        down(cfg, lambda _msg: None)
+        _down(cfg, lambda _msg: None)
         raise
     cfg.save({"image": image.input_hash, "started_at": time.time(), "boot_seconds": round(time.monotonic() - t0, 1)})
     progress(f"the lab is up after {time.monotonic() - t0:.0f} s")
@@ -270,6 +289,13 @@ def status(cfg: LabConfig) -> list[VmStatus]:
 
 def down(cfg: LabConfig, progress: Progress) -> None:
     """Stop both VMs by their pid files only, and drop the per-run disks. Keys and images are kept."""
+    if not cfg.state_dir.exists():
+        return
+    with _lab_lock(cfg):
+        _down(cfg, progress)
+
+
+def _down(cfg: LabConfig, progress: Progress) -> None:
     for vm in reversed(VM_NAMES):
         pid = vm_pid(cfg, vm)
         if pid is not None:
