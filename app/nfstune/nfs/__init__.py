@@ -1,0 +1,1 @@
+"""Pure NFS configuration code: parsers and renderers, no I/O."""

@@ -1,0 +1,145 @@
+"""/proc/mounts and /proc/self/mountinfo lines, and the kernel's octal escapes (MountOptions is re-exported here).
+
+The kernel writes paths and device names in these files with four characters escaped as octal (mangle() and
+seq_escape() in fs/proc_namespace.c, fs/nfs/super.c): space \\040, tab \\011, newline \\012, backslash \\134.
+Everything else, non-ASCII included, is written as is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from nfstune.nfs.counters import is_number
+from nfstune.nfs.mount_options import MountOption, MountOptions
+
+__all__ = [
+    "MountInfo",
+    "MountOption",
+    "MountOptions",
+    "ProcMount",
+    "escape_field",
+    "parse_mountinfo",
+    "parse_proc_mounts",
+    "unescape_field",
+]
+
+_ESCAPED = {" ": "\\040", "\t": "\\011", "\n": "\\012", "\\": "\\134"}
+_ESCAPE_TABLE = str.maketrans(_ESCAPED)
+_ESCAPE_RUN = re.compile(r"(?:\\[0-3][0-7]{2})+")  # at most \377: one byte per escape
+
+
+def escape_field(text: str) -> str:
+    """Escape the way the kernel does for /proc/mounts, mountinfo and mountstats (and fstab reads it back)."""
+    return text.translate(_ESCAPE_TABLE)
+
+
+def unescape_field(text: str) -> str:
+    """Decode every \\ooo escape, as libmount does; a backslash not followed by three octal digits stays.
+
+    Escapes stand for bytes, so a run such as "\\303\\251" is "é" in UTF-8; bytes that are not UTF-8 come back
+    as surrogates (as when reading the file with errors="surrogateescape").
+    """
+    if "\\" not in text:
+        return text
+    return _ESCAPE_RUN.sub(_decode_escape_run, text)
+
+
+def _decode_escape_run(match: re.Match[str]) -> str:
+    run = match.group(0)
+    return bytes(int(run[i + 1 : i + 4], 8) for i in range(0, len(run), 4)).decode("utf-8", "surrogateescape")
+
+
+@dataclass(frozen=True)
+class ProcMount:
+    """One line of /proc/mounts (the same format as /etc/mtab): paths here are decoded."""
+
+    device: str
+    mount_point: str
+    fstype: str
+    options: MountOptions
+    dump: int = 0
+    pass_number: int = 0
+
+    @classmethod
+    def parse(cls, line: str) -> ProcMount:
+        fields = line.rstrip("\n").split(" ")
+        if len(fields) != 6 or not (is_number(fields[4]) and is_number(fields[5])):
+            raise ValueError(f"not a /proc/mounts line: {line!r}")
+        device, mount_point, fstype, options, dump, pass_number = fields
+        return cls(
+            unescape_field(device),
+            unescape_field(mount_point),
+            unescape_field(fstype),
+            MountOptions.parse(unescape_field(options)),
+            int(dump),
+            int(pass_number),
+        )
+
+    def render(self) -> str:
+        """The line without its newline, escaped as the kernel writes it."""
+        fields = (self.device, self.mount_point, self.fstype, self.options.render())
+        return " ".join([*map(escape_field, fields), str(self.dump), str(self.pass_number)])
+
+    @property
+    def is_nfs(self) -> bool:
+        return self.fstype in ("nfs", "nfs4")
+
+
+def parse_proc_mounts(text: str) -> list[ProcMount]:
+    return [ProcMount.parse(line) for line in text.split("\n") if line]
+
+
+@dataclass(frozen=True)
+class MountInfo:
+    """One line of /proc/self/mountinfo (see proc(5)); root, mount point and source are decoded."""
+
+    mount_id: int
+    parent_id: int
+    major_minor: str
+    root: str
+    mount_point: str
+    mount_options: MountOptions  # per mount point: rw, nosuid, relatime...
+    optional_fields: tuple[str, ...]  # shared:N, master:N, propagate_from:N, unbindable
+    fstype: str
+    source: str
+    super_options: MountOptions  # per filesystem: for NFS, vers, rsize, addr...
+
+    @classmethod
+    def parse(cls, line: str) -> MountInfo:
+        fields = line.rstrip("\n").split(" ")
+        if "-" not in fields[6:] or not (is_number(fields[0]) and is_number(fields[1])):
+            raise ValueError(f"not a mountinfo line: {line!r}")
+        separator = fields.index("-", 6)
+        tail = fields[separator + 1 :]
+        if len(tail) != 3:
+            raise ValueError(f"not a mountinfo line: {line!r}")
+        return cls(
+            int(fields[0]),
+            int(fields[1]),
+            fields[2],
+            unescape_field(fields[3]),
+            unescape_field(fields[4]),
+            MountOptions.parse(unescape_field(fields[5])),
+            tuple(fields[6:separator]),
+            unescape_field(tail[0]),
+            unescape_field(tail[1]),
+            MountOptions.parse(unescape_field(tail[2])),
+        )
+
+    def render(self) -> str:
+        head = [str(self.mount_id), str(self.parent_id), self.major_minor]
+        head += [escape_field(self.root), escape_field(self.mount_point), escape_field(self.mount_options.render())]
+        tail = [escape_field(self.fstype), escape_field(self.source), escape_field(self.super_options.render())]
+        return " ".join([*head, *self.optional_fields, "-", *tail])
+
+    def with_super_options(self, options: MountOptions) -> MountInfo:
+        return replace(self, super_options=options)
+
+    @property
+    def is_nfs(self) -> bool:
+        return self.fstype in ("nfs", "nfs4")
+
+
+def parse_mountinfo(text: str) -> list[MountInfo]:
+    return [MountInfo.parse(line) for line in text.split("\n") if line]
