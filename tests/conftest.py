@@ -51,8 +51,9 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
     port = free_port()
     config = d / "sshd_config"
     config.write_text(
-        f"ListenAddress 127.0.0.1\nHostKey {host_key}\nAuthorizedKeysFile {d / 'authorized_keys'}\n"
-        f"PidFile {d / 'sshd.pid'}\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+        f"ListenAddress 127.0.0.1\nHostKey {host_key}\n"
+        f"AuthorizedKeysFile {d / 'authorized_keys'} .ssh/authorized_keys\n"
+        f"PidFile {d / 'sshd.pid'}\nPermitRootLogin prohibit-password\nPasswordAuthentication yes\n"
         "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nSubsystem sftp internal-sftp\n"
     )
     known_hosts = d / "known_hosts"

@@ -5,11 +5,14 @@ from nfstune.remote.errors import (
     CommandFailed,
     HostKeyChanged,
     HostKeyUnknown,
+    PermissionDenied,
     RemoteError,
     Timeout,
     Unreachable,
 )
-from nfstune.remote.host import CommandResult, Host
+from nfstune.remote.host import CommandResult, Host, fingerprint
+from nfstune.remote.process import RemoteProcess
+from nfstune.remote.target import SshTarget, resolve
 
 __all__ = [
     "AuthFailed",
@@ -18,7 +21,12 @@ __all__ = [
     "Host",
     "HostKeyChanged",
     "HostKeyUnknown",
+    "PermissionDenied",
     "RemoteError",
+    "RemoteProcess",
+    "SshTarget",
     "Timeout",
     "Unreachable",
+    "fingerprint",
+    "resolve",
 ]

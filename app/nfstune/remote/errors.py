@@ -19,6 +19,10 @@ class AuthFailed(RemoteError):
     pass
 
 
+class PermissionDenied(RemoteError):
+    pass
+
+
 class HostKeyUnknown(RemoteError):
     def __init__(self, host: str, key_type: str, fingerprint: str) -> None:
         self.key_type, self.fingerprint = key_type, fingerprint

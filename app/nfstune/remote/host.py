@@ -1,28 +1,38 @@
-"""One SSH connection to one machine, with the host key always verified against a known_hosts file.
-
-This is the small core the practice lab needs; ~/.ssh/config, agents, sudo and streaming grow on it.
-"""
+"""One SSH login on one machine. The host key is always verified: a known key passes, an unknown key goes to
+a callback that shows its SHA256 fingerprint (and is saved to our own known_hosts only if accepted), a changed
+key is refused."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import shlex
-import time
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import paramiko
 
+from nfstune.errors import ToolMissing
 from nfstune.remote.errors import (
     AuthFailed,
     CommandFailed,
     HostKeyChanged,
     HostKeyUnknown,
-    Timeout,
+    PermissionDenied,
     Unreachable,
 )
+from nfstune.remote.process import RemoteProcess, wrap
+from nfstune.remote.target import SshTarget
+
+# (label, key type, SHA256 fingerprint) -> accept?
+HostKeyPrompt = Callable[[str, str, str], bool]
+# (label, what is asked) -> the secret, or None to give up
+SecretPrompt = Callable[[str, str], str | None]
+
+SYSTEM_KNOWN_HOSTS = Path("~/.ssh/known_hosts").expanduser()
+MAX_WRITE_BYTES = 1 << 20
 
 
 def fingerprint(key: paramiko.PKey) -> str:
@@ -39,33 +49,55 @@ class CommandResult:
     stderr: str
 
 
-class _RefuseUnknownKey(paramiko.MissingHostKeyPolicy):
-    def __init__(self, label: str) -> None:
-        self._label = label
+class _AskOrRefuse(paramiko.MissingHostKeyPolicy):
+    def __init__(self, label: str, known_hosts: Path, prompt: HostKeyPrompt | None) -> None:
+        self._label, self._known_hosts, self._prompt = label, known_hosts, prompt
 
     def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> None:
-        raise HostKeyUnknown(self._label, key.get_name(), fingerprint(key))
+        fp = fingerprint(key)
+        if self._prompt is None or not self._prompt(self._label, key.get_name(), fp):
+            raise HostKeyUnknown(self._label, key.get_name(), fp)
+        keys = paramiko.HostKeys()
+        if self._known_hosts.exists():
+            keys.load(str(self._known_hosts))
+        keys.add(hostname, key.get_name(), key)
+        self._known_hosts.parent.mkdir(parents=True, exist_ok=True)
+        keys.save(str(self._known_hosts))
 
 
 class Host:
-    """An SSH login on one machine. `label` is how messages name it (e.g. "nas (127.0.0.1:2222)")."""
+    """An SSH login. `known_hosts` is nfstune's own file (accepted keys are added to it); the user's
+    ~/.ssh/known_hosts is read too, never written."""
 
     def __init__(
         self,
-        hostname: str,
+        hostname: str | SshTarget,
         *,
         port: int = 22,
         username: str = "root",
         key_filename: Path | None = None,
         known_hosts: Path,
+        system_known_hosts: Path | None = None,
         label: str | None = None,
         connect_timeout: float = 10.0,
+        on_unknown_host_key: HostKeyPrompt | None = None,
+        ask_secret: SecretPrompt | None = None,
     ) -> None:
-        self.hostname, self.port, self.username = hostname, port, username
-        self.key_filename, self.known_hosts = key_filename, known_hosts
-        self.label = label or (hostname if port == 22 else f"{hostname}:{port}")
+        if isinstance(hostname, SshTarget):
+            self.target = hostname
+        else:
+            keys = (key_filename,) if key_filename else ()
+            self.target = SshTarget(hostname, hostname, port, username, keys, identities_only=bool(keys))
+        self.label = label or self.target.label
+        self.known_hosts, self.system_known_hosts = known_hosts, system_known_hosts
         self.connect_timeout = connect_timeout
+        self._on_unknown_host_key, self._ask_secret = on_unknown_host_key, ask_secret
+        self._password: str | None = None  # held in memory only
+        self._sudo_password: str | None = None
+        self._sudo_prefix: str | None = None  # "" when root, "sudo -n " or "sudo -S -p '' " otherwise
         self._client: paramiko.SSHClient | None = None
+        self._jump: Host | None = None
+        self._lock = threading.Lock()
 
     def __enter__(self) -> Host:
         self.connect()
@@ -74,25 +106,60 @@ class Host:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # --- connection -----------------------------------------------------------------------------------------
+
     def connect(self) -> None:
-        if self._client is not None:
-            return
+        with self._lock:
+            if self._client is not None:
+                transport = self._client.get_transport()
+                if transport is not None and transport.is_active():
+                    return
+                self._close_locked()
+            self._connect_locked()
+
+    def _connect_locked(self) -> None:
+        t = self.target
+        sock = None
+        if t.jump is not None:
+            self._jump = Host(
+                t.jump, known_hosts=self.known_hosts, system_known_hosts=self.system_known_hosts,
+                connect_timeout=self.connect_timeout, on_unknown_host_key=self._on_unknown_host_key,
+                ask_secret=self._ask_secret,
+            )  # fmt: skip
+            sock = self._jump.open_tunnel(t.hostname, t.port, self.label)
         client = paramiko.SSHClient()
+        if self.system_known_hosts is not None and self.system_known_hosts.exists():
+            client.load_system_host_keys(str(self.system_known_hosts))
         if self.known_hosts.exists():
             client.load_host_keys(str(self.known_hosts))
-        client.set_missing_host_key_policy(_RefuseUnknownKey(self.label))
+        client.set_missing_host_key_policy(_AskOrRefuse(self.label, self.known_hosts, self._on_unknown_host_key))
+        kwargs = {
+            "hostname": t.hostname, "port": t.port, "username": t.user, "sock": sock,
+            "timeout": self.connect_timeout, "banner_timeout": self.connect_timeout,
+            "auth_timeout": self.connect_timeout,
+        }  # fmt: skip
         try:
-            client.connect(
-                self.hostname,
-                port=self.port,
-                username=self.username,
-                key_filename=str(self.key_filename) if self.key_filename else None,
-                look_for_keys=self.key_filename is None,
-                allow_agent=self.key_filename is None,
-                timeout=self.connect_timeout,
-                banner_timeout=self.connect_timeout,
-                auth_timeout=self.connect_timeout,
-            )
+            try:
+                client.connect(
+                    **kwargs,  # type: ignore[arg-type]
+                    key_filename=[str(p) for p in t.identity_files] or None,  # type: ignore[arg-type]
+                    look_for_keys=not t.identities_only,
+                    allow_agent=not t.identities_only,
+                    password=self._password,
+                )
+            except (paramiko.AuthenticationException, paramiko.SSHException) as exc:
+                # no key worked, or there was none to try: the password is the fallback
+                no_methods = "No authentication methods available" in str(exc)
+                if not isinstance(exc, paramiko.AuthenticationException) and not no_methods:
+                    raise
+                if self._password is not None or self._ask_secret is None:
+                    raise paramiko.AuthenticationException(str(exc)) from None
+                self._password = self._ask_secret(self.label, f"SSH password for {t.user}")
+                if self._password is None:
+                    raise
+                if t.jump is not None and self._jump is not None:  # the tunnel was used up by the first try
+                    kwargs["sock"] = self._jump.open_tunnel(t.hostname, t.port, self.label)
+                client.connect(**kwargs, password=self._password, look_for_keys=False, allow_agent=False)  # type: ignore[arg-type]
         except paramiko.BadHostKeyException as exc:
             client.close()
             raise HostKeyChanged(
@@ -100,7 +167,8 @@ class Host:
             ) from None
         except paramiko.AuthenticationException as exc:
             client.close()
-            raise AuthFailed(self.label, f"login as {self.username} refused ({exc})") from None
+            self._password = None
+            raise AuthFailed(self.label, f"login as {t.user} refused ({exc})") from None
         except (OSError, paramiko.SSHException) as exc:
             client.close()
             raise Unreachable(self.label, f"cannot open SSH connection ({exc or type(exc).__name__})") from None
@@ -109,51 +177,149 @@ class Host:
             raise
         self._client = client
 
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
-
-    def run(self, command: str | Sequence[str], *, timeout: float = 60.0, check: bool = True) -> CommandResult:
-        """Run a command; a sequence is quoted for the remote shell, a string is sent as it is (ours only)."""
-        text = command if isinstance(command, str) else shlex.join(command)
+    def open_tunnel(self, hostname: str, port: int, for_label: str) -> paramiko.Channel:
+        """A TCP channel from this host to another (ProxyJump)."""
         self.connect()
         assert self._client is not None
         transport = self._client.get_transport()
-        if transport is None or not transport.is_active():
-            self.close()
-            raise Unreachable(self.label, "SSH connection was lost")
+        assert transport is not None
         try:
-            channel = transport.open_session(timeout=self.connect_timeout)
-            channel.exec_command(text)
+            return transport.open_channel("direct-tcpip", (hostname, port), ("127.0.0.1", 0))
+        except (OSError, paramiko.SSHException) as exc:
+            raise Unreachable(for_label, f"jump host {self.label} cannot reach {hostname}:{port} ({exc})") from None
+
+    def close(self) -> None:
+        with self._lock:
+            self._close_locked()
+
+    def _close_locked(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._jump is not None:
+            self._jump.close()
+            self._jump = None
+
+    # --- commands -------------------------------------------------------------------------------------------
+
+    def start(self, command: str | Sequence[str], *, sudo: bool = False, timeout: float | None = None) -> RemoteProcess:
+        """Start a command; a sequence is quoted for the remote shell, a string is sent as it is (ours only).
+        With sudo=True it runs as root (directly when the login is root)."""
+        text = command if isinstance(command, str) else shlex.join(command)
+        prefix = self.sudo_prefix() if sudo else ""
+        channel = self._open_channel(text)
+        try:
+            channel.exec_command(wrap(text, prefix))
+            if prefix.startswith("sudo -S"):
+                self._send_sudo_password(channel)
+        except (OSError, paramiko.SSHException) as exc:
+            channel.close()
+            raise Unreachable(self.label, f"cannot start `{text}` ({exc})") from None
+        proc = RemoteProcess(self.label, text, channel, lambda kill: self._kill(kill, prefix), timeout)
+        proc.await_start(self.connect_timeout)
+        return proc
+
+    def run(
+        self, command: str | Sequence[str], *, timeout: float = 60.0, check: bool = True, sudo: bool = False
+    ) -> CommandResult:
+        proc = self.start(command, sudo=sudo, timeout=timeout)
+        out: list[str] = []
+        err: list[str] = []
+        for stream, text in proc.chunks():
+            (out if stream == "out" else err).append(text)
+        assert proc.exit_status is not None
+        result = CommandResult(proc.command, proc.exit_status, "".join(out), "".join(err))
+        if check and result.exit_status != 0:
+            if result.exit_status == 127 and "not found" in result.stderr:
+                tool = proc.command.split()[0] if proc.command.split() else proc.command
+                raise ToolMissing(tool, self.label, f"install it on {self.label}")
+            raise CommandFailed(self.label, proc.command, result.exit_status, result.stderr)
+        return result
+
+    def _open_channel(self, text: str) -> paramiko.Channel:
+        self.connect()
+        assert self._client is not None
+        transport = self._client.get_transport()
+        try:
+            if transport is None or not transport.is_active():
+                raise paramiko.SSHException("the connection was lost")
+            return transport.open_session(timeout=self.connect_timeout)
         except (OSError, paramiko.SSHException) as exc:
             self.close()
             raise Unreachable(self.label, f"cannot start `{text}` ({exc})") from None
-        out, err = bytearray(), bytearray()
-        deadline = time.monotonic() + timeout
+
+    def _send_sudo_password(self, channel: paramiko.Channel) -> None:
+        # then end stdin: after a wrong password sudo asks again, and must read EOF rather than wait forever
+        channel.sendall(((self._sudo_password or "") + "\n").encode())
+        channel.shutdown_write()
+
+    def _kill(self, command: str, prefix: str) -> None:
+        """Run a kill line as the same user as the process it kills (best effort: used while cancelling)."""
         try:
-            while True:
-                busy = False
-                if channel.recv_ready():
-                    out += channel.recv(65536)
-                    busy = True
-                if channel.recv_stderr_ready():
-                    err += channel.recv_stderr(65536)
-                    busy = True
-                if not busy:
-                    if channel.exit_status_ready() and channel.eof_received:
-                        break
-                    if time.monotonic() > deadline:
-                        raise Timeout(self.label, text, timeout)
-                    if channel.closed and not channel.exit_status_ready():
-                        raise Unreachable(self.label, f"connection closed while running `{text}`")
-                    time.sleep(0.01)
-            status = channel.recv_exit_status()
-        except TimeoutError:
-            raise Timeout(self.label, text, timeout) from None
-        finally:
+            channel = self._open_channel(command)
+            channel.exec_command(f"{prefix}sh -c {shlex.quote(command)}")
+            if prefix.startswith("sudo -S"):
+                self._send_sudo_password(channel)
+            channel.recv_exit_status()
             channel.close()
-        result = CommandResult(text, status, out.decode(errors="replace"), err.decode(errors="replace"))
-        if check and status != 0:
-            raise CommandFailed(self.label, text, status, result.stderr)
-        return result
+        except (Unreachable, OSError, paramiko.SSHException):
+            pass  # the connection is gone: sshd hangs up the session, and our process group with it
+
+    # --- root -----------------------------------------------------------------------------------------------
+
+    def sudo_prefix(self) -> str:
+        """How to run a command as root here; asks for the sudo password (kept in memory) if sudo needs one."""
+        if self._sudo_prefix is not None:
+            return self._sudo_prefix
+        if self.target.user == "root":
+            self._sudo_prefix = ""
+            return ""
+        probe = self.run("sudo -n true", check=False)
+        if probe.exit_status == 0:
+            self._sudo_prefix = "sudo -n "
+            return self._sudo_prefix
+        if "not found" in probe.stderr:
+            raise ToolMissing("sudo", self.label, f"log in as root, or install sudo on {self.label}")
+        password = self._ask_secret(self.label, f"sudo password for {self.target.user}") if self._ask_secret else None
+        if password is not None:
+            self._sudo_password = password
+            self._sudo_prefix = "sudo -S -p '' "
+            check = self.start("true", sudo=True, timeout=30)
+            for _ in check.chunks():
+                pass
+            if check.exit_status == 0:
+                return self._sudo_prefix
+            self._sudo_password = self._sudo_prefix = None
+            raise PermissionDenied(self.label, f"sudo refused the password for {self.target.user}")
+        raise PermissionDenied(
+            self.label,
+            f"nfstune needs root here: {self.target.user} cannot use `sudo -n` "
+            f"({probe.stderr.strip() or 'a password is required'}) and no sudo password was given",
+        )
+
+    # --- files ----------------------------------------------------------------------------------------------
+
+    def read_file(self, path: str, *, sudo: bool = False) -> bytes | None:
+        """A file's exact bytes, or None if it does not exist."""
+        q = shlex.quote(path)
+        result = self.run(f"if [ -e {q} ]; then base64 < {q}; else echo MISSING; fi", sudo=sudo)
+        if result.stdout.strip() == "MISSING":
+            return None
+        return base64.b64decode(result.stdout)
+
+    def write_file(self, path: str, data: bytes, *, sudo: bool = False, mode: str | None = None) -> None:
+        """Atomically replace (or create) a file: a temp file beside it, flushed, then renamed over it. The
+        original's owner and mode are kept (or `mode` is set)."""
+        if len(data) > MAX_WRITE_BYTES:
+            raise ValueError(f"{path}: {len(data)} bytes is more than write_file() is for")
+        q = shlex.quote(path)
+        payload = base64.b64encode(data).decode()
+        keep = f'chown --reference={q} "$t" && chmod --reference={q} "$t"'
+        set_mode = f'chmod {shlex.quote(mode)} "$t"' if mode else "true"
+        script = (
+            f"set -e; t=$(mktemp {q}.nfstune.XXXXXX); trap 'rm -f \"$t\"' EXIT; "
+            f'echo {payload} | base64 -d > "$t"; '
+            f'if [ -e {q} ]; then {keep}; else chmod 644 "$t"; fi; {set_mode}; '
+            f'sync "$t"; mv -f "$t" {q}; trap - EXIT; sync $(dirname {q})'
+        )
+        self.run(script, sudo=sudo)
