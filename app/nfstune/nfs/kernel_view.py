@@ -1,0 +1,158 @@
+"""What the NFS server's kernel really does, from its caches and client list (pure parsing, no I/O).
+
+Why: /etc/exports says what the admin asked for, but the lab showed that a second export of the same
+filesystem can make the kernel resolve the user's file handles to the other export, so the user's sync export
+silently runs async (shared/lab-poc/README.md). The kernel's caches show it:
+  /proc/net/rpc/nfsd.export/content   `/export\t10.99.0.0/24(rw,...,sync,...,uuid=9ffb1c10:ac964e8d:...,sec=1)`
+  /proc/net/rpc/nfsd.fh/content       `10.99.0.0/24 6 0x101cfb9f8d4e96ac6d161495e44ff0ce /export`
+Both are filled lazily, when a client uses the export: check them after a client has touched it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class KernelExport:
+    path: str
+    domain: str  # the client spec(s) mountd resolved, e.g. "10.99.0.0/24" or "10.99.0.0/24,10.99.0.2"
+    options: tuple[str, ...]
+
+    @property
+    def uuid(self) -> str | None:
+        for opt in self.options:
+            if opt.startswith("uuid="):
+                return opt[5:]
+        return None
+
+    @property
+    def write_mode(self) -> str:
+        return "async" if "async" in self.options else "sync"
+
+
+@dataclass(frozen=True)
+class FileHandleKey:
+    domain: str
+    fsid_type: int
+    fsid: str  # hex, without 0x
+    path: str | None  # None for a negative cache entry
+
+
+def _unescape(path: str) -> str:
+    # the kernel escapes space, tab, newline and backslash in paths as \ooo
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), path)
+
+
+def parse_export_cache(text: str) -> list[KernelExport]:
+    exports = []
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        match = re.fullmatch(r"(\S+)\s+(.*)\((.*)\)\s*", line)
+        if match:
+            exports.append(KernelExport(_unescape(match[1]), match[2], tuple(match[3].split(","))))
+    return exports
+
+
+def parse_fh_cache(text: str) -> list[FileHandleKey]:
+    keys = []
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split()
+        if len(parts) >= 3 and parts[1].isdigit():
+            fsid = parts[2].removeprefix("0x").lower()
+            keys.append(FileHandleKey(parts[0], int(parts[1]), fsid, _unescape(parts[3]) if len(parts) > 3 else None))
+    return keys
+
+
+def uuid_fsid_hex(uuid: str) -> str:
+    """nfsd.export's `uuid=9ffb1c10:ac964e8d:...` as it appears in a file handle's fsid (each 32-bit word in
+    little-endian byte order: 0x101cfb9f8d4e96ac...)."""
+    return "".join(bytes.fromhex(word)[::-1].hex() for word in uuid.split(":"))
+
+
+@dataclass(frozen=True)
+class Divergence:
+    export_path: str
+    message: str
+
+
+def check_exports_resolve_to_themselves(export_cache: str, fh_cache: str, expected: dict[str, str]) -> list[Divergence]:
+    """`expected` maps each of the user's export paths to the write mode it must run with ("sync"/"async").
+    Returns every way the kernel disagrees: an export running with another mode, or a file handle of the
+    user's filesystem that the kernel resolves to another export (the lab's aliasing leak)."""
+    exports = parse_export_cache(export_cache)
+    keys = parse_fh_cache(fh_cache)
+    problems = []
+    for path, mode in expected.items():
+        mine = [e for e in exports if e.path == path]
+        for e in mine:
+            if e.write_mode != mode:
+                problems.append(Divergence(path, f"the kernel runs {path} for {e.domain} {e.write_mode}, not {mode}"))
+        uuids = {e.uuid for e in mine if e.uuid}
+        for key in keys:
+            if key.path is None or key.path == path:
+                continue
+            if any(uuid_fsid_hex(u) in key.fsid for u in uuids):
+                problems.append(
+                    Divergence(
+                        path,
+                        f"file handles of {path} (for {key.domain}) resolve to the export {key.path}: clients of "
+                        f"{path} get {key.path}'s options instead of their own",
+                    )
+                )
+    return problems
+
+
+@dataclass(frozen=True)
+class NfsClient:
+    address: str  # ip:port
+    version: str  # "4.2", "4.1", "4.0", or "3 (or other TCP)" for a plain connection
+    name: str
+
+
+def parse_v4_clients(text: str) -> list[NfsClient]:
+    """Concatenated /proc/fs/nfsd/clients/*/info files, each introduced by a line `== <dir>`."""
+    clients = []
+    for block in re.split(r"^== .*$", text, flags=re.MULTILINE):
+        fields = dict(
+            (k.strip(), v.strip().strip('"')) for k, _, v in (ln.partition(":") for ln in block.splitlines()) if v
+        )
+        if "address" in fields:
+            version = "4." + fields.get("minor version", "?")
+            clients.append(NfsClient(fields["address"], version, fields.get("name", "")))
+    return clients
+
+
+def parse_established_2049(ss_output: str) -> list[str]:
+    """Peer addresses of established TCP connections to port 2049 (`ss -tn state established ...`)."""
+    peers = []
+    for line in ss_output.splitlines()[1:]:
+        parts = line.split()
+        if len(parts) >= 4 and parts[2].endswith(":2049"):
+            peers.append(parts[3])
+    return peers
+
+
+def connected_clients(v4_info: str, ss_output: str) -> list[NfsClient]:
+    """Every client connected to the server: NFSv4 clients with their version, and the other TCP peers of
+    port 2049 (NFSv3 clients, which keep no state the server could list)."""
+    v4 = parse_v4_clients(v4_info)
+    v4_addresses = {c.address for c in v4}
+    others = [p for p in parse_established_2049(ss_output) if p not in v4_addresses]
+    return v4 + [NfsClient(p, "3 (or another TCP client)", "") for p in others]
+
+
+def parse_exportfs_s(text: str) -> dict[tuple[str, str], tuple[str, ...]]:
+    """`exportfs -s` -> {(path, client): options}. One export per line: `PATH  CLIENT(OPTS) [CLIENT(OPTS)...]`."""
+    table: dict[tuple[str, str], tuple[str, ...]] = {}
+    for line in text.splitlines():
+        match = re.match(r"(.*?)\s+((?:\S+\([^)]*\)\s*)+)$", line.rstrip())
+        if not match:
+            continue
+        for client, opts in re.findall(r"(\S+?)\(([^)]*)\)", match[2]):
+            table[(match[1], client)] = tuple(opts.split(","))
+    return table

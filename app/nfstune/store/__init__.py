@@ -1,0 +1,6 @@
+"""nfstune's SQLite store: one file in the user data folder, migrated in order, never downgraded."""
+
+from nfstune.store.db import SCHEMA_VERSION, StoreError, default_path, open_store
+from nfstune.store.journal import Journal, JournalEntry
+
+__all__ = ["SCHEMA_VERSION", "Journal", "JournalEntry", "StoreError", "default_path", "open_store"]

@@ -1,0 +1,146 @@
+"""Journaled changes on the lab's real NFS server and client: undone byte-identical, recovered after a SIGKILL,
+and the lab-poc's aliasing leak caught by the kernel check."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from nfstune.lab import LabConfig, host
+from nfstune.nfs.change import ChangeFailed, ClientMount, ExportChange, Transaction, list_connected_clients
+from nfstune.remote import Host, HostKeyChanged
+from nfstune.store import Journal, open_store
+
+pytestmark = pytest.mark.lab
+
+SNAPSHOT = (
+    "sha256sum /etc/exports; echo ==; find /etc/exports.d -printf '%p %m %s\\n' 2>&1; "
+    "cat /etc/exports.d/* 2>/dev/null; echo ==; exportfs -s; echo ==; ls -A /export; echo ==; "
+    "ls -A /var/lib/nfstune 2>&1; true"
+)
+
+
+@pytest.fixture
+def nas(lab: LabConfig) -> Iterator[Host]:
+    with host(lab, "nas") as h:
+        yield h
+
+
+@pytest.fixture
+def client(lab: LabConfig) -> Iterator[Host]:
+    with host(lab, "client") as h:
+        yield h
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Journal:
+    return Journal(open_store(tmp_path / "nfstune.sqlite3"))
+
+
+def client_nfs_mounts(client: Host) -> list[str]:
+    return [ln for ln in client.run("cat /proc/mounts").stdout.splitlines() if ln.split()[2] in ("nfs", "nfs4")]
+
+
+def test_async_change_and_mount_are_undone_byte_identical(nas: Host, client: Host, journal: Journal) -> None:
+    before = nas.run(SNAPSHOT).stdout
+    original = nas.read_file("/etc/exports")
+    log: list[str] = []
+    tx = Transaction(journal, log.append)
+    new = b"/export 10.99.0.0/24(rw,async,no_subtree_check,no_root_squash)\n"
+    change = ExportChange(nas, tx, file="/etc/exports", new_text=new, expect={"/export": "async"})
+    change.apply()
+    assert "async" in nas.run("exportfs -s").stdout
+    assert (
+        nas.read_file("/var/lib/nfstune/journal/" + nas.run("ls /var/lib/nfstune/journal").stdout.strip()) == original
+    )
+    mount = ClientMount(client, nas, tx, server_address="nas", export_path="/export", options="vers=4.2")
+    negotiated = mount.mount()
+    assert "nosharecache" in negotiated and "vers=4.2" in negotiated
+    client.run(["touch", f"{mount.scratch}/probe"])
+    change.verify_kernel({"/export": "async"})  # the client used it: the kernel really runs it async
+    clients = list_connected_clients(nas)
+    assert any(c.address.startswith("10.99.0.2:") and c.version == "4.2" for c in clients)
+    tx.undo()
+    assert nas.run(SNAPSHOT).stdout == before
+    assert nas.read_file("/etc/exports") == original
+    assert client_nfs_mounts(client) == []
+    assert journal.pending() == []
+
+
+def test_sigkill_after_change_is_recovered_by_a_fresh_process(
+    lab: LabConfig, nas: Host, client: Host, tmp_path: Path
+) -> None:
+    before = nas.run(SNAPSHOT).stdout
+    db = str(tmp_path / "crash.sqlite3")
+    lab_json = json.dumps(
+        {"state_dir": str(lab.state_dir), "nas_port": lab.nas_port, "client_port": lab.client_port,
+         "link_port": lab.link_port, "disk": lab.disk, "link": lab.link}
+    )  # fmt: skip
+    child = Path(__file__).with_name("crash_child.py")
+    run = subprocess.run([sys.executable, str(child), "apply", db, lab_json], capture_output=True, text=True)
+    assert run.returncode == -9, run.stdout + run.stderr  # killed by SIGKILL, before any undo
+    ready = json.loads(run.stdout.split("READY ", 1)[1])
+    # the crash left the change in force
+    assert "async" in nas.run("exportfs -s").stdout
+    assert any(ready["mount_point"] in ln for ln in client_nfs_mounts(client))
+    assert len(Journal(open_store(Path(db))).pending()) >= 4
+    fresh = subprocess.run([sys.executable, str(child), "recover", db, lab_json], capture_output=True, text=True)
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+    assert "RECOVERED" in fresh.stdout
+    assert nas.run(SNAPSHOT).stdout == before  # /etc/exports, /etc/exports.d, exportfs -s, /export, backups
+    assert client_nfs_mounts(client) == []
+    assert client.run(["test", "-e", ready["mount_point"]], check=False).exit_status == 1
+    assert Journal(open_store(Path(db))).pending() == []
+
+
+def test_second_export_leak_is_caught_and_undone(nas: Host, client: Host, journal: Journal) -> None:
+    """The lab-poc leak: the same filesystem bind-mounted and exported async to a narrower client made the
+    user's sync export run async. The kernel check must catch it, and the change must be undone."""
+    before = nas.run(SNAPSHOT).stdout
+    nas.run("mkdir -p /srv/nfstune-leak && mount --bind /export /srv/nfstune-leak")
+    try:
+        tx = Transaction(journal, lambda _m: None)
+        leak = b"/srv/nfstune-leak 10.99.0.2(rw,async,no_subtree_check,no_root_squash)\n"
+        change = ExportChange(
+            nas, tx, file="/etc/exports.d/nfstune.exports", new_text=leak, expect={"/srv/nfstune-leak": "async"}
+        )
+        change.apply()  # exportfs -s alone sees nothing wrong
+        mount = ClientMount(client, nas, tx, server_address="nas", export_path="/export", options="vers=4.2")
+        mount.mount()
+        client.run(["touch", f"{mount.scratch}/x"])
+        with pytest.raises(ChangeFailed) as info:
+            change.verify_kernel({"/export": "sync"})
+        assert "resolve to the export /srv/nfstune-leak" in str(info.value)
+        assert "The change was undone" in str(info.value)
+        assert client_nfs_mounts(client) == [] and journal.pending() == []
+    finally:
+        nas.run("umount /srv/nfstune-leak; rmdir /srv/nfstune-leak", check=False)
+    assert nas.run(SNAPSHOT).stdout == before
+    # and after the undo the user's export resolves to itself again
+    tx = Transaction(journal, lambda _m: None)
+    mount = ClientMount(client, nas, tx, server_address="nas", export_path="/export", options="vers=4.2")
+    mount.mount()
+    client.run(["touch", f"{mount.scratch}/y"])
+    caches = nas.run("cat /proc/net/rpc/nfsd.fh/content").stdout
+    assert "/srv/nfstune-leak" not in caches and "/export" in caches
+    tx.undo()
+
+
+def test_changed_nas_host_key_is_refused(lab: LabConfig, nas: Host) -> None:
+    original_key = lab.host_key("nas").read_bytes()
+    nas.run("ssh-keygen -q -t ed25519 -N '' -f /root/other_key && cp /root/other_key /etc/ssh/ssh_host_ed25519_key")
+    try:
+        # sshd reads its host key for every new connection
+        with pytest.raises(HostKeyChanged) as info:
+            host(lab, "nas").connect()
+        assert "HOST KEY CHANGED" in str(info.value)
+    finally:
+        nas.write_file("/etc/ssh/ssh_host_ed25519_key", original_key)
+        nas.run("rm -f /root/other_key /root/other_key.pub")
+    with host(lab, "nas") as again:
+        assert again.run("hostname").stdout.strip() == "nas"
