@@ -144,3 +144,27 @@ def test_changed_nas_host_key_is_refused(lab: LabConfig, nas: Host) -> None:
         nas.run("rm -f /root/other_key /root/other_key.pub")
     with host(lab, "nas") as again:
         assert again.run("hostname").stdout.strip() == "nas"
+
+
+def test_isolated_mode_runs_async_without_touching_the_user_export(nas: Host, client: Host, journal: Journal) -> None:
+    from nfstune.nfs.isolated import IsolatedExport
+
+    before = nas.run(SNAPSHOT).stdout
+    tx = Transaction(journal, lambda _m: None)
+    iso = IsolatedExport(
+        nas, tx, share_path="/export", client_spec="10.99.0.0/24", options="rw,async,no_subtree_check", size_mib=32
+    )
+    iso.apply()
+    try:
+        mine = ClientMount(client, nas, tx, server_address="nas", export_path=iso.path, options="vers=4.2")
+        mine.mount()
+        users = ClientMount(client, nas, tx, server_address="nas", export_path="/export", options="vers=4.2")
+        users.mount()
+        client.run(["touch", f"{mine.scratch}/a", f"{users.scratch}/b"])
+        assert iso.change is not None
+        iso.change.verify_kernel({"/export": "sync", iso.path: "async"})
+    finally:
+        tx.undo()
+    assert nas.run(SNAPSHOT).stdout == before
+    assert nas.run(f"test -e {iso.path} || echo gone").stdout.strip() == "gone"
+    assert client_nfs_mounts(client) == [] and journal.pending() == []
