@@ -17,6 +17,7 @@ from nfstune.nfs.kernel_view import (
     parse_exportfs_s,
 )
 from nfstune.remote import Host, RemoteError
+from nfstune.remote.probe import async_setting_hint
 from nfstune.store.journal import Journal, JournalEntry
 
 Progress = Callable[[str], None]
@@ -149,9 +150,10 @@ class ExportChange:
         if appliance:
             raise ApplianceRefused(
                 f"{server.label} is a {appliance} appliance, which owns its NFS configuration: nfstune does not "
-                "write its exports; change the setting in the appliance's own NFS share settings instead"
+                f"write its exports. To switch asynchronous writes there: {async_setting_hint(appliance)}"
             )
-        if not (file == "/etc/exports" or (file.startswith("/etc/exports.d/") and file.endswith(".exports"))):
+        in_dir = posixpath.dirname(file) == "/etc/exports.d" and file.endswith(".exports")
+        if posixpath.normpath(file) != file or not (file == "/etc/exports" or in_dir):
             raise NfstuneError(f"{file} is not an exports file (/etc/exports or /etc/exports.d/*.exports)")
         self.server, self.tx, self.file, self.new_text, self.expect = server, tx, file, new_text, expect
         self.table_before: dict[tuple[str, str], tuple[str, ...]] = {}

@@ -1,0 +1,187 @@
+"""Read a host's facts in one SSH round trip: one POSIX sh script, sections between markers, parsed here.
+
+Every part of the script tolerates a missing file or tool (it prints an empty section) and nothing in it needs
+root: what root alone may read (/proc/fs/nfsd/threads and versions) is reported in HostFacts.unreadable, and the
+thread count then comes from the world-readable /proc/net/rpc/nfsd instead.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import shlex
+
+from nfstune.remote.errors import CommandFailed
+from nfstune.remote.host import Host
+from nfstune.remote.probe_parse import (
+    APPLIANCE_MARKERS,
+    OPENMEDIAVAULT,
+    QNAP,
+    SECTION_MARK,
+    SYNOLOGY,
+    TRUENAS,
+    UNREADABLE,
+    BlockDevice,
+    FilesystemFacts,
+    HostFacts,
+    RouteFacts,
+    parse_probe_output,
+)
+
+__all__ = [
+    "PROBE_SCRIPT",
+    "BlockDevice",
+    "FilesystemFacts",
+    "HostFacts",
+    "RouteFacts",
+    "async_setting_hint",
+    "build_probe_script",
+    "parse_probe_output",
+    "probe",
+]
+
+# Tools whose presence is reported (HostFacts.tools); sbin directories are added to PATH first, because an
+# ordinary login on Debian has no /usr/sbin in PATH and exportfs, tc and friends live there.
+CHECKED_TOOLS = (
+    "exportfs", "showmount", "nfsstat", "mount.nfs", "tc", "dmsetup", "sudo",
+    "fio", "iperf3", "ip", "findmnt", "lsblk", "systemctl",
+)  # fmt: skip
+
+_PRELUDE = r"""
+set -f
+PATH="$PATH:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/syno/sbin:/usr/syno/bin"
+LC_ALL=C
+export PATH LC_ALL
+s() { printf '\n%s %s\n' '__MARK__' "$1"; }
+has() { command -v "$1" >/dev/null 2>&1; }
+rd() { if [ -r "$1" ]; then cat "$1" 2>/dev/null; elif [ -e "$1" ]; then echo '__UNREADABLE__'; fi; }
+T=
+timeout 10 true >/dev/null 2>&1 && T='timeout 10'
+"""
+
+# Each line prints one section; stderr is dropped everywhere and no line depends on an earlier one succeeding.
+_BODY = r"""
+s format; echo 1
+s path; printf '%s\n' "$p"
+s peer; printf '%s\n' "$peer"
+f=/etc/os-release
+[ -e "$f" ] || f=/usr/lib/os-release
+s os-release; cat "$f" 2>/dev/null
+s hostname; uname -n 2>/dev/null
+s kernel; uname -r 2>/dev/null
+s arch; uname -m 2>/dev/null
+s uid; id -u 2>/dev/null
+s cpus; nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || grep -c '^processor' /proc/cpuinfo 2>/dev/null
+s memtotal; grep '^MemTotal:' /proc/meminfo 2>/dev/null
+s nfsd-threads; rd /proc/fs/nfsd/threads
+s nfsd-th; grep '^th ' /proc/net/rpc/nfsd 2>/dev/null
+s nfsd-max-block-size; rd /proc/fs/nfsd/max_block_size
+s nfsd-versions; rd /proc/fs/nfsd/versions
+s nfs-server; has systemctl && $T systemctl is-active nfs-server 2>/dev/null
+s dpkg; has dpkg-query && dpkg-query -W -f '${Package}\t${Version}\t${db:Status-Abbrev}\n' \
+  nfs-kernel-server nfs-common 2>/dev/null
+s rpm; has rpm && rpm -q --qf '%{NAME}\t%{VERSION}\n' nfs-utils 2>/dev/null
+s mount-nfs; has mount.nfs && mount.nfs -V 2>&1
+a=$addr
+[ -z "$a" ] && [ -n "$peer" ] && has getent && a=$(getent ahosts "$peer" 2>/dev/null | { read -r x _; echo "$x"; })
+s peer-address; printf '%s\n' "$a"
+r=
+[ -n "$a" ] && has ip && r=$(ip -o route get "$a" 2>/dev/null || ip route get "$a" 2>/dev/null)
+s route; printf '%s\n' "$r"
+dev=
+set -- $r
+while [ $# -gt 1 ]; do [ "$1" = dev ] && dev=$2; shift; done
+s nic-speed; [ -n "$dev" ] && cat "/sys/class/net/$dev/speed" 2>/dev/null
+s nic-mtu; [ -n "$dev" ] && cat "/sys/class/net/$dev/mtu" 2>/dev/null
+s nic-driver; [ -n "$dev" ] && readlink "/sys/class/net/$dev/device/driver" 2>/dev/null
+s findmnt; [ -n "$p" ] && has findmnt && $T findmnt -P -o SOURCE,FSTYPE,TARGET,OPTIONS --target "$p" 2>/dev/null
+s df; [ -n "$p" ] && { $T df -P -T -B1 "$p" 2>/dev/null || $T df -P -k "$p" 2>/dev/null; }
+src=
+[ -n "$p" ] && has findmnt && src=$($T findmnt -n -o SOURCE --target "$p" 2>/dev/null)
+[ -z "$src" ] && [ -n "$p" ] && src=$($T df -P "$p" 2>/dev/null | { read -r _; read -r x _; echo "$x"; })
+src=${src%%\[*}
+s lsblk; case "$src" in /dev/*) has lsblk && $T lsblk -P -s -o NAME,TYPE,ROTA,MODEL "$src" 2>/dev/null;; esac
+s fio; has fio && fio --version 2>/dev/null
+s iperf3; has iperf3 && iperf3 --version 2>/dev/null | { read -r l; echo "$l"; }
+s tools; for t in __TOOLS__; do w=$(command -v "$t" 2>/dev/null) && echo "$t $w"; done
+s markers
+for f in __EXISTS__; do [ -e "$f" ] && echo "exists $f"; done
+for c in __COMMANDS__; do w=$(command -v "$c" 2>/dev/null) && echo "command $c $w"; done
+for f in __LINES__; do
+  [ -f "$f" ] && [ -r "$f" ] || continue
+  n=0
+  while [ $n -lt 20 ] && IFS= read -r l; do echo "line $f $l"; n=$((n+1)); done < "$f"
+done
+s end
+"""
+
+
+def _markers(kind: str) -> str:
+    return " ".join(dict.fromkeys(subject for k, subject, _, _ in APPLIANCE_MARKERS if k == kind))
+
+
+def build_probe_script(path: str | None = None, peer: str | None = None) -> str:
+    """The probe as one sh script. `path` (absolute) selects the filesystem to describe, `peer` (an address or a
+    name the host can resolve) the route and NIC to describe."""
+    if path is not None and not path.startswith("/"):
+        raise ValueError(f"the path to probe must be absolute: {path!r}")
+    if peer is not None and (not peer.strip() or peer.startswith("-") or any(c.isspace() for c in peer)):
+        raise ValueError(f"not a peer address or host name: {peer!r}")
+    try:
+        address = str(ipaddress.ip_address(peer)) if peer else ""
+    except ValueError:
+        address = ""  # a name: resolved on the host, as the host itself would resolve it
+    values = f"p={shlex.quote(path or '')}; peer={shlex.quote(peer or '')}; addr={shlex.quote(address)}\n"
+    prelude = _PRELUDE.replace("__MARK__", SECTION_MARK).replace("__UNREADABLE__", UNREADABLE)
+    body = (
+        _BODY.replace("__TOOLS__", " ".join(CHECKED_TOOLS))
+        .replace("__EXISTS__", _markers("exists"))
+        .replace("__COMMANDS__", _markers("command"))
+        .replace("__LINES__", _markers("line"))
+    )
+    return prelude.lstrip() + values + body.lstrip()
+
+
+PROBE_SCRIPT = build_probe_script()
+
+
+def probe(host: Host, *, path: str | None = None, peer: str | None = None, timeout: float = 60.0) -> HostFacts:
+    """One SSH command, never with sudo. Raises CommandFailed only when the shell produced no probe output at all
+    (a missing fact is None, not an error)."""
+    result = host.run(build_probe_script(path, peer), timeout=timeout, check=False)
+    if f"{SECTION_MARK} format" not in result.stdout:
+        raise CommandFailed(host.label, "nfstune host probe", result.exit_status, result.stderr)
+    return parse_probe_output(result.stdout)
+
+
+# Where each appliance's own UI sets what nfstune would otherwise set by adding `async` to /etc/exports (their
+# middleware writes /etc/exports from its own configuration: openmediavault's file says "your changes will get
+# lost", so an edit by hand does not last). Sources:
+# - Synology: DSM help "Assign NFS Permissions" (synology.com/en-global/knowledgebase/DSM/help/DSM/AdminCenter/
+#   file_share_privilege_nfs): Control Panel > Shared Folder > Edit > NFS Permissions > Create/Edit an NFS rule;
+#   the rule's checkbox is "Enable asynchronous" in the DSM 3.1-4.2 user guides ("tick Enable asynchronous").
+# - QNAP: QTS 4.5.x "Configuring NFS Service Settings" (docs.qnap.com): Control Panel > Privilege > Shared
+#   Folders > Edit Shared Folder Permissions > NFS host access, where "sync: Disabled" is async.
+# - OpenMediaVault: the workbench's NFS share form (openmediavault/openmediavault, deb/openmediavault/workbench/
+#   src/app/pages/services/nfs/nfs-share-form-page.component.ts): Services > NFS > Shares, field "Extra options"
+#   (default "subtree_check,insecure"), which goes into the export's options.
+# - TrueNAS: the NFS share has no sync/async field (the sharing.nfs API, api.truenas.com); iX suggests the ZFS
+#   property sync=disabled on the dataset instead (github.com/truenas/os pull 208), which the UI shows as the
+#   dataset's "Sync" option (Standard / Always / Disabled; TrueNAS docs "FRG: Storage"). It acts on every
+#   protocol, not only NFS, and the menu path differs between CORE and SCALE, so none is given here.
+# - Unraid and others: not verified, so no menu path is invented.
+_ASYNC_SETTINGS = {
+    SYNOLOGY: "Control Panel > Shared Folder > Edit > NFS Permissions > edit the rule > tick 'Enable asynchronous'",
+    QNAP: "Control Panel > Privilege > Shared Folders > Edit Shared Folder Permissions > NFS host access > "
+    "set 'sync' to Disabled",
+    OPENMEDIAVAULT: "Services > NFS > Shares > edit the share > add 'async' to 'Extra options'",
+    TRUENAS: "the NFS share has no async switch; the nearest is the dataset's 'Sync' option set to 'Disabled' "
+    "(ZFS sync=disabled), which affects every protocol on that dataset, not only NFS",
+}
+
+
+def async_setting_hint(appliance: str | None) -> str | None:
+    """What to change in the appliance's UI instead of adding `async` to /etc/exports; None on a plain Linux
+    server (where nfstune edits /etc/exports itself)."""
+    if appliance is None:
+        return None
+    return _ASYNC_SETTINGS.get(appliance, "in the vendor's NFS share settings")
