@@ -101,3 +101,23 @@ def test_nothing_listening_is_unreachable(tmp_path: Path) -> None:
     with pytest.raises(Unreachable) as info:
         h.connect()
     assert str(info.value).startswith("nowhere: ")
+
+
+def test_a_missing_tool_is_named_with_how_to_install_it(sshd: Sshd) -> None:
+    from nfstune.errors import ToolMissing
+
+    with make_host(sshd) as h, pytest.raises(ToolMissing) as info:
+        h.run("nfstune-no-such-tool --version")
+    assert info.value.tool == "nfstune-no-such-tool" and info.value.host == "testhost"
+    with make_host(sshd) as h, pytest.raises(ToolMissing) as info:
+        h.run(["env", "PATH=/nonexistent", "/bin/sh", "-c", "iperf3 -s"])
+    assert "install the package iperf3 on testhost" in str(info.value)
+
+
+def test_missing_command_messages_of_common_shells() -> None:
+    from nfstune.remote.tools import missing_command
+
+    assert missing_command("sh: 1: fio: not found\n") == "fio"
+    assert missing_command("bash: line 1: fio: command not found\n") == "fio"
+    assert missing_command("/bin/sh: exportfs: not found\n") == "exportfs"
+    assert missing_command("ls: cannot access 'x': No such file or directory\n") is None

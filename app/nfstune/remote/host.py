@@ -25,6 +25,7 @@ from nfstune.remote.errors import (
 )
 from nfstune.remote.process import RemoteProcess, wrap
 from nfstune.remote.target import SshTarget
+from nfstune.remote.tools import install_hint, missing_command
 
 # (label, key type, SHA256 fingerprint) -> accept?
 HostKeyPrompt = Callable[[str, str, str], bool]
@@ -230,9 +231,9 @@ class Host:
         assert proc.exit_status is not None
         result = CommandResult(proc.command, proc.exit_status, "".join(out), "".join(err))
         if check and result.exit_status != 0:
-            if result.exit_status == 127 and "not found" in result.stderr:
-                tool = proc.command.split()[0] if proc.command.split() else proc.command
-                raise ToolMissing(tool, self.label, f"install it on {self.label}")
+            tool = missing_command(result.stderr) if result.exit_status == 127 else None
+            if tool is not None:
+                raise ToolMissing(tool, self.label, install_hint(tool, self.label))
             raise CommandFailed(self.label, proc.command, result.exit_status, result.stderr)
         return result
 
