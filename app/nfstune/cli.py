@@ -173,6 +173,18 @@ def _lab(args: argparse.Namespace) -> int:
     raise AssertionError(args.lab_command)
 
 
+def _recover_lab(cfg: LabConfig, printer: Printer) -> None:
+    """Undo whatever an earlier nfstune run left changed on the lab's hosts."""
+    from nfstune.lab import host
+    from nfstune.nfs.change import recover_on_connect
+    from nfstune.store import Journal, open_store
+
+    with host(cfg, "nas") as nas, host(cfg, "client") as client:
+        undone = recover_on_connect([nas, client], Journal(open_store()), printer)
+    if undone:
+        printer(f"undid {len(undone)} change(s) an earlier run had left on the lab")
+
+
 def _demo(args: argparse.Namespace) -> int:
     from nfstune import lab
     from nfstune.lab.check import nfs_roundtrip
@@ -180,6 +192,7 @@ def _demo(args: argparse.Namespace) -> int:
     printer = Printer()
     cfg = _lab_config(args)
     states = lab.up(cfg, printer)
+    _recover_lab(cfg.as_running(), printer)
     if os.environ.get("DISPLAY") and not args.headless:
         from nfstune.ui.app import run_lab_window
 

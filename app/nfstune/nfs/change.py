@@ -88,6 +88,12 @@ def recover(hosts: Mapping[str, Host], journal: Journal, progress: Progress) -> 
     return undone
 
 
+def recover_on_connect(hosts: list[Host], journal: Journal, progress: Progress) -> list[JournalEntry]:
+    """Called whenever nfstune connects to hosts: whatever an earlier run (killed, crashed, powered off) left
+    changed on them is undone first."""
+    return recover({host_key(h): h for h in hosts}, journal, progress)
+
+
 class Transaction:
     """Changes on one or more hosts, undone together, newest first."""
 

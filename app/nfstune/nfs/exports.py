@@ -1,0 +1,595 @@
+"""/etc/exports read the way nfs-utils reads it, and written back byte for byte.
+
+The reader ports getexportent(), xgettok(), xgetc() and xskip() from nfs-utils (support/nfs/exports.c and
+support/nfs/xio.c); exportfs 2.6.2 agreed with it in the lab. The rules that surprise people:
+
+- A word ends at unquoted whitespace. Double quotes group and vanish; "\\ooo" (three octal digits) is a
+  character in any word.
+- "#" starts a comment only where a word would start: "host #x" has a comment, "host(rw)#x" is one bad word.
+- A backslash before a newline joins the lines. A newline ends the export; so does a \\r, \\v or \\f, and the
+  same characters where a path should start end the whole file without a message (a blank CRLF line does it).
+- "path" alone, or "path -opts", exports to everyone; "host (rw)" is host with default options plus
+  everyone with (rw). A "-opts" word sets defaults for the clients after it on that line.
+- exportfs stops at the first bad option list or option: nothing after it in the file is exported. A path of
+  1025 bytes or more also stops it, silently; a client word of 512 bytes or more is a syntax error.
+
+parse() never raises: such places become entries with an `error`, and reading resumes on the next line so that
+every problem can be reported, while `exported()` keeps to what exportfs really exports.
+"""
+
+from __future__ import annotations
+
+import bisect
+import ipaddress
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from nfstune.nfs.export_options import (
+    LATEST,
+    ExportOptions,
+    Finding,
+    NfsUtilsVersion,
+    OptionError,
+    c_strtol,
+    option_findings,
+    parse_options,
+    split_options,
+)
+
+PATH_LIMIT = 1025  # e_path[NFS_MAXPATHLEN + 1]: xgettok() gives up once a word fills the buffer
+CLIENT_LIMIT = 512  # char exp[512] in getexportent()
+_SPACE = frozenset(" \t\n\v\f\r")  # isspace() in the C locale
+ClientKind = Literal["world", "hostname", "subnet", "wildcard", "netgroup", "gss"]
+
+
+@dataclass(frozen=True)
+class Client:
+    """One client of an export, with the options nfs-utils gives it."""
+
+    start: int  # the client's word in the file; start == end for the "everyone" a bare path implies
+    end: int
+    spec: str  # the host as nfs-utils keeps it: "" when implied, "*" for a word that starts with "("
+    explicit: str | None  # the text between the parentheses; None without parentheses
+    defaults: tuple[str, ...]  # the "-opts" lists in force for this client, without the "-"
+    options: ExportOptions  # effective: nfs-utils' defaults, then the "-opts", then the client's own
+
+    @property
+    def name(self) -> str:
+        return "*" if self.spec in ("", "*") else self.spec
+
+    @property
+    def kind(self) -> ClientKind:
+        return client_kind(self.spec)
+
+    @property
+    def explicit_options(self) -> tuple[str, ...]:
+        return tuple(split_options(self.explicit or ""))
+
+
+@dataclass(frozen=True)
+class ExportEntry:
+    """A path and its clients. With an `error`, exportfs stops reading the file here; `clients` then holds the
+    ones it had read before (and does export)."""
+
+    start: int
+    text: str
+    line: int
+    path: str | None  # None when the path itself could not be read
+    clients: tuple[Client, ...]
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Trivia:
+    """Blank space and comments between entries."""
+
+    start: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ExportsFile:
+    items: tuple[ExportEntry | Trivia, ...]
+    version: NfsUtilsVersion = LATEST
+
+    def render(self) -> str:
+        return "".join(item.text for item in self.items)
+
+    @property
+    def entries(self) -> tuple[ExportEntry, ...]:
+        return tuple(item for item in self.items if isinstance(item, ExportEntry))
+
+    @property
+    def stop(self) -> ExportEntry | None:
+        """The entry where exportfs stops reading, if any."""
+        return next((entry for entry in self.entries if entry.error), None)
+
+    def find(self, path: str) -> ExportEntry | None:
+        """The first entry for `path` that exportfs reads (an entry with an error still exports the clients
+        before it)."""
+        for entry in self.entries:
+            if entry.path == path:
+                return entry
+            if entry.error:
+                return None
+        return None
+
+    def client(self, path: str, name: str) -> Client:
+        entry = self.find(path)
+        found = [c for c in entry.clients if c.name == name] if entry else []
+        if not found:
+            raise KeyError(f"no client {name!r} for {path!r}")
+        return found[0]
+
+    def with_client_options(self, path: str, name: str, options: Sequence[str]) -> ExportsFile:
+        """This file with the options of one client replaced (its "-opts" defaults still apply); every byte
+        outside that client's word stays as it was. Raises KeyError for an unknown client and ValueError when
+        the new text would read differently anywhere else."""
+        target = self.client(path, name)
+        if any(not option or set(option) & set(",()") for option in options):
+            raise ValueError(f"not an option list: {list(options)!r}")
+        word = encode_word(f"{target.name}({','.join(options)})")
+        if target.start == target.end:  # the implied "everyone" gets a word of its own
+            word = " " + word
+        text = self.render()
+        changed = parse(text[: target.start] + word + text[target.end :], self.version)
+        where = _position(self, target)
+        if _shape(changed, where) != _shape(self, where) or _client_at(changed, where).explicit_options != tuple(
+            options
+        ):
+            raise ValueError(f"cannot give {name} on {path} the options {list(options)!r} without other changes")
+        return changed
+
+
+def _position(doc: ExportsFile, target: Client) -> tuple[int, int]:
+    return next(
+        (e, c) for e, entry in enumerate(doc.entries) for c, client in enumerate(entry.clients) if client is target
+    )
+
+
+def _client_at(doc: ExportsFile, where: tuple[int, int]) -> Client:
+    return doc.entries[where[0]].clients[where[1]]
+
+
+def _shape(doc: ExportsFile, skip: tuple[int, int]) -> list[object]:
+    """What an edit must keep: every entry's path and error, and its clients with their options except one."""
+    return [
+        (
+            entry.path,
+            entry.error,
+            [(c.name, None if (e, i) == skip else c.explicit) for i, c in enumerate(entry.clients)],
+        )
+        for e, entry in enumerate(doc.entries)
+    ]
+
+
+def client_kind(spec: str) -> ClientKind:
+    """client_gettype() in support/export/client.c; "[::1]" is a wildcard pattern, not an IPv6 address."""
+    if spec in ("", "*"):
+        return "world"
+    if spec.startswith("gss/"):
+        return "gss"
+    if spec.startswith("@"):
+        return "netgroup"
+    i = 0
+    while i < len(spec):
+        if spec[i] in "*?[":
+            return "wildcard"
+        if spec[i] == "/":
+            return "subnet"
+        i += 2 if spec[i] == "\\" and i + 1 < len(spec) else 1
+    return "hostname"
+
+
+# --- reading ----------------------------------------------------------------------------------------------------
+
+
+class _Reader:
+    """xgetc()/xskip()/xgettok() over a string; `pos` is where getc() would read next."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.word_start = self.word_end = 0
+
+    def getc(self) -> str:
+        text, pos = self.text, self.pos
+        if pos >= len(text):
+            return ""
+        if text[pos] == "\\" and text[pos + 1 : pos + 2] == "\n":  # a continuation reads as one space
+            pos += 2
+            while pos < len(text) and text[pos] in " \t":
+                pos += 1
+            self.pos = pos
+            return " "
+        self.pos = pos + 1
+        return text[pos]
+
+    def skip(self, chars: str) -> None:
+        while True:
+            before = self.pos
+            char = self.getc()
+            if char == "#":  # xskipcomment(): to the newline, which is then handled like any character
+                newline = self.text.find("\n", self.pos)
+                if newline < 0:
+                    self.pos = len(self.text)
+                    return
+                self.pos, before, char = newline + 1, newline, "\n"
+            if char == "":
+                return
+            if char not in chars and char != "\0":  # strchr() finds "\0" in any string
+                self.pos = before
+                return
+
+    def word(self, limit: int) -> tuple[int, str]:
+        """1 and the word, 0 for no word, -1 when the word fills `limit` bytes."""
+        chars: list[str] = []
+        size, quoted, char = 0, False, ""
+        self.word_start = self.word_end = self.pos
+        while size < limit:
+            char = self.getc()
+            if char == "" or (not quoted and (char in _SPACE or char == "\0")):
+                break
+            self.word_end = self.pos
+            if char == '"':
+                quoted = not quoted
+                continue
+            chars.append(char)
+            size += _size(char)
+            tail = chars[-4:]
+            if len(tail) == 4 and tail[0] == "\\" and all(c in "01234567" for c in tail[1:]):
+                value = int("".join(tail[1:]), 8)
+                if value < 256:
+                    del chars[-4:]
+                    chars.append(chr(value) if value < 128 else chr(0xDC00 + value))  # a raw byte, surrogateescape
+                    size -= 3
+        if char == "\n":
+            self.pos -= 1
+        if not chars:
+            return 0, ""
+        return (-1, "") if size >= limit else (1, "".join(chars))
+
+
+def _size(char: str) -> int:
+    return 1 if char.isascii() or 0xDC80 <= ord(char) <= 0xDCFF else len(char.encode("utf-8", "surrogatepass"))
+
+
+def parse(text: str, version: NfsUtilsVersion = LATEST) -> ExportsFile:
+    """Read an exports file. Never raises; render() gives `text` back unchanged."""
+    reader = _Reader(text)
+    newlines = [i for i, char in enumerate(text) if char == "\n"]
+    items: list[ExportEntry | Trivia] = []
+    done = 0
+    while True:
+        reader.skip(" \t\n")
+        status, path = reader.word(PATH_LIMIT)
+        start = reader.word_start
+        if status == 0 and reader.word_end == start and reader.pos >= len(text):
+            break
+        if start > done:
+            items.append(Trivia(done, text[done:start]))
+        line = bisect.bisect_left(newlines, start) + 1
+        if status <= 0:
+            why = _stop_reason(text, start, status, empty=reader.word_end > start)
+            end = reader.pos = _end_of_line(text, reader.pos)
+            items.append(ExportEntry(start, text[start:end], line, None, (), why))
+        else:
+            (path, clients, error), end = _read_entry(reader, start, path.split("\0")[0], version)
+            items.append(ExportEntry(start, text[start:end], line, path, clients, error))
+            if error:  # exportfs stops here; we go on with the next line so that later problems show too
+                reader.pos = end
+        done = end
+    if done < len(text):
+        items.append(Trivia(done, text[done:]))
+    return ExportsFile(tuple(items), version)
+
+
+def _stop_reason(text: str, start: int, status: int, empty: bool) -> str:
+    what = f"a path of {PATH_LIMIT} bytes or more" if status < 0 else "an empty path" if empty else f"{text[start]!r}"
+    where = "" if status < 0 or empty else " where a path should start"
+    return f"{what}{where}: exportfs stops reading the file here, without a message"
+
+
+def _end_of_line(text: str, pos: int) -> int:
+    newline = text.find("\n", pos)
+    return len(text) if newline < 0 else newline
+
+
+def _read_entry(
+    reader: _Reader, start: int, path: str, version: NfsUtilsVersion
+) -> tuple[tuple[str, tuple[Client, ...], str | None], int]:
+    """The rest of one getexportent() loop for `path`: its clients, until a word-less getexport() or an error."""
+    clients: list[Client] = []
+    base, end = ExportOptions(), reader.word_end
+    defaults: tuple[str, ...] = ()
+
+    def next_word() -> tuple[int, str]:
+        reader.skip(" \t")
+        return reader.word(CLIENT_LIMIT)
+
+    def fail(reason: str) -> tuple[tuple[str, tuple[Client, ...], str | None], int]:
+        return (path, tuple(clients), reason), max(end, _end_of_line(reader.text, reader.pos))
+
+    status, word = next_word()
+    while True:
+        if status < 0:
+            return fail(f"syntax error: a client word of {CLIENT_LIMIT} bytes or more")
+        word = word.split("\0")[0]
+        if status == 1 and word.startswith("-"):
+            try:
+                base = parse_options(word[1:], base, version)
+            except OptionError as error:
+                return fail(str(error))
+            defaults, end = (*defaults, word[1:]), reader.word_end
+            status, word = next_word()
+            if status < 0:
+                continue
+            word = word.split("\0")[0]
+        spec, explicit = word, None
+        if "(" in word:
+            spec, _, explicit = word.partition("(")
+            spec = spec or "*"
+            if not explicit.endswith(")") or explicit.index(")") != len(explicit) - 1:
+                return fail("syntax error: bad option list")
+            explicit = explicit[:-1]
+        try:
+            options = parse_options(explicit, base, version)
+        except OptionError as error:
+            return fail(str(error))
+        word_start, word_end = (reader.word_start, reader.word_end) if status else (end, end)
+        clients.append(Client(word_start, word_end, spec, explicit, defaults, options))
+        end = word_end
+        status, word = next_word()
+        if status == 0:
+            return (path, tuple(clients), None), end
+
+
+def encode_word(text: str) -> str:
+    """A word that reads back as `text`: whitespace, quotes, backslashes, control characters and a leading "#"
+    become octal escapes, as exportfs itself writes etab. Raises ValueError for text no word can hold: a NUL, or
+    a backslash followed by three octal digits (xgettok() always decodes those)."""
+    special = _SPACE | {'"', "\\", "\x7f"}
+    word = "".join(
+        f"\\{ord(c):03o}" if c in special or ord(c) < 0x20 or (i == 0 and c == "#") else c for i, c in enumerate(text)
+    )
+    reader = _Reader(word + "\n")
+    if "\0" in text or reader.word(len(word.encode("utf-8", "surrogatepass")) + 1) != (1, text):
+        raise ValueError(f"{text!r} cannot be written as one word of an exports file")
+    return word
+
+
+# --- what exportfs makes of it ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A host name as the resolver answers it: getaddrinfo()'s canonical name and the addresses."""
+
+    canonical: str
+    addresses: frozenset[str]
+
+
+Resolver = Callable[[str], "Resolved | None"]
+
+
+def _resolve_as_is(name: str) -> Resolved:
+    return Resolved(name, frozenset({name.lower()}))
+
+
+@dataclass(frozen=True)
+class Exported:
+    """One (path, client) that exportfs exports, after its own checks."""
+
+    path: str
+    host: str  # the client record's name: the canonical name for a host name, else the word as first written
+    spec: str  # the host as this entry wrote it
+    kind: ClientKind
+    options: ExportOptions
+    entry: ExportEntry
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A client that exportfs reads but does not export, and its message."""
+
+    entry: ExportEntry
+    client: Client
+    reason: str
+
+
+def exported(
+    doc: ExportsFile, resolve: Resolver = _resolve_as_is, realpath: Callable[[str], str] = str
+) -> tuple[list[Exported], list[Skipped]]:
+    """export_read(): the exports up to where exportfs stops reading, each (path, client) once (the first
+    wins), without clients whose name does not resolve or whose address or prefix is invalid."""
+    records: list[tuple[ClientKind, str, frozenset[str]]] = []  # client_lookup()'s records: kind, name, addresses
+    done: set[tuple[int, str]] = set()
+    out: list[Exported] = []
+    skipped: list[Skipped] = []
+    for entry in doc.entries:
+        for client in entry.clients:
+            record = _client_record(records, client, resolve)
+            path = realpath(entry.path or "")
+            if isinstance(record, str):
+                skipped.append(Skipped(entry, client, record))
+            elif (record, path) in done:
+                skipped.append(Skipped(entry, client, "duplicated export entries: the first one counts"))
+            else:
+                done.add((record, path))
+                out.append(Exported(path, records[record][1], client.spec, client.kind, client.options, entry))
+        if entry.error:
+            break
+    return out, skipped
+
+
+def _client_record(
+    records: list[tuple[ClientKind, str, frozenset[str]]], client: Client, resolve: Resolver
+) -> int | str:
+    """client_lookup(): the index of the client's record (added when new), or why exportfs has none. Host names
+    are one client when their addresses meet, other kinds when their names match without case."""
+    name, addresses = client.spec, frozenset[str]()
+    if client.kind == "hostname":
+        answer = resolve(client.spec)
+        if answer is None:
+            return f"Failed to resolve {client.spec}"
+        name, addresses = answer.canonical, answer.addresses
+    elif client.kind == "subnet" and (reason := subnet_error(client.spec)):
+        return reason
+    for index, (kind, known, known_addresses) in enumerate(records):
+        if kind == client.kind and (known_addresses & addresses if addresses else known.lower() == name.lower()):
+            return index
+    records.append((client.kind, name, addresses))
+    return len(records) - 1
+
+
+def subnet_error(spec: str) -> str:
+    """init_subnetwork(): why exportfs refuses an address/mask client, or "" when it takes it."""
+    address, _, mask = spec.partition("/")
+    try:
+        network = ipaddress.ip_address(address)
+    except ValueError:
+        return f"Invalid IP address {spec}"
+    full, separator = (32, ".") if network.version == 4 else (128, ":")
+    if separator in mask:
+        try:
+            ipaddress.ip_address(mask) if network.version == 6 else ipaddress.IPv4Address(mask)
+        except ValueError:
+            return f"Invalid netmask `{mask}' for {spec}"
+        return ""
+    prefix, used = c_strtol(mask, 10, unsigned=True)
+    return "" if used == len(mask) and prefix <= full else f"Invalid prefix `{mask}' for {spec}"
+
+
+def etab_path(path: str) -> str:
+    """A path as putexportent() writes it to etab: control characters, quotes, backslashes, "#" and whitespace
+    as octal escapes."""
+    special = set('"\\#') | _SPACE
+    return "".join(f"\\{ord(c):03o}" if c in special or ord(c) < 0x20 or c == "\x7f" else c for c in path)
+
+
+def expected_exportfs_s(
+    doc: ExportsFile, resolve: Resolver = _resolve_as_is, realpath: Callable[[str], str] = str
+) -> dict[str, dict[str, tuple[str, ...]]]:
+    """What `exportfs -s` prints after `exportfs -ra` of this file, as path -> client -> options (the form
+    parse_exportfs_s() returns). Like exportfs, this writes etab and reads it back: a host name with a space or
+    an option list that overfills a word in etab changes the result there."""
+    first, _ = exported(doc, resolve, realpath)
+    etab = "".join(f"{etab_path(e.path)}\t{e.host}({','.join(e.options.etab_form())})\n" for e in first)
+    second, _ = exported(parse(etab, doc.version), resolve, realpath)
+    shown: dict[str, dict[str, tuple[str, ...]]] = {}
+    for e in second:
+        shown.setdefault(e.path, {})["*" if e.kind == "world" else e.spec] = e.options.exportfs_form()
+    return shown
+
+
+def parse_exportfs_s(text: str) -> dict[str, dict[str, tuple[str, ...]]]:
+    """`exportfs -s` output: "path  client(options)" lines, the path with octal escapes (qword_add())."""
+    shown: dict[str, dict[str, tuple[str, ...]]] = {}
+    for line in text.split("\n"):
+        if line.strip():
+            word, _, rest = line.partition(" ")
+            host, options = _client_and_options(rest[1:] if rest.startswith(" ") else rest, line)
+            shown.setdefault(_unescape(word), {})[host] = options
+    return shown
+
+
+def parse_exportfs_v(text: str) -> dict[str, dict[str, tuple[str, ...]]]:
+    """`exportfs -v` output: the path padded to 14 columns and a tab, or a longer path alone on its line and the
+    client on the next after two tabs; "<world>" is "*". Paths are printed raw, so a path that ends in spaces
+    or holds a tab or newline cannot be told apart."""
+    shown: dict[str, dict[str, tuple[str, ...]]] = {}
+    pending = None
+    for line in text.split("\n"):
+        if not line:
+            continue
+        if line.startswith("\t\t") and pending is not None:
+            path, rest = pending, line[2:]
+        elif "\t" in line:
+            path, _, rest = line.partition("\t")
+            path = path.rstrip(" ")
+        else:
+            pending = line
+            continue
+        host, options = _client_and_options(rest, line)
+        shown.setdefault(path, {})["*" if host == "<world>" else host] = options
+        pending = None
+    return shown
+
+
+def _client_and_options(text: str, line: str) -> tuple[str, tuple[str, ...]]:
+    host, paren, options = text.partition("(")
+    if not paren or not options.endswith(")"):
+        raise ValueError(f"not an exportfs line: {line!r}")
+    return host, tuple(options[:-1].split(","))
+
+
+def _unescape(word: str) -> str:
+    out, i = [], 0
+    while i < len(word):
+        octal = word[i + 1 : i + 4]
+        if word[i] == "\\" and len(octal) == 3 and all(c in "01234567" for c in octal):
+            out.append(chr(int(octal, 8)))
+            i += 4
+        else:
+            out.append(word[i])
+            i += 1
+    return "".join(out)
+
+
+# --- findings ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LocatedFinding:
+    line: int
+    path: str | None
+    client: str | None
+    finding: Finding
+
+
+NO_CLIENT = "No client is given, so exportfs exports {path} to everyone (*), with the default options."
+NO_HOST = (
+    "'{word}' has no host before '(', so these options apply to everyone (*). exports(5): no whitespace is "
+    "permitted between a client and its option list."
+)
+BRACKETS = "'{spec}' is a wildcard pattern (brackets match one character), not an IPv6 address; drop the brackets."
+RELATIVE = "The path does not start with '/'; exportfs exports it anyway and then cannot find it."
+
+
+def findings(doc: ExportsFile) -> list[LocatedFinding]:
+    """No-ops and risks, client by client, for the entries exportfs reads."""
+    text = doc.render()
+    newlines = [i for i, char in enumerate(text) if char == "\n"]
+    skipped = {id(s.client): s.reason for s in exported(doc)[1]}
+    out: list[LocatedFinding] = []
+    for entry in doc.entries:
+        if entry.path is not None and not entry.path.startswith("/"):
+            out.append(LocatedFinding(entry.line, entry.path, None, Finding("risk", "", RELATIVE)))
+        for client in entry.clients:
+            found = []
+            if client.start == client.end:
+                found.append(Finding("risk", "", NO_CLIENT.format(path=entry.path)))
+            elif text[client.start] == "(":
+                found.append(
+                    Finding("risk", client.explicit or "", NO_HOST.format(word=text[client.start : client.end]))
+                )
+            if client.kind == "wildcard" and "[" in client.spec and ":" in client.spec:
+                found.append(Finding("risk", "", BRACKETS.format(spec=client.spec)))
+            reason = skipped.get(id(client))
+            if reason:
+                found.append(Finding("noop" if reason.startswith("duplicated") else "risk", "", "exportfs: " + reason))
+            written = [*(split_options(d) for d in client.defaults), split_options(client.explicit or "")]
+            found += option_findings(written, client.options, client.name, _matches_everyone(client))
+            line = bisect.bisect_left(newlines, client.start) + 1
+            out += [LocatedFinding(line, entry.path, client.name, finding) for finding in found]
+        if entry.error:
+            break
+    return out
+
+
+def _matches_everyone(client: Client) -> bool:
+    if client.kind in ("world", "wildcard"):
+        return True
+    mask = client.spec.partition("/")[2]
+    return client.kind == "subnet" and not subnet_error(client.spec) and mask in ("", "0", "0.0.0.0", "::")
