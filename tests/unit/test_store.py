@@ -62,3 +62,60 @@ def test_journal_pending_newest_first_and_survives_reopen(tmp_path: Path) -> Non
     entry = again.pending()[1]
     assert (entry.original, entry.backup_path, entry.kind) == (b"orig\x00bytes\n", "/var/x", "file")
     assert again.pending()[0].detail == {"why": "test"}
+
+
+def test_migration_from_v1_keeps_the_journal(tmp_path: Path) -> None:
+    from nfstune.store.db import MIGRATIONS
+
+    path = tmp_path / "s.sqlite3"
+    with sqlite3.connect(path) as v1:
+        for statement in MIGRATIONS[0]:
+            v1.execute(statement)
+        v1.execute("PRAGMA user_version = 1")
+        v1.execute(
+            "INSERT INTO journal (host, kind, target, created_at, pid) VALUES ('root@nas:22', 'dir', '/x', 0, 1)"
+        )
+    v1.close()
+    conn = open_store(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert [e.target for e in Journal(conn).pending()] == ["/x"]
+    assert list(tmp_path.glob("s.sqlite3.v1.*.bak"))
+
+
+def test_results_round_trip_and_exports(tmp_path: Path) -> None:
+    import csv
+    import json
+
+    from nfstune.store import Results
+
+    r = Results(open_store(tmp_path / "s.sqlite3"))
+    nas = r.upsert_host("root@127.0.0.1:2222", "lab nas", '{"kernel": "6.1"}')
+    assert r.upsert_host("root@127.0.0.1:2222", "lab nas", '{"kernel": "6.2"}') == nas  # same host, new facts
+    client = r.upsert_host("root@127.0.0.1:2223", "lab client", None)
+    sid = r.start_session(server_host=nas, client_host=client, share="/export", scale="small", recipes=["quick-check"])
+    run = r.start_run(
+        sid, recipe="sync-vs-async", config_label="async", config={"export": "async"}, workload="seq-write"
+    )
+    r.set_run_options(run, requested="vers=4.2", negotiated="vers=4.2,rsize=131072", export="async,wdelay")
+    r.add_repeat(run, 0, warmup=True, values={"tool": "fio", "bytes": 8 << 20, "seconds": 1.0, "mb_per_s": 8.39})
+    r.add_repeat(run, 1, warmup=False, values={"tool": "fio", "bytes": 8 << 20, "seconds": 0.8, "raw_output": "{}"})
+    r.add_samples(run, "client", [("nfs_write_Bps", 1.0, 5e6), ("nfs_write_Bps", 2.0, 6e6)])
+    r.end_run(run, "completed")
+    r.end_session(sid, "completed")
+    with pytest.raises(ValueError, match="unknown repeat fields"):
+        r.add_repeat(run, 2, warmup=False, values={"tool": "fio", "speed": 1})
+
+    (row,) = r.sessions()
+    assert (row.status, row.server, row.client, row.recipes) == ("completed", "lab nas", "lab client", ["quick-check"])
+    assert r.samples(run, "client", "nfs_write_Bps") == [(1.0, 5e6), (2.0, 6e6)]
+    r.export_json(sid, tmp_path / "s.json")
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert data["runs"][0]["negotiated_options"] == "vers=4.2,rsize=131072"
+    assert [rep["seconds"] for rep in data["runs"][0]["repeats"]] == [1.0, 0.8]
+    r.export_csv(sid, tmp_path / "s.csv")
+    with (tmp_path / "s.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [(x["config"], x["repeat"], x["warmup"], x["bytes"]) for x in rows] == [
+        ("async", "0", "1", str(8 << 20)),
+        ("async", "1", "0", str(8 << 20)),
+    ]

@@ -2,5 +2,15 @@
 
 from nfstune.store.db import SCHEMA_VERSION, StoreError, default_path, open_store
 from nfstune.store.journal import Journal, JournalEntry
+from nfstune.store.results import Results, SessionRow
 
-__all__ = ["SCHEMA_VERSION", "Journal", "JournalEntry", "StoreError", "default_path", "open_store"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "Journal",
+    "JournalEntry",
+    "Results",
+    "SessionRow",
+    "StoreError",
+    "default_path",
+    "open_store",
+]

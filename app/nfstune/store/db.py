@@ -28,6 +28,72 @@ MIGRATIONS: list[list[str]] = [
         )""",
         "CREATE INDEX journal_pending ON journal (host, state)",
     ],
+    [
+        """CREATE TABLE hosts (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,      -- user@hostname:port
+            label TEXT NOT NULL,
+            facts TEXT,                    -- HostFacts JSON of the last probe
+            probed_at REAL
+        )""",
+        """CREATE TABLE sessions (
+            id INTEGER PRIMARY KEY,
+            started_at REAL NOT NULL,
+            ended_at REAL,
+            status TEXT NOT NULL DEFAULT 'running'
+                CHECK (status IN ('running', 'completed', 'cancelled', 'failed')),
+            server_host INTEGER REFERENCES hosts (id),
+            client_host INTEGER REFERENCES hosts (id),
+            share TEXT NOT NULL,
+            scale TEXT NOT NULL,
+            recipes TEXT NOT NULL,         -- JSON list of recipe ids
+            server_facts TEXT,             -- the facts as they were for this session
+            client_facts TEXT,
+            message TEXT                   -- why it failed or was cancelled
+        )""",
+        """CREATE TABLE runs (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            recipe TEXT NOT NULL,
+            config_label TEXT NOT NULL,
+            config TEXT NOT NULL,          -- JSON: the changes of this configuration
+            workload TEXT NOT NULL,
+            requested_options TEXT,        -- mount options asked for
+            negotiated_options TEXT,       -- as read back from /proc/mounts
+            export_options TEXT,           -- as exportfs -s showed them
+            status TEXT NOT NULL DEFAULT 'running',
+            started_at REAL NOT NULL,
+            ended_at REAL
+        )""",
+        """CREATE TABLE repeats (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            number INTEGER NOT NULL,
+            warmup INTEGER NOT NULL DEFAULT 0,
+            tool TEXT NOT NULL,
+            bytes INTEGER,
+            seconds REAL,
+            mb_per_s REAL,
+            ops INTEGER,
+            ops_per_s REAL,
+            lat_mean_us REAL,
+            lat_p50_us REAL,
+            lat_p99_us REAL,
+            wire_bytes INTEGER,            -- bytes the client's mountstats counted for the repeat
+            raw_output TEXT,
+            started_at REAL NOT NULL
+        )""",
+        """CREATE TABLE samples (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            host TEXT NOT NULL,            -- server | client | local
+            series TEXT NOT NULL,          -- e.g. nfs_read_Bps, disk_write_Bps:vdb, cpu_pct
+            t REAL NOT NULL,
+            value REAL NOT NULL
+        )""",
+        "CREATE INDEX samples_run ON samples (run_id, series, t)",
+        "CREATE INDEX runs_session ON runs (session_id)",
+        "CREATE INDEX repeats_run ON repeats (run_id)",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

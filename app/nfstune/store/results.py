@@ -1,0 +1,190 @@
+"""Sessions, runs, repeats and samples: every measurement nfstune makes, with its raw tool output, and the
+session export to CSV and JSON."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPEAT_FIELDS = (
+    "tool", "bytes", "seconds", "mb_per_s", "ops", "ops_per_s", "lat_mean_us", "lat_p50_us", "lat_p99_us",
+    "wire_bytes", "raw_output",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    id: int
+    started_at: float
+    ended_at: float | None
+    status: str
+    share: str
+    scale: str
+    recipes: list[str]
+    server: str | None
+    client: str | None
+    message: str | None
+
+
+class Results:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    # --- writing --------------------------------------------------------------------------------------------
+
+    def upsert_host(self, key: str, label: str, facts_json: str | None) -> int:
+        self._conn.execute(
+            "INSERT INTO hosts (key, label, facts, probed_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET label = excluded.label, facts = excluded.facts, "
+            "probed_at = excluded.probed_at",
+            (key, label, facts_json, time.time()),
+        )
+        return int(self._conn.execute("SELECT id FROM hosts WHERE key = ?", (key,)).fetchone()[0])
+
+    def start_session(
+        self,
+        *,
+        server_host: int | None,
+        client_host: int | None,
+        share: str,
+        scale: str,
+        recipes: Sequence[str],
+        server_facts: str | None = None,
+        client_facts: str | None = None,
+    ) -> int:
+        cur = self._conn.execute(
+            "INSERT INTO sessions (started_at, server_host, client_host, share, scale, recipes, server_facts, "
+            "client_facts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                time.time(),
+                server_host,
+                client_host,
+                share,
+                scale,
+                json.dumps(list(recipes)),
+                server_facts,
+                client_facts,
+            ),
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def end_session(self, session_id: int, status: str, message: str | None = None) -> None:
+        self._conn.execute(
+            "UPDATE sessions SET ended_at = ?, status = ?, message = ? WHERE id = ?",
+            (time.time(), status, message, session_id),
+        )
+
+    def start_run(
+        self, session_id: int, *, recipe: str, config_label: str, config: dict[str, Any], workload: str
+    ) -> int:
+        cur = self._conn.execute(
+            "INSERT INTO runs (session_id, recipe, config_label, config, workload, started_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (session_id, recipe, config_label, json.dumps(config, sort_keys=True), workload, time.time()),
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def set_run_options(
+        self, run_id: int, *, requested: str | None, negotiated: str | None, export: str | None
+    ) -> None:
+        self._conn.execute(
+            "UPDATE runs SET requested_options = ?, negotiated_options = ?, export_options = ? WHERE id = ?",
+            (requested, negotiated, export, run_id),
+        )
+
+    def end_run(self, run_id: int, status: str) -> None:
+        self._conn.execute("UPDATE runs SET ended_at = ?, status = ? WHERE id = ?", (time.time(), status, run_id))
+
+    def add_repeat(self, run_id: int, number: int, *, warmup: bool, values: dict[str, Any]) -> int:
+        unknown = set(values) - set(REPEAT_FIELDS)
+        if unknown:
+            raise ValueError(f"unknown repeat fields: {sorted(unknown)}")
+        cols = ["run_id", "number", "warmup", "started_at", *values]
+        params = [run_id, number, int(warmup), time.time(), *values.values()]
+        cur = self._conn.execute(
+            f"INSERT INTO repeats ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})", params
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def add_samples(self, run_id: int, host: str, rows: Iterable[tuple[str, float, float]]) -> None:
+        """rows: (series, t, value). One transaction for the batch (samples arrive every second)."""
+        self._conn.execute("BEGIN")
+        try:
+            self._conn.executemany(
+                "INSERT INTO samples (run_id, host, series, t, value) VALUES (?, ?, ?, ?, ?)",
+                ((run_id, host, series, t, value) for series, t, value in rows),
+            )
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+
+    # --- reading --------------------------------------------------------------------------------------------
+
+    def sessions(self) -> list[SessionRow]:
+        rows = self._conn.execute(
+            "SELECT s.id, s.started_at, s.ended_at, s.status, s.share, s.scale, s.recipes, hs.label, hc.label, "
+            "s.message FROM sessions s LEFT JOIN hosts hs ON hs.id = s.server_host "
+            "LEFT JOIN hosts hc ON hc.id = s.client_host ORDER BY s.id DESC"
+        ).fetchall()
+        return [SessionRow(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], r[8], r[9]) for r in rows]
+
+    def session(self, session_id: int) -> dict[str, Any]:
+        """Everything about one session as plain data (what the JSON export writes)."""
+        row = self._conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"no session {session_id}")
+        names = [d[0] for d in self._conn.execute("SELECT * FROM sessions LIMIT 0").description]
+        data = dict(zip(names, row, strict=True))
+        data["recipes"] = json.loads(data["recipes"])
+        runs = []
+        for run in self._rows("SELECT * FROM runs WHERE session_id = ? ORDER BY id", (session_id,)):
+            run["config"] = json.loads(run["config"])
+            run["repeats"] = self._rows("SELECT * FROM repeats WHERE run_id = ? ORDER BY number", (run["id"],))
+            runs.append(run)
+        data["runs"] = runs
+        return data
+
+    def samples(self, run_id: int, host: str, series: str) -> list[tuple[float, float]]:
+        return [
+            (t, v)
+            for t, v in self._conn.execute(
+                "SELECT t, value FROM samples WHERE run_id = ? AND host = ? AND series = ? ORDER BY t",
+                (run_id, host, series),
+            )
+        ]
+
+    def _rows(self, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
+        cur = self._conn.execute(sql, params)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+    # --- export ---------------------------------------------------------------------------------------------
+
+    def export_json(self, session_id: int, path: Path) -> None:
+        path.write_text(json.dumps(self.session(session_id), indent=2, sort_keys=True) + "\n")
+
+    def export_csv(self, session_id: int, path: Path) -> None:
+        """One row per repeat, with its run's recipe, configuration and options."""
+        data = self.session(session_id)
+        header = ["session", "recipe", "config", "workload", "requested_options", "negotiated_options",
+                  "export_options", "repeat", "warmup", *REPEAT_FIELDS[:-1]]  # fmt: skip
+        with path.open("w", newline="") as f:
+            out = csv.writer(f)
+            out.writerow(header)
+            for run in data["runs"]:
+                for rep in run["repeats"]:
+                    out.writerow(
+                        [session_id, run["recipe"], run["config_label"], run["workload"], run["requested_options"],
+                         run["negotiated_options"], run["export_options"], rep["number"], rep["warmup"]]
+                        + [rep[k] for k in REPEAT_FIELDS[:-1]]
+                    )  # fmt: skip
