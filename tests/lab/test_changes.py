@@ -168,3 +168,20 @@ def test_isolated_mode_runs_async_without_touching_the_user_export(nas: Host, cl
     assert nas.run(SNAPSHOT).stdout == before
     assert nas.run(f"test -e {iso.path} || echo gone").stdout.strip() == "gone"
     assert client_nfs_mounts(client) == [] and journal.pending() == []
+
+
+def test_readahead_is_set_for_our_mount_only_and_restored(nas: Host, client: Host, journal: Journal) -> None:
+    from nfstune.nfs.change import set_readahead
+
+    tx = Transaction(journal, lambda _m: None)
+    mount = ClientMount(client, nas, tx, server_address="nas", export_path="/export", options="vers=4.2")
+    mount.mount()
+    dev = client.run(["mountpoint", "-d", mount.mount_point]).stdout.strip()
+    path = f"/sys/class/bdi/{dev}/read_ahead_kb"
+    before = set_readahead(client, tx, mount.mount_point, 15360)
+    assert before == 128  # the NFS default since Linux 5.4 (nfs-knowledge.md)
+    assert client.run(["cat", path]).stdout.strip() == "15360"
+    (entry,) = [e for e in journal.pending() if e.kind == "sysfs"]
+    tx.undo()
+    assert entry.original == b"128" and journal.pending() == []
+    assert client_nfs_mounts(client) == []

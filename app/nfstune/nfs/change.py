@@ -65,6 +65,10 @@ def undo_entry(host: Host, entry: JournalEntry) -> None:
         host.run(f"rmdir {q} 2>/dev/null; true", sudo=True)
     elif entry.kind == "mount":
         host.run(f"if mountpoint -q {q}; then umount {q} || umount -l {q}; fi; rmdir {q} 2>/dev/null; true", sudo=True)
+    elif entry.kind == "sysfs":
+        # a per-mount setting (e.g. the NFS mount's read_ahead_kb): gone with the mount if that is gone
+        value = (entry.original or b"").decode().strip()
+        host.run(f"if [ -e {q} ]; then echo {_q(value)} > {q}; fi", sudo=True)
     elif entry.kind == "scratch":
         if not posixpath.basename(entry.target).startswith(SCRATCH_PREFIX):
             raise NfstuneError(f"refusing to remove {entry.target}: not a scratch directory of nfstune's")
@@ -262,3 +266,16 @@ class ClientMount:
         if c.run(["test", "-d", self.scratch], check=False).exit_status != 0:
             raise ChangeFailed(f"{c.label}: {self.scratch} is not visible through the mount")
         return self.negotiated
+
+
+def set_readahead(client: Host, tx: Transaction, mount_point: str, kib: int) -> int:
+    """Set the client's read_ahead_kb for one NFS mount (its own bdi); returns the value it had."""
+    if not 0 <= kib <= 1 << 20:
+        raise NfstuneError(f"read_ahead_kb {kib} is out of range (0 to 1048576)")
+    dev = client.run(["mountpoint", "-d", mount_point]).stdout.strip()
+    path = f"/sys/class/bdi/{dev}/read_ahead_kb"
+    before = client.run(["cat", path]).stdout.strip()
+    tx.record(client, "sysfs", path, original=before.encode())
+    tx.progress(f"{client.label}: read_ahead_kb {before} -> {kib} for {mount_point}")
+    client.run(f"echo {int(kib)} > {_q(path)}", sudo=True)
+    return int(before)
