@@ -13,6 +13,7 @@ import pytest
 
 from nfstune.lab import LabConfig, host
 from nfstune.nfs.change import ChangeFailed, ClientMount, ExportChange, Transaction, list_connected_clients
+from nfstune.nfs.export_edit import change_client_options
 from nfstune.remote import Host, HostKeyChanged
 from nfstune.store import Journal, open_store
 
@@ -51,7 +52,8 @@ def test_async_change_and_mount_are_undone_byte_identical(nas: Host, client: Hos
     original = nas.read_file("/etc/exports")
     log: list[str] = []
     tx = Transaction(journal, log.append)
-    new = b"/export 10.99.0.0/24(rw,async,no_subtree_check,no_root_squash)\n"
+    assert original is not None
+    new = change_client_options(original.decode(), "/export", "10.99.0.0/24", ["async"]).encode()
     change = ExportChange(nas, tx, file="/etc/exports", new_text=new, expect={"/export": "async"})
     change.apply()
     assert "async" in nas.run("exportfs -s").stdout

@@ -1,0 +1,62 @@
+"""Find where an export is defined and give it new options, touching nothing else in its file (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from nfstune.errors import NfstuneError
+from nfstune.nfs.exports import parse
+
+# options of which an export has exactly one; setting one member drops the others
+EXCLUSIVE = (
+    ("sync", "async"),
+    ("wdelay", "no_wdelay"),
+    ("rw", "ro"),
+    ("root_squash", "no_root_squash"),
+    ("subtree_check", "no_subtree_check"),
+    ("secure", "insecure"),
+    ("hide", "nohide"),
+)
+
+
+@dataclass(frozen=True)
+class ExportLocation:
+    file: str  # /etc/exports or /etc/exports.d/NAME.exports
+    path: str
+    clients: tuple[str, ...]
+
+
+def locate(files: Mapping[str, str], path: str) -> ExportLocation:
+    """The file that defines the export of `path` (exportfs reads /etc/exports, then /etc/exports.d/*.exports
+    in name order, and the first entry of a path wins)."""
+    order = sorted(files, key=lambda f: (f != "/etc/exports", f))
+    for file in order:
+        entry = parse(files[file]).find(path)
+        if entry is not None and entry.error is None:
+            return ExportLocation(file, path, tuple(c.name for c in entry.clients))
+    raise NfstuneError(f"no export of {path} in {', '.join(order) or 'the exports files'}")
+
+
+def with_options(explicit: Sequence[str], changes: Sequence[str]) -> list[str]:
+    """A client's option list with `changes` applied: each replaces the members of its group in place (or is
+    added at the end); anything else the admin wrote stays, in its order."""
+    result = list(explicit)
+    for change in changes:
+        name = change.split("=", 1)[0]
+        group = next((g for g in EXCLUSIVE if change in g), (name,))
+        keyed = [i for i, opt in enumerate(result) if opt.split("=", 1)[0] in group]
+        if keyed:
+            result[keyed[0]] = change
+            for i in reversed(keyed[1:]):
+                del result[i]
+        else:
+            result.append(change)
+    return result
+
+
+def change_client_options(text: str, path: str, client: str, changes: Sequence[str]) -> str:
+    """The exports text with one client's options changed; every other byte as it was."""
+    doc = parse(text)
+    current = doc.client(path, client)
+    return doc.with_client_options(path, client, with_options(current.explicit_options, changes)).render()
