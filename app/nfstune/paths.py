@@ -48,3 +48,8 @@ def data_dir() -> Path:
 
 def log_dir() -> Path:
     return platformdirs.user_log_path(APP_NAME)
+
+
+def known_hosts() -> Path:
+    """Host keys the admin accepted in nfstune (their ~/.ssh/known_hosts is read too, never written)."""
+    return data_dir() / "known_hosts"

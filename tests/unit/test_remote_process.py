@@ -119,3 +119,22 @@ def test_atomic_write_keeps_owner_and_mode_and_bytes(sshd: Sshd, tmp_path: Path)
     assert (target.read_bytes(), st.st_mode & 0o777, st.st_uid, st.st_gid) == (data, 0o640, 1, 1)
     assert (tmp_path / "new file").stat().st_mode & 0o777 == 0o600
     assert sorted(p.name for p in tmp_path.iterdir()) == ["exports", "new file"]  # no temp file left
+
+
+def test_open_host_resolves_and_uses_our_known_hosts(
+    sshd: Sshd, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nfstune import paths
+    from nfstune.remote import open_host
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/.ssh of the machine's
+    accepted: list[str] = []
+    h = open_host(
+        f"root@127.0.0.1:{sshd.port}", identity_file=sshd.client_key,
+        on_unknown_host_key=lambda label, kind, fp: accepted.append(fp) or True,
+    )  # fmt: skip
+    with h:
+        assert h.run("echo ok").stdout == "ok\n"
+    assert len(accepted) == 1
+    assert f"[127.0.0.1]:{sshd.port}" in paths.known_hosts().read_text()

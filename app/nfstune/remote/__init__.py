@@ -10,7 +10,7 @@ from nfstune.remote.errors import (
     Timeout,
     Unreachable,
 )
-from nfstune.remote.host import CommandResult, Host, fingerprint
+from nfstune.remote.host import CommandResult, Host, fingerprint, open_host
 from nfstune.remote.process import RemoteProcess
 from nfstune.remote.target import SshTarget, resolve
 
@@ -28,5 +28,6 @@ __all__ = [
     "Timeout",
     "Unreachable",
     "fingerprint",
+    "open_host",
     "resolve",
 ]

@@ -32,7 +32,7 @@ HostKeyPrompt = Callable[[str, str, str], bool]
 # (label, what is asked) -> the secret, or None to give up
 SecretPrompt = Callable[[str, str], str | None]
 
-SYSTEM_KNOWN_HOSTS = Path("~/.ssh/known_hosts").expanduser()
+SYSTEM_KNOWN_HOSTS = "~/.ssh/known_hosts"  # expanded when used: HOME may differ (tests, sudo)
 MAX_WRITE_BYTES = 1 << 20
 
 
@@ -324,3 +324,27 @@ class Host:
             f'sync "$t"; mv -f "$t" {q}; trap - EXIT; sync $(dirname {q})'
         )
         self.run(script, sudo=sudo)
+
+
+def open_host(
+    spec: str,
+    *,
+    user: str | None = None,
+    port: int | None = None,
+    identity_file: Path | None = None,
+    on_unknown_host_key: HostKeyPrompt | None = None,
+    ask_secret: SecretPrompt | None = None,
+) -> Host:
+    """A host as the admin names it ('nas', 'admin@nas:2222', an alias of ~/.ssh/config), checked against
+    ~/.ssh/known_hosts and nfstune's own known_hosts."""
+    from nfstune import paths
+    from nfstune.remote.target import resolve
+
+    target = resolve(spec, user=user, port=port, identity_file=identity_file)
+    return Host(
+        target,
+        known_hosts=paths.known_hosts(),
+        system_known_hosts=Path(SYSTEM_KNOWN_HOSTS).expanduser(),
+        on_unknown_host_key=on_unknown_host_key,
+        ask_secret=ask_secret,
+    )
