@@ -1,0 +1,1 @@
+"""Workloads, samplers and statistics."""

@@ -1,0 +1,34 @@
+"""Recipes: declarative TOML files saying what to vary, on which host, with which workloads and repeats."""
+
+from nfstune.recipes.loader import RecipeError, default_recipe_dirs, load_recipe_file, load_recipes
+from nfstune.recipes.model import (
+    FACTS,
+    WORKLOADS,
+    Condition,
+    Config,
+    ExportChange,
+    FactTest,
+    Note,
+    Recipe,
+    Repeats,
+    Workload,
+    recipe_facts,
+)
+
+__all__ = [
+    "FACTS",
+    "WORKLOADS",
+    "Condition",
+    "Config",
+    "ExportChange",
+    "FactTest",
+    "Note",
+    "Recipe",
+    "RecipeError",
+    "Repeats",
+    "Workload",
+    "default_recipe_dirs",
+    "load_recipe_file",
+    "load_recipes",
+    "recipe_facts",
+]

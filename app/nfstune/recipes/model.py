@@ -1,0 +1,253 @@
+"""What a recipe is once loaded: configurations (changes on the server and the client), workloads, repeats, texts.
+
+Conditions (`when`) test host facts by name. The facts are a small fixed vocabulary (FACTS) computed from the
+probes of both hosts (recipe_facts); a condition is data, never code: a fact, a value, and at most a comparison.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from nfstune.nfs.mount_options import MountOptions
+
+if TYPE_CHECKING:
+    from nfstune.remote.probe_parse import HostFacts
+
+ChangesHost = Literal["client", "server"]
+FactKind = Literal["versions", "int", "bool"]
+FactValue = int | bool | frozenset[str] | None  # None: the probe could not tell
+Scalar = str | int | bool
+
+
+@dataclass(frozen=True)
+class Workload:
+    id: str
+    title: str
+    unit: str
+    higher_is_better: bool
+
+
+WORKLOADS: Mapping[str, Workload] = {
+    w.id: w
+    for w in (
+        Workload("seq-write", "sequential write, ending in fsync", "MB/s", True),
+        Workload("seq-read", "sequential read, caches dropped on both hosts first", "MB/s", True),
+        Workload("small-files", "untar of a generated tree, timed including a final sync", "s", False),
+        Workload("sync-4k", "4 KiB synchronous writes", "ms", False),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Fact:
+    kind: FactKind
+    description: str
+
+
+FACTS: Mapping[str, Fact] = {
+    "server_nfs_version": Fact("versions", "an NFS version the server offers: 2, 3, 4 (any 4.x), 4.0, 4.1, 4.2"),
+    "server_max_block_size": Fact("int", "the largest READ/WRITE the server grants, bytes (max_block_size)"),
+    "server_ram_bytes": Fact("int", "the server's RAM, bytes"),
+    "server_nfsd_threads": Fact("int", "nfsd threads running on the server"),
+    "server_disk_rotational": Fact("bool", "the exported filesystem sits on a spinning disk"),
+    "link_speed_mbps": Fact("int", "the slower NIC speed of the two hosts on the route between them, Mbit/s"),
+    "link_mtu": Fact("int", "the smaller MTU of the two hosts' NICs on that route"),
+}
+NFS_VERSIONS = ("2", "3", "4", "4.0", "4.1", "4.2")
+
+
+def offered_versions(enabled: frozenset[str], disabled: frozenset[str]) -> frozenset[str]:
+    """/proc/fs/nfsd/versions never prints "+4.0": the kernel implies it by "+4" unless "-4.0" is there."""
+    offered = {v for v in enabled if v in NFS_VERSIONS}
+    if "4" in enabled and "4.0" not in disabled:
+        offered.add("4.0")
+    return frozenset(offered)
+
+
+def _smaller(*values: int | None) -> int | None:
+    known = [v for v in values if v is not None]
+    return min(known) if known else None
+
+
+def recipe_facts(server: HostFacts | None, client: HostFacts | None) -> dict[str, FactValue]:
+    """The facts conditions may test, from the two probes; None where a probe did not tell (e.g. no root)."""
+    versions = None
+    if server and server.nfsd_versions_enabled is not None:
+        versions = offered_versions(server.nfsd_versions_enabled, server.nfsd_versions_disabled or frozenset())
+    server_route = server.route if server else None
+    client_route = client.route if client else None
+    return {
+        "server_nfs_version": versions,
+        "server_max_block_size": server.nfsd_max_block_size if server else None,
+        "server_ram_bytes": server.mem_total_bytes if server else None,
+        "server_nfsd_threads": server.nfsd_threads if server else None,
+        "server_disk_rotational": server.filesystem.rotational if server and server.filesystem else None,
+        "link_speed_mbps": _smaller(
+            server_route.speed_mbps if server_route else None, client_route.speed_mbps if client_route else None
+        ),
+        "link_mtu": _smaller(server_route.mtu if server_route else None, client_route.mtu if client_route else None),
+    }
+
+
+@dataclass(frozen=True)
+class FactTest:
+    """One fact against one value: `equals` (a set fact: contains), negated by `negate`; or a numeric bound."""
+
+    fact: str
+    equals: Scalar | None = None
+    negate: bool = False
+    at_least: int | None = None
+    below: int | None = None
+
+    def holds(self, facts: Mapping[str, FactValue]) -> bool | None:
+        value = facts.get(self.fact)
+        if value is None:
+            return None
+        if self.equals is not None:
+            found = self.equals in value if isinstance(value, frozenset) else value == self.equals
+            return found != self.negate
+        if isinstance(value, frozenset | bool):
+            return None  # the loader never builds a bound on such a fact
+        return (self.at_least is None or value >= self.at_least) and (self.below is None or value < self.below)
+
+    def describe(self) -> str:
+        if self.equals is not None:
+            verb = "includes" if FACTS[self.fact].kind == "versions" else "is"
+            return f"{self.fact} {'not ' if self.negate else ''}{verb} {_show(self.equals)}"
+        bounds = [
+            f">= {self.at_least}" if self.at_least is not None else "",
+            f"< {self.below}" if self.below is not None else "",
+        ]
+        return f"{self.fact} {' and '.join(b for b in bounds if b)}"
+
+
+def _show(value: Scalar) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """All tests must hold. holds() is True, False, or None when a fact it needs is unknown (the planner decides
+    whether to try such a configuration or to skip it with describe() as the reason)."""
+
+    tests: tuple[FactTest, ...] = ()
+
+    def holds(self, facts: Mapping[str, FactValue]) -> bool | None:
+        results = [test.holds(facts) for test in self.tests]
+        if False in results:
+            return False
+        return None if None in results else True
+
+    def describe(self) -> str:
+        return " and ".join(test.describe() for test in self.tests) or "always"
+
+
+_PLACEHOLDER = re.compile(r"\{([a-z_0-9]+)\}")
+
+
+def render_fact(value: FactValue, name: str) -> str:
+    if value is None:
+        return "unknown"
+    if isinstance(value, frozenset):
+        return ", ".join(sorted(value))
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if name.endswith(("_size", "_bytes")):
+        for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+            if value >= size:
+                return f"{value / size:.3g} {unit}"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Note:
+    """Text shown with the results when its condition holds; {fact} placeholders are filled from the facts."""
+
+    text: str
+    when: Condition = Condition()
+
+    def render(self, facts: Mapping[str, FactValue]) -> str | None:
+        if self.when.holds(facts) is not True:
+            return None
+        return _PLACEHOLDER.sub(lambda m: render_fact(facts.get(m.group(1)), m.group(1)), self.text)
+
+
+def placeholders(text: str) -> list[str]:
+    return _PLACEHOLDER.findall(text)
+
+
+@dataclass(frozen=True)
+class ExportChange:
+    """Export options to set (as written: "async", "anonuid=1000") and to remove (names; the default applies)."""
+
+    set: tuple[str, ...] = ()
+    unset: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.set or self.unset)
+
+
+@dataclass(frozen=True)
+class Config:
+    """One configuration: the changes to make before its workloads run."""
+
+    label: str
+    mount: MountOptions = field(default_factory=MountOptions)  # options for nfstune's own mount of the export
+    read_ahead_kb: int | None = None  # /sys/class/bdi/<dev>/read_ahead_kb of that mount
+    export: ExportChange = ExportChange()
+    when: Condition = Condition()
+    workloads: tuple[str, ...] = ()  # what runs on it: its own list in the file, else the recipe's
+    expectation: str | None = None
+    warning: str | None = None
+    never_recommend: bool = False
+
+    @property
+    def changes_server(self) -> bool:
+        return bool(self.export)
+
+
+@dataclass(frozen=True)
+class Repeats:
+    min: int = 5
+    max: int = 10
+    cv_target: float = 5.0  # percent
+    warmup: int = 1  # discarded runs before the counted ones
+
+
+@dataclass(frozen=True)
+class Recipe:
+    id: str
+    title: str
+    summary: str
+    why: str
+    changes_host: ChangesHost
+    configs: tuple[Config, ...]
+    workloads: tuple[str, ...]
+    baseline: str  # the label of the configuration the others are compared with
+    repeats: Repeats = Repeats()
+    warning: str | None = None
+    expectation: str | None = None
+    never_recommend: bool = False
+    show_negotiated: tuple[str, ...] = ()  # mount options whose negotiated value (/proc/mounts) is shown
+    notes: tuple[Note, ...] = ()
+    source: Path = field(default=Path(), compare=False)
+    user_provided: bool = False  # from the user's recipe folder
+    overrides: Path | None = field(default=None, compare=False)  # the shipped file a user recipe replaces
+
+    def config(self, label: str) -> Config:
+        for config in self.configs:
+            if config.label == label:
+                return config
+        raise KeyError(f"recipe {self.id} has no configuration {label!r}")
+
+    @property
+    def baseline_config(self) -> Config:
+        return self.config(self.baseline)
+
+    def may_recommend(self, config: Config) -> bool:
+        """Whether advice may ever recommend this configuration, however fast it measured."""
+        return not (self.never_recommend or config.never_recommend)
