@@ -80,6 +80,11 @@ def _parser() -> argparse.ArgumentParser:
     ssh.add_argument("vm", choices=("nas", "client"))
     ssh.add_argument("remote_command", nargs=argparse.REMAINDER)
 
+    from nfstune import cli_run
+
+    cli_run.add_parser(sub)
+    cli_run.add_history_parsers(sub)
+
     demo = sub.add_parser("demo", help="boot the practice lab and show it (window, or a summary without a display)")
     demo.add_argument("--headless", action="store_true", help="print the summary even when a display is available")
     _add_up_options(demo)
@@ -226,6 +231,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _lab(args)
         if args.command == "demo":
             return _demo(args)
+        if args.command in ("run", "history", "report"):
+            from nfstune import cli_run
+
+            if args.command == "history":
+                return cli_run.history(Printer())
+            if args.command == "report":
+                return cli_run.report(args)
+            return cli_run.run(args, Printer())
         from nfstune.ui.app import run_lab_window
 
         return int(run_lab_window(_lab_config()))

@@ -1,0 +1,170 @@
+"""fio: the job of each workload as an argv, and the parser of fio's streamed JSON.
+
+With `--output-format=json+ --status-interval=1` fio 3.33 prints one complete, pretty-printed JSON document a
+second and the final result last, with no separator between them. Counters are cumulative from the job's
+start. Text (warnings, "Laying out IO file") may come before or between the documents.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from nfstune.bench.workloads import (
+    MIB,
+    SEQ_FILE,
+    SYNC_4K_FILE,
+    SYNC_BLOCK_BYTES,
+    Progress,
+    Tool,
+    WorkloadCommands,
+    WorkloadId,
+    WorkloadOutputError,
+    WorkloadResult,
+    WorkloadSizes,
+    scratch_path,
+)
+
+# --eta=never: with a pty fio would mix its ETA line into the JSON on stdout
+OUTPUT_OPTIONS = ("--output-format=json+", "--status-interval=1", "--eta=never")
+# psync: one plain pread/pwrite per block, what cp and most applications do; direct=0 goes through the page
+# cache like them (cold reads come from dropping caches on both hosts); fallocate=none: fio's default would
+# send an NFSv4.2 ALLOCATE before writing, which no ordinary application does.
+IO_OPTIONS = ("--ioengine=psync", "--direct=0", "--fallocate=none")
+
+
+def fio_filename(path: str) -> str:
+    """fio splits --filename at ':' (several files); a literal colon is written '\\:'."""
+    return path.replace(":", "\\:")
+
+
+def fio_commands(workload: WorkloadId, directory: str, sizes: WorkloadSizes) -> WorkloadCommands:
+    """Sizes are given in bytes, never with fio's suffixes, whose meaning depends on kb_base."""
+    seq_path = scratch_path(directory, SEQ_FILE)
+    sync_path = scratch_path(directory, SYNC_4K_FILE)
+    run: tuple[str, ...]
+    seq_job = (f"--filename={fio_filename(seq_path)}", f"--bs={MIB}", f"--size={sizes.seq_file_bytes}")
+    if workload is WorkloadId.SEQ_WRITE:
+        # end_fsync=1: the data must be on the server's disk (COMMIT) before the clock stops; fio counts the
+        # fsync in the job's runtime (lab: runtime 625 ms before the fsync, 1385 ms in the final document)
+        run = ("fio", "--name=seq-write", *seq_job, "--rw=write", "--end_fsync=1", *IO_OPTIONS, *OUTPUT_OPTIONS)
+        return WorkloadCommands(
+            workload, Tool.FIO, run, sizes.seq_file_bytes, sizes.seq_blocks, prepare=(("rm", "-f", "--", seq_path),)
+        )
+    if workload is WorkloadId.SEQ_READ:
+        # --readonly: if seq-write's file is missing fio stops with an error instead of laying it out (which
+        # would also leave it in the page cache)
+        run = ("fio", "--name=seq-read", *seq_job, "--rw=read", "--readonly", *IO_OPTIONS, *OUTPUT_OPTIONS)
+        return WorkloadCommands(
+            workload, Tool.FIO, run, sizes.seq_file_bytes, sizes.seq_blocks, cleanup=(("rm", "-f", "--", seq_path),)
+        )
+    if workload is WorkloadId.SYNC_4K:
+        # sync=dsync opens with O_DSYNC, as dd oflag=dsync does in the fallback, and as databases write their
+        # logs. fdatasync=1 would give the same RPCs on Linux NFS (a lone dirty page is flushed as one stable
+        # WRITE), but adds a second syscall per op; O_SYNC would also flush mtime on a local baseline.
+        size = sizes.sync_4k_count * SYNC_BLOCK_BYTES
+        run = (
+            "fio",
+            "--name=sync-4k",
+            f"--filename={fio_filename(sync_path)}",
+            f"--bs={SYNC_BLOCK_BYTES}",
+            f"--size={size}",
+            "--rw=write",
+            "--sync=dsync",
+            # latency percentiles of the whole call (lat), not only of its completion part (clat)
+            "--lat_percentiles=1",
+            "--percentile_list=50:99",
+            *IO_OPTIONS,
+            *OUTPUT_OPTIONS,
+        )
+        rm = (("rm", "-f", "--", sync_path),)
+        return WorkloadCommands(workload, Tool.FIO, run, size, sizes.sync_4k_count, prepare=rm, cleanup=rm)
+    raise ValueError(f"{workload} has no fio job: it always runs with tar")
+
+
+def _document_ends(buffer: str, start: int) -> bool:
+    """fio closes each document with "}" alone on a line: only then is a decode worth trying."""
+    return buffer.find("\n}", start) != -1
+
+
+class FioStreamParser:
+    """feed() stdout as it arrives, in chunks cut anywhere; result() once fio has exited."""
+
+    def __init__(self, workload: WorkloadId, expected_bytes: int | None = None) -> None:
+        self.workload = workload
+        self.expected_bytes = expected_bytes
+        self._direction = "read" if workload is WorkloadId.SEQ_READ else "write"
+        self._decoder = json.JSONDecoder()
+        self._buffer = ""
+        self._raw: list[str] = []
+        self._last: dict[str, Any] | None = None
+        self._total_bytes = 0
+
+    def feed(self, chunk: str) -> list[Progress]:
+        self._raw.append(chunk)
+        self._buffer += chunk
+        progress: list[Progress] = []
+        while (document := self._next_document(final=False)) is not None:
+            progress.append(self._take(document))
+        return progress
+
+    def result(self) -> WorkloadResult:
+        while (document := self._next_document(final=True)) is not None:
+            self._take(document)
+        raw = "".join(self._raw)
+        if self._last is None:
+            raise WorkloadOutputError(self.workload, Tool.FIO, "fio printed no JSON result", raw)
+        job = self._last["jobs"][0]
+        if job.get("error"):
+            raise WorkloadOutputError(self.workload, Tool.FIO, f"fio reported error {job['error']}", raw)
+        stats = job[self._direction]
+        io_bytes, runtime_ms = int(stats["io_bytes"]), int(stats["runtime"])
+        if self.expected_bytes is not None and io_bytes != self.expected_bytes:
+            problem = f"fio moved {io_bytes} bytes, not {self.expected_bytes}"
+            raise WorkloadOutputError(self.workload, Tool.FIO, problem, raw)
+        if runtime_ms <= 0:
+            raise WorkloadOutputError(self.workload, Tool.FIO, "fio reported a runtime of 0 ms", raw)
+        mean, p50, p99 = _latencies_us(stats) if self.workload is WorkloadId.SYNC_4K else (None, None, None)
+        return WorkloadResult(
+            self.workload, Tool.FIO, io_bytes, runtime_ms / 1000, int(stats["total_ios"]), mean, p50, p99, raw
+        )
+
+    def _next_document(self, *, final: bool) -> dict[str, Any] | None:
+        while (start := self._buffer.find("{")) != -1:
+            if not final and not _document_ends(self._buffer, start):
+                self._buffer = self._buffer[start:]  # text before it is not JSON: drop it, keep the start
+                return None
+            try:
+                document, end = self._decoder.raw_decode(self._buffer, start)
+            except json.JSONDecodeError:
+                self._buffer = self._buffer[start + 1 :]  # a "{" in a text line: look for the next one
+                continue
+            self._buffer = self._buffer[end:]
+            if isinstance(document, dict) and document.get("jobs"):
+                return document
+        self._buffer = ""  # no "{" left: only text, which the raw output keeps
+        return None
+
+    def _take(self, document: dict[str, Any]) -> Progress:
+        self._last = document
+        stats = document["jobs"][0][self._direction]
+        total = int(stats["io_bytes"])
+        # counters only grow within one fio run; a smaller one would be a new run: count it from zero
+        interval = total - self._total_bytes if total >= self._total_bytes else total
+        self._total_bytes = total
+        return Progress(int(stats["runtime"]) / 1000, interval, total)
+
+
+def _latencies_us(stats: dict[str, Any]) -> tuple[float | None, float | None, float | None]:
+    """Mean, p50 and p99 of the whole call in microseconds. For psync fio puts the I/O time in clat (slat is 0,
+    lat = clat + a few us); with --lat_percentiles=1 the percentiles are under lat_ns."""
+    lat = stats.get("lat_ns") or {}
+    if not lat.get("N"):
+        return None, None, None
+    percentiles = lat.get("percentile") or (stats.get("clat_ns") or {}).get("percentile") or {}
+
+    def percentile(key: str) -> float | None:
+        value = percentiles.get(key)
+        return None if value is None else float(value) / 1000
+
+    return float(lat["mean"]) / 1000, percentile("50.000000"), percentile("99.000000")

@@ -1,0 +1,94 @@
+"""How big each workload is, and how often it repeats, from the host facts and a scale.
+
+The seq file size rule. The classic rule (a file of at least 2x the larger host's RAM) is for when a cold read
+cannot be guaranteed otherwise. nfstune guarantees it: before every read the engine syncs and drops the page
+cache on BOTH hosts, and every write ends with fsync (an NFS COMMIT, so the server's disk is in the time). So
+the file only has to be long enough that start-up costs (TCP ramp-up, readahead growing, the first COMMIT) are
+a small part of the time, and short enough that repeats stay affordable:
+
+    "normal": the larger host's RAM, but at least 1 GiB (about 1 s at 10 GbE) and at most 4 GiB (about 37 s
+              at 1 GbE, per repeat); never less than 256 MiB when free space forces it down.
+    "small":  16 MiB (about 1-2 s on the practice lab's ~10-15 MB/s NFS); never less than 4 MiB.
+
+Free space: all the files of one configuration together (seq file + small files + sync-4k file) never take
+more than half of the share's free space; when even the minimum does not fit, SizingError.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from nfstune.bench.workloads import MIB, SYNC_BLOCK_BYTES, WorkloadSizes
+from nfstune.errors import NfstuneError
+
+GIB = 1024 * MIB
+FS_BLOCK_BYTES = 4096  # what a small file costs at least on the server's filesystem
+
+
+class Scale(StrEnum):
+    SMALL = "small"  # unit tests and the lab demo: every repeat a few seconds
+    NORMAL = "normal"  # a real NAS
+
+
+@dataclass(frozen=True)
+class Sizing:
+    scale: Scale
+    sizes: WorkloadSizes
+    warmup_runs: int  # run and discarded before the repeats that count
+    min_repeats: int
+    max_repeats: int  # the stop rule (stats.py) ends between the two
+    needed_bytes: int  # on the share, at most, during one configuration
+
+
+@dataclass(frozen=True)
+class _ScaleRule:
+    seq_min: int
+    seq_max: int
+    small_file_count: int
+    small_file_bytes: int
+    sync_4k_count: int
+    warmup_runs: int
+    min_repeats: int
+    max_repeats: int
+
+
+RULES = {
+    # Lab figures (hdd profile, sync export, 2026-11-22): 30 small files took 5.9-8.6 s (0.20-0.29 s each,
+    # create + write + close + setattr), a 4 KiB O_DSYNC write 54-72 ms, 24 MiB 1.4-2.4 s.
+    Scale.SMALL: _ScaleRule(4 * MIB, 16 * MIB, 20, 4096, 50, warmup_runs=1, min_repeats=3, max_repeats=5),
+    # 1000 files: ~30 s on an HDD-backed sync export (~30 ms a file), ~1 s on SSD or async; 1000 sync writes
+    # likewise (5-30 ms each on HDD). Five counted repeats at least, as the measuring protocol asks.
+    Scale.NORMAL: _ScaleRule(256 * MIB, 4 * GIB, 1000, 4096, 1000, warmup_runs=1, min_repeats=5, max_repeats=10),
+}
+
+
+class SizingError(NfstuneError):
+    pass
+
+
+def _on_disk(size: int) -> int:
+    return -(-size // FS_BLOCK_BYTES) * FS_BLOCK_BYTES
+
+
+def plan_sizes(client_ram_bytes: int, server_ram_bytes: int, share_free_bytes: int, scale: Scale | str) -> Sizing:
+    scale = Scale(scale)
+    if min(client_ram_bytes, server_ram_bytes) <= 0 or share_free_bytes < 0:
+        raise ValueError(
+            f"RAM must be positive and free space not negative: {client_ram_bytes=}, "
+            f"{server_ram_bytes=}, {share_free_bytes=}"
+        )
+    rule = RULES[scale]
+    others = rule.small_file_count * _on_disk(rule.small_file_bytes) + rule.sync_4k_count * SYNC_BLOCK_BYTES
+    budget = share_free_bytes // 2  # never more than half of the free space
+    larger_ram = min(max(client_ram_bytes, server_ram_bytes, GIB), rule.seq_max)
+    wanted = larger_ram if scale is Scale.NORMAL else rule.seq_max
+    seq = min(wanted, budget - others) // MIB * MIB
+    if seq < rule.seq_min:
+        raise SizingError(
+            f"the share has {share_free_bytes / MIB:.0f} MiB free; nfstune needs "
+            f"{(rule.seq_min + others) / MIB:.0f} MiB for its test files and never uses more than half the free "
+            "space: free some space on the share or choose another one"
+        )
+    sizes = WorkloadSizes(seq, rule.small_file_count, rule.small_file_bytes, rule.sync_4k_count)
+    return Sizing(scale, sizes, rule.warmup_runs, rule.min_repeats, rule.max_repeats, seq + others)

@@ -1,0 +1,174 @@
+"""The four workloads nfstune measures: what each needs, the remote commands that run it, and what a run gave.
+
+The commands come from `fio.py` (preferred when the client has fio) and `fallback.py` (dd, tar and coreutils
+only); both report the same `WorkloadResult`. Every command is an argv list: the engine quotes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from nfstune.errors import NfstuneError
+
+MIB = 1024 * 1024
+SYNC_BLOCK_BYTES = 4096  # sync-4k writes one 4 KiB block per operation
+
+# Fixed names inside our scratch directory, so that seq-read reads exactly the file seq-write wrote.
+SEQ_FILE = "nfstune-seq.dat"
+SYNC_4K_FILE = "nfstune-sync4k.dat"
+SMALL_FILES_DIR = "nfstune-smallfiles"
+# The small-files tree is packed once on the client's own disk, so that reading it costs (almost) nothing.
+SMALL_FILES_TAR = "/var/tmp/nfstune-smallfiles.tar"
+
+
+class WorkloadId(StrEnum):
+    SEQ_WRITE = "seq-write"
+    SEQ_READ = "seq-read"
+    SMALL_FILES = "small-files"
+    SYNC_4K = "sync-4k"
+
+
+class Tool(StrEnum):
+    FIO = "fio"
+    DD = "dd"
+    TAR = "tar"
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    id: WorkloadId
+    title: str
+    # the engine runs `sync` and drops the page cache on BOTH hosts right before the run
+    needs_cold_cache: bool = False
+    # this workload reads the file another one wrote: run that one first, with the same sizes
+    reads_file_of: WorkloadId | None = None
+
+
+WORKLOADS: Mapping[WorkloadId, WorkloadSpec] = {
+    WorkloadId.SEQ_WRITE: WorkloadSpec(WorkloadId.SEQ_WRITE, "Sequential write of one file, ending in fsync"),
+    WorkloadId.SEQ_READ: WorkloadSpec(
+        WorkloadId.SEQ_READ,
+        "Sequential read of that file from cold caches",
+        needs_cold_cache=True,
+        reads_file_of=WorkloadId.SEQ_WRITE,
+    ),
+    WorkloadId.SMALL_FILES: WorkloadSpec(WorkloadId.SMALL_FILES, "Untar of many small files, ending in sync"),
+    WorkloadId.SYNC_4K: WorkloadSpec(WorkloadId.SYNC_4K, "4 KiB synchronous (O_DSYNC) writes: latency and IOPS"),
+}
+
+
+@dataclass(frozen=True)
+class WorkloadSizes:
+    seq_file_bytes: int  # a whole number of MiB: both tools move it in 1 MiB blocks
+    small_file_count: int
+    small_file_bytes: int
+    sync_4k_count: int
+
+    def __post_init__(self) -> None:
+        if self.seq_file_bytes <= 0 or self.seq_file_bytes % MIB:
+            raise ValueError(f"seq_file_bytes must be a positive number of MiB, not {self.seq_file_bytes}")
+        if min(self.small_file_count, self.small_file_bytes, self.sync_4k_count) <= 0:
+            raise ValueError(f"every size must be positive: {self}")
+
+    @property
+    def seq_blocks(self) -> int:
+        return self.seq_file_bytes // MIB
+
+
+@dataclass(frozen=True)
+class WorkloadCommands:
+    """What the engine runs for one repeat, in this order: `prepare` (untimed; before the cache drop when the
+    workload needs a cold cache), then `run` with its stdout fed to `parser_for(self)`; `cleanup` removes what
+    the workload left in the scratch directory (seq-write's file is kept for seq-read: clean up after both)."""
+
+    workload: WorkloadId
+    tool: Tool
+    run: tuple[str, ...]
+    expected_bytes: int  # payload the run must move; a parser refuses a result that moved something else
+    expected_ops: int
+    prepare: tuple[tuple[str, ...], ...] = ()
+    cleanup: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def needs_cold_cache(self) -> bool:
+        return WORKLOADS[self.workload].needs_cold_cache
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One progress report while a workload runs (about once a second)."""
+
+    elapsed_s: float  # since the tool started moving data
+    interval_bytes: int  # moved since the previous report; the reports of a run sum to its total
+    total_bytes: int
+
+
+@dataclass(frozen=True)
+class WorkloadResult:
+    workload: WorkloadId
+    tool: Tool
+    bytes: int  # payload moved (file bytes, not protocol overhead)
+    seconds: float  # wall-clock time of the timed part, final fsync/sync included
+    ops: int  # I/O calls (seq: 1 MiB blocks, sync-4k: 4 KiB writes) or files created (small-files)
+    lat_mean_us: float | None = None  # per operation; only sync-4k measures latency
+    lat_p50_us: float | None = None
+    lat_p99_us: float | None = None
+    raw: str = field(default="", repr=False)  # the tool's output, unedited, for the store
+
+    # derived, so that they can never disagree with bytes/seconds/ops
+    @property
+    def mb_per_s(self) -> float:
+        return self.bytes / self.seconds / 1e6
+
+    @property
+    def mib_per_s(self) -> float:
+        return self.bytes / self.seconds / MIB
+
+    @property
+    def ops_per_s(self) -> float:
+        return self.ops / self.seconds
+
+
+class WorkloadOutputError(NfstuneError):
+    """The tool's output holds no usable result (it failed, was cut short, or moved the wrong amount)."""
+
+    def __init__(self, workload: WorkloadId, tool: Tool, problem: str, raw: str) -> None:
+        self.workload, self.tool, self.raw = workload, tool, raw
+        tail = "\n".join(raw.strip().splitlines()[-5:])
+        super().__init__(f"{workload} ({tool}): {problem}" + (f"\nlast output:\n{tail}" if tail else ""))
+
+
+class WorkloadParser(Protocol):
+    def feed(self, chunk: str) -> list[Progress]: ...
+
+    def result(self) -> WorkloadResult: ...
+
+
+def scratch_path(directory: str, name: str) -> str:
+    return directory.rstrip("/") + "/" + name
+
+
+def workload_commands(
+    workload: WorkloadId, directory: str, sizes: WorkloadSizes, *, fio_available: bool
+) -> WorkloadCommands:
+    """The commands for one repeat of `workload` in `directory` (our scratch directory on the NFS mount).
+
+    small-files is always tar, even where fio exists: the workload IS an untar (create, write, close, set
+    mtime and mode per file), which fio cannot reproduce, and one tool keeps results comparable across hosts."""
+    # imported here: both modules import this one for its types
+    from nfstune.bench import fallback, fio
+
+    if fio_available and workload is not WorkloadId.SMALL_FILES:
+        return fio.fio_commands(workload, directory, sizes)
+    return fallback.fallback_commands(workload, directory, sizes)
+
+
+def parser_for(commands: WorkloadCommands) -> WorkloadParser:
+    from nfstune.bench import fallback, fio
+
+    if commands.tool is Tool.FIO:
+        return fio.FioStreamParser(commands.workload, commands.expected_bytes)
+    return fallback.fallback_parser(commands)

@@ -1,0 +1,245 @@
+"""Walks recipes on a server and a client: for each configuration it changes the export and/or mounts with the
+given options (journaled), runs each workload with a warm-up and repeats until the result is stable, stores every
+repeat with its raw output, and undoes every change. Reports plain events through a callback; never imports Qt.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from nfstune.bench.stats import should_stop
+from nfstune.bench.workloads import WorkloadId, WorkloadResult, WorkloadSizes, parser_for, workload_commands
+from nfstune.errors import NfstuneError
+from nfstune.nfs.change import ClientMount, ExportChange, Transaction, recover_on_connect, set_readahead
+from nfstune.nfs.export_edit import change_client_options, locate
+from nfstune.nfs.kernel_view import parse_exportfs_s
+from nfstune.recipes.model import WORKLOADS, Config, FactValue, Recipe, Repeats
+from nfstune.remote import Host
+from nfstune.store import Journal, Results
+
+DROP_CACHES = "sync && echo 3 > /proc/sys/vm/drop_caches"
+
+
+class Cancelled(NfstuneError):
+    pass
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str  # progress | repeat | config | warning | log
+    message: str
+    data: dict[str, object] = field(default_factory=dict)
+
+
+def metric(workload: str, result: WorkloadResult) -> float:
+    """The figure a workload is judged by, in its recipe unit (MB/s, s, ms)."""
+    if workload in ("seq-write", "seq-read"):
+        return result.mb_per_s
+    if workload == "small-files":
+        return result.seconds
+    return (result.lat_mean_us / 1000) if result.lat_mean_us is not None else result.seconds * 1000 / result.ops
+
+
+@dataclass
+class PlannedConfig:
+    recipe: Recipe
+    config: Config
+    workloads: tuple[str, ...]
+    repeats: Repeats
+
+
+# scale "small" (tests, the lab demo) caps repeats so that a recipe ends in minutes on emulated CPUs
+SMALL_REPEATS = Repeats(min=3, max=4, cv_target=5.0, warmup=1)
+
+
+def plan(
+    recipes: Sequence[Recipe], facts: Mapping[str, FactValue], scale: str = "normal"
+) -> tuple[list[PlannedConfig], list[str]]:
+    """The configurations to run (those whose conditions hold), and why the others are skipped."""
+    planned, skipped = [], []
+    for recipe in recipes:
+        for config in recipe.configs:
+            if config.when.holds(facts) is False:
+                skipped.append(f"{recipe.id} {config.label}: skipped ({config.when.describe()})")
+                continue
+            reps = recipe.repeats
+            if scale == "small":
+                reps = Repeats(
+                    min=min(reps.min, SMALL_REPEATS.min), max=min(reps.max, SMALL_REPEATS.max),
+                    cv_target=reps.cv_target, warmup=min(reps.warmup, SMALL_REPEATS.warmup),
+                )  # fmt: skip
+            planned.append(PlannedConfig(recipe, config, config.workloads or recipe.workloads, reps))
+    return planned, skipped
+
+
+class Engine:
+    def __init__(
+        self,
+        *,
+        server: Host,
+        client: Host,
+        server_address: str,
+        share: str,
+        sizes: WorkloadSizes,
+        results: Results,
+        journal: Journal,
+        emit: Callable[[Event], None],
+        fio_available: bool,
+        cancel: threading.Event | None = None,
+    ) -> None:
+        self.server, self.client, self.server_address, self.share = server, client, server_address, share
+        self.sizes, self.results, self.journal, self.emit = sizes, results, journal, emit
+        self.fio_available = fio_available
+        self.cancel = cancel or threading.Event()
+        self._steps_done = 0
+        self._steps_total = 1
+        self._t0 = time.monotonic()
+
+    def log(self, message: str) -> None:
+        self.emit(Event("log", message))
+
+    def _check_cancel(self) -> None:
+        if self.cancel.is_set():
+            raise Cancelled("cancelled: every change was undone")
+
+    def run(self, session_id: int, planned: Sequence[PlannedConfig]) -> None:
+        recover_on_connect([self.server, self.client], self.journal, self.log)
+        self._steps_total = max(
+            1, sum(len(p.workloads) * (p.recipe.repeats.warmup + p.recipe.repeats.max) for p in planned)
+        )
+        try:
+            for item in planned:
+                self._check_cancel()
+                self._run_config(session_id, item)
+        except Cancelled as exc:
+            self.results.end_session(session_id, "cancelled", str(exc))
+            raise
+        except BaseException as exc:
+            self.results.end_session(session_id, "failed", str(exc))
+            raise
+        self.results.end_session(session_id, "completed")
+
+    def _progress(self, message: str) -> None:
+        done = self._steps_done / self._steps_total
+        elapsed = time.monotonic() - self._t0
+        eta = elapsed / done * (1 - done) if done > 0 else None
+        self.emit(Event("progress", message, {"fraction": done, "eta_s": eta}))
+
+    def _run_config(self, session_id: int, item: PlannedConfig) -> None:
+        recipe, config = item.recipe, item.config
+        self._progress(f"{recipe.id}: {config.label}")
+        tx = Transaction(self.journal, self.log)
+        try:
+            change = self._change_export(tx, config)
+            mount = ClientMount(
+                self.client, self.server, tx, server_address=self.server_address, export_path=self.share,
+                options=config.mount.render(),
+            )  # fmt: skip
+            negotiated = mount.mount()
+            if config.read_ahead_kb is not None:
+                set_readahead(self.client, tx, mount.mount_point, config.read_ahead_kb)
+            export_opts = None
+            if change is not None:
+                self.client.run(["ls", mount.scratch])  # the kernel fills its caches when a client uses them
+                change.verify_kernel({self.share: "async" if "async" in config.export.set else "sync"})
+                export_opts = ",".join(next(iter(self._table(self.share).values()), ()))
+            for workload in item.workloads:
+                self._check_cancel()
+                self._run_workload(session_id, item, workload, mount, negotiated, export_opts)
+        finally:
+            tx.undo()
+        self.emit(Event("config", f"{recipe.id}: {config.label} done", {"recipe": recipe.id, "config": config.label}))
+
+    def _table(self, path: str) -> dict[str, tuple[str, ...]]:
+        table = parse_exportfs_s(self.server.run("exportfs -s", sudo=True).stdout)
+        return {client: opts for (p, client), opts in table.items() if p == path}
+
+    def _change_export(self, tx: Transaction, config: Config) -> ExportChange | None:
+        if not config.export.set and not config.export.unset:
+            return None
+        listing = self.server.run(
+            'for f in /etc/exports /etc/exports.d/*.exports; do [ -f "$f" ] && echo "$f"; done; true'
+        ).stdout.split()
+        files = {f: (self.server.read_file(f, sudo=True) or b"").decode() for f in listing}
+        where = locate(files, self.share)
+        text = files[where.file]
+        for client in where.clients:
+            text = change_client_options(text, self.share, client, list(config.export.set))
+        mode = "async" if "async" in config.export.set else "sync"
+        change = ExportChange(self.server, tx, file=where.file, new_text=text.encode(), expect={self.share: mode})
+        change.apply()
+        return change
+
+    def _run_workload(
+        self, session_id: int, item: PlannedConfig, workload: str, mount: ClientMount, negotiated: str,
+        export_opts: str | None,
+    ) -> None:  # fmt: skip
+        recipe, config, reps = item.recipe, item.config, item.repeats
+        run_id = self.results.start_run(
+            session_id, recipe=recipe.id, config_label=config.label,
+            config={"mount": config.mount.render(), "export_set": list(config.export.set),
+                    "read_ahead_kb": config.read_ahead_kb},
+            workload=workload,
+        )  # fmt: skip
+        self.results.set_run_options(run_id, requested=config.mount.render(), negotiated=negotiated, export=export_opts)
+        values: list[float] = []
+        status = "failed"
+        try:
+            for number in range(reps.warmup + reps.max):
+                self._check_cancel()
+                warmup = number < reps.warmup
+                result = self._repeat(WorkloadId(workload), mount)
+                value = metric(workload, result)
+                self.results.add_repeat(
+                    run_id, number, warmup=warmup,
+                    values={"tool": str(result.tool), "bytes": result.bytes, "seconds": result.seconds,
+                            "mb_per_s": result.mb_per_s, "ops": result.ops, "ops_per_s": result.ops_per_s,
+                            "lat_mean_us": result.lat_mean_us, "lat_p50_us": result.lat_p50_us,
+                            "lat_p99_us": result.lat_p99_us, "raw_output": result.raw},
+                )  # fmt: skip
+                self._steps_done += 1
+                unit = WORKLOADS[workload].unit
+                label = "warm-up" if warmup else f"repeat {number - reps.warmup + 1}"
+                self.emit(
+                    Event("repeat", f"{recipe.id} {config.label} {workload} {label}: {value:.3g} {unit}",
+                          {"run_id": run_id, "value": value, "warmup": warmup})
+                )  # fmt: skip
+                if warmup:
+                    continue
+                values.append(value)
+                stop, why = should_stop(values, min_repeats=reps.min, max_repeats=reps.max, cv_target=reps.cv_target)
+                if stop:
+                    self.log(f"{recipe.id} {config.label} {workload}: {why}")
+                    self._steps_done += reps.warmup + reps.max - number - 1
+                    break
+            status = "completed"
+        except Cancelled:
+            status = "cancelled"
+            raise
+        finally:
+            self.results.end_run(run_id, status)
+
+    def _repeat(self, workload: WorkloadId, mount: ClientMount) -> WorkloadResult:
+        commands = workload_commands(workload, mount.scratch, self.sizes, fio_available=self.fio_available)
+        for argv in commands.prepare:
+            self.client.run(list(argv), sudo=True, timeout=600)
+        if commands.needs_cold_cache:
+            self.client.run(DROP_CACHES, sudo=True)
+            self.server.run(DROP_CACHES, sudo=True)
+        parser = parser_for(commands)
+        proc = self.client.start(list(commands.run), sudo=True, timeout=3600)
+        for stream, chunk in proc.chunks():
+            if self.cancel.is_set():
+                proc.cancel()
+                raise Cancelled("cancelled during a workload: every change was undone")
+            if stream == "out":
+                for step in parser.feed(chunk):
+                    self.emit(Event("sample", "", {"bytes": step.interval_bytes, "elapsed_s": step.elapsed_s}))
+        result = parser.result()
+        if workload is not WorkloadId.SEQ_WRITE:  # seq-read reads what seq-write left
+            for argv in commands.cleanup:
+                self.client.run(list(argv), sudo=True, timeout=600)
+        return result

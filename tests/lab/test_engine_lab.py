@@ -1,0 +1,111 @@
+"""The engine on the lab's real NFS: sync vs async on small files, stored, compared, and every change undone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nfstune.bench.stats import compare
+from nfstune.cli_run import SIZES, report_text
+from nfstune.engine import Cancelled, Engine, Event, plan
+from nfstune.lab import LabConfig, host
+from nfstune.recipes.loader import load_recipe_file
+from nfstune.recipes.model import recipe_facts
+from nfstune.remote.probe import probe
+from nfstune.store import Journal, Results, open_store
+
+pytestmark = pytest.mark.lab
+
+RECIPE = """
+id = "mini-sync-async"
+title = "sync vs async, small files only"
+summary = "A short test recipe."
+why = "Tests."
+changes_host = "server"
+workloads = ["small-files"]
+baseline = "sync"
+
+[repeats]
+min = 3
+max = 3
+warmup = 1
+
+[[configs]]
+label = "sync"
+mount = { vers = "4.2" }
+export = { set = ["sync"] }
+
+[[configs]]
+label = "async"
+mount = { vers = "4.2" }
+export = { set = ["async"] }
+"""
+
+SNAPSHOT = "sha256sum /etc/exports; exportfs -s; ls -A /export; ls -A /etc/exports.d 2>&1; true"
+
+
+def test_sync_vs_async_small_files(lab: LabConfig, tmp_path: Path) -> None:
+    (tmp_path / "mini-sync-async.toml").write_text(RECIPE)
+    recipe, errors = load_recipe_file(tmp_path / "mini-sync-async.toml")
+    assert errors == [] and recipe is not None
+    conn = open_store(tmp_path / "s.sqlite3")
+    results, journal = Results(conn), Journal(conn)
+    events: list[Event] = []
+    with host(lab, "nas") as nas, host(lab, "client") as client:
+        before = nas.run(SNAPSHOT).stdout
+        facts = recipe_facts(probe(nas, path="/export"), probe(client, peer="10.99.0.1"))
+        planned, skipped = plan([recipe], facts, "small")
+        assert skipped == [] and [p.config.label for p in planned] == ["sync", "async"]
+        sid = results.start_session(
+            server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id]
+        )
+        engine = Engine(
+            server=nas, client=client, server_address="nas", share="/export", sizes=SIZES["small"], results=results,
+            journal=journal, emit=events.append, fio_available=True,
+        )  # fmt: skip
+        engine.run(sid, planned)
+        after = nas.run(SNAPSHOT).stdout
+        mounts = client.run("cat /proc/mounts").stdout
+    assert after == before and "/mnt/nfstune/" not in mounts and journal.pending() == []
+    data = results.session(sid)
+    assert data["status"] == "completed"
+    seconds = {run["config_label"]: [r["seconds"] for r in run["repeats"] if not r["warmup"]] for run in data["runs"]}
+    assert len(seconds["sync"]) == 3 and len(seconds["async"]) == 3
+    assert all(r["raw_output"] for run in data["runs"] for r in run["repeats"])  # raw tool output kept
+    assert data["runs"][1]["export_options"].startswith("async")
+    assert "vers=4.2" in data["runs"][0]["negotiated_options"]
+    comparison = compare(seconds["sync"], seconds["async"], higher_is_better=False, names=("sync", "async"))
+    assert comparison.significant and comparison.faster == "async", comparison.text  # the hdd profile's 8 ms
+    assert any(e.kind == "progress" for e in events) and any(e.kind == "repeat" for e in events)
+    text = report_text(results, sid)
+    assert "async is" in text and "faster than sync (significant" in text
+
+
+def test_cancel_mid_run_undoes_everything(lab: LabConfig, tmp_path: Path) -> None:
+    (tmp_path / "mini-sync-async.toml").write_text(RECIPE)
+    recipe, _ = load_recipe_file(tmp_path / "mini-sync-async.toml")
+    assert recipe is not None
+    conn = open_store(tmp_path / "s.sqlite3")
+    results, journal = Results(conn), Journal(conn)
+    with host(lab, "nas") as nas, host(lab, "client") as client:
+        before = nas.run(SNAPSHOT).stdout
+        planned, _ = plan([recipe], {}, "small")
+        sid = results.start_session(
+            server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id]
+        )
+        engine: Engine
+
+        def cancel_on_first_repeat(event: Event) -> None:
+            if event.kind == "repeat":
+                engine.cancel.set()
+
+        engine = Engine(
+            server=nas, client=client, server_address="nas", share="/export", sizes=SIZES["small"], results=results,
+            journal=journal, emit=cancel_on_first_repeat, fio_available=True,
+        )  # fmt: skip
+        with pytest.raises(Cancelled):
+            engine.run(sid, planned)
+        assert nas.run(SNAPSHOT).stdout == before
+        assert "/mnt/nfstune/" not in client.run("cat /proc/mounts").stdout
+    assert journal.pending() == [] and results.session(sid)["status"] == "cancelled"

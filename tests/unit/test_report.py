@@ -1,0 +1,32 @@
+"""The HTML report: self-contained, with a real PNG chart per workload and the figures in a table."""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+
+from PySide6.QtGui import QImage
+
+from nfstune.report import write_html
+from nfstune.store import Results, open_store
+
+
+def test_html_report_embeds_a_png_per_workload_and_the_figures(tmp_path: Path, qapp: object) -> None:
+    r = Results(open_store(tmp_path / "s.sqlite3"))
+    sid = r.start_session(server_host=None, client_host=None, share="/export", scale="small", recipes=["x"])
+    for label, seconds in (("sync", [9.1, 8.4, 8.9]), ("async", [2.1, 1.9, 2.2])):
+        run = r.start_run(sid, recipe="sync-vs-async", config_label=label, config={}, workload="small-files")
+        r.set_run_options(run, requested="vers=4.2", negotiated="vers=4.2,rsize=131072", export=label)
+        for i, s in enumerate(seconds):
+            r.add_repeat(run, i, warmup=False, values={"tool": "tar", "bytes": 122880, "seconds": s, "ops": 30})
+    r.end_session(sid, "completed")
+    out = tmp_path / "report.html"
+    write_html(r, sid, out, "Recommended: /export *(rw,sync)")
+    text = out.read_text()
+    (png,) = re.findall(r"base64,([A-Za-z0-9+/=]+)", text)
+    image = QImage.fromData(base64.b64decode(png))
+    assert (image.width(), image.height()) == (640, 300)
+    assert "<td>8.9</td>" in text and "<td>2.1</td>" in text  # medians
+    assert "vers=4.2,rsize=131072" in text and "Recommended: /export *(rw,sync)" in text
+    assert "http" not in text.replace("http-equiv", "")  # self-contained: nothing fetched
