@@ -87,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="boot the practice lab and show it (window, or a summary without a display)")
     demo.add_argument("--headless", action="store_true", help="print the summary even when a display is available")
+    demo.add_argument("--no-sweep", action="store_true", help="stop after the summary (skip the quick-check sweep)")
     _add_up_options(demo)
     return parser
 
@@ -217,9 +218,18 @@ def _demo(args: argparse.Namespace) -> int:
         f"round trip:    {mib:.0f} MiB written with fsync in {rt.write_seconds:.1f} s, read back cold in "
         f"{rt.read_seconds:.1f} s: {'identical on client, NAS disk and read-back' if ok else 'MISMATCH'}"
     )
+    if not ok:
+        return 1
+    if not args.no_sweep:
+        from nfstune import cli_run
+
+        report = paths.data_dir() / "demo-report.html"
+        print("\nNow the guided sweep: quick-check on the lab (sync vs async, no_wdelay, block size, v3 vs 4.2).")
+        sweep = argparse.Namespace(lab=True, recipe=["quick-check"], scale="small", html=report)
+        cli_run.run(sweep, printer)
     print("\nThe lab stays up: `nfstune lab ssh nas`, `nfstune lab status`; stop it with `nfstune lab down`.")
     print("Emulated CPUs: compare configurations within one run; these are not real-world speeds.")
-    return 0 if ok else 1
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

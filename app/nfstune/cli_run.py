@@ -44,6 +44,7 @@ def add_parser(sub: Any) -> None:
     run.add_argument("--server-address", help="the server's address as the client reaches it (default: --server)")
     run.add_argument("--recipe", action="append", required=True, help="recipe id (repeatable); see `nfstune info`")
     run.add_argument("--scale", choices=list(SIZES), default="normal", help="sizes and repeats: small for the lab")
+    run.add_argument("--html", type=Path, help="also write the session's report (self-contained HTML) here")
 
 
 def add_history_parsers(sub: Any) -> None:
@@ -162,8 +163,14 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         )  # fmt: skip
         engine.run(sid, planned)
         current = _current_export(server, share)
-    print(report_text(results, sid))
-    print(advice_text(results, sid, share=share, server=address, current=current))
+    text = report_text(results, sid) + "\n" + advice_text(results, sid, share=share, server=address, current=current)
+    print(text)
+    html = getattr(args, "html", None)
+    if html is not None:
+        from nfstune.report import write_html
+
+        write_html(results, sid, html, text)
+        print(f"\nreport: {html}")
     return 0
 
 
