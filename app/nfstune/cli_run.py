@@ -15,7 +15,7 @@ from typing import Any
 from nfstune.advice import Measured, recommend
 from nfstune.bench.stats import compare, summarize
 from nfstune.bench.workloads import WorkloadSizes
-from nfstune.engine import Engine, Event, plan
+from nfstune.engine import Engine, Event, plan, stored_value
 from nfstune.errors import ConfigError
 from nfstune.nfs.change import host_key
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
@@ -190,8 +190,7 @@ def measured_from(results: Results, session_id: int) -> Measured:
     values: dict[tuple[str, str, str], list[float]] = {}
     negotiated_rsize = None
     for run in data["runs"]:
-        vals = [_value(run["workload"], r) if not run["workload"].startswith("seq") else float(r["mb_per_s"])
-                for r in run["repeats"] if not r["warmup"]]  # fmt: skip
+        vals = [stored_value(run["workload"], r) for r in run["repeats"] if not r["warmup"]]
         values[(run["recipe"], run["config_label"], run["workload"])] = vals
         for opt in (run["negotiated_options"] or "").split(","):
             if opt.startswith("rsize=") and "rsize" not in (run["requested_options"] or ""):
@@ -247,8 +246,7 @@ def report_text(results: Results, session_id: int) -> str:
     by_key: dict[tuple[str, str], dict[str, list[float]]] = {}
     options: dict[tuple[str, str], tuple[str, str]] = {}
     for run in data["runs"]:
-        vals = [r["mb_per_s"] if run["workload"].startswith("seq") else _value(run["workload"], r)
-                for r in run["repeats"] if not r["warmup"]]  # fmt: skip
+        vals = [stored_value(run["workload"], r) for r in run["repeats"] if not r["warmup"]]
         by_key.setdefault((run["recipe"], run["workload"]), {})[run["config_label"]] = vals
         options[(run["recipe"], run["config_label"])] = (
             run["requested_options"] or "",
@@ -275,11 +273,3 @@ def report_text(results: Results, session_id: int) -> str:
             if negotiated:
                 lines.append(f"  {'':14} requested {req or '(defaults)'}; negotiated {','.join(negotiated.values())}")
     return "\n".join(lines)
-
-
-def _value(workload: str, repeat: dict[str, Any]) -> float:
-    if workload == "small-files":
-        return float(repeat["seconds"])
-    if repeat["lat_mean_us"] is not None:
-        return float(repeat["lat_mean_us"]) / 1000
-    return float(repeat["seconds"]) * 1000 / max(1, int(repeat["ops"] or 1))

@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from nfstune.bench.stats import should_stop
 from nfstune.bench.workloads import WorkloadId, WorkloadResult, WorkloadSizes, parser_for, workload_commands
@@ -41,6 +42,17 @@ def metric(workload: str, result: WorkloadResult) -> float:
     if workload == "small-files":
         return result.seconds
     return (result.lat_mean_us / 1000) if result.lat_mean_us is not None else result.seconds * 1000 / result.ops
+
+
+def stored_value(workload: str, repeat: Mapping[str, Any]) -> float:
+    """metric() of a repeat as the store keeps it."""
+    if workload.startswith("seq"):
+        return float(repeat["mb_per_s"])
+    if workload == "small-files":
+        return float(repeat["seconds"])
+    if repeat["lat_mean_us"] is not None:
+        return float(repeat["lat_mean_us"]) / 1000
+    return float(repeat["seconds"]) * 1000 / max(1, int(repeat["ops"] or 1))
 
 
 @dataclass

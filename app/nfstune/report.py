@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from nfstune.bench.stats import summarize
+from nfstune.engine import stored_value
 from nfstune.recipes.model import WORKLOADS
 from nfstune.store import Results
 
@@ -63,16 +64,6 @@ def bar_chart_png(title: str, unit: str, bars: list[tuple[str, float, float, flo
     return bytes(data.data())
 
 
-def _value(workload: str, repeat: dict[str, Any]) -> float:
-    if workload.startswith("seq"):
-        return float(repeat["mb_per_s"])
-    if workload == "small-files":
-        return float(repeat["seconds"])
-    if repeat["lat_mean_us"] is not None:
-        return float(repeat["lat_mean_us"]) / 1000
-    return float(repeat["seconds"]) * 1000 / max(1, int(repeat["ops"] or 1))
-
-
 def write_html(results: Results, session_id: int, path: Path, recommendation_text: str = "") -> None:
     data = results.session(session_id)
     e = html.escape
@@ -87,7 +78,7 @@ def write_html(results: Results, session_id: int, path: Path, recommendation_tex
         w = WORKLOADS[workload]
         rows, bars = [], []
         for run in runs:
-            vals = [_value(workload, r) for r in run["repeats"] if not r["warmup"]]
+            vals = [stored_value(workload, r) for r in run["repeats"] if not r["warmup"]]
             if not vals:
                 continue
             s = summarize(vals)
