@@ -251,7 +251,9 @@ class Engine:
                 for step in parser.feed(chunk):
                     self.emit(Event("sample", "", {"bytes": step.interval_bytes, "elapsed_s": step.elapsed_s}))
         result = parser.result()
-        if workload is not WorkloadId.SEQ_WRITE:  # seq-read reads what seq-write left
+        # seq-write leaves its file for seq-read, which reads it again on every repeat; the scratch directory and
+        # everything in it goes when the configuration is undone
+        if workload not in (WorkloadId.SEQ_WRITE, WorkloadId.SEQ_READ):
             for argv in commands.cleanup:
                 self.client.run(list(argv), sudo=True, timeout=600)
         return result

@@ -109,3 +109,51 @@ def test_cancel_mid_run_undoes_everything(lab: LabConfig, tmp_path: Path) -> Non
         assert nas.run(SNAPSHOT).stdout == before
         assert "/mnt/nfstune/" not in client.run("cat /proc/mounts").stdout
     assert journal.pending() == [] and results.session(sid)["status"] == "cancelled"
+
+
+SEQ_RECIPE = """
+id = "mini-seq"
+title = "sequential write then cold reads"
+summary = "A short test recipe."
+why = "Tests."
+changes_host = "client"
+workloads = ["seq-write", "seq-read"]
+
+[repeats]
+min = 2
+max = 2
+warmup = 1
+
+[[configs]]
+label = "4.2"
+mount = { vers = "4.2" }
+
+[[configs]]
+label = "rsize=32K"
+mount = { vers = "4.2", rsize = 32768, wsize = 32768 }
+"""
+
+
+def test_seq_read_repeats_read_the_file_seq_write_left(lab: LabConfig, tmp_path: Path) -> None:
+    (tmp_path / "mini-seq.toml").write_text(SEQ_RECIPE)
+    recipe, errors = load_recipe_file(tmp_path / "mini-seq.toml")
+    assert errors == [] and recipe is not None
+    conn = open_store(tmp_path / "s.sqlite3")
+    results, journal = Results(conn), Journal(conn)
+    with host(lab, "nas") as nas, host(lab, "client") as client:
+        planned, _ = plan([recipe], {}, "small")
+        sid = results.start_session(
+            server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id]
+        )
+        Engine(
+            server=nas, client=client, server_address="nas", share="/export", sizes=SIZES["small"], results=results,
+            journal=journal, emit=lambda _e: None, fio_available=True,
+        ).run(sid, planned)  # fmt: skip
+        assert nas.run("ls -A /export").stdout.split() == ["lost+found"]
+    data = results.session(sid)
+    reads = [r for run in data["runs"] if run["workload"] == "seq-read" for r in run["repeats"]]
+    assert len(reads) == 2 * 3 and all(r["bytes"] == SIZES["small"].seq_file_bytes for r in reads)
+    by_label = {run["config_label"]: run for run in data["runs"] if run["workload"] == "seq-read"}
+    # requested vs negotiated: the server grants what was asked below its max_block_size
+    assert "rsize=32768" in by_label["rsize=32K"]["negotiated_options"]
+    assert "rsize=131072" in by_label["4.2"]["negotiated_options"]
