@@ -9,7 +9,9 @@ stderr to stdout (`2>&1`) so that one stream holds everything in order. LC_ALL=C
 
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal
 
 from nfstune.bench.workloads import (
     MIB,
@@ -149,10 +151,12 @@ class _Lines:
 
 
 def _wall_seconds(marks: dict[str, str]) -> float | None:
+    # Decimal: a float holds an epoch time in ns only to ~0.2 us
     try:
-        return float(marks["T1"]) - float(marks["T0"])
-    except (KeyError, ValueError):  # no marks, or a `date` without %N
+        seconds = float(Decimal(marks["T1"]) - Decimal(marks["T0"]))
+    except (KeyError, ArithmeticError):  # no marks, or a `date` without %N ("1795319230.%N")
         return None
+    return seconds if math.isfinite(seconds) else None
 
 
 class DdStreamParser:

@@ -8,6 +8,7 @@ start. Text (warnings, "Laying out IO file") may come before or between the docu
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from nfstune.bench.workloads import (
@@ -115,8 +116,9 @@ class FioStreamParser:
         if self._last is None:
             raise WorkloadOutputError(self.workload, Tool.FIO, "fio printed no JSON result", raw)
         job = self._last["jobs"][0]
-        if job.get("error"):
-            raise WorkloadOutputError(self.workload, Tool.FIO, f"fio reported error {job['error']}", raw)
+        if error := job.get("error"):  # an errno; fio's own message went to stderr
+            problem = f"fio reported error {error} ({os.strerror(int(error))})"
+            raise WorkloadOutputError(self.workload, Tool.FIO, problem, raw)
         stats = job[self._direction]
         io_bytes, runtime_ms = int(stats["io_bytes"]), int(stats["runtime"])
         if self.expected_bytes is not None and io_bytes != self.expected_bytes:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import psutil
 
+from nfstune.nfs.counters import is_number
 from nfstune.nfs.mounts import escape_field
 from nfstune.nfs.mountstats import parse_mountstats
 
@@ -37,7 +38,8 @@ END = "NFSTUNE_SAMPLE_END"
 # not disks holding an export: loop devices (snaps, images), RAM disks, compressed swap, optical and floppy
 NOT_DISKS = re.compile(r"^(loop|ram|zram|sr|fd)\d")
 
-# One awk prints every file (fewer processes: the lab's 1-CPU VMs spent ~20 % of a CPU on a fork per file).
+# One awk prints every file: on the lab's emulated CPUs each process costs ~0.2 s, and a cat or head per file
+# kept the idle VM ~20 % busy (one awk: ~11 %, sshd included).
 # Of /proc/stat it prints the first line; of mountstats the block of each mount whose "mounted on" field is our
 # mount point, escaped as the kernel escapes it. The mount point comes through the environment: awk -v would
 # decode the backslash escapes in it.
@@ -70,6 +72,7 @@ def sampler_command(mount_point: str | None, interval_s: float = 1.0) -> str:
     files = " ".join(FILES)
     prefix = ""
     if mount_point is not None:
+        mount_point = mount_point.rstrip("/") or "/"  # the kernel prints no trailing slash
         prefix = f"NFSTUNE_MP={shlex.quote(escape_field(mount_point))}; export NFSTUNE_MP; "
         files += " " + MOUNTSTATS
     return (
@@ -159,14 +162,14 @@ def parse_snapshot(time_s: float, sections: Mapping[str, list[str]], disks: Coll
     for line in sections.get("/proc/diskstats", []):
         fields = line.split()
         # major minor name reads merged sectors_read ms writes merged sectors_written ...
-        if len(fields) >= 10 and fields[5].isdigit() and fields[9].isdigit():
+        if len(fields) >= 10 and is_number(fields[5]) and is_number(fields[9]):
             disk_counters[fields[2]] = (int(fields[5]) * SECTOR_BYTES, int(fields[9]) * SECTOR_BYTES)
     chosen = pick_disks(disk_counters, disks)
     nics: dict[str, tuple[int, int]] = {}
     for line in sections.get("/proc/net/dev", []):
         name, colon, counters = line.partition(":")  # "eth0:123 ..." has no space on old kernels
         fields = counters.split()
-        if colon and len(fields) >= 9 and fields[0].isdigit() and fields[8].isdigit() and name.strip() != "lo":
+        if colon and len(fields) >= 9 and is_number(fields[0]) and is_number(fields[8]) and name.strip() != "lo":
             nics[name.strip()] = (int(fields[0]), int(fields[8]))
     return Snapshot(
         time_s,
@@ -179,7 +182,7 @@ def parse_snapshot(time_s: float, sections: Mapping[str, list[str]], disks: Coll
 
 def _cpu(lines: list[str]) -> tuple[float, float] | None:
     fields = lines[0].split() if lines else []
-    if len(fields) < 9 or fields[0] != "cpu" or not all(f.isdigit() for f in fields[1:9]):
+    if len(fields) < 9 or fields[0] != "cpu" or not all(is_number(f) for f in fields[1:9]):
         return None
     user, nice, system, idle, iowait, irq, softirq, steal = (int(f) for f in fields[1:9])
     # guest and guest_nice (fields 9, 10) are already counted in user and nice: left out of both sums
