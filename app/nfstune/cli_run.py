@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from nfstune.advice import Measured, recommend
+from nfstune.bench.sizing import plan_sizes
 from nfstune.bench.stats import compare, summarize
 from nfstune.bench.workloads import WorkloadSizes
 from nfstune.engine import Engine, Event, plan, stored_value
@@ -22,6 +23,7 @@ from nfstune.recipes.loader import default_recipe_dirs, load_recipes
 from nfstune.recipes.model import WORKLOADS, Recipe, recipe_facts
 from nfstune.remote import Host, open_host
 from nfstune.remote.probe import probe
+from nfstune.remote.probe_parse import HostFacts
 from nfstune.store import Journal, Results, open_store
 
 MIB = 1 << 20
@@ -118,6 +120,14 @@ def _hosts(args: argparse.Namespace, stack: ExitStack) -> tuple[Host, Host, str,
     return server, client, args.server_address or server.target.hostname, args.share
 
 
+def _sizes(scale: str, server: HostFacts, client: HostFacts) -> WorkloadSizes:
+    """Sizes from the hosts' RAM and the share's free space (never more than half of it)."""
+    fs = server.filesystem
+    if client.mem_total_bytes and server.mem_total_bytes and fs is not None and fs.free_bytes is not None:
+        return plan_sizes(client.mem_total_bytes, server.mem_total_bytes, fs.free_bytes, scale).sizes
+    return SIZES[scale]
+
+
 def _pick(recipes: list[Recipe], ids: list[str]) -> list[Recipe]:
     by_id = {r.id: r for r in recipes}
     unknown = [i for i in ids if i not in by_id]
@@ -157,7 +167,8 @@ def run(args: argparse.Namespace, printer: Any) -> int:
                 printer(event.message)
 
         engine = Engine(
-            server=server, client=client, server_address=address, share=share, sizes=SIZES[args.scale],
+            server=server, client=client, server_address=address, share=share,
+            sizes=_sizes(args.scale, server_facts, client_facts),
             results=results, journal=journal, emit=on_event, fio_available=client_facts.fio_version is not None,
             cancel=threading.Event(),
         )  # fmt: skip

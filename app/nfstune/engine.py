@@ -12,7 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nfstune.bench.stats import should_stop
-from nfstune.bench.workloads import WorkloadId, WorkloadResult, WorkloadSizes, parser_for, workload_commands
+from nfstune.bench.workloads import (
+    SMALL_FILES_TAR,
+    WorkloadId,
+    WorkloadResult,
+    WorkloadSizes,
+    parser_for,
+    workload_commands,
+)
 from nfstune.errors import NfstuneError
 from nfstune.nfs.change import ClientMount, ExportChange, Transaction, recover_on_connect, set_readahead
 from nfstune.nfs.export_edit import change_client_options, locate
@@ -158,6 +165,8 @@ class Engine:
                 self.client.run(["ls", mount.scratch])  # the kernel fills its caches when a client uses them
                 change.verify_kernel({self.share: "async" if "async" in config.export.set else "sync"})
                 export_opts = ",".join(next(iter(self._table(self.share).values()), ()))
+            if "small-files" in item.workloads:  # its tar is built on the client's own disk: ours to remove
+                tx.record(self.client, "tempfile", SMALL_FILES_TAR)
             for workload in item.workloads:
                 self._check_cancel()
                 self._run_workload(session_id, item, workload, mount, negotiated, export_opts)

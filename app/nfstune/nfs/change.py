@@ -69,6 +69,10 @@ def undo_entry(host: Host, entry: JournalEntry) -> None:
         # a per-mount setting (e.g. the NFS mount's read_ahead_kb): gone with the mount if that is gone
         value = (entry.original or b"").decode().strip()
         host.run(f"if [ -e {q} ]; then echo {_q(value)} > {q}; fi", sudo=True)
+    elif entry.kind == "tempfile":
+        if not entry.target.startswith("/var/tmp/nfstune-"):
+            raise NfstuneError(f"refusing to remove {entry.target}: not a temporary file of nfstune's")
+        host.run(f"rm -f {q}", sudo=True)
     elif entry.kind == "scratch":
         if not posixpath.basename(entry.target).startswith(SCRATCH_PREFIX):
             raise NfstuneError(f"refusing to remove {entry.target}: not a scratch directory of nfstune's")
