@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import html
+import os
 import time
 from pathlib import Path
 from typing import Any, cast
@@ -26,7 +27,10 @@ def bar_chart_png(title: str, unit: str, bars: list[tuple[str, float, float, flo
     from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
     from PySide6.QtWidgets import QApplication
 
-    _ = QApplication.instance() or QApplication(["nfstune-report"])
+    if QApplication.instance() is None:
+        # from the command line: draw offscreen, whether or not there is a display
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        QApplication(["nfstune-report"])
     width, height, left, bottom, top = 640, 300, 60, 50, 30
     image = QImage(width, height, QImage.Format.Format_ARGB32)
     image.fill(QColor("white"))

@@ -69,3 +69,29 @@ def test_lab_help_states_the_limits(tmp_path: Path) -> None:
     assert "emulated" in text and "12 MB/s" in text and "98.6 %" in text
     for name in ("hdd", "ssd", "100mbit", "50mbit", "20mbit"):
         assert name in text
+
+
+def test_history_and_report_from_a_terminal_without_display(tmp_path: Path) -> None:
+    from nfstune.store import Results, open_store
+
+    results = Results(open_store(tmp_path / "data" / "nfstune" / "nfstune.sqlite3"))
+    sid = results.start_session(server_host=None, client_host=None, share="/export", scale="small", recipes=["x"])
+    run = results.start_run(sid, recipe="sync-vs-async", config_label="sync", config={}, workload="seq-write")
+    for i, mbs in enumerate([10.0, 11.0, 10.5]):
+        results.add_repeat(
+            run, i, warmup=False, values={"tool": "fio", "bytes": 8 << 20, "seconds": 0.8, "mb_per_s": mbs}
+        )
+    results.end_session(sid, "completed")
+    env_cut = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "QT_QPA_PLATFORM", "WAYLAND_DISPLAY")}
+    listing = nfstune(tmp_path, "history")
+    assert listing.returncode == 0 and "completed" in listing.stdout and "/export" in listing.stdout
+    out = tmp_path / "r.html"
+    result = subprocess.run(
+        [sys.executable, "-m", "nfstune", "report", str(sid), "--html", str(out)],
+        capture_output=True, text=True, timeout=120,
+        env=env_cut | {"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state")},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "data:image/png;base64," in out.read_text()
+    missing = nfstune(tmp_path, "report", "999")
+    assert missing.returncode == 2 and "there is no session 999" in missing.stderr
