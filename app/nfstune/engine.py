@@ -24,6 +24,7 @@ from nfstune.errors import NfstuneError
 from nfstune.nfs.change import ClientMount, ExportChange, Transaction, recover_on_connect, set_readahead
 from nfstune.nfs.export_edit import change_client_options, locate
 from nfstune.nfs.kernel_view import parse_exportfs_s
+from nfstune.nfs.mountstats import nfs_mounts
 from nfstune.recipes.model import WORKLOADS, Config, FactValue, Recipe, Repeats
 from nfstune.remote import Host
 from nfstune.store import Journal, Results
@@ -116,6 +117,7 @@ class Engine:
         self._steps_done = 0
         self._steps_total = 1
         self._t0 = time.monotonic()
+        self.last_wire_bytes = 0
 
     def log(self, message: str) -> None:
         self.emit(Event("log", message))
@@ -219,7 +221,8 @@ class Engine:
                     values={"tool": str(result.tool), "bytes": result.bytes, "seconds": result.seconds,
                             "mb_per_s": result.mb_per_s, "ops": result.ops, "ops_per_s": result.ops_per_s,
                             "lat_mean_us": result.lat_mean_us, "lat_p50_us": result.lat_p50_us,
-                            "lat_p99_us": result.lat_p99_us, "raw_output": result.raw},
+                            "lat_p99_us": result.lat_p99_us, "wire_bytes": self.last_wire_bytes,
+                            "raw_output": result.raw},
                 )  # fmt: skip
                 self._steps_done += 1
                 unit = WORKLOADS[workload].unit
@@ -243,6 +246,15 @@ class Engine:
         finally:
             self.results.end_run(run_id, status)
 
+    def _wire_bytes(self, mount_point: str) -> int:
+        """Bytes our mount moved on the wire so far (server_read + server_write of its mountstats), to check the
+        tool's own figure against the kernel's."""
+        text = self.client.run(["cat", "/proc/self/mountstats"]).stdout
+        for m in nfs_mounts(text):
+            if m.mount_point == mount_point and m.nfs is not None:
+                return int(m.nfs.bytes.get("server_read_bytes") or 0) + int(m.nfs.bytes.get("server_write_bytes") or 0)
+        return 0
+
     def _repeat(self, workload: WorkloadId, mount: ClientMount) -> WorkloadResult:
         commands = workload_commands(workload, mount.scratch, self.sizes, fio_available=self.fio_available)
         for argv in commands.prepare:
@@ -251,6 +263,7 @@ class Engine:
             self.client.run(DROP_CACHES, sudo=True)
             self.server.run(DROP_CACHES, sudo=True)
         parser = parser_for(commands)
+        wire_before = self._wire_bytes(mount.mount_point)
         proc = self.client.start(list(commands.run), sudo=True, timeout=3600)
         for stream, chunk in proc.chunks():
             if self.cancel.is_set():
@@ -260,6 +273,7 @@ class Engine:
                 for step in parser.feed(chunk):
                     self.emit(Event("sample", "", {"bytes": step.interval_bytes, "elapsed_s": step.elapsed_s}))
         result = parser.result()
+        self.last_wire_bytes = self._wire_bytes(mount.mount_point) - wire_before
         # seq-write leaves its file for seq-read, which reads it again on every repeat; the scratch directory and
         # everything in it goes when the configuration is undone
         if workload not in (WorkloadId.SEQ_WRITE, WorkloadId.SEQ_READ):

@@ -153,6 +153,14 @@ def test_seq_read_repeats_read_the_file_seq_write_left(lab: LabConfig, tmp_path:
     data = results.session(sid)
     reads = [r for run in data["runs"] if run["workload"] == "seq-read" for r in run["repeats"]]
     assert len(reads) == 2 * 3 and all(r["bytes"] == SIZES["small"].seq_file_bytes for r in reads)
+    # the bytes the tool reports agree with what the client's kernel counted on the wire (mountstats)
+    writes = [r for run in data["runs"] if run["workload"] == "seq-write" for r in run["repeats"]]
+    for r in reads + writes:
+        assert abs(r["wire_bytes"] - r["bytes"]) <= 0.01 * r["bytes"], (r["wire_bytes"], r["bytes"])
+    print("seq-read MB/s:", [round(r["mb_per_s"], 2) for r in reads], "wire/bytes:",
+          [round(r["wire_bytes"] / r["bytes"], 4) for r in reads + writes])  # fmt: skip
+    # the 50mbit link profile: a cold read cannot beat that link's TCP goodput (5.88 MB/s)
+    assert max(r["mb_per_s"] for r in reads) < 5.88 * 1.02
     by_label = {run["config_label"]: run for run in data["runs"] if run["workload"] == "seq-read"}
     # requested vs negotiated: the server grants what was asked below its max_block_size
     assert "rsize=32768" in by_label["rsize=32K"]["negotiated_options"]
