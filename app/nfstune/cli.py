@@ -13,6 +13,7 @@ import sys
 import time
 import traceback
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nfstune import __version__, paths
@@ -80,16 +81,35 @@ def _parser() -> argparse.ArgumentParser:
     ssh.add_argument("vm", choices=("nas", "client"))
     ssh.add_argument("remote_command", nargs=argparse.REMAINDER)
 
-    from nfstune import cli_run
-
-    cli_run.add_parser(sub)
-    cli_run.add_history_parsers(sub)
+    _add_run_parsers(sub)
 
     demo = sub.add_parser("demo", help="boot the practice lab and show it (window, or a summary without a display)")
     demo.add_argument("--headless", action="store_true", help="print the summary even when a display is available")
     demo.add_argument("--no-sweep", action="store_true", help="stop after the summary (skip the quick-check sweep)")
     _add_up_options(demo)
     return parser
+
+
+def _add_run_parsers(sub: Any) -> None:
+    """run, history, report; their code (engine, SSH) is imported only when one of them runs."""
+    run = sub.add_parser("run", help="measure recipes on a server and a client (or the practice lab)")
+    where = run.add_mutually_exclusive_group(required=True)
+    where.add_argument("--lab", action="store_true", help="use the running practice lab (`nfstune lab up`)")
+    where.add_argument("--server", help="the NFS server, as you would give it to ssh")
+    run.add_argument("--client", help="the NFS client, as you would give it to ssh")
+    run.add_argument("--share", help="the exported path to test (on the server)")
+    run.add_argument("--server-address", help="the server's address as the client reaches it (default: --server)")
+    run.add_argument("--recipe", action="append", required=True, help="recipe id (repeatable); see `nfstune info`")
+    run.add_argument(
+        "--scale", choices=("small", "normal"), default="normal", help="sizes and repeats: small for the lab"
+    )
+    run.add_argument("--html", type=Path, help="also write the session's report (self-contained HTML) here")
+    sub.add_parser("history", help="past sessions")
+    rep = sub.add_parser("report", help="export a session: HTML (with plots), CSV, JSON")
+    rep.add_argument("session", type=int)
+    rep.add_argument("--html", type=Path)
+    rep.add_argument("--csv", type=Path)
+    rep.add_argument("--json", type=Path)
 
 
 def _add_up_options(p: argparse.ArgumentParser) -> None:

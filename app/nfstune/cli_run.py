@@ -9,7 +9,6 @@ import sys
 import threading
 import time
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
 from nfstune.advice import Measured, recommend
@@ -34,28 +33,6 @@ SIZES = {
         seq_file_bytes=1024 * MIB, small_file_count=2000, small_file_bytes=16384, sync_4k_count=2000
     ),
 }
-
-
-def add_parser(sub: Any) -> None:
-    run = sub.add_parser("run", help="measure recipes on a server and a client (or the practice lab)")
-    where = run.add_mutually_exclusive_group(required=True)
-    where.add_argument("--lab", action="store_true", help="use the running practice lab (`nfstune lab up`)")
-    where.add_argument("--server", help="the NFS server, as you would give it to ssh")
-    run.add_argument("--client", help="the NFS client, as you would give it to ssh")
-    run.add_argument("--share", help="the exported path to test (on the server)")
-    run.add_argument("--server-address", help="the server's address as the client reaches it (default: --server)")
-    run.add_argument("--recipe", action="append", required=True, help="recipe id (repeatable); see `nfstune info`")
-    run.add_argument("--scale", choices=list(SIZES), default="normal", help="sizes and repeats: small for the lab")
-    run.add_argument("--html", type=Path, help="also write the session's report (self-contained HTML) here")
-
-
-def add_history_parsers(sub: Any) -> None:
-    sub.add_parser("history", help="past sessions")
-    rep = sub.add_parser("report", help="export a session: HTML (with plots), CSV, JSON")
-    rep.add_argument("session", type=int)
-    rep.add_argument("--html", type=Path)
-    rep.add_argument("--csv", type=Path)
-    rep.add_argument("--json", type=Path)
 
 
 def history(printer: Any) -> int:

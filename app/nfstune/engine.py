@@ -13,6 +13,7 @@ from typing import Any
 
 from nfstune.bench.stats import should_stop
 from nfstune.bench.workloads import (
+    DROP_CACHES,
     SMALL_FILES_TAR,
     WorkloadId,
     WorkloadResult,
@@ -28,8 +29,6 @@ from nfstune.nfs.mountstats import nfs_mounts
 from nfstune.recipes.model import WORKLOADS, Config, FactValue, Recipe, Repeats
 from nfstune.remote import Host
 from nfstune.store import Journal, Results
-
-DROP_CACHES = "sync && echo 3 > /proc/sys/vm/drop_caches"
 
 
 class Cancelled(NfstuneError):

@@ -22,6 +22,8 @@ SYNC_4K_FILE = "nfstune-sync4k.dat"
 SMALL_FILES_DIR = "nfstune-smallfiles"
 # The small-files tree is packed once on the client's own disk, so that reading it costs (almost) nothing.
 SMALL_FILES_TAR = "/var/tmp/nfstune-smallfiles.tar"
+# run on BOTH hosts before a cold read: drop_caches frees only clean pages, so sync first
+DROP_CACHES = "sync && echo 3 > /proc/sys/vm/drop_caches"
 
 
 class WorkloadId(StrEnum):

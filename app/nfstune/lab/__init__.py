@@ -1,6 +1,22 @@
-"""The practice lab: two QEMU VMs (a NAS with the kernel NFS server, and a client) on this computer."""
+"""The practice lab: two QEMU VMs (a NAS with the kernel NFS server, and a client) on this computer.
+
+The VM code (and paramiko with it) is imported on first use, so that building the command line does not load it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from nfstune.lab.config import LabConfig
-from nfstune.lab.vms import LabError, VmStatus, down, host, ssh_argv, status, up
+
+if TYPE_CHECKING:
+    from nfstune.lab.vms import LabError, VmStatus, down, host, ssh_argv, status, up
 
 __all__ = ["LabConfig", "LabError", "VmStatus", "down", "host", "ssh_argv", "status", "up"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        return getattr(importlib.import_module("nfstune.lab.vms"), name)
+    raise AttributeError(f"module 'nfstune.lab' has no attribute {name!r}")

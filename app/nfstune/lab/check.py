@@ -6,6 +6,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
+from nfstune.bench.workloads import DROP_CACHES
 from nfstune.lab.config import EXPORT_PATH, LabConfig
 from nfstune.lab.image import Progress
 from nfstune.lab.vms import host
@@ -13,7 +14,6 @@ from nfstune.lab.vms import host
 MOUNT_POINT = "/mnt/nfstune-check"
 SOURCE = "/root/nfstune-check.src"
 FILE_NAME = "nfstune-check.bin"
-DROP_CACHES = "sync && echo 3 > /proc/sys/vm/drop_caches"
 
 
 @dataclass(frozen=True)

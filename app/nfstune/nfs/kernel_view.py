@@ -147,12 +147,7 @@ def connected_clients(v4_info: str, ss_output: str) -> list[NfsClient]:
 
 
 def parse_exportfs_s(text: str) -> dict[tuple[str, str], tuple[str, ...]]:
-    """`exportfs -s` -> {(path, client): options}. One export per line: `PATH  CLIENT(OPTS) [CLIENT(OPTS)...]`."""
-    table: dict[tuple[str, str], tuple[str, ...]] = {}
-    for line in text.splitlines():
-        match = re.match(r"(.*?)\s+((?:\S+\([^)]*\)\s*)+)$", line.rstrip())
-        if not match:
-            continue
-        for client, opts in re.findall(r"(\S+?)\(([^)]*)\)", match[2]):
-            table[(match[1], client)] = tuple(opts.split(","))
-    return table
+    """`exportfs -s` as {(path, client): options}, flattened from the exports module's parser."""
+    from nfstune.nfs.exports import parse_exportfs_s as by_path
+
+    return {(path, client): opts for path, clients in by_path(text).items() for client, opts in clients.items()}
