@@ -11,28 +11,23 @@ import time
 from contextlib import ExitStack
 from typing import Any
 
-from nfstune.advice import Measured, recommend
-from nfstune.bench.sizing import plan_sizes
-from nfstune.bench.stats import compare, summarize
-from nfstune.bench.workloads import WorkloadSizes
-from nfstune.engine import Engine, Event, plan, stored_value
+from nfstune.baselines import baseline_label
+from nfstune.engine import Event
 from nfstune.errors import ConfigError
-from nfstune.nfs.change import host_key
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
-from nfstune.recipes.model import WORKLOADS, Recipe, recipe_facts
-from nfstune.remote import Host, open_host
-from nfstune.remote.probe import probe
-from nfstune.remote.probe_parse import HostFacts
+from nfstune.remote import open_host
 from nfstune.store import Journal, Results, open_store
-
-MIB = 1 << 20
-# per scale: a few seconds a repeat in the emulated lab ("small"), a real NAS's RAM-beating sizes ("normal")
-SIZES = {
-    "small": WorkloadSizes(seq_file_bytes=8 * MIB, small_file_count=30, small_file_bytes=4096, sync_4k_count=40),
-    "normal": WorkloadSizes(
-        seq_file_bytes=1024 * MIB, small_file_count=2000, small_file_bytes=16384, sync_4k_count=2000
-    ),
-}
+from nfstune.summary import repeat_agreement, results_text
+from nfstune.workflow import (
+    Pair,
+    current_export,
+    make_engine,
+    pick_recipes,
+    plan_session,
+    probe_pair,
+    recommendation,
+    start_session,
+)
 
 
 def history(printer: Any) -> int:
@@ -82,76 +77,53 @@ def _ask_secret(label: str, what: str) -> str | None:
     return getpass.getpass(f"{label}: {what}: ") if sys.stdin.isatty() else None
 
 
-def _hosts(args: argparse.Namespace, stack: ExitStack) -> tuple[Host, Host, str, str]:
+def _hosts(args: argparse.Namespace, stack: ExitStack) -> Pair:
     if args.lab:
         from nfstune.lab import LabConfig, host
 
         cfg = LabConfig().as_running()
-        return stack.enter_context(host(cfg, "nas")), stack.enter_context(host(cfg, "client")), "nas", "/export"
+        return Pair(stack.enter_context(host(cfg, "nas")), stack.enter_context(host(cfg, "client")), "nas", "/export")
     if not args.client or not args.share:
         raise ConfigError("--server needs --client and --share too")
     server = open_host(args.server, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret)
     client = open_host(args.client, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret)
     stack.enter_context(server)
     stack.enter_context(client)
-    return server, client, args.server_address or server.target.hostname, args.share
-
-
-def _sizes(scale: str, server: HostFacts, client: HostFacts) -> WorkloadSizes:
-    """Sizes from the hosts' RAM and the share's free space (never more than half of it)."""
-    fs = server.filesystem
-    if client.mem_total_bytes and server.mem_total_bytes and fs is not None and fs.free_bytes is not None:
-        return plan_sizes(client.mem_total_bytes, server.mem_total_bytes, fs.free_bytes, scale).sizes
-    return SIZES[scale]
-
-
-def _pick(recipes: list[Recipe], ids: list[str]) -> list[Recipe]:
-    by_id = {r.id: r for r in recipes}
-    unknown = [i for i in ids if i not in by_id]
-    if unknown:
-        raise ConfigError(f"unknown recipe {', '.join(unknown)}: choose from {', '.join(sorted(by_id))}")
-    return [by_id[i] for i in ids]
+    return Pair(server, client, args.server_address or server.target.hostname, args.share)
 
 
 def run(args: argparse.Namespace, printer: Any) -> int:
     recipes, errors = load_recipes(default_recipe_dirs())
     for error in errors:
         printer(f"warning: {error}")
-    chosen = _pick(recipes, args.recipe)
+    chosen = pick_recipes(recipes, args.recipe)
     conn = open_store()
     results, journal = Results(conn), Journal(conn)
     with ExitStack() as stack:
-        server, client, address, share = _hosts(args, stack)
-        printer(f"probing {server.label} and {client.label}")
-        server_facts = probe(server, path=share)
-        client_facts = probe(client, peer=address)
-        planned, skipped = plan(chosen, recipe_facts(server_facts, client_facts), args.scale)
+        pair = _hosts(args, stack)
+        printer(f"probing {pair.server.label} and {pair.client.label}")
+        facts = probe_pair(pair)
+        planned, skipped = plan_session(chosen, facts, args.scale)
         for reason in skipped:
             printer(reason)
-        sid = results.start_session(
-            server_host=results.upsert_host(host_key(server), server.label, server_facts.to_json()),
-            client_host=results.upsert_host(host_key(client), client.label, client_facts.to_json()),
-            share=share, scale=args.scale, recipes=args.recipe,
-            server_facts=server_facts.to_json(), client_facts=client_facts.to_json(),
-        )  # fmt: skip
+        sid = start_session(results, pair, facts, scale=args.scale, recipe_ids=args.recipe)
 
         def on_event(event: Event) -> None:
             if event.kind == "progress":
                 eta = event.data.get("eta_s")
                 frac = float(event.data.get("fraction") or 0)  # type: ignore[arg-type]
                 printer(f"{frac:4.0%} {event.message}" + (f" (about {eta / 60:.0f} min left)" if eta else ""))  # type: ignore[operator]
-            elif event.kind in ("repeat", "log", "warning", "config"):
+            elif event.kind in ("repeat", "log", "warning", "config", "baseline"):
                 printer(event.message)
 
-        engine = Engine(
-            server=server, client=client, server_address=address, share=share,
-            sizes=_sizes(args.scale, server_facts, client_facts),
-            results=results, journal=journal, emit=on_event, fio_available=client_facts.fio_version is not None,
-            cancel=threading.Event(),
+        engine = make_engine(
+            pair, facts, scale=args.scale, results=results, journal=journal, emit=on_event,
+            cancel=threading.Event(), baselines=not getattr(args, "no_baselines", False),
         )  # fmt: skip
         engine.run(sid, planned)
-        current = _current_export(server, share)
-    text = report_text(results, sid) + "\n" + advice_text(results, sid, share=share, server=address, current=current)
+        current = current_export(pair.server, pair.share)
+    text = report_text(results, sid) + "\n" + advice_text(results, sid, share=pair.share, server=pair.address,
+                                                           current=current)  # fmt: skip
     print(text)
     html = getattr(args, "html", None)
     if html is not None:
@@ -162,56 +134,10 @@ def run(args: argparse.Namespace, printer: Any) -> int:
     return 0
 
 
-def _current_export(server: Host, share: str) -> tuple[str, tuple[str, ...]]:
-    """The client spec and options of the share as the admin exported it (after our changes were undone)."""
-    from nfstune.nfs.exports import parse
-
-    text = (server.read_file("/etc/exports", sudo=True) or b"").decode()
-    entry = parse(text).find(share)
-    if entry is None or not entry.clients:
-        return "*", ()
-    return entry.clients[0].name, entry.clients[0].explicit_options
-
-
-def measured_from(results: Results, session_id: int) -> Measured:
-    data = results.session(session_id)
-    values: dict[tuple[str, str, str], list[float]] = {}
-    negotiated_rsize = None
-    for run in data["runs"]:
-        vals = [stored_value(run["workload"], r) for r in run["repeats"] if not r["warmup"]]
-        values[(run["recipe"], run["config_label"], run["workload"])] = vals
-        for opt in (run["negotiated_options"] or "").split(","):
-            if opt.startswith("rsize=") and "rsize" not in (run["requested_options"] or ""):
-                negotiated_rsize = int(opt[6:])
-
-    def comparisons(a_label: str, b_label: str) -> dict[str, Any]:
-        found = {}
-        for (recipe, label, workload), a in values.items():
-            b = values.get((recipe, b_label, workload))
-            if label == a_label and b and len(a) > 1 and len(b) > 1:
-                w = WORKLOADS[workload]
-                names = (a_label, b_label)
-                found[workload] = compare(a, b, higher_is_better=w.higher_is_better, names=names, unit=w.unit)
-        return found
-
-    import json
-
-    facts = json.loads(data["server_facts"] or "{}")
-    async_vs_sync = comparisons("sync", "async") or comparisons("baseline", "async")
-    no_wdelay = comparisons("wdelay", "no_wdelay") or comparisons("baseline", "no_wdelay")
-    return Measured(
-        async_vs_sync=async_vs_sync, no_wdelay=no_wdelay, negotiated_rsize=negotiated_rsize,
-        server_max_block_size=facts.get("nfsd_max_block_size"),
-    )  # fmt: skip
-
-
 def advice_text(
     results: Results, session_id: int, *, share: str, server: str, current: tuple[str, tuple[str, ...]]
 ) -> str:
-    rec = recommend(
-        share=share, client_spec=current[0], server=server, mount_point="/mnt/nfs",
-        current_options=current[1], measured=measured_from(results, session_id),
-    )  # fmt: skip
+    rec = recommendation(results, session_id, share=share, server=server, current=current)
     lines = ["", "Recommended /etc/exports line (on the server):", f"  {rec.exports_line}"]
     lines += [f"    {r.option}: {r.why}" for r in rec.exports_reasons]
     lines += ["Recommended /etc/fstab line (on the client; choose your own mount point):", f"  {rec.fstab_line}"]
@@ -227,37 +153,16 @@ def advice_text(
 
 
 def report_text(results: Results, session_id: int) -> str:
-    """The results of a session as text: per recipe and workload, each configuration with its median, spread,
-    n, and what it means against the recipe's baseline."""
+    """The results of a session as text: the ceilings measured first, per recipe and workload each
+    configuration's median, spread, n and verdict against the baseline, then the session's check of itself (the
+    same configuration measured twice)."""
     data = results.session(session_id)
-    lines = [f"\nsession {session_id}: {data['status']}"]
-    by_key: dict[tuple[str, str], dict[str, list[float]]] = {}
-    options: dict[tuple[str, str], tuple[str, str]] = {}
-    for run in data["runs"]:
-        vals = [stored_value(run["workload"], r) for r in run["repeats"] if not r["warmup"]]
-        by_key.setdefault((run["recipe"], run["workload"]), {})[run["config_label"]] = vals
-        options[(run["recipe"], run["config_label"])] = (
-            run["requested_options"] or "",
-            run["negotiated_options"] or "",
-        )
-    for (recipe, workload), configs in by_key.items():
-        w = WORKLOADS[workload]
-        lines.append(f"\n{recipe} / {workload} ({w.unit}, {'higher' if w.higher_is_better else 'lower'} is better)")
-        baseline_label = next(iter(configs))
-        for label, vals in configs.items():
-            if not vals:
-                lines.append(f"  {label:14} no completed repeats")
-                continue
-            s = summarize(vals)
-            req, neg = options[(recipe, label)]
-            line = f"  {label:14} median {s.median:8.3g}  min {s.min:8.3g}  max {s.max:8.3g}  n={s.n}"
-            line += f"  CV {s.cv_percent:4.1f} %"
-            if label != baseline_label and configs[baseline_label]:
-                c = compare(configs[baseline_label], vals, higher_is_better=w.higher_is_better,
-                            names=(baseline_label, label), unit=w.unit)  # fmt: skip
-                line += f"\n  {'':14} {c.text}"
-            lines.append(line)
-            negotiated = {o.split("=")[0]: o for o in neg.split(",") if o.split("=")[0] in ("vers", "rsize", "wsize")}
-            if negotiated:
-                lines.append(f"  {'':14} requested {req or '(defaults)'}; negotiated {','.join(negotiated.values())}")
+    lines = [results_text(data)]
+    if data["baselines"]:
+        lines.append("\nceilings (measured before the recipes)")
+        lines += [f"  {baseline_label(b)}: {b['mb_per_s']:.3g} MB/s" for b in data["baselines"]]
+    agreements = repeat_agreement(data)
+    if agreements:
+        lines.append("\nthe same configuration measured twice")
+        lines += [f"  {a.text}" for a in agreements]
     return "\n".join(lines)

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nfstune.baselines import Baseline, measure_all
+from nfstune.bench.live import HostSampler
 from nfstune.bench.stats import should_stop
 from nfstune.bench.workloads import (
     DROP_CACHES,
@@ -37,7 +39,7 @@ class Cancelled(NfstuneError):
 
 @dataclass(frozen=True)
 class Event:
-    kind: str  # progress | repeat | config | warning | log
+    kind: str  # progress | sample | step | repeat | config | baseline | warning | log
     message: str
     data: dict[str, object] = field(default_factory=dict)
 
@@ -108,15 +110,30 @@ class Engine:
         emit: Callable[[Event], None],
         fio_available: bool,
         cancel: threading.Event | None = None,
+        server_disks: Collection[str] | None = None,
+        server_nic: str | None = None,
+        client_nic: str | None = None,
+        sample_interval_s: float = 1.0,
+        baselines: bool = True,
+        iperf_available: bool = False,
+        iperf_seconds: int = 5,
     ) -> None:
+        """`emit` is called from the engine's thread and, for "sample" events, from the samplers' threads."""
         self.server, self.client, self.server_address, self.share = server, client, server_address, share
         self.sizes, self.results, self.journal, self.emit = sizes, results, journal, emit
         self.fio_available = fio_available
         self.cancel = cancel or threading.Event()
+        self.server_disks, self.server_nic, self.client_nic = server_disks, server_nic, client_nic
+        self.sample_interval_s = sample_interval_s
+        self.baselines, self.iperf_available, self.iperf_seconds = baselines, iperf_available, iperf_seconds
         self._steps_done = 0
         self._steps_total = 1
         self._t0 = time.monotonic()
         self.last_wire_bytes = 0
+        # samples arrive on the samplers' threads; sqlite is written from the engine's thread only
+        self._samples_lock = threading.Lock()
+        self._pending_samples: list[tuple[int, str, str, float, float]] = []
+        self._current_run: int | None = None
 
     def log(self, message: str) -> None:
         self.emit(Event("log", message))
@@ -131,6 +148,8 @@ class Engine:
             1, sum(len(p.workloads) * (p.recipe.repeats.warmup + p.recipe.repeats.max) for p in planned)
         )
         try:
+            if self.baselines:
+                self._measure_baselines(session_id)
             for item in planned:
                 self._check_cancel()
                 self._run_config(session_id, item)
@@ -141,6 +160,28 @@ class Engine:
             self.results.end_session(session_id, "failed", str(exc))
             raise
         self.results.end_session(session_id, "completed")
+
+    def _measure_baselines(self, session_id: int) -> None:
+        self._progress("baselines: the network (iperf3) and the server's own disk")
+        tx = Transaction(self.journal, self.log)
+
+        def found(b: Baseline) -> None:
+            self.results.add_baseline(
+                session_id, kind=b.kind, direction=b.direction, mb_per_s=b.mb_per_s, seconds=b.seconds,
+                size=b.bytes, raw=b.raw_output,
+            )  # fmt: skip
+            self.emit(Event("baseline", f"{b.label}: {b.mb_per_s:.3g} MB/s",
+                            {"kind": b.kind, "direction": b.direction, "mb_per_s": b.mb_per_s}))  # fmt: skip
+
+        try:
+            measure_all(
+                self.server, self.client, address=self.server_address, share=self.share, sizes=self.sizes, tx=tx,
+                iperf_seconds=self.iperf_seconds, iperf_available=self.iperf_available, cancel=self.cancel,
+                warn=lambda text: self.emit(Event("warning", text)), found=found,
+            )  # fmt: skip
+        finally:
+            tx.undo()
+        self._check_cancel()
 
     def _progress(self, message: str) -> None:
         done = self._steps_done / self._steps_total
@@ -168,12 +209,42 @@ class Engine:
                 export_opts = ",".join(next(iter(self._table(self.share).values()), ()))
             if "small-files" in item.workloads:  # its tar is built on the client's own disk: ours to remove
                 tx.record(self.client, "tempfile", SMALL_FILES_TAR)
-            for workload in item.workloads:
-                self._check_cancel()
-                self._run_workload(session_id, item, workload, mount, negotiated, export_opts)
+            with self._samplers(mount.mount_point):
+                for workload in item.workloads:
+                    self._check_cancel()
+                    self._run_workload(session_id, item, workload, mount, negotiated, export_opts)
         finally:
+            self._flush_samples()
             tx.undo()
         self.emit(Event("config", f"{recipe.id}: {config.label} done", {"recipe": recipe.id, "config": config.label}))
+
+    def _samplers(self, mount_point: str) -> _Samplers:
+        server = HostSampler(
+            self.server, "server", self._on_sample, disks=self.server_disks, nic=self.server_nic,
+            interval_s=self.sample_interval_s,
+        )  # fmt: skip
+        client = HostSampler(
+            self.client, "client", self._on_sample, mount_point=mount_point, nic=self.client_nic,
+            interval_s=self.sample_interval_s,
+        )  # fmt: skip
+        return _Samplers(self, (server, client))
+
+    def _on_sample(self, role: str, t: float, series: dict[str, float]) -> None:
+        """On a sampler's thread: pass the sample on live, and keep it for the run in progress (if any)."""
+        run_id = self._current_run
+        if run_id is not None:
+            with self._samples_lock:
+                self._pending_samples.extend((run_id, role, name, t, v) for name, v in series.items())
+        self.emit(Event("sample", "", {"role": role, "time": t, "series": series}))
+
+    def _flush_samples(self) -> None:
+        with self._samples_lock:
+            pending, self._pending_samples = self._pending_samples, []
+        by_run: dict[tuple[int, str], list[tuple[str, float, float]]] = {}
+        for run_id, role, name, t, v in pending:
+            by_run.setdefault((run_id, role), []).append((name, t, v))
+        for (run_id, role), rows in by_run.items():
+            self.results.add_samples(run_id, role, rows)
 
     def _table(self, path: str) -> dict[str, tuple[str, ...]]:
         table = parse_exportfs_s(self.server.run("exportfs -s", sudo=True).stdout)
@@ -209,6 +280,7 @@ class Engine:
         self.results.set_run_options(run_id, requested=config.mount.render(), negotiated=negotiated, export=export_opts)
         values: list[float] = []
         status = "failed"
+        self._current_run = run_id
         try:
             for number in range(reps.warmup + reps.max):
                 self._check_cancel()
@@ -223,6 +295,7 @@ class Engine:
                             "lat_p99_us": result.lat_p99_us, "wire_bytes": self.last_wire_bytes,
                             "raw_output": result.raw},
                 )  # fmt: skip
+                self._flush_samples()
                 self._steps_done += 1
                 unit = WORKLOADS[workload].unit
                 label = "warm-up" if warmup else f"repeat {number - reps.warmup + 1}"
@@ -243,6 +316,8 @@ class Engine:
             status = "cancelled"
             raise
         finally:
+            self._flush_samples()
+            self._current_run = None
             self.results.end_run(run_id, status)
 
     def _wire_bytes(self, mount_point: str) -> int:
@@ -270,7 +345,7 @@ class Engine:
                 raise Cancelled("cancelled during a workload: every change was undone")
             if stream == "out":
                 for step in parser.feed(chunk):
-                    self.emit(Event("sample", "", {"bytes": step.interval_bytes, "elapsed_s": step.elapsed_s}))
+                    self.emit(Event("step", "", {"bytes": step.interval_bytes, "elapsed_s": step.elapsed_s}))
         result = parser.result()
         self.last_wire_bytes = self._wire_bytes(mount.mount_point) - wire_before
         # seq-write leaves its file for seq-read, which reads it again on every repeat; the scratch directory and
@@ -279,3 +354,21 @@ class Engine:
             for argv in commands.cleanup:
                 self.client.run(list(argv), sudo=True, timeout=600)
         return result
+
+
+class _Samplers:
+    """Both hosts' samplers for one configuration; a sampler that died is reported as a warning once."""
+
+    def __init__(self, engine: Engine, samplers: tuple[HostSampler, ...]) -> None:
+        self.engine, self.samplers = engine, samplers
+
+    def __enter__(self) -> _Samplers:
+        for sampler in self.samplers:
+            sampler.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sampler in self.samplers:
+            sampler.stop()
+            if sampler.error:
+                self.engine.emit(Event("warning", f"{sampler.error}; the live graphs miss that host"))

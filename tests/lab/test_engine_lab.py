@@ -7,13 +7,14 @@ from pathlib import Path
 import pytest
 
 from nfstune.bench.stats import compare
-from nfstune.cli_run import SIZES, report_text
+from nfstune.cli_run import report_text
 from nfstune.engine import Cancelled, Engine, Event, plan
 from nfstune.lab import LabConfig, host
 from nfstune.recipes.loader import load_recipe_file
 from nfstune.recipes.model import recipe_facts
 from nfstune.remote.probe import probe
 from nfstune.store import Journal, Results, open_store
+from nfstune.workflow import FALLBACK_SIZES as SIZES
 
 pytestmark = pytest.mark.lab
 
@@ -62,7 +63,7 @@ def test_sync_vs_async_small_files(lab: LabConfig, tmp_path: Path) -> None:
         )
         engine = Engine(
             server=nas, client=client, server_address="nas", share="/export", sizes=SIZES["small"], results=results,
-            journal=journal, emit=events.append, fio_available=True,
+            journal=journal, emit=events.append, fio_available=True, baselines=False,
         )  # fmt: skip
         engine.run(sid, planned)
         after = nas.run(SNAPSHOT).stdout
@@ -102,7 +103,7 @@ def test_cancel_mid_run_undoes_everything(lab: LabConfig, tmp_path: Path) -> Non
 
         engine = Engine(
             server=nas, client=client, server_address="nas", share="/export", sizes=SIZES["small"], results=results,
-            journal=journal, emit=cancel_on_first_repeat, fio_available=True,
+            journal=journal, emit=cancel_on_first_repeat, fio_available=True, baselines=False,
         )  # fmt: skip
         with pytest.raises(Cancelled):
             engine.run(sid, planned)
@@ -145,11 +146,16 @@ def test_seq_read_repeats_read_the_file_seq_write_left(lab: LabConfig, tmp_path:
         sid = results.start_session(
             server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id]
         )
+        events: list[Event] = []
         Engine(
             server=nas, client=client, server_address="nas", share="/export", sizes=SIZES["small"], results=results,
-            journal=journal, emit=lambda _e: None, fio_available=True,
+            journal=journal, emit=events.append, fio_available=True, server_disks=["vdb"], client_nic="eth1",
+            iperf_available=True,
         ).run(sid, planned)  # fmt: skip
         assert nas.run("ls -A /export").stdout.split() == ["lost+found"]
+        # the samplers and the one-shot iperf3 server are gone from both hosts
+        for h in (nas, client):
+            assert h.run("pgrep -af 'NFSTUNE_SAMPL[E]|^iperf[3]' || true").stdout.strip() == "", h.label
     data = results.session(sid)
     reads = [r for run in data["runs"] if run["workload"] == "seq-read" for r in run["repeats"]]
     assert len(reads) == 2 * 3 and all(r["bytes"] == SIZES["small"].seq_file_bytes for r in reads)
@@ -165,3 +171,17 @@ def test_seq_read_repeats_read_the_file_seq_write_left(lab: LabConfig, tmp_path:
     # requested vs negotiated: the server grants what was asked below its max_block_size
     assert "rsize=32768" in by_label["rsize=32K"]["negotiated_options"]
     assert "rsize=131072" in by_label["4.2"]["negotiated_options"]
+    # the ceilings: iperf3 both ways (the link's 5.88 MB/s goodput) and the server's disk
+    ceilings = {(b["kind"], b["direction"]): b["mb_per_s"] for b in data["baselines"]}
+    assert set(ceilings) == {("network", "to-server"), ("network", "from-server"), ("disk", "write"), ("disk", "read")}
+    assert 5.0 < ceilings[("network", "to-server")] < 5.88 * 1.02 and ceilings[("network", "from-server")] > 5.0
+    assert any(e.kind == "baseline" for e in events)
+    # live samples from both hosts, stored per run: the client's NFS reads during seq-read, the NAS's disk writes
+    roles = {e.data["role"] for e in events if e.kind == "sample"}
+    assert roles == {"server", "client"}
+    read_run = by_label["4.2"]["id"]
+    nfs_read = [v for _t, v in results.samples(read_run, "client", "nfs_read_bps")]
+    assert nfs_read and 1e6 < max(nfs_read) < 5.88e6 * 1.1, nfs_read  # bytes/s, capped by the link
+    write_run = next(r["id"] for r in data["runs"] if r["workload"] == "seq-write" and r["config_label"] == "4.2")
+    assert max(v for _t, v in results.samples(write_run, "server", "disk_write_bps")) > 1e6
+    assert results.samples(write_run, "server", "cpu_percent")

@@ -94,6 +94,41 @@ MIGRATIONS: list[list[str]] = [
         "CREATE INDEX runs_session ON runs (session_id)",
         "CREATE INDEX repeats_run ON repeats (run_id)",
     ],
+    [
+        """CREATE TABLE baselines (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,            -- network | disk
+            direction TEXT NOT NULL,       -- network: to-server | from-server; disk: write | read
+            mb_per_s REAL NOT NULL,
+            seconds REAL NOT NULL,
+            bytes INTEGER NOT NULL,
+            raw_output TEXT,
+            created_at REAL NOT NULL
+        )""",
+        "CREATE INDEX baselines_session ON baselines (session_id)",
+    ],
+    [
+        # a third journal state: 'committed', a change made for good (an applied recommendation), never undone.
+        # SQLite cannot alter a CHECK constraint: the table is rebuilt with its rows.
+        """CREATE TABLE journal_v4 (
+            id INTEGER PRIMARY KEY,
+            host TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            target TEXT NOT NULL,
+            original BLOB,
+            backup_path TEXT,
+            detail TEXT NOT NULL DEFAULT '{}',
+            state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'restored', 'committed')),
+            created_at REAL NOT NULL,
+            restored_at REAL,
+            pid INTEGER NOT NULL
+        )""",
+        "INSERT INTO journal_v4 SELECT * FROM journal",
+        "DROP TABLE journal",
+        "ALTER TABLE journal_v4 RENAME TO journal",
+        "CREATE INDEX journal_pending ON journal (host, state)",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -128,6 +128,15 @@ class Results:
             self._conn.execute("ROLLBACK")
             raise
 
+    def add_baseline(
+        self, session_id: int, *, kind: str, direction: str, mb_per_s: float, seconds: float, size: int, raw: str
+    ) -> None:
+        self._conn.execute(
+            "INSERT INTO baselines (session_id, kind, direction, mb_per_s, seconds, bytes, raw_output, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (session_id, kind, direction, mb_per_s, seconds, size, raw, time.time()),
+        )
+
     # --- reading --------------------------------------------------------------------------------------------
 
     def sessions(self) -> list[SessionRow]:
@@ -152,6 +161,7 @@ class Results:
             run["repeats"] = self._rows("SELECT * FROM repeats WHERE run_id = ? ORDER BY number", (run["id"],))
             runs.append(run)
         data["runs"] = runs
+        data["baselines"] = self._rows("SELECT * FROM baselines WHERE session_id = ? ORDER BY id", (session_id,))
         return data
 
     def samples(self, run_id: int, host: str, series: str) -> list[tuple[float, float]]:

@@ -1,0 +1,126 @@
+"""Live series while a configuration runs: one sampler per host on a thread of its own.
+
+A remote host streams raw /proc snapshots over one SSH channel (bench.sampler.sampler_command), parsed here; the
+machine nfstune runs on is read through psutil. Each interval becomes a handful of named series, in bytes/s and
+CPU %, passed to `on_sample(role, time, series)` from the sampler's thread: the callback must be thread-safe.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Collection, Mapping
+
+from nfstune.bench.sampler import LocalSampler, Sample, SampleParser, sampler_command
+from nfstune.errors import NfstuneError
+from nfstune.remote import Host
+from nfstune.remote.process import RemoteProcess
+
+log = logging.getLogger(__name__)
+
+# stored series names (samples table) and what they hold
+SERIES = {
+    "cpu_percent": "CPU busy, % of all CPUs",
+    "nfs_read_bps": "our NFS mount: bytes/s read from the server",
+    "nfs_write_bps": "our NFS mount: bytes/s written to the server",
+    "disk_read_bps": "the export's disks: bytes/s read",
+    "disk_write_bps": "the export's disks: bytes/s written",
+    "net_rx_bps": "the NIC towards the peer: bytes/s received",
+    "net_tx_bps": "the NIC towards the peer: bytes/s sent",
+}
+OnSample = Callable[[str, float, dict[str, float]], None]
+
+
+def _pick(rates: Mapping[str, float], wanted: str | None) -> float | None:
+    """One NIC's rate when it is known and present, else the sum of all (loopback is never in `rates`)."""
+    if wanted is not None and wanted in rates:
+        return rates[wanted]
+    return sum(rates.values()) if rates else None
+
+
+def series_of(sample: Sample, nic: str | None = None) -> dict[str, float]:
+    values = {
+        "cpu_percent": sample.cpu_busy_percent,
+        "nfs_read_bps": sample.nfs_read_bytes_per_s,
+        "nfs_write_bps": sample.nfs_write_bytes_per_s,
+        "disk_read_bps": sum(sample.disk_read_bytes_per_s.values()) if sample.disk_read_bytes_per_s else None,
+        "disk_write_bps": sum(sample.disk_write_bytes_per_s.values()) if sample.disk_write_bytes_per_s else None,
+        "net_rx_bps": _pick(sample.net_rx_bytes_per_s, nic),
+        "net_tx_bps": _pick(sample.net_tx_bytes_per_s, nic),
+    }
+    return {name: float(v) for name, v in values.items() if v is not None}
+
+
+class HostSampler:
+    """Samples one host once a second until stop(). A sampler that fails (the host went away) logs why and stops;
+    the measurement itself goes on and reports its own errors."""
+
+    def __init__(
+        self,
+        host: Host | None,
+        role: str,
+        on_sample: OnSample,
+        *,
+        mount_point: str | None = None,
+        disks: Collection[str] | None = None,
+        nic: str | None = None,
+        interval_s: float = 1.0,
+    ) -> None:
+        """`host` None samples this machine with psutil."""
+        self.host, self.role, self.on_sample = host, role, on_sample
+        self.mount_point, self.disks, self.nic, self.interval_s = mount_point, disks, nic, interval_s
+        self.error: str | None = None
+        self.count = 0
+        self._stop = threading.Event()
+        self._process: RemoteProcess | None = None
+        self._thread = threading.Thread(target=self._run, name=f"sampler-{role}", daemon=True)
+
+    def start(self) -> HostSampler:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        process = self._process
+        if process is not None:
+            try:
+                process.cancel()
+            except NfstuneError as exc:  # the host went away: nothing left to stop there
+                log.info("%s sampler: %s", self.role, exc)
+        self._thread.join(timeout=10)
+
+    def __enter__(self) -> HostSampler:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _deliver(self, sample: Sample) -> None:
+        self.count += 1
+        self.on_sample(self.role, sample.time, series_of(sample, self.nic))
+
+    def _run(self) -> None:
+        try:
+            if self.host is None:
+                self._run_local()
+            else:
+                self._run_remote(self.host)
+        except Exception as exc:  # a sampler never takes a measurement down with it
+            if not self._stop.is_set():
+                self.error = f"{self.role} sampler stopped: {exc}"
+                log.warning(self.error)
+
+    def _run_local(self) -> None:
+        local = LocalSampler(self.disks)
+        while not self._stop.wait(self.interval_s):
+            self._deliver(local.sample())
+
+    def _run_remote(self, host: Host) -> None:
+        parser = SampleParser(self.disks)
+        self._process = host.start(sampler_command(self.mount_point, self.interval_s))
+        if self._stop.is_set():  # stopped while starting: stop() saw no process to cancel
+            self._process.cancel()
+        for stream, chunk in self._process.chunks():
+            if stream == "out":
+                for sample in parser.feed(chunk):
+                    self._deliver(sample)

@@ -1,0 +1,162 @@
+"""One measurement session from connected hosts to stored results: probe both hosts, plan, start the session,
+build the engine with sizes and sampler settings from the facts, and read the recommendation afterwards. The CLI
+and the desktop's jobs both use it, so that a session is the same whichever started it. No Qt.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from nfstune.advice import Measured, Recommendation, recommend
+from nfstune.bench.sizing import plan_sizes
+from nfstune.bench.stats import compare
+from nfstune.bench.workloads import MIB, WorkloadSizes
+from nfstune.engine import Engine, Event, PlannedConfig, plan, stored_value
+from nfstune.errors import ConfigError
+from nfstune.nfs.change import host_key
+from nfstune.recipes.model import WORKLOADS, Recipe, recipe_facts
+from nfstune.remote import Host
+from nfstune.remote.probe import probe
+from nfstune.remote.probe_parse import HostFacts
+from nfstune.store import Journal, Results
+
+# per scale when the facts lack RAM or free space: a few seconds a repeat in the emulated lab ("small"), a real
+# NAS's RAM-beating sizes ("normal")
+FALLBACK_SIZES = {
+    "small": WorkloadSizes(seq_file_bytes=8 * MIB, small_file_count=30, small_file_bytes=4096, sync_4k_count=40),
+    "normal": WorkloadSizes(
+        seq_file_bytes=1024 * MIB, small_file_count=2000, small_file_bytes=16384, sync_4k_count=2000
+    ),
+}
+IPERF_SECONDS = {"small": 5, "normal": 10}
+
+
+@dataclass
+class Pair:
+    """The two connected hosts, the server's address as the client reaches it, and the export to test."""
+
+    server: Host
+    client: Host
+    address: str
+    share: str
+
+
+@dataclass(frozen=True)
+class Facts:
+    server: HostFacts
+    client: HostFacts
+
+
+def probe_pair(pair: Pair) -> Facts:
+    return Facts(probe(pair.server, path=pair.share), probe(pair.client, peer=pair.address))
+
+
+def sizes_for(scale: str, facts: Facts) -> WorkloadSizes:
+    """Sizes from the hosts' RAM and the share's free space (never more than half of it)."""
+    fs = facts.server.filesystem
+    server_ram, client_ram = facts.server.mem_total_bytes, facts.client.mem_total_bytes
+    if client_ram and server_ram and fs is not None and fs.free_bytes is not None:
+        return plan_sizes(client_ram, server_ram, fs.free_bytes, scale).sizes
+    return FALLBACK_SIZES[scale]
+
+
+def pick_recipes(recipes: Sequence[Recipe], ids: Sequence[str]) -> list[Recipe]:
+    by_id = {r.id: r for r in recipes}
+    unknown = [i for i in ids if i not in by_id]
+    if unknown:
+        raise ConfigError(f"unknown recipe {', '.join(unknown)}: choose from {', '.join(sorted(by_id))}")
+    return [by_id[i] for i in ids]
+
+
+def plan_session(recipes: Sequence[Recipe], facts: Facts, scale: str) -> tuple[list[PlannedConfig], list[str]]:
+    return plan(recipes, recipe_facts(facts.server, facts.client), scale)
+
+
+def start_session(results: Results, pair: Pair, facts: Facts, *, scale: str, recipe_ids: Sequence[str]) -> int:
+    return results.start_session(
+        server_host=results.upsert_host(host_key(pair.server), pair.server.label, facts.server.to_json()),
+        client_host=results.upsert_host(host_key(pair.client), pair.client.label, facts.client.to_json()),
+        share=pair.share, scale=scale, recipes=list(recipe_ids),
+        server_facts=facts.server.to_json(), client_facts=facts.client.to_json(),
+    )  # fmt: skip
+
+
+def make_engine(
+    pair: Pair,
+    facts: Facts,
+    *,
+    scale: str,
+    results: Results,
+    journal: Journal,
+    emit: Callable[[Event], None],
+    cancel: threading.Event,
+    baselines: bool = True,
+) -> Engine:
+    fs = facts.server.filesystem
+    route = facts.client.route
+    return Engine(
+        server=pair.server, client=pair.client, server_address=pair.address, share=pair.share,
+        sizes=sizes_for(scale, facts), results=results, journal=journal, emit=emit,
+        fio_available=facts.client.fio_version is not None, cancel=cancel,
+        # the physical disks under the export (diskstats names them as lsblk does; a dm device on top of them
+        # would count the same bytes twice)
+        server_disks=[d.name for d in fs.disks] if fs is not None and fs.disks else None,
+        client_nic=route.interface if route is not None else None,
+        baselines=baselines,
+        iperf_available=facts.server.iperf3_version is not None and facts.client.iperf3_version is not None,
+        iperf_seconds=IPERF_SECONDS.get(scale, 10),
+    )  # fmt: skip
+
+
+def current_export(server: Host, share: str) -> tuple[str, tuple[str, ...]]:
+    """The client spec and options of the share as the admin exported it (after our changes were undone)."""
+    from nfstune.nfs.exports import parse
+
+    text = (server.read_file("/etc/exports", sudo=True) or b"").decode()
+    entry = parse(text).find(share)
+    if entry is None or not entry.clients:
+        return "*", ()
+    return entry.clients[0].name, entry.clients[0].explicit_options
+
+
+def recommendation(
+    results: Results, session_id: int, *, share: str, server: str, current: tuple[str, tuple[str, ...]]
+) -> Recommendation:
+    return recommend(
+        share=share, client_spec=current[0], server=server, mount_point="/mnt/nfs",
+        current_options=current[1], measured=measured_from(results, session_id),
+    )  # fmt: skip
+
+
+def measured_from(results: Results, session_id: int) -> Measured:
+    data = results.session(session_id)
+    values: dict[tuple[str, str, str], list[float]] = {}
+    negotiated_rsize = None
+    for run in data["runs"]:
+        vals = [stored_value(run["workload"], r) for r in run["repeats"] if not r["warmup"]]
+        values[(run["recipe"], run["config_label"], run["workload"])] = vals
+        for opt in (run["negotiated_options"] or "").split(","):
+            if opt.startswith("rsize=") and "rsize" not in (run["requested_options"] or ""):
+                negotiated_rsize = int(opt[6:])
+
+    def comparisons(a_label: str, b_label: str) -> dict[str, Any]:
+        found = {}
+        for (recipe, label, workload), a in values.items():
+            b = values.get((recipe, b_label, workload))
+            if label == a_label and b and len(a) > 1 and len(b) > 1:
+                w = WORKLOADS[workload]
+                names = (a_label, b_label)
+                found[workload] = compare(a, b, higher_is_better=w.higher_is_better, names=names, unit=w.unit)
+        return found
+
+    facts = json.loads(data["server_facts"] or "{}")
+    async_vs_sync = comparisons("sync", "async") or comparisons("baseline", "async")
+    no_wdelay = comparisons("wdelay", "no_wdelay") or comparisons("baseline", "no_wdelay")
+    return Measured(
+        async_vs_sync=async_vs_sync, no_wdelay=no_wdelay, negotiated_rsize=negotiated_rsize,
+        server_max_block_size=facts.get("nfsd_max_block_size"),
+    )  # fmt: skip
