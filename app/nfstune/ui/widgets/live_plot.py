@@ -1,0 +1,253 @@
+"""The live plot of a running measurement: client NFS, server disk and server CPU on one time axis.
+
+Sampler threads call `LivePlot.push`, which only appends to a bounded ring buffer under a lock; a QTimer on the GUI
+thread pulls snapshots and hands them to pyqtgraph. Workers never touch a widget, and memory stays bounded however
+long a run lasts.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+DEFAULT_CAPACITY = 3600  # one hour at one sample a second
+TICK_MS = 500
+BYTES_PER_MB = 1e6
+HEADROOM = 1.45  # room above the highest point for the legend and the ceiling labels
+
+
+class SeriesBuffer:
+    """A bounded ring buffer of (t seconds, value) points; `append` from any thread, `snapshot` on the GUI thread."""
+
+    def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+        if capacity < 1:
+            raise ValueError(f"capacity must be at least 1, not {capacity}")
+        self.capacity = capacity
+        self._t = np.empty(capacity, dtype=np.float64)
+        self._v = np.empty(capacity, dtype=np.float64)
+        self._next = 0  # where the next point goes
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def append(self, t: float, value: float) -> None:
+        with self._lock:
+            self._t[self._next] = t
+            self._v[self._next] = value
+            self._next = (self._next + 1) % self.capacity
+            self._count = min(self._count + 1, self.capacity)
+
+    def snapshot(self) -> tuple[np.ndarray, np.ndarray]:
+        """Copies of the points, oldest first."""
+        with self._lock:
+            if self._count < self.capacity:
+                return self._t[: self._count].copy(), self._v[: self._count].copy()
+            order = np.r_[self._next : self.capacity, 0 : self._next]
+            return self._t[order], self._v[order]  # fancy indexing already copies
+
+    def clear(self) -> None:
+        with self._lock:
+            self._next = self._count = 0
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._count
+
+
+@dataclass(frozen=True)
+class SeriesSpec:
+    plot: str  # key in LivePlot.plots
+    label: str  # legend text
+    color: str
+    scale: float  # pushed value / scale = plotted value
+
+
+# Throughput is pushed in bytes/s (what the samplers measure) and shown in MB/s; CPU is pushed and shown in %.
+LIVE_SERIES: dict[str, SeriesSpec] = {
+    "client_read": SeriesSpec("client", "read", "#1f77b4", BYTES_PER_MB),
+    "client_write": SeriesSpec("client", "write", "#d62728", BYTES_PER_MB),
+    "disk_read": SeriesSpec("disk", "read", "#1f77b4", BYTES_PER_MB),
+    "disk_write": SeriesSpec("disk", "write", "#d62728", BYTES_PER_MB),
+    "server_cpu": SeriesSpec("cpu", "busy", "#2ca02c", 1.0),
+}
+PLOT_TITLES = {
+    "client": "Client NFS throughput (MB/s)",
+    "disk": "Server disk throughput (MB/s)",
+    "cpu": "Server CPU (%)",
+}
+MIN_TOP = {"client": 1.0, "disk": 1.0, "cpu": 10.0}  # an idle run still gets a readable axis
+TEXT_COLOR = "#202020"
+CEILING_COLOR = "#7f3fbf"
+MARKER_COLOR = "#606060"
+
+
+class LivePlot(QWidget):
+    """Three stacked plots with linked x axes. Times are plotted as seconds since the first point pushed."""
+
+    def __init__(self, parent: QWidget | None = None, capacity: int = DEFAULT_CAPACITY) -> None:
+        super().__init__(parent)
+        self.buffers = {name: SeriesBuffer(capacity) for name in LIVE_SERIES}
+        self._origin: float | None = None  # first time pushed: x = t - origin keeps the axis in small numbers
+        self._origin_lock = threading.Lock()
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground("w")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.graphics)
+
+        self.plots: dict[str, pg.PlotItem] = {}
+        for row, (key, title) in enumerate(PLOT_TITLES.items()):
+            plot = self.graphics.addPlot(row=row, col=0)
+            plot.setTitle(title, color=TEXT_COLOR, size="10pt")
+            plot.setDownsampling(auto=True, mode="peak")  # without auto (or ds) pyqtgraph leaves it off
+            plot.setClipToView(True)
+            plot.showGrid(x=True, y=True, alpha=0.15)
+            plot.setMouseEnabled(x=True, y=False)  # y is managed in _rescale_y
+            for side in ("left", "bottom"):
+                plot.getAxis(side).setTextPen(TEXT_COLOR)
+            plot.getAxis("left").setWidth(48)  # equal widths keep the linked x axes aligned
+            if key != "client":
+                plot.setXLink(self.plots["client"])
+            self.plots[key] = plot
+        self.plots["cpu"].setLabel("bottom", "time since start (s)", color=TEXT_COLOR)
+
+        self.legends: dict[str, pg.LegendItem] = {}
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        for name, spec in LIVE_SERIES.items():
+            if spec.plot not in self.legends:
+                count = sum(s.plot == spec.plot for s in LIVE_SERIES.values())
+                # one row at the top-right, where HEADROOM keeps the data out of its way
+                self.legends[spec.plot] = self.plots[spec.plot].addLegend(
+                    offset=(-8, 4), colCount=count, labelTextColor=TEXT_COLOR, brush=(255, 255, 255, 210)
+                )
+            self.curves[name] = self.plots[spec.plot].plot(name=spec.label, pen=pg.mkPen(spec.color, width=2))
+
+        self.ceilings: dict[tuple[str, str], tuple[pg.InfiniteLine, float]] = {}
+        self.markers: list[tuple[float, str, list[pg.InfiniteLine]]] = []  # (absolute t, text, one line per plot)
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(TICK_MS)
+        self.timer.timeout.connect(self._on_tick)
+
+    # --- any thread ---------------------------------------------------------------------------------------------
+
+    def push(self, series: str, t: float, value: float) -> None:
+        """Thread-safe: throughput in bytes/s, CPU in %. Unknown series names raise KeyError."""
+        buffer = self.buffers[series]
+        with self._origin_lock:  # one lock with clear(), so no point lands between a clear and its new origin
+            if self._origin is None:
+                self._origin = t
+            buffer.append(t, value)
+
+    # --- GUI thread ---------------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def refresh(self) -> None:
+        """Draw what the buffers hold now, without waiting for the timer."""
+        self._on_tick()
+
+    def _on_tick(self) -> None:
+        origin = self._current_origin()
+        for name, spec in LIVE_SERIES.items():
+            t, v = self.buffers[name].snapshot()
+            if origin is not None:
+                t = t - origin
+            self.curves[name].setData(t, v / spec.scale)
+        self._rescale_y()
+
+    def _current_origin(self) -> float | None:
+        with self._origin_lock:
+            return self._origin
+
+    def _rescale_y(self) -> None:
+        """y from 0 to a little above the data and the ceilings, so that a ceiling is always in view and the legend
+        at the top has room (pyqtgraph's auto range ignores InfiniteLines and hugs the data)."""
+        for key, plot in self.plots.items():
+            top = MIN_TOP[key]
+            for name, spec in LIVE_SERIES.items():
+                if spec.plot == key:
+                    _, y = self.curves[name].getOriginalDataset()
+                    if y is not None and len(y) and np.isfinite(y).any():
+                        top = max(top, float(np.nanmax(y)))
+            for (plot_key, _), (_, value) in self.ceilings.items():
+                if plot_key == key:
+                    top = max(top, value)
+            # a little below 0 so that idle lines do not hide in the axis and the 0 tick label fits (with a grid,
+            # pyqtgraph drops a label that would cross the axis' end)
+            plot.setYRange(-0.07 * top, top * HEADROOM, padding=0)
+
+    def set_ceiling(self, plot: str, name: str, value_mb_s: float | None) -> None:
+        """A dashed horizontal line labelled "<name> <value> MB/s" on plot "client" or "disk"; the same name again
+        moves it, None removes it."""
+        key = (plot, name)
+        if key in self.ceilings:
+            line, _ = self.ceilings.pop(key)
+            self.plots[plot].removeItem(line)
+        if value_mb_s is not None:
+            text = f"{name} {value_mb_s:.3g} MB/s".replace("{", "{{").replace("}", "}}")  # label is a format string
+            line = pg.InfiniteLine(
+                pos=value_mb_s,
+                angle=0,
+                pen=pg.mkPen(CEILING_COLOR, width=1.5, style=Qt.PenStyle.DashLine),
+                label=text,
+                # left-hand end, above the line: the newest data and the legend are on the right; the fill keeps
+                # the text legible when the data runs along the ceiling (the interesting case)
+                labelOpts={
+                    "position": 0.02,
+                    "anchors": [(0, 1), (0, 1)],
+                    "color": CEILING_COLOR,
+                    "fill": (255, 255, 255, 200),
+                },
+            )
+            line.setZValue(10)  # above the curves, so that its label stays readable over data along the ceiling
+            self.plots[plot].addItem(line, ignoreBounds=True)
+            self.ceilings[key] = (line, value_mb_s)
+        self._rescale_y()
+
+    def set_marker(self, t: float, text: str) -> None:
+        """A vertical line at time t (same clock as push) on every plot, labelled on the top one."""
+        with self._origin_lock:
+            if self._origin is None:
+                self._origin = t
+            x = t - self._origin
+        lines = []
+        for key, plot in self.plots.items():
+            label = text.replace("{", "{{").replace("}", "}}") if key == "client" else None
+            line = pg.InfiniteLine(
+                pos=x,
+                angle=90,
+                pen=pg.mkPen(MARKER_COLOR, width=1, style=Qt.PenStyle.DotLine),
+                label=label,
+                labelOpts={"position": 0.82, "anchors": [(0, 0.5), (0, 0.5)], "color": MARKER_COLOR},
+            )
+            plot.addItem(line, ignoreBounds=True)
+            lines.append(line)
+        self.markers.append((t, text, lines))
+
+    def clear(self) -> None:
+        """Forget the data, the markers and the ceilings: ready for the next run."""
+        with self._origin_lock:
+            for buffer in self.buffers.values():
+                buffer.clear()
+            self._origin = None
+        for _, _, lines in self.markers:
+            for plot, line in zip(self.plots.values(), lines, strict=True):
+                plot.removeItem(line)
+        self.markers.clear()
+        for plot_key, name in list(self.ceilings):
+            self.set_ceiling(plot_key, name, None)
+        self._on_tick()
+
+    def save_png(self, path: str | Path) -> None:
+        if not self.grab().save(str(path), "PNG"):
+            raise OSError(f"could not write the plot image to {path}")
