@@ -7,6 +7,7 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,3 +62,14 @@ class Journal:
         sql += "WHERE state = 'pending'" + (" AND host = ?" if host else "") + " ORDER BY id DESC"
         rows = self._conn.execute(sql, (host,) if host else ()).fetchall()
         return [JournalEntry(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], r[8]) for r in rows]
+
+    def mark_committed(self, entry_ids: Sequence[int]) -> None:
+        """These changes were made for good (an applied recommendation): never to be undone. One statement, so
+        all or none; restored_at holds the time of the commit."""
+        if not entry_ids:
+            return
+        marks = ",".join("?" * len(entry_ids))
+        self._conn.execute(
+            f"UPDATE journal SET state = 'committed', restored_at = ? WHERE id IN ({marks})",
+            (time.time(), *entry_ids),
+        )

@@ -1,0 +1,313 @@
+"""Applying a recommendation for good, on the hosts: prepare() reads the files and makes the exact diff the admin
+is shown; apply() takes that plan, refuses if a file changed since, keeps a dated copy of each file beside it,
+writes, verifies (`exportfs -ra` and `exportfs -s` plus the kernel's own view on the server, `findmnt --verify`
+on the client), and on any failure puts both files back byte for byte. Each step is journaled before it is
+made, so a crash half-way is undone at the next connect; a finished apply is committed in the journal, so that
+it is never undone. Nothing is mounted."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from nfstune.errors import ConfigError, NfstuneError
+from nfstune.nfs import exports
+from nfstune.nfs.apply_plan import (
+    EXPORTS,
+    FSTAB,
+    FileEdit,
+    parse_fstab_line,
+    plan_exports_change,
+    plan_fstab_change,
+    sha256,
+)
+from nfstune.nfs.change import ApplianceRefused, ChangeFailed, Transaction, host_key
+from nfstune.nfs.kernel_view import check_exports_resolve_to_themselves, parse_exportfs_s
+from nfstune.remote import Host, RemoteError
+from nfstune.store.journal import Journal
+
+Log = Callable[[str], None]
+
+KERNEL_CACHES = "cat /proc/net/rpc/nfsd.export/content; echo '== fh'; cat /proc/net/rpc/nfsd.fh/content"
+SYSTEMD_RELOAD = "if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi"
+_FINDMNT_SUMMARY = re.compile(r"(\d+) parse errors?, (\d+) errors?, (\d+) warnings?")
+
+
+class ApplyRefused(NfstuneError):
+    """The plan no longer matches the hosts: nothing was written."""
+
+
+class ApplyFailed(ChangeFailed):
+    """A step or a check failed; both files were put back (or the message says what could not be)."""
+
+    def __init__(self, host: str, command: str, output: str, message: str) -> None:
+        self.host, self.command, self.output = host, command, output
+        super().__init__(message)
+
+
+class _CheckFailed(Exception):
+    def __init__(self, host: str, command: str, output: str, problem: str) -> None:
+        self.host, self.command, self.output, self.problem = host, command, output, problem
+        super().__init__(problem)
+
+
+@dataclass(frozen=True)
+class ApplyPlan:
+    """What the admin saw: the two edits with the sha256 of the bytes they were made from."""
+
+    server_edit: FileEdit
+    client_edit: FileEdit
+    mount_point: str
+    share: str
+    exports_line: str
+    server_host: str  # user@hostname:port the plan was made on
+    client_host: str
+
+    @property
+    def diff(self) -> str:
+        """Both diffs, each under the name of its host, as the admin reviews them."""
+        parts = [f"# {edit.summary}\n{edit.diff}" for edit in (self.server_edit, self.client_edit)]
+        return "\n".join(parts)
+
+    @property
+    def noop(self) -> bool:
+        return self.server_edit.noop and self.client_edit.noop
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    server_backup: str | None  # the dated copy of the old file, kept on the host
+    client_backup: str | None
+    created_dirs: tuple[str, ...]  # the mount point (and parents) made on the client
+    exportfs_s: str  # what `exportfs -s` showed after the change ("" when the exports were already right)
+    findmnt: str  # what `findmnt --verify` reported ("" when fstab was already right)
+    warnings: tuple[str, ...] = field(default=())
+
+
+def prepare(
+    server: Host, client: Host, share: str, exports_line: str, fstab_line: str, *, appliance: str | None = None
+) -> ApplyPlan:
+    """Read the exports files on the server and fstab on the client (as root) and plan both edits. Raises
+    ConfigError for lines that do not fit the share, ApplianceRefused for a NAS appliance."""
+    if appliance:
+        raise ApplianceRefused(
+            f"{server.label} is a {appliance} appliance, which owns its NFS configuration: nfstune does not write "
+            f"its exports. Set the share's options in its web interface instead: {exports_line.strip()}"
+        )
+    if not share.startswith("/"):
+        raise ConfigError(f"the share {share!r} is not an absolute path")
+    entry = parse_fstab_line(fstab_line)
+    if entry.device.rpartition(":")[2].rstrip("/") != share.rstrip("/"):
+        raise ConfigError(f"the fstab line mounts {entry.device}, not the share {share}: {fstab_line.strip()!r}")
+    listing = server.run(
+        "find -L /etc/exports.d -mindepth 1 -maxdepth 1 -type f -name '*.exports' -print0 2>/dev/null; true",
+        sudo=True,
+    ).stdout
+    files = {}
+    for path in [EXPORTS, *sorted(p for p in listing.split("\0") if p)]:
+        data = server.read_file(path, sudo=True)
+        if data is not None:
+            files[path] = data.decode("utf-8", "surrogateescape")
+    server_edit = plan_exports_change(files, share, exports_line, host=server.label)
+    fstab = client.read_file(FSTAB, sudo=True)
+    text = None if fstab is None else fstab.decode("utf-8", "surrogateescape")
+    client_edit = plan_fstab_change(text, fstab_line, host=client.label)
+    return ApplyPlan(
+        server_edit, client_edit, entry.mount_point, share, exports_line, host_key(server), host_key(client)
+    )
+
+
+def apply(plan: ApplyPlan, server: Host, client: Host, journal: Journal, log: Log) -> ApplyResult:
+    """Make the planned edits, verify them, and commit them; on any failure undo both and raise ApplyFailed.
+    Raises ApplyRefused, with nothing written, when a host is not the one planned for or a file has changed
+    since the plan (the admin must see a new diff)."""
+    for host, planned in ((server, plan.server_host), (client, plan.client_host)):
+        if host_key(host) != planned:
+            raise ApplyRefused(f"the plan was made for {planned}, not {host_key(host)}: nothing was written")
+    for host, edit in ((server, plan.server_edit), (client, plan.client_edit)):
+        if sha256(host.read_file(edit.path, sudo=True)) != edit.old_sha256:
+            raise ApplyRefused(
+                f"{host.label}: {edit.path} has changed since the diff was made: nothing was written. "
+                "Prepare the change again and review the new diff."
+            )
+    tx = Transaction(journal, log)
+    ids: list[int] = []
+    warnings: list[str] = []
+    try:
+        server_backup, exportfs_s = _apply_server(plan, server, tx, ids, warnings)
+        client_backup, created, findmnt = _apply_client(plan, client, tx, ids, warnings)
+    except BaseException as exc:
+        _roll_back(tx, exc, log)
+        raise  # _roll_back raises; this is for a KeyboardInterrupt or a bug after the undo
+    journal.mark_committed(ids)
+    log(f"applied for good: {plan.server_edit.summary}; {plan.client_edit.summary}")
+    if not plan.client_edit.noop:  # systemd makes its mount units from fstab: let it read the new one
+        try:
+            reload = client.run(SYSTEMD_RELOAD, sudo=True, check=False)
+            failed = reload.stderr.strip() if reload.exit_status else ""
+        except RemoteError as exc:  # the change is made and committed: this is only a warning
+            failed = str(exc)
+        if failed:
+            warnings.append(f"{client.label}: `systemctl daemon-reload` failed: {failed}")
+        else:
+            warnings = [w for w in warnings if "systemd still uses the old version" not in w]
+    return ApplyResult(server_backup, client_backup, created, exportfs_s, findmnt, tuple(warnings))
+
+
+def _backup(host: Host, edit: FileEdit, tx: Transaction, ids: list[int], detail: dict[str, object]) -> str | None:
+    """Journal the file's old bytes, then keep them in a dated copy beside it (same owner and mode)."""
+    backup = None
+    if edit.old is not None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        taken = set(host.run(["ls", "-1a", posixpath.dirname(edit.path)], sudo=True).stdout.splitlines())
+        names = (f"{edit.path}.nfstune-{stamp}{suffix}.bak" for suffix in ("", *(f"-{n}" for n in range(1, 100))))
+        backup = next(name for name in names if posixpath.basename(name) not in taken)
+    ids.append(tx.record(host, "file", edit.path, original=edit.old, backup_path=backup, detail=detail))
+    if edit.old is not None and backup is not None:
+        host.write_file(backup, edit.old, sudo=True)
+        q, b = shlex.quote(edit.path), shlex.quote(backup)
+        host.run(f"chown --reference={q} {b} && chmod --reference={q} {b}", sudo=True)
+    return backup
+
+
+def _apply_server(
+    plan: ApplyPlan, server: Host, tx: Transaction, ids: list[int], warnings: list[str]
+) -> tuple[str | None, str]:
+    edit = plan.server_edit
+    if edit.noop:
+        tx.progress(f"{server.label}: {edit.path} already exports {plan.share} as recommended")
+        return None, ""
+    before = parse_exportfs_s(server.run("exportfs -s", sudo=True).stdout)
+    backup = _backup(server, edit, tx, ids, {"exportfs": True, "apply": True})
+    tx.progress(f"{server.label}: writing {edit.path} (the old one is kept as {backup}) and running exportfs -ra")
+    server.write_file(edit.path, edit.new, sudo=True)
+    reload = server.run("exportfs -ra", sudo=True, check=False)
+    if reload.exit_status != 0:
+        raise _CheckFailed(server.label, "exportfs -ra", reload.stderr + reload.stdout, "exportfs refused the change")
+    warnings += [f"{server.label}: exportfs: {ln}" for ln in reload.stderr.splitlines() if ln.strip()]
+    shown = server.run("exportfs -s", sudo=True).stdout
+    expected = exports.expected_exportfs_s(exports.parse(plan.exports_line.rstrip("\n") + "\n")).get(plan.share, {})
+    after = parse_exportfs_s(shown)
+    for client_spec, options in expected.items():
+        got = after.get((plan.share, client_spec))
+        if got != options:
+            found = f"shows {client_spec}({','.join(got)})" if got else f"does not list {client_spec}"
+            problem = f"{plan.share} is not exported as the new line says: exportfs -s {found}, not "
+            problem += f"({','.join(options)})"
+            raise _CheckFailed(server.label, "exportfs -s", shown, problem)
+    for (path, client_spec), options in before.items():
+        if (path == plan.share and client_spec in expected) or after.get((path, client_spec)) == options:
+            continue
+        problem = f"exportfs -ra also changed the export of {path} to {client_spec}, which the diff did not show"
+        raise _CheckFailed(server.label, "exportfs -s", shown, problem)
+    modes: dict[str, set[str]] = {}
+    for (path, _client), options in after.items():
+        modes.setdefault(path, set()).add("async" if "async" in options else "sync")
+    user_exports = {path: mode.pop() for path, mode in modes.items() if len(mode) == 1}
+    caches = server.run(KERNEL_CACHES, sudo=True).stdout
+    export_cache, _, fh_cache = caches.partition("== fh\n")
+    problems = check_exports_resolve_to_themselves(export_cache, fh_cache, user_exports)
+    if problems:
+        raise _CheckFailed(server.label, KERNEL_CACHES, caches, "; ".join(p.message for p in problems))
+    tx.progress(f"{server.label}: exportfs -s shows {plan.share} as the new line says")
+    return backup, shown
+
+
+def _apply_client(
+    plan: ApplyPlan, client: Host, tx: Transaction, ids: list[int], warnings: list[str]
+) -> tuple[str | None, tuple[str, ...], str]:
+    edit, mount_point = plan.client_edit, plan.mount_point
+    parts = mount_point.strip("/").split("/")
+    ancestors = ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
+    probe = client.run(f'for d in {shlex.join(ancestors)}; do [ -d "$d" ] || echo "$d"; done', sudo=True)
+    missing = tuple(ln for ln in probe.stdout.split("\n") if ln)
+    if edit.noop and not missing:
+        tx.progress(f"{client.label}: {edit.path} already mounts {plan.share} as recommended")
+        return None, (), ""
+    baseline = _findmnt_verify(client) if edit.old is not None else (0, 0, "")
+    for directory in missing:  # journaled outermost first, so that an undo removes the innermost first
+        ids.append(tx.record(client, "dir", directory, detail={"apply": True}))
+    if missing:
+        tx.progress(f"{client.label}: making the mount point {mount_point}")
+        client.run(["mkdir", "-p", mount_point], sudo=True)
+    backup = None
+    if not edit.noop:
+        backup = _backup(client, edit, tx, ids, {"apply": True})
+        tx.progress(f"{client.label}: writing {edit.path} (the old one is kept as {backup})")
+        client.write_file(edit.path, edit.new, sudo=True)
+    parse_errors, errors, report = _findmnt_verify(client)
+    section = _findmnt_section(report, mount_point)
+    command = f"findmnt --verify --verbose --tab-file {FSTAB}"
+    if section is None:
+        raise _CheckFailed(client.label, command, report, f"findmnt does not read an entry for {mount_point}")
+    if any("[E]" in ln for ln in section):
+        raise _CheckFailed(client.label, command, report, f"findmnt reports an error for {mount_point}")
+    if parse_errors > baseline[0] or errors > baseline[1]:
+        problem = (
+            f"the new {FSTAB} has {parse_errors} parse errors and {errors} errors for findmnt, the old one had "
+            f"{baseline[0]} and {baseline[1]}"
+        )
+        raise _CheckFailed(client.label, command, report, problem)
+    checks: list[str] = []  # a check is "[X] text", continued on lines without a mark
+    for line in section:
+        text = line.strip()
+        if text.startswith("[") or not checks:
+            checks.append(text)
+        else:
+            checks[-1] += " " + text
+    warnings += [f"{client.label}: findmnt: {mount_point}: {check}" for check in checks if check.startswith("[W]")]
+    tx.progress(f"{client.label}: findmnt --verify accepts {mount_point}")
+    return backup, missing, report
+
+
+def _findmnt_verify(client: Host) -> tuple[int, int, str]:
+    """(parse errors, errors, the whole report) of `findmnt --verify` on the client's fstab as it is now."""
+    result = client.run(["findmnt", "--verify", "--verbose", "--tab-file", FSTAB], sudo=True, check=False)
+    report = result.stdout + result.stderr
+    counts = _FINDMNT_SUMMARY.search(result.stderr)
+    if counts:
+        return int(counts[1]), int(counts[2]), report
+    if result.exit_status == 0:
+        return 0, 0, report
+    raise _CheckFailed(client.label, "findmnt --verify", report, f"findmnt --verify failed ({result.exit_status})")
+
+
+def _findmnt_section(report: str, mount_point: str) -> list[str] | None:
+    """The check lines findmnt prints under one target (indented lines after the target's own line)."""
+    lines = report.splitlines()
+    for i, line in enumerate(lines):
+        if line == mount_point:
+            section = []
+            for check in lines[i + 1 :]:
+                if not check.startswith(" "):
+                    break
+                section.append(check)
+            return section
+    return None
+
+
+def _roll_back(tx: Transaction, exc: BaseException, log: Log) -> None:
+    """Undo everything done so far, then raise ApplyFailed naming the host, the command and what it printed
+    (other exceptions, a cancel or a bug, are re-raised by the caller after the undo)."""
+    log(f"apply failed ({exc}); putting both files back")
+    try:
+        tx.undo()
+        outcome = "Both files were put back as they were."
+    except (RemoteError, NfstuneError) as undo_error:
+        outcome = (
+            f"Putting them back failed too ({undo_error}): nfstune will undo the rest when it next connects to "
+            "the host."
+        )
+    if isinstance(exc, _CheckFailed):
+        output = exc.output.strip()
+        message = f"{exc.host}: {exc.problem}. `{exc.command}` printed:\n{output or '(nothing)'}\n{outcome}"
+        raise ApplyFailed(exc.host, exc.command, exc.output, message) from None
+    if isinstance(exc, RemoteError):
+        command = getattr(exc, "command", "")
+        raise ApplyFailed(exc.host, command, getattr(exc, "stderr", ""), f"{exc}\n{outcome}") from exc
+    if isinstance(exc, NfstuneError):
+        raise ApplyFailed("", "", "", f"{exc}\n{outcome}") from exc

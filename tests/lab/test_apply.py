@@ -1,0 +1,181 @@
+"""Applying a recommendation for good on the lab's real NFS server and client: the recommended lines land in
+/etc/exports and /etc/fstab and are verified; a failed check on either host puts both files back byte for byte;
+a file changed after the diff was shown is refused; a committed apply survives recover_on_connect."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from nfstune.advice import Measured, Recommendation, recommend
+from nfstune.lab import LabConfig, host
+from nfstune.nfs.apply import ApplyFailed, ApplyRefused, apply, prepare
+from nfstune.nfs.change import recover_on_connect
+from nfstune.remote import Host
+from nfstune.store import Journal, open_store
+
+pytestmark = pytest.mark.lab
+
+MOUNT_POINT = "/mnt/nfstune-apply-test"
+NAS_SNAPSHOT = (
+    "sha256sum /etc/exports; echo ==; ls -A /etc | grep exports; echo ==; exportfs -s; echo ==; "
+    "ls -A /var/lib/nfstune 2>&1; true"
+)
+CLIENT_SNAPSHOT = "sha256sum /etc/fstab; echo ==; ls -A /etc | grep fstab; echo ==; ls -A /mnt; true"
+FAKE_FINDMNT = "/usr/local/sbin/findmnt"  # before /usr/bin in root's PATH
+
+
+@pytest.fixture
+def nas(lab: LabConfig) -> Iterator[Host]:
+    with host(lab, "nas") as h:
+        yield h
+
+
+@pytest.fixture
+def client(lab: LabConfig) -> Iterator[Host]:
+    with host(lab, "client") as h:
+        yield h
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "nfstune.sqlite3"
+
+
+@pytest.fixture
+def journal(db: Path) -> Journal:
+    return Journal(open_store(db))
+
+
+@pytest.fixture
+def originals(nas: Host, client: Host) -> Iterator[tuple[str, str]]:
+    """The hosts' snapshots before the test; whatever the test leaves is put back after it, and checked."""
+    before = nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout
+    exports, fstab = nas.read_file("/etc/exports"), client.read_file("/etc/fstab")
+    assert exports is not None and fstab is not None
+    yield before
+    client.run(f"rm -f {FAKE_FINDMNT}")
+    if nas.read_file("/etc/exports") != exports:
+        nas.write_file("/etc/exports", exports)
+    nas.run("rm -f /etc/exports.nfstune-*.bak; exportfs -ra")
+    if client.read_file("/etc/fstab") != fstab:
+        client.write_file("/etc/fstab", fstab)
+    client.run(f"rm -f /etc/fstab.nfstune-*.bak; rm -d {MOUNT_POINT}/sub {MOUNT_POINT} 2>/dev/null; true")
+    client.run("systemctl daemon-reload")
+    assert (nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout) == before
+
+
+def recommendation(mount_point: str = MOUNT_POINT) -> Recommendation:
+    # the lab exports /export rw,sync,no_root_squash; without the current options the advice says root_squash
+    return recommend(
+        share="/export", client_spec="10.99.0.0/24", server="nas", mount_point=mount_point, measured=Measured()
+    )
+
+
+def test_recommended_lines_are_applied_and_verified(
+    nas: Host, client: Host, journal: Journal, originals: tuple[str, str]
+) -> None:
+    rec = recommendation()
+    assert rec.exports_line == "/export 10.99.0.0/24(rw,sync,no_subtree_check,root_squash)"
+    old_exports, old_fstab = nas.read_file("/etc/exports"), client.read_file("/etc/fstab")
+    plan = prepare(nas, client, "/export", rec.exports_line, rec.fstab_line)
+    assert plan.server_edit.diff.endswith(f"+{rec.exports_line}\n")
+    assert plan.client_edit.diff.endswith(f"+{rec.fstab_line}\n")
+    log: list[str] = []
+    result = apply(plan, nas, client, journal, log.append)
+    assert nas.run("exportfs -s").stdout == (
+        "/export  10.99.0.0/24(sync,wdelay,hide,no_subtree_check,sec=sys,rw,secure,root_squash,no_all_squash)\n"
+    )
+    assert result.exportfs_s == nas.run("exportfs -s").stdout
+    assert nas.read_file("/etc/exports") == plan.server_edit.new == f"{rec.exports_line}\n".encode()
+    assert client.read_file("/etc/fstab") == plan.client_edit.new == old_fstab + f"{rec.fstab_line}\n".encode()
+    # the old files are kept beside the new ones, with the same owner and mode
+    assert result.server_backup and result.server_backup.startswith("/etc/exports.nfstune-")
+    assert result.client_backup and result.client_backup.startswith("/etc/fstab.nfstune-")
+    assert nas.read_file(result.server_backup) == old_exports
+    assert client.read_file(result.client_backup) == old_fstab
+    stat = "stat -c '%U %G %a' "
+    assert nas.run(stat + result.server_backup).stdout == nas.run(stat + "/etc/exports").stdout
+    assert client.run(stat + result.client_backup).stdout == client.run(stat + "/etc/fstab").stdout
+    assert result.created_dirs == (MOUNT_POINT,)
+    assert client.run(["test", "-d", MOUNT_POINT], check=False).exit_status == 0
+    assert "0 parse errors, 0 errors" in result.findmnt
+    assert not any("systemd still uses the old version" in w for w in result.warnings)  # daemon-reload ran
+    assert not any(MOUNT_POINT in line for line in client.run("cat /proc/mounts").stdout.splitlines())
+    assert journal.pending() == []
+
+
+def test_failing_server_check_rolls_back_byte_identical(
+    nas: Host, client: Host, journal: Journal, originals: tuple[str, str]
+) -> None:
+    line = "/nfstune-missing 10.99.0.0/24(rw,sync,no_subtree_check,root_squash)"
+    plan = prepare(nas, client, "/nfstune-missing", line, f"nas:/nfstune-missing {MOUNT_POINT} nfs hard 0 0")
+    with pytest.raises(ApplyFailed) as info:
+        apply(plan, nas, client, journal, lambda _m: None)
+    assert info.value.host == nas.label and info.value.command == "exportfs -ra"
+    assert "Failed to stat /nfstune-missing" in str(info.value)
+    assert "Both files were put back as they were" in str(info.value)
+    assert (nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout) == originals
+    assert journal.pending() == []
+
+
+def test_failing_client_check_rolls_back_both_hosts(
+    nas: Host, client: Host, journal: Journal, originals: tuple[str, str]
+) -> None:
+    """findmnt finds an error after the server was changed, the fstab written and the mount point made: all of
+    it is undone, the directories nfstune made included."""
+    rec = recommendation(f"{MOUNT_POINT}/sub")
+    plan = prepare(nas, client, "/export", rec.exports_line, rec.fstab_line)
+    fake = (
+        f"#!/bin/sh\necho {MOUNT_POINT}/sub\necho '   [E] a findmnt that finds an error'\n"
+        "echo '0 parse errors, 1 error, 0 warnings' >&2\nexit 1\n"
+    )
+    client.write_file(FAKE_FINDMNT, fake.encode(), mode="755")
+    with pytest.raises(ApplyFailed) as info:
+        apply(plan, nas, client, journal, lambda _m: None)
+    assert info.value.host == client.label and "findmnt --verify" in info.value.command
+    assert f"findmnt reports an error for {MOUNT_POINT}/sub" in str(info.value)
+    assert "[E] a findmnt that finds an error" in str(info.value)
+    client.run(f"rm -f {FAKE_FINDMNT}")
+    assert (nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout) == originals
+    assert journal.pending() == []
+
+
+def test_a_file_changed_after_the_diff_is_refused(
+    nas: Host, client: Host, journal: Journal, originals: tuple[str, str]
+) -> None:
+    rec = recommendation()
+    plan = prepare(nas, client, "/export", rec.exports_line, rec.fstab_line)
+    exports = nas.read_file("/etc/exports")
+    assert exports is not None
+    nas.write_file("/etc/exports", exports + b"# edited by someone else\n")
+    changed = nas.run(NAS_SNAPSHOT).stdout
+    with pytest.raises(ApplyRefused, match="/etc/exports has changed since the diff was made: nothing was written"):
+        apply(plan, nas, client, journal, lambda _m: None)
+    assert nas.run(NAS_SNAPSHOT).stdout == changed and client.run(CLIENT_SNAPSHOT).stdout == originals[1]
+    nas.write_file("/etc/exports", exports)
+    fstab = client.read_file("/etc/fstab")
+    assert fstab is not None
+    client.write_file("/etc/fstab", fstab + b"# edited by someone else\n")
+    with pytest.raises(ApplyRefused, match="/etc/fstab has changed"):
+        apply(plan, nas, client, journal, lambda _m: None)
+    client.write_file("/etc/fstab", fstab)
+    assert (nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout) == originals
+    assert journal.pending() == []
+
+
+def test_a_committed_apply_is_not_undone_at_the_next_connect(
+    lab: LabConfig, nas: Host, client: Host, journal: Journal, db: Path, originals: tuple[str, str]
+) -> None:
+    rec = recommendation()
+    plan = prepare(nas, client, "/export", rec.exports_line, rec.fstab_line)
+    apply(plan, nas, client, journal, lambda _m: None)
+    applied = nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout
+    # the next start of nfstune: a fresh store connection, fresh logins
+    with host(lab, "nas") as nas2, host(lab, "client") as client2:
+        assert recover_on_connect([nas2, client2], Journal(open_store(db)), lambda _m: None) == []
+    assert (nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout) == applied
+    assert "root_squash" in nas.run("exportfs -s").stdout.replace("no_root_squash", "")
+    assert rec.fstab_line in client.run("cat /etc/fstab").stdout

@@ -1,0 +1,242 @@
+"""Applying a recommendation for good, the pure part: the exact new bytes of the exports file and fstab, and the
+exact diff the admin sees before anything is written."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from nfstune.errors import ConfigError
+from nfstune.nfs.apply import _findmnt_section
+from nfstune.nfs.apply_plan import plan_exports_change, plan_fstab_change, unified_diff
+from nfstune.store import Journal, open_store
+
+EXPORTS = """# NAS exports, hand-edited
+/srv/media   192.168.1.0/24(ro,all_squash)  \\
+             laptop(rw,sync,no_subtree_check)
+/srv/backup *(ro)
+"""
+PROJECTS = """# projects share, managed by hand
+/srv/projects 10.0.0.0/24(rw,async,no_subtree_check)   # fast, not safe
+"""
+RECOMMENDED = "/srv/projects 10.0.0.0/24(rw,sync,no_subtree_check,root_squash)"
+FILES = {"/etc/exports": EXPORTS, "/etc/exports.d/projects.exports": PROJECTS}
+
+
+def test_the_export_is_replaced_in_the_exports_d_file_that_defines_it() -> None:
+    edit = plan_exports_change(FILES, "/srv/projects", RECOMMENDED, host="nas")
+    assert edit.path == "/etc/exports.d/projects.exports"
+    assert edit.old == PROJECTS.encode()
+    assert edit.old_sha256 == hashlib.sha256(PROJECTS.encode()).hexdigest()
+    assert edit.new == (
+        b"# projects share, managed by hand\n"
+        b"/srv/projects 10.0.0.0/24(rw,sync,no_subtree_check,root_squash)   # fast, not safe\n"
+    )
+    assert edit.diff == (
+        "--- a/etc/exports.d/projects.exports\n"
+        "+++ b/etc/exports.d/projects.exports\n"
+        "@@ -1,2 +1,2 @@\n"
+        " # projects share, managed by hand\n"
+        "-/srv/projects 10.0.0.0/24(rw,async,no_subtree_check)   # fast, not safe\n"
+        "+/srv/projects 10.0.0.0/24(rw,sync,no_subtree_check,root_squash)   # fast, not safe\n"
+    )
+    assert not edit.noop
+    assert edit.summary == "nas: /etc/exports.d/projects.exports: the export of /srv/projects on line 2"
+
+
+def test_etc_exports_wins_over_exports_d() -> None:
+    files = {**FILES, "/etc/exports": EXPORTS + "/srv/projects 10.0.0.5(ro)\n"}
+    edit = plan_exports_change(files, "/srv/projects", RECOMMENDED)
+    assert edit.path == "/etc/exports"
+    assert edit.new.decode().endswith("/srv/projects 10.0.0.5(ro) 10.0.0.0/24(rw,sync,no_subtree_check,root_squash)\n")
+
+
+def test_comments_other_clients_and_the_continuation_style_are_kept() -> None:
+    line = "/srv/media laptop(rw,sync,no_subtree_check,root_squash) desk(ro)"
+    edit = plan_exports_change(FILES, "/srv/media", line)
+    assert edit.path == "/etc/exports"
+    assert edit.new.decode() == (
+        "# NAS exports, hand-edited\n"
+        "/srv/media   192.168.1.0/24(ro,all_squash)  \\\n"
+        "             laptop(rw,sync,no_subtree_check,root_squash) \\\n"
+        "             desk(ro)\n"
+        "/srv/backup *(ro)\n"
+    )
+    assert edit.diff == (
+        "--- a/etc/exports\n"
+        "+++ b/etc/exports\n"
+        "@@ -1,4 +1,5 @@\n"
+        " # NAS exports, hand-edited\n"
+        " /srv/media   192.168.1.0/24(ro,all_squash)  \\\n"
+        "-             laptop(rw,sync,no_subtree_check)\n"
+        "+             laptop(rw,sync,no_subtree_check,root_squash) \\\n"
+        "+             desk(ro)\n"
+        " /srv/backup *(ro)\n"
+    )
+
+
+def test_a_share_exported_nowhere_is_appended_to_etc_exports() -> None:
+    edit = plan_exports_change(FILES, "/srv/new", "/srv/new 10.0.0.0/24(rw,sync,no_subtree_check)", host="nas")
+    assert edit.path == "/etc/exports"
+    assert edit.new == (EXPORTS + "/srv/new 10.0.0.0/24(rw,sync,no_subtree_check)\n").encode()
+    assert "is not exported yet" in edit.summary
+    # a file without a final newline gets one before the new line, and the diff says so
+    edit = plan_exports_change({"/etc/exports": "/a *(ro)"}, "/b", "/b *(ro)\n")
+    assert edit.new == b"/a *(ro)\n/b *(ro)\n"
+    assert edit.diff == (
+        "--- a/etc/exports\n+++ b/etc/exports\n@@ -1 +1,2 @@\n"
+        "-/a *(ro)\n\\ No newline at end of file\n+/a *(ro)\n+/b *(ro)\n"
+    )
+
+
+def test_a_missing_etc_exports_is_created() -> None:
+    edit = plan_exports_change({}, "/b", "/b *(ro)")
+    assert edit.old is None and edit.old_sha256 is None and edit.new == b"/b *(ro)\n"
+    assert edit.diff == "--- /dev/null\n+++ b/etc/exports\n@@ -0,0 +1 @@\n+/b *(ro)\n"
+
+
+def test_nothing_is_appended_after_a_line_where_exportfs_stops_reading() -> None:
+    with pytest.raises(ConfigError, match=r"line 1: .*correct that line first"):
+        plan_exports_change({"/etc/exports": "/a host(rw,bogus)\n"}, "/b", "/b *(ro)")
+
+
+def test_a_line_already_in_force_is_a_no_op() -> None:
+    line = "/srv/projects 10.0.0.0/24(rw,async,no_subtree_check)"
+    edit = plan_exports_change(FILES, "/srv/projects", line, host="nas")
+    assert edit.noop and edit.diff == "" and edit.old == edit.new
+    assert edit.summary == "nas: /etc/exports.d/projects.exports already reads as recommended: nothing to change"
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("/srv/projects 10.0.0.0/24(rw,bogus)", "does not parse"),
+        ("/srv/other 10.0.0.0/24(rw,sync)", "exports '/srv/other', not the share '/srv/projects'"),
+        ("/srv/projects", "names no client"),
+        ("/srv/projects 10.0.0.0/24(rw)\n/srv/x *(ro)", "one line"),
+        ("/srv/projects 10.0.0.0/24(rw) # note", "not one export"),
+        ("/srv/projects 10.0.0.0/33(rw)", "Invalid prefix"),
+        ("   ", "one line"),
+    ],
+)
+def test_bad_exports_lines_are_refused(line: str, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem.replace("(", r"\(")):
+        plan_exports_change(FILES, "/srv/projects", line)
+
+
+def test_defaults_that_would_change_the_new_options() -> None:
+    # "-async" is overridden by the new word's own "sync": the word is replaced in place
+    edit = plan_exports_change({"/etc/exports": "/srv/x -async a(rw)\n"}, "/srv/x", "/srv/x a(rw,sync)")
+    assert edit.new == b"/srv/x -async a(rw,sync)\n"
+    # "-no_root_squash" would apply to the new word too: with no other client, the whole entry is replaced
+    edit = plan_exports_change({"/etc/exports": "/srv/x -no_root_squash a(rw)\n"}, "/srv/x", "/srv/x a(rw,sync)")
+    assert edit.new == b"/srv/x a(rw,sync)\n"
+    # with another client that relies on the defaults, nothing is planned
+    with pytest.raises(ConfigError, match=r"clients the new line does not name \(b\).*edit it by hand"):
+        plan_exports_change({"/etc/exports": "/srv/x -no_root_squash a(rw) b(rw)\n"}, "/srv/x", "/srv/x a(rw,sync)")
+
+
+def test_bytes_that_are_not_utf8_are_kept() -> None:
+    old = b"# caf\xe9\n/srv/x a(rw,async)\n"
+    edit = plan_exports_change({"/etc/exports": old.decode("utf-8", "surrogateescape")}, "/srv/x", "/srv/x a(rw,sync)")
+    assert edit.old == old and edit.new == b"# caf\xe9\n/srv/x a(rw,sync)\n"
+    assert "# caf\\xe9" in edit.diff
+
+
+FSTAB = "# /etc/fstab\nUUID=1234  /  ext4  defaults  0 1\nnas:/export/  /data\tnfs  rw,soft  0 0\n"
+LINE = "nas:/export /mnt/nas nfs vers=4.2,hard,_netdev,nofail 0 0"
+
+
+def test_fstab_replaces_the_line_of_the_same_share_keeping_its_blanks() -> None:
+    edit = plan_fstab_change(FSTAB, LINE, host="client")
+    assert edit.new.decode() == (
+        "# /etc/fstab\nUUID=1234  /  ext4  defaults  0 1\n"
+        "nas:/export  /mnt/nas\tnfs  vers=4.2,hard,_netdev,nofail  0 0\n"
+    )
+    assert edit.diff == (
+        "--- a/etc/fstab\n+++ b/etc/fstab\n@@ -1,3 +1,3 @@\n # /etc/fstab\n UUID=1234  /  ext4  defaults  0 1\n"
+        "-nas:/export/  /data\tnfs  rw,soft  0 0\n+nas:/export  /mnt/nas\tnfs  vers=4.2,hard,_netdev,nofail  0 0\n"
+    )
+    assert edit.summary == "client: /etc/fstab: nas:/export on /mnt/nas: line 3 replaced"
+
+
+def test_fstab_replaces_the_nfs_line_on_the_same_mount_point() -> None:
+    text = "other:/x /mnt/nas nfs4 ro 0 0\n" + FSTAB
+    edit = plan_fstab_change(text, LINE)
+    assert edit.new.decode() == LINE + "\n" + FSTAB
+
+
+def test_fstab_appends_a_new_mount() -> None:
+    edit = plan_fstab_change("/dev/vda / ext4 rw,noatime 0 0", "nas:/srv/x /mnt/x nfs4 hard\n")
+    assert edit.new == b"/dev/vda / ext4 rw,noatime 0 0\nnas:/srv/x /mnt/x nfs4 hard\n"
+    assert edit.diff.endswith("-/dev/vda / ext4 rw,noatime 0 0\n\\ No newline at end of file\n"
+                              "+/dev/vda / ext4 rw,noatime 0 0\n+nas:/srv/x /mnt/x nfs4 hard\n")  # fmt: skip
+    assert plan_fstab_change(None, LINE).diff == f"--- /dev/null\n+++ b/etc/fstab\n@@ -0,0 +1 @@\n+{LINE}\n"
+
+
+def test_fstab_no_op() -> None:
+    text = "/dev/vda / ext4 rw 0 0\n" + LINE + "\n"
+    edit = plan_fstab_change(text, LINE, host="client")
+    assert edit.noop and edit.diff == "" and "nothing to change" in edit.summary
+
+
+def test_fstab_never_replaces_a_local_filesystem() -> None:
+    with pytest.raises(ConfigError, match=r"line 2 already mounts /dev/sdb1 \(ext4\) on /mnt/nas"):
+        plan_fstab_change("/dev/vda / ext4 rw 0 0\n/dev/sdb1 /mnt/nas ext4 defaults 0 2\n", LINE)
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("nas:/export /mnt/nas nfs", "has 3 fields, not 4 to 6"),
+        ("nas:/export /mnt/nas nfs hard 0 0 extra", "has 7 fields"),
+        ("/dev/sdb1 /mnt/nas ext4 defaults 0 0", "type 'ext4', not nfs or nfs4"),
+        ("nas:/export /mnt/nas nfs hard x 0", "does not parse"),
+        ("export /mnt/nas nfs hard 0 0", "is not server:/path"),
+        ("nas:/export mnt/nas nfs hard 0 0", "not an absolute path"),
+        ("# nas:/export /mnt/nas nfs hard 0 0", "is a comment"),
+        (LINE + "\n" + LINE, "one line"),
+    ],
+)
+def test_bad_fstab_lines_are_refused(line: str, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem.replace("(", r"\(").replace(")", r"\)")):
+        plan_fstab_change(FSTAB, line)
+
+
+def test_diff_keeps_carriage_returns_inside_their_lines() -> None:
+    diff = unified_diff("/etc/fstab", b"a\r\nb\r\n", b"a\r\nc\r\n")
+    assert diff == "--- a/etc/fstab\n+++ b/etc/fstab\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n"
+
+
+FINDMNT = """/
+   [ ] target exists
+   [W] recommended root FS passno is 1 (current is 0)
+/mnt/nas
+   [ ] target exists
+   [W] your fstab has been modified, but systemd still uses the old version;
+       use 'systemctl daemon-reload' to reload
+
+0 parse errors, 0 errors, 2 warnings
+"""
+
+
+def test_findmnt_section_of_one_target() -> None:
+    assert _findmnt_section(FINDMNT, "/mnt/nas") == [
+        "   [ ] target exists",
+        "   [W] your fstab has been modified, but systemd still uses the old version;",
+        "       use 'systemctl daemon-reload' to reload",
+    ]
+    assert _findmnt_section(FINDMNT, "/mnt/other") is None
+
+
+def test_committed_journal_entries_are_no_longer_pending(tmp_path: Path) -> None:
+    journal = Journal(open_store(tmp_path / "nfstune.sqlite3"))
+    kept = journal.record("root@nas:22", "file", "/etc/exports", original=b"old")
+    other = journal.record("root@nas:22", "dir", "/mnt/x")
+    journal.mark_committed([kept])
+    assert [e.id for e in journal.pending()] == [other]
+    journal.mark_committed([])
+    state = journal._conn.execute("SELECT state FROM journal WHERE id = ?", (kept,)).fetchone()[0]
+    assert state == "committed"  # not 'restored': it was never undone
