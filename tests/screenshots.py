@@ -1,7 +1,10 @@
-"""`make screenshots`: PNGs of nfstune's windows, taken from a real window under Xvfb (not offscreen).
+"""`make screenshots`: a PNG of every page of the desktop assistant, taken from a real window under Xvfb (not
+offscreen), while it drives a real session on the practice lab: connect, preflight, recipes, a run of
+quick-check (mid-run), results, the recommendation with the async box opened, the apply diff (then cancelled:
+nothing is applied), and the history. Also the lab window.
 
-Boots the practice lab if it is not up (it stays up), starts `nfstune` as a user would, waits for its first
-poll, and captures the screen with ImageMagick's `import`.
+Boots the practice lab if it is not up (it stays up). The session is stored in a temporary store, not the user's.
+Takes about as long as a quick-check run on the lab (~10 min).
 """
 
 from __future__ import annotations
@@ -9,14 +12,90 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 SCREEN = "1366x768x24"  # the smallest screen the window must be usable on
+W, H = 1366, 768
+
+
+def shoot(out: Path, name: str) -> None:
+    target = out / f"{name}.png"
+    subprocess.run(["import", "-window", "root", str(target)], check=True)
+    subprocess.run(["convert", str(target), "-trim", "+repage", str(target)], check=True)  # drop the empty screen
+    print(f"wrote {target}", flush=True)
+
+
+def drive(out: Path) -> int:
+    """Runs inside the X display: the assistant, driven like a user would, a screenshot at every page."""
+    from PySide6.QtCore import QEventLoop, QSettings, QTimer
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QDialog
+
+    from nfstune.ui.app import application
+    from nfstune.ui.main_window import MainWindow
+
+    app = application()
+    tmp = Path(tempfile.mkdtemp(prefix="nfstune-shots-"))
+    settings = QSettings(str(tmp / "nfstune.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(store_path=tmp / "nfstune.sqlite3", scale="small", settings=settings)
+    w.setGeometry(0, 0, W, H - 30)
+    w.show()
+
+    def wait(condition: Callable[[], object], seconds: float, what: str) -> None:
+        """The event loop runs (jobs report, pages update) until `condition` holds; polled by a timer."""
+        loop, deadline = QEventLoop(), time.monotonic() + seconds
+        timer = QTimer(interval=200)
+        timer.timeout.connect(lambda: loop.quit() if condition() or time.monotonic() > deadline else None)
+        timer.start()
+        if not condition():
+            loop.exec()
+        timer.stop()
+        if not condition():
+            raise SystemExit(f"screenshots: gave up waiting for {what} after {seconds:.0f} s")
+        QTest.qWait(700)  # let the page settle and repaint
+
+    def snap(name: str) -> None:
+        app.processEvents()
+        shoot(out, name)
+
+    w.controller.connect_lab()
+    wait(w.connect_page.is_complete, 300, "the lab connections")
+    snap("1-connect")
+    w.go(1)
+    wait(lambda: w.controller.probe is not None, 180, "the probe")
+    snap("2-preflight")
+    w.go(2)
+    QTest.qWait(500)
+    snap("3-recipes")
+    w.start_run()
+    wait(lambda: len(w.run_page.plot.buffers["client_write"]) > 20, 600, "a minute of live samples")
+    snap("4-run")
+    wait(lambda: not w.run_page.running, 3600, "the end of the run")
+    if w.controller.outcome is None or w.controller.outcome.status != "completed":
+        raise SystemExit(f"screenshots: the run did not complete: {w.run_page.current.text()}")
+    snap("5-results")
+    w.go(5)
+    w.recommendation_page.show_async_check.setChecked(True)
+    QTest.qWait(500)
+    snap("6-recommendation")
+    w.recommendation_page.apply_button.click()
+    wait(lambda: getattr(w, "apply_dialog", None) is not None and w.apply_dialog.isVisible(), 120, "the apply diff")
+    snap("7-apply-diff")
+    w.apply_dialog.done(QDialog.DialogCode.Rejected)  # nothing is applied
+    w.tabs.setCurrentIndex(1)
+    w.history_page.refresh()
+    w.history_page.table.selectRow(0)
+    QTest.qWait(700)
+    snap("8-history")
+    w.close()
+    return 0
 
 
 def main(out_dir: str) -> int:
-    out = Path(out_dir)
+    out = Path(out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     nfstune = [sys.executable, "-m", "nfstune"]
     subprocess.run([*nfstune, "lab", "up"], check=True)
@@ -27,18 +106,19 @@ def main(out_dir: str) -> int:
         xvfb = subprocess.Popen(["Xvfb", ":99", "-screen", "0", SCREEN, "-nolisten", "tcp"])
         time.sleep(1.5)
     env["QT_QPA_PLATFORM"] = "xcb"
-    gui = subprocess.Popen(nfstune, env=env)
     try:
-        time.sleep(12)  # window up, first SSH poll of both VMs done
-        if gui.poll() is not None:
-            raise SystemExit(f"nfstune exited early with status {gui.returncode}")
-        target = out / "lab-window.png"
-        subprocess.run(["import", "-window", "root", str(target)], env=env, check=True)
-        subprocess.run(["convert", str(target), "-trim", "+repage", str(target)], check=True)  # drop the empty screen
-        print(f"wrote {target}")
+        lab_window = subprocess.Popen([*nfstune, "lab-window"], env=env)
+        try:
+            time.sleep(12)  # window up, first SSH poll of both VMs done
+            if lab_window.poll() is not None:
+                raise SystemExit(f"nfstune lab-window exited early with status {lab_window.returncode}")
+            subprocess.run(["import", "-window", "root", str(out / "lab-window.png")], env=env, check=True)
+            subprocess.run(["convert", str(out / "lab-window.png"), "-trim", "+repage", str(out / "lab-window.png")])
+        finally:
+            lab_window.terminate()
+            lab_window.wait(timeout=15)
+        subprocess.run([sys.executable, __file__, "--drive", str(out)], env=env, check=True)
     finally:
-        gui.terminate()
-        gui.wait(timeout=15)
         if xvfb is not None:
             xvfb.terminate()
             xvfb.wait(timeout=10)
@@ -46,4 +126,6 @@ def main(out_dir: str) -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--drive"]:
+        raise SystemExit(drive(Path(sys.argv[2])))
     raise SystemExit(main(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots"))

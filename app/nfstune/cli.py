@@ -83,6 +83,10 @@ def _parser() -> argparse.ArgumentParser:
 
     _add_run_parsers(sub)
 
+    gui = sub.add_parser("gui", help="the desktop assistant (also what `nfstune` alone opens)")
+    gui.add_argument("--lab", action="store_true", help="connect both hosts to the practice lab at once")
+    gui.add_argument("--scale", choices=("small", "normal"), help="sizes and repeats (default: small on the lab)")
+    sub.add_parser("lab-window", help="a window listing the practice lab's VMs and their state")
     demo = sub.add_parser("demo", help="boot the practice lab and show it (window, or a summary without a display)")
     demo.add_argument("--headless", action="store_true", help="print the summary even when a display is available")
     demo.add_argument("--no-sweep", action="store_true", help="stop after the summary (skip the quick-check sweep)")
@@ -102,6 +106,9 @@ def _add_run_parsers(sub: Any) -> None:
     run.add_argument("--recipe", action="append", required=True, help="recipe id (repeatable); see `nfstune info`")
     run.add_argument(
         "--scale", choices=("small", "normal"), default="normal", help="sizes and repeats: small for the lab"
+    )
+    run.add_argument(
+        "--no-baselines", action="store_true", help="skip the iperf3 and server-disk ceilings measured first"
     )
     run.add_argument("--html", type=Path, help="also write the session's report (self-contained HTML) here")
     sub.add_parser("history", help="past sessions")
@@ -220,9 +227,9 @@ def _demo(args: argparse.Namespace) -> int:
     states = lab.up(cfg, printer)
     _recover_lab(cfg.as_running(), printer)
     if os.environ.get("DISPLAY") and not args.headless:
-        from nfstune.ui.app import run_lab_window
+        from nfstune.ui.app import run_main_window
 
-        return int(run_lab_window(cfg.as_running()))
+        return int(run_main_window(lab=True))
     rt = nfs_roundtrip(cfg.as_running(), printer)
     ok = rt.source_sha256 == rt.server_sha256 == rt.read_back_sha256
     mib = rt.size_bytes / 2**20
@@ -254,6 +261,10 @@ def _demo(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command not in (None, "info", "gui"):
+        from nfstune.logs import setup_logging
+
+        setup_logging()  # paramiko's retries while a VM boots go to the log file, not the terminal
     try:
         if args.command == "info":
             return _info(args.json)
@@ -269,6 +280,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "report":
                 return cli_run.report(args)
             return cli_run.run(args, Printer())
+        if args.command == "gui" or args.command is None:
+            from nfstune.ui.app import run_main_window
+
+            return int(run_main_window(lab=getattr(args, "lab", False), scale=getattr(args, "scale", None)))
         from nfstune.ui.app import run_lab_window
 
         return int(run_lab_window(_lab_config()))

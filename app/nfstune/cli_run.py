@@ -108,11 +108,18 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             printer(reason)
         sid = start_session(results, pair, facts, scale=args.scale, recipe_ids=args.recipe)
 
+        shown = {"step": ""}
+
         def on_event(event: Event) -> None:
+            # a progress line when a step begins; after each repeat only when the estimate of time left changed
             if event.kind == "progress":
                 eta = event.data.get("eta_s")
                 frac = float(event.data.get("fraction") or 0)  # type: ignore[arg-type]
-                printer(f"{frac:4.0%} {event.message}" + (f" (about {eta / 60:.0f} min left)" if eta else ""))  # type: ignore[operator]
+                left = f" (about {eta / 60:.0f} min left)" if eta else ""  # type: ignore[operator]
+                line = f"{frac:4.0%} {event.message}{left}"
+                if event.message != shown["step"] or left != shown.get("left"):
+                    printer(line)
+                shown["step"], shown["left"] = event.message, left
             elif event.kind in ("repeat", "log", "warning", "config", "baseline"):
                 printer(event.message)
 

@@ -30,6 +30,7 @@ from nfstune.nfs.kernel_view import parse_exportfs_s
 from nfstune.nfs.mountstats import nfs_mounts
 from nfstune.recipes.model import WORKLOADS, Config, FactValue, Recipe, Repeats
 from nfstune.remote import Host
+from nfstune.remote.local import is_local
 from nfstune.store import Journal, Results
 
 
@@ -219,13 +220,14 @@ class Engine:
         self.emit(Event("config", f"{recipe.id}: {config.label} done", {"recipe": recipe.id, "config": config.label}))
 
     def _samplers(self, mount_point: str) -> _Samplers:
+        # the machine nfstune runs on is read through psutil (and its own /proc/self/mountstats), not a shell loop
         server = HostSampler(
-            self.server, "server", self._on_sample, disks=self.server_disks, nic=self.server_nic,
-            interval_s=self.sample_interval_s,
+            None if is_local(self.server) else self.server, "server", self._on_sample, disks=self.server_disks,
+            nic=self.server_nic, interval_s=self.sample_interval_s,
         )  # fmt: skip
         client = HostSampler(
-            self.client, "client", self._on_sample, mount_point=mount_point, nic=self.client_nic,
-            interval_s=self.sample_interval_s,
+            None if is_local(self.client) else self.client, "client", self._on_sample, mount_point=mount_point,
+            nic=self.client_nic, interval_s=self.sample_interval_s,
         )  # fmt: skip
         return _Samplers(self, (server, client))
 
@@ -297,6 +299,7 @@ class Engine:
                 )  # fmt: skip
                 self._flush_samples()
                 self._steps_done += 1
+                self._progress(f"{recipe.id}: {config.label}")
                 unit = WORKLOADS[workload].unit
                 label = "warm-up" if warmup else f"repeat {number - reps.warmup + 1}"
                 self.emit(

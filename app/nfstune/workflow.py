@@ -52,7 +52,11 @@ class Facts:
 
 
 def probe_pair(pair: Pair) -> Facts:
-    return Facts(probe(pair.server, path=pair.share), probe(pair.client, peer=pair.address))
+    """The client first: its route to the server gives its own address, by which the server's NIC towards the
+    client is found (for the MTU comparison and the server's network series)."""
+    client = probe(pair.client, peer=pair.address)
+    toward_client = client.route.source_address if client.route is not None else None
+    return Facts(probe(pair.server, path=pair.share, peer=toward_client), client)
 
 
 def sizes_for(scale: str, facts: Facts) -> WorkloadSizes:
@@ -106,6 +110,7 @@ def make_engine(
         # would count the same bytes twice)
         server_disks=[d.name for d in fs.disks] if fs is not None and fs.disks else None,
         client_nic=route.interface if route is not None else None,
+        server_nic=facts.server.route.interface if facts.server.route is not None else None,
         baselines=baselines,
         iperf_available=facts.server.iperf3_version is not None and facts.client.iperf3_version is not None,
         iperf_seconds=IPERF_SECONDS.get(scale, 10),

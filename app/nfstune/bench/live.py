@@ -111,7 +111,7 @@ class HostSampler:
                 log.warning(self.error)
 
     def _run_local(self) -> None:
-        local = LocalSampler(self.disks)
+        local = LocalSampler(self.disks, self.mount_point)
         while not self._stop.wait(self.interval_s):
             self._deliver(local.sample())
 

@@ -25,6 +25,7 @@ import shlex
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import psutil
 
@@ -250,8 +251,11 @@ class LocalSampler:
     """The machine nfstune runs on, through psutil: each sample() gives the rates since the previous call (the
     first since construction)."""
 
-    def __init__(self, disks: Collection[str] | None = None) -> None:
+    def __init__(self, disks: Collection[str] | None = None, mount_point: str | None = None) -> None:
+        """`mount_point`: an NFS mount of this machine whose bytes to and from the server to report (from
+        /proc/self/mountstats, which psutil does not read)."""
         self.disks = disks
+        self.mount_point = None if mount_point is None else (mount_point.rstrip("/") or "/")
         self._previous, self._previous_clock = self._snapshot(), time.monotonic()
 
     def sample(self) -> Sample:
@@ -274,5 +278,19 @@ class LocalSampler:
             {name: (disks[name].read_bytes, disks[name].write_bytes) for name in sorted(chosen)},
             {name: (nic.bytes_recv, nic.bytes_sent) for name, nic in nics.items() if name != "lo"},
             (busy, total),
-            None,
+            self._nfs(),
         )
+
+    def _nfs(self) -> tuple[int, int] | None:
+        if self.mount_point is None:
+            return None
+        try:
+            text = Path(MOUNTSTATS).read_text()
+        except OSError:
+            return None
+        mounts = [m.nfs for m in parse_mountstats(text) if m.mount_point == self.mount_point and m.nfs is not None]
+        if not mounts:
+            return None
+        counters = mounts[-1].bytes  # the mount on top, as in _nfs_bytes
+        read, written = counters.get("server_read_bytes"), counters.get("server_write_bytes")
+        return None if read is None or written is None else (read, written)

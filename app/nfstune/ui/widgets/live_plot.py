@@ -194,6 +194,8 @@ class LivePlot(QWidget):
             line, _ = self.ceilings.pop(key)
             self.plots[plot].removeItem(line)
         if value_mb_s is not None:
+            # two ceilings of one plot are often close (iperf3 both ways): their labels go side by side
+            index = sum(1 for p, _n in self.ceilings if p == plot)
             text = f"{name} {value_mb_s:.3g} MB/s".replace("{", "{{").replace("}", "}}")  # label is a format string
             line = pg.InfiniteLine(
                 pos=value_mb_s,
@@ -203,7 +205,7 @@ class LivePlot(QWidget):
                 # left-hand end, above the line: the newest data and the legend are on the right; the fill keeps
                 # the text legible when the data runs along the ceiling (the interesting case)
                 labelOpts={
-                    "position": 0.02,
+                    "position": min(0.02 + 0.36 * index, 0.74),
                     "anchors": [(0, 1), (0, 1)],
                     "color": CEILING_COLOR,
                     "fill": (255, 255, 255, 200),

@@ -1,0 +1,208 @@
+"""A recipe in plain words, for the page where the admin picks recipes: what it varies, what it changes on which
+host and how that is undone, what it risks, and about how long it takes. Pure (no Qt, no I/O).
+
+The duration comes from the same plan the engine walks (engine.plan: the configurations, each one's workloads and
+its repeats at that scale) times a typical time per repeat; see PER_REPEAT_S for where those figures come from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from nfstune.engine import plan
+from nfstune.recipes.model import Config, Recipe
+
+SERVER_CHANGES = (
+    "On the server: changes the export's options in /etc/exports (or its file in /etc/exports.d) on the server, "
+    "journaled; the original bytes are restored at the end, on cancel, on failure, or at the next start after a "
+    "crash."
+)
+CLIENT_CHANGES = (
+    "On the client: mounts the export on nfstune's own mount point with nosharecache and writes only in a scratch "
+    "directory, both removed at the end; your own mounts are untouched."
+)
+CLIENT_ONLY = "The server's configuration is not touched."
+READAHEAD_CHANGES = "It sets read_ahead_kb of nfstune's own mount only."
+
+# Seconds per repeat (warm-up or counted) of each workload, cache drops included.
+# "small": measured on the practice lab (hdd disk profile, sync export; bench/sizing.py has the raw figures):
+#   16 MiB sequential write or read ~3 s, 20 small files ~8 s, 50 synchronous 4 KiB writes ~4 s.
+# "normal": from the sizes bench/sizing.py plans for a real NAS on 1 GbE: a 1-4 GiB file at ~110 MB/s is
+#   10-37 s (~40 s with the final fsync or the cold start of a read); 1000 small files ~30 s on an HDD-backed sync
+#   export (~1 s on SSD or async); 1000 synchronous 4 KiB writes at 5-30 ms each, ~20 s.
+PER_REPEAT_S: Mapping[str, Mapping[str, float]] = {
+    "small": {"seq-write": 3.0, "seq-read": 3.0, "small-files": 8.0, "sync-4k": 4.0},
+    "normal": {"seq-write": 40.0, "seq-read": 40.0, "small-files": 30.0, "sync-4k": 20.0},
+}
+# Per configuration: change the export (exportfs -ra and its checks), mount, and undo both. ~15 s in the lab;
+# a real server with many exports and clients takes a little longer.
+PER_CONFIG_S: Mapping[str, float] = {"small": 15.0, "normal": 20.0}
+
+_KEY_NAMES = {"vers": "NFS version", "rsize": "rsize", "wsize": "wsize", "nconnect": "nconnect"}
+_BYTE_KEYS = ("rsize", "wsize", "rsize/wsize")
+DASH = "\u2013"  # an en dash, between the ends of a range
+LIST_AT_MOST = 3  # more values than this read better as a range: "8 KiB … 1 MiB, 4 steps"
+
+
+@dataclass(frozen=True)
+class RecipeInfo:
+    varies: str  # "rsize/wsize 8 KiB … 1 MiB, 4 steps", "export sync vs async"
+    changes: str  # what it changes on which host, and how that is undone
+    risks: str | None  # the recipe's warning (or its configurations'), None when it has none
+    host: str  # "server" or "client": the host whose configuration the recipe changes
+
+
+def describe(recipe: Recipe) -> RecipeInfo:
+    changes = [SERVER_CHANGES, CLIENT_CHANGES] if recipe.changes_host == "server" else [CLIENT_CHANGES, CLIENT_ONLY]
+    if any(c.read_ahead_kb is not None for c in recipe.configs):
+        changes.append(READAHEAD_CHANGES)
+    risks = recipe.warning
+    if risks is None:
+        config_warnings = [f"{c.label}: {c.warning}" for c in recipe.configs if c.warning]
+        risks = "\n".join(config_warnings) or None
+    return RecipeInfo(varies_text(recipe), " ".join(changes), risks, recipe.changes_host)
+
+
+# --- what varies ----------------------------------------------------------------------------------------------
+
+
+def size_text(size_bytes: int) -> str:
+    """8192 -> '8 KiB', 1048576 -> '1 MiB', 15728640 -> '15 MiB', 1000 -> '1000 bytes'."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size_bytes >= size and size_bytes % size == 0:
+            return f"{size_bytes // size} {unit}"
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size_bytes >= size:
+            return f"{size_bytes / size:.3g} {unit}"
+    return f"{size_bytes} bytes"
+
+
+def _dimensions(configs: Sequence[Config]) -> dict[str, list[str | None]]:
+    """Each knob a configuration sets (mount options, the export's options, readahead): its value per config."""
+    keys = sorted({name for c in configs for name in c.mount.names()})
+    found: dict[str, list[str | None]] = {key: [c.mount.get(key) for c in configs] for key in keys}
+    found["read_ahead_kb"] = [None if c.read_ahead_kb is None else str(c.read_ahead_kb) for c in configs]
+    common = set.intersection(*(set(c.export.set) for c in configs)) if configs else set()
+    found["export"] = [_export_text(c, common) for c in configs]
+    return {key: values for key, values in found.items() if len(set(values)) > 1}
+
+
+def _export_text(config: Config, leave_out: set[str]) -> str | None:
+    parts = [o for o in config.export.set if o not in leave_out] + [f"no {name}" for name in config.export.unset]
+    return ",".join(parts) or None
+
+
+def _value_text(key: str, value: str | None) -> str:
+    if value is None:
+        return "unchanged" if key == "export" else "the default"
+    if key in _BYTE_KEYS and value.isdigit():
+        return size_text(int(value))
+    if key == "read_ahead_kb" and value.isdigit():
+        return size_text(int(value) * 1024)
+    return value
+
+
+def _key_text(key: str) -> str:
+    return {"read_ahead_kb": "client readahead", "export": "export"}.get(key, _KEY_NAMES.get(key, key))
+
+
+def _values_text(key: str, values: Sequence[str | None]) -> str:
+    distinct = list(dict.fromkeys(values))  # in the recipe's order
+    texts = [_value_text(key, v) for v in distinct]
+    if len(distinct) == 2:
+        return f"{_key_text(key)} {texts[0]} vs {texts[1]}"
+    numeric = all(v is not None and v.isdigit() for v in distinct)
+    if numeric and len(distinct) > LIST_AT_MOST:
+        ordered = sorted(distinct, key=lambda v: int(v or 0))
+        low, high = _value_text(key, ordered[0]), _value_text(key, ordered[-1])
+        return f"{_key_text(key)} {low} … {high}, {len(distinct)} steps"
+    return f"{_key_text(key)} {', '.join(texts)}"
+
+
+def varies_text(recipe: Recipe) -> str:
+    """One knob: its values ("NFS version 3, 4.0, 4.1, 4.2"). Several (quick-check): each configuration's
+    difference from the baseline ("each against the baseline: export async; rsize/wsize 128 KiB; ...")."""
+    configs = list(recipe.configs)
+    dims = _dimensions(configs)
+    if "rsize" in dims and dims.get("wsize") == dims["rsize"]:
+        dims = {("rsize/wsize" if k == "rsize" else k): v for k, v in dims.items() if k != "wsize"}
+    conditional = [f"{c.label} only when {c.when.describe()}" for c in configs if c.when.tests]
+    if not dims:
+        text = "nothing: every configuration is the same"
+    elif len(dims) == 1:
+        ((key, values),) = dims.items()
+        text = _values_text(key, values)
+    else:
+        text = "each against the baseline: " + "; ".join(_differences(recipe, dims))
+    return "; ".join([text, *conditional])
+
+
+def _differences(recipe: Recipe, dims: Mapping[str, Sequence[str | None]]) -> list[str]:
+    base = [c.label for c in recipe.configs].index(recipe.baseline)
+    baseline_export = set(recipe.configs[base].export.set)
+    found = []
+    for index, config in enumerate(recipe.configs):
+        if index == base:
+            continue
+        changed = [
+            # the export against the baseline's, not against all: "export no_wdelay" rather than "sync,no_wdelay"
+            f"export {_export_text(config, baseline_export)}"
+            if key == "export"
+            else f"{_key_text(key)} {_value_text(key, values[index])}"
+            for key, values in dims.items()
+            if values[index] != values[base]
+        ]
+        if changed:
+            found.append(", ".join(changed))
+    return found
+
+
+# --- how long it takes -----------------------------------------------------------------------------------------
+
+
+def estimate_seconds(
+    recipe: Recipe, scale: str, per_repeat_s: Mapping[str, float] | None = None
+) -> tuple[float, float]:
+    """The time the recipe takes at this scale, low and high: each planned configuration's change and undo, then
+    for each of its workloads the warm-up and the minimum (low) or maximum (high) number of counted repeats.
+    Configurations whose conditions need the hosts' facts count as if they run (the planner tries them)."""
+    times = per_repeat_s if per_repeat_s is not None else PER_REPEAT_S.get(scale, PER_REPEAT_S["normal"])
+    overhead = PER_CONFIG_S.get(scale, PER_CONFIG_S["normal"])
+    planned, _ = plan([recipe], {}, scale)
+    low = high = 0.0
+    for step in planned:
+        low += overhead
+        high += overhead
+        for workload in step.workloads:
+            each = times.get(workload, max(times.values(), default=0.0))
+            low += (step.repeats.warmup + step.repeats.min) * each
+            high += (step.repeats.warmup + step.repeats.max) * each
+    return low, high
+
+
+def estimate_total(recipes: Sequence[Recipe], scale: str) -> tuple[float, float]:
+    lows, highs = zip(*(estimate_seconds(r, scale) for r in recipes), strict=True) if recipes else ((0.0,), (0.0,))
+    return sum(lows), sum(highs)
+
+
+def _minutes_or_hours(seconds: float, *, with_unit: bool) -> str:
+    if seconds >= 90 * 60:
+        hours = round(seconds / 3600 * 2) / 2  # to the half hour: "about 2.5 h" is as precise as this gets
+        return f"{hours:g} h" if with_unit else f"{hours:g}"
+    minutes = max(1, round(seconds / 60))
+    return f"{minutes} min" if with_unit else str(minutes)
+
+
+def format_duration(seconds: float | tuple[float, float]) -> str:
+    """'about 4-7 min' (with an en dash between the ends), 'about 5 min', 'about 40 min-2 h', 'under a minute'."""
+    low, high = (seconds, seconds) if isinstance(seconds, int | float) else seconds
+    if high < 45:
+        return "under a minute"
+    high_text = _minutes_or_hours(high, with_unit=True)
+    low_text = _minutes_or_hours(low, with_unit=True)
+    if low_text == high_text:
+        return f"about {high_text}"
+    if low_text.split()[1] == high_text.split()[1]:  # the same unit: name it once
+        return f"about {low_text.split()[0]}{DASH}{high_text}"
+    return f"about {low_text}{DASH}{high_text}"

@@ -1,0 +1,290 @@
+"""The wizard's state and the jobs that change it: connect each host (or the practice lab), probe both, run the
+chosen recipes, read the recommendation, apply it. Pages read the state and call these methods; all SSH and
+benchmark work happens in jobs on worker threads.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from nfstune.engine import Cancelled, Event
+from nfstune.errors import NfstuneError
+from nfstune.recipes.model import Recipe
+from nfstune.remote import Host, open_host
+from nfstune.ui.jobs import EventBuffer, Job, Prompter
+from nfstune.workflow import Facts, Pair
+
+log = logging.getLogger(__name__)
+ROLES = ("server", "client")
+
+
+class ConnState(enum.Enum):
+    IDLE = "not connected"
+    CONNECTING = "connecting…"
+    CONNECTED = "connected"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class HostSpec:
+    """How the admin named a host: an ssh target (an alias of ~/.ssh/config, user@host:port, ...) or a lab VM."""
+
+    target: str
+    user: str | None = None
+    port: int | None = None
+    identity_file: str | None = None
+    lab_vm: str | None = None  # "nas" or "client": the practice lab's VM instead of `target`
+    local: bool = False  # this computer, without SSH
+
+    def describe(self) -> str:
+        if self.local:
+            return "this computer"
+        if self.lab_vm:
+            return f"practice lab {self.lab_vm}"
+        who = f"{self.user}@" if self.user else ""
+        return f"{who}{self.target}" + (f":{self.port}" if self.port else "")
+
+
+@dataclass
+class Probed:
+    facts: Facts
+    exports: list[str]  # the server's exported paths (exportfs -s)
+    client_mounts_of_server: list[str]  # "server:/path on /mnt/x" already mounted on the client
+
+
+@dataclass
+class RunOutcome:
+    session_id: int
+    status: str  # completed | cancelled | failed
+    message: str = ""
+    recommendation: Any = None  # advice.Recommendation when completed
+    undo_log: list[str] = field(default_factory=list)
+
+
+class Controller(QObject):
+    host_state = Signal(str, object, str)  # role, ConnState, message
+    lab_progress = Signal(str)
+    probed = Signal(object)
+    probe_failed = Signal(str)
+    session_started = Signal(int)
+    run_done = Signal(object)  # RunOutcome
+    job_failed = Signal(str, str)  # what, message
+    crashed = Signal(str)
+
+    def __init__(self, prompter: Prompter, store_path: Path | None = None, lab_config: Any = None) -> None:
+        """`lab_config`: the practice lab to use (a LabConfig; default: the user's own lab)."""
+        super().__init__()
+        self.prompter, self.store_path, self.lab_config = prompter, store_path, lab_config
+        self.hosts: dict[str, Host] = {}
+        self.specs: dict[str, HostSpec] = {}
+        self.states: dict[str, ConnState] = dict.fromkeys(ROLES, ConnState.IDLE)
+        self.server_address: str | None = None
+        self.share: str | None = None
+        self.probe: Probed | None = None
+        self.outcome: RunOutcome | None = None
+        self.events = EventBuffer()
+        self.sample_sink: Callable[[str, float, dict[str, float]], None] | None = None
+        self._jobs: dict[str, Job] = {}
+        self._run_job: Job | None = None
+
+    # --- jobs ---------------------------------------------------------------------------------------------------
+
+    def start_job(self, name: str, work: Callable[[Job], Any], on_done: Callable[[Any], None],
+               on_failed: Callable[[str], None]) -> Job:  # fmt: skip
+        old = self._jobs.get(name)
+        if old is not None and old.is_running():
+            raise RuntimeError(f"{name} is already running")
+        job = Job(name, work)
+        job.on_gui_thread(job.finished, on_done)
+        job.on_gui_thread(job.failed, on_failed)
+        job.crashed.connect(self.crashed)
+        job.progress.connect(self.lab_progress)
+        self._jobs[name] = job
+        return job.start()
+
+    def busy(self) -> bool:
+        return any(job.is_running() for job in self._jobs.values())
+
+    # --- connect ------------------------------------------------------------------------------------------------
+
+    def connect_host(self, role: str, spec: HostSpec, server_address: str | None = None) -> None:
+        self.specs[role] = spec
+        if role == "server":
+            self.server_address = server_address or (spec.target if not spec.lab_vm else "nas")
+        self._set_state(role, ConnState.CONNECTING, f"connecting to {spec.describe()}")
+
+        def work(job: Job) -> Host:
+            previous = self.hosts.pop(role, None)
+            if previous is not None:
+                previous.close()
+            if spec.lab_vm:
+                from nfstune.lab import LabConfig, host, status, up
+
+                cfg = self.lab_config or LabConfig()
+                if not all(s.running for s in status(cfg)):
+                    job.progress.emit("starting the practice lab (about a minute)…")
+                    up(cfg, job.progress.emit)
+                h = host(cfg.as_running(), spec.lab_vm)
+            elif spec.local:
+                from nfstune.remote.local import LocalHost
+
+                h = LocalHost()
+                h._ask_secret = self.prompter.secret  # sudo's password, if this user needs one
+            else:
+                h = open_host(
+                    spec.target, user=spec.user, port=spec.port,
+                    identity_file=Path(spec.identity_file).expanduser() if spec.identity_file else None,
+                    on_unknown_host_key=self.prompter.host_key, ask_secret=self.prompter.secret,
+                )  # fmt: skip
+            h.connect()
+            h.run(["true"], sudo=True)  # sudo now, while the admin is looking: a password prompt belongs here
+            return h
+
+        def done(h: Host) -> None:
+            self.hosts[role] = h
+            self._set_state(role, ConnState.CONNECTED, h.label)
+
+        def failed(message: str) -> None:
+            self._set_state(role, ConnState.FAILED, message)
+
+        self.start_job(f"connect-{role}", work, done, failed)
+
+    def connect_lab(self) -> None:
+        """Both roles on the practice lab; the lab is started first when it is down (one job does it, so the
+        two connections do not both try)."""
+        self.connect_host("server", HostSpec("nas", lab_vm="nas"))
+        job = self._jobs["connect-server"]
+        job.on_gui_thread(job.finished, lambda _h: self.connect_host("client", HostSpec("client", lab_vm="client")))
+        job.on_gui_thread(job.failed, lambda message: self._set_state("client", ConnState.FAILED, message))
+        self.share = "/export"
+
+    def _set_state(self, role: str, state: ConnState, message: str) -> None:
+        self.states[role] = state
+        self.host_state.emit(role, state, message)
+
+    def pair(self) -> Pair:
+        if any(self.states[r] is not ConnState.CONNECTED for r in ROLES) or not self.share:
+            raise RuntimeError("both hosts must be connected and a share chosen first")
+        return Pair(self.hosts["server"], self.hosts["client"], self.server_address or "", self.share)
+
+    # --- probe --------------------------------------------------------------------------------------------------
+
+    def probe_hosts(self) -> None:
+        server, client = self.hosts["server"], self.hosts["client"]
+        address = self.server_address or ""
+
+        def work(_job: Job) -> Probed:
+            from nfstune.nfs.kernel_view import parse_exportfs_s
+            from nfstune.workflow import probe_pair
+
+            exports = sorted({path for path, _client in parse_exportfs_s(server.run("exportfs -s", sudo=True).stdout)})
+            share = self.share if self.share in exports else (exports[0] if exports else "/")
+            facts = probe_pair(Pair(server, client, address, share))
+            mounts = [
+                f"{fields[0]} on {fields[1]}"
+                for line in client.run(["cat", "/proc/mounts"]).stdout.splitlines()
+                if len(fields := line.split()) > 2 and fields[2].startswith("nfs")
+                and fields[0].split(":")[0] in (address, facts.server.hostname)
+                and not fields[1].startswith("/mnt/nfstune")
+            ]  # fmt: skip
+            return Probed(facts, exports, mounts)
+
+        def done(result: Probed) -> None:
+            self.probe = result
+            if self.share not in result.exports and result.exports:
+                self.share = result.exports[0]
+            self.probed.emit(result)
+
+        self.start_job("probe", work, done, self.probe_failed.emit)
+
+    def set_share(self, share: str) -> None:
+        """Another share than the one probed: the filesystem facts (free space, disks) are read again."""
+        if share == self.share:
+            return
+        self.share = share
+        if self.probe is not None:
+            self.probe_hosts()
+
+    def install(self, role: str, command: str, on_done: Callable[[bool, str], None]) -> None:
+        host = self.hosts[role]
+
+        def work(_job: Job) -> str:
+            return host.run(command, sudo=True, timeout=900).stdout[-500:]
+
+        self.start_job(f"install-{role}", work, lambda out: on_done(True, out), lambda msg: on_done(False, msg))
+
+    # --- run ----------------------------------------------------------------------------------------------------
+
+    def start_run(self, recipes: list[Recipe], scale: str) -> None:
+        pair, probed = self.pair(), self.probe
+        if probed is None:
+            raise RuntimeError("probe the hosts first")
+        self.outcome = None
+        self.events.drain()
+
+        def emit(event: Event) -> None:  # engine thread and sampler threads
+            if event.kind == "sample":
+                sink = self.sample_sink
+                if sink is not None:
+                    sink(str(event.data["role"]), float(event.data["time"]), dict(event.data["series"]))
+            else:
+                self.events.append(event)
+
+        def work(job: Job) -> RunOutcome:
+            from nfstune.store import Journal, Results, open_store
+            from nfstune.workflow import (
+                current_export,
+                make_engine,
+                plan_session,
+                recommendation,
+                start_session,
+            )
+
+            conn = open_store(self.store_path)  # this thread's own connection: sqlite objects stay on one thread
+            results, journal = Results(conn), Journal(conn)
+            planned, skipped = plan_session(recipes, probed.facts, scale)
+            for reason in skipped:
+                emit(Event("log", reason))
+            sid = start_session(results, pair, probed.facts, scale=scale, recipe_ids=[r.id for r in recipes])
+            self.session_started.emit(sid)
+            engine = make_engine(
+                pair, probed.facts, scale=scale, results=results, journal=journal, emit=emit, cancel=job.cancel
+            )
+            try:
+                try:
+                    engine.run(sid, planned)
+                except Cancelled as exc:
+                    return RunOutcome(sid, "cancelled", str(exc))
+                except NfstuneError as exc:  # the engine undid its changes and stored why
+                    return RunOutcome(sid, "failed", str(exc))
+                current = current_export(pair.server, pair.share)
+                rec = recommendation(results, sid, share=pair.share, server=pair.address, current=current)
+                return RunOutcome(sid, "completed", recommendation=rec)
+            finally:
+                conn.close()
+
+        def done(outcome: RunOutcome) -> None:
+            self.outcome = outcome
+            self.run_done.emit(outcome)
+
+        self._run_job = self.start_job("run", work, done, lambda msg: self.job_failed.emit("run", msg))
+
+    def cancel_run(self) -> None:
+        if self._run_job is not None:
+            self._run_job.cancel.set()
+
+    @Slot()
+    def shutdown(self) -> None:
+        """On quit: cancel a run (its changes are undone by the engine), wait for the jobs, close the hosts."""
+        self.cancel_run()
+        for job in list(self._jobs.values()):
+            job.wait(120000)
+        for host in self.hosts.values():
+            host.close()

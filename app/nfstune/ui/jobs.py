@@ -1,0 +1,177 @@
+"""Long tasks on worker threads, each a QObject job with progress/log/finished/failed signals (as Vorta does).
+
+Workers never touch widgets. A job that needs the admin (an unknown host key, a password) asks through a
+`Prompter` that lives on the GUI thread, over a BlockingQueuedConnection: the worker waits for the answer, the GUI
+keeps running its own event loop (no processEvents spin). The run job's events go into bounded buffers the GUI
+drains on a QTimer; its samples go straight into the live plot's thread-safe ring buffers.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtWidgets import QInputDialog, QLineEdit, QMessageBox, QWidget
+
+from nfstune.errors import NfstuneError
+from nfstune.remote.errors import RemoteError
+
+log = logging.getLogger(__name__)
+EVENT_BUFFER = 2000  # events kept for the GUI between two ticks; a run makes a few a second
+
+
+class Prompter(QObject):
+    """Asks the admin on the GUI thread on behalf of a worker. Tests replace `answer_host_key`/`answer_secret`."""
+
+    _ask_host_key = Signal(str, str, str)
+    _ask_secret = Signal(str, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.window = parent
+        self.answer_host_key: Callable[[str, str, str], bool] = self._host_key_dialog
+        self.answer_secret: Callable[[str, str], str | None] = self._secret_dialog
+        self._bool_answer = False
+        self._text_answer: str | None = None
+        self._ask_host_key.connect(self._on_ask_host_key, Qt.ConnectionType.BlockingQueuedConnection)
+        self._ask_secret.connect(self._on_ask_secret, Qt.ConnectionType.BlockingQueuedConnection)
+
+    # called on worker threads (the callbacks remote.Host takes)
+    def host_key(self, label: str, key_type: str, fingerprint: str) -> bool:
+        if QThread.currentThread() is self.thread():
+            return self.answer_host_key(label, key_type, fingerprint)
+        self._ask_host_key.emit(label, key_type, fingerprint)
+        return self._bool_answer
+
+    def secret(self, label: str, what: str) -> str | None:
+        if QThread.currentThread() is self.thread():
+            return self.answer_secret(label, what)
+        self._ask_secret.emit(label, what)
+        answer, self._text_answer = self._text_answer, None  # held here only until handed over
+        return answer
+
+    @Slot(str, str, str)
+    def _on_ask_host_key(self, label: str, key_type: str, fingerprint: str) -> None:
+        self._bool_answer = self.answer_host_key(label, key_type, fingerprint)
+
+    @Slot(str, str)
+    def _on_ask_secret(self, label: str, what: str) -> None:
+        self._text_answer = self.answer_secret(label, what)
+
+    def _host_key_dialog(self, label: str, key_type: str, fingerprint: str) -> bool:
+        box = QMessageBox(self.window)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Unknown host key")
+        box.setText(f"{label} offers a host key nfstune has not seen before.")
+        box.setInformativeText(
+            f"{key_type}\n{fingerprint}\n\nCompare it with the fingerprint on the host itself "
+            "(ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub). Trust it and remember it?"
+        )
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        return box.exec() == QMessageBox.StandardButton.Yes
+
+    def _secret_dialog(self, label: str, what: str) -> str | None:
+        text, ok = QInputDialog.getText(
+            self.window, "Password", f"{label}: {what}\n(kept in memory only)", QLineEdit.EchoMode.Password
+        )
+        return text if ok else None
+
+
+class Relay(QObject):
+    """Calls a plain function on the thread this object was made on (the GUI thread). A signal from a worker
+    connected straight to a lambda or a closure runs it on the worker's thread, where no widget may be touched;
+    connected to this object's slot it is queued to the GUI thread instead."""
+
+    def __init__(self, function: Callable[[Any], None]) -> None:
+        super().__init__()
+        self._function = function
+
+    @Slot(object)
+    def deliver(self, value: Any) -> None:
+        self._function(value)
+
+
+class Job(QObject):
+    """Runs `work(job)` on a thread of its own. `failed` carries a message for the admin: known errors (remote,
+    configuration) name the host and the command; anything else is a bug and also goes to `crashed`."""
+
+    progress = Signal(str)
+    finished = Signal(object)
+    failed = Signal(str)
+    crashed = Signal(str)
+
+    def __init__(self, name: str, work: Callable[[Job], Any]) -> None:
+        super().__init__()
+        self.name, self.work = name, work
+        self.cancel = threading.Event()
+        self._relays: list[Relay] = []
+        self._thread = QThread()
+        self._thread.setObjectName(name)
+        self.moveToThread(self._thread)
+        self._thread.started.connect(self._on_started)
+
+    def start(self) -> Job:
+        self._thread.start()
+        return self
+
+    def on_gui_thread(self, signal: Any, function: Callable[[Any], None]) -> None:
+        """Run `function` on the calling (GUI) thread whenever `signal` of this job fires."""
+        relay = Relay(function)
+        self._relays.append(relay)  # kept alive as long as the job
+        signal.connect(relay.deliver)
+
+    def wait(self, ms: int = 30000) -> bool:
+        return self._thread.wait(ms)
+
+    def is_running(self) -> bool:
+        return self._thread.isRunning()
+
+    @Slot()
+    def _on_started(self) -> None:
+        try:
+            result = self.work(self)
+        except (NfstuneError, RemoteError) as exc:
+            log.info("%s failed: %s", self.name, exc)
+            self.failed.emit(str(exc))
+        except Exception as exc:  # a bug: the crash dialog shows it with versions
+            log.exception("%s crashed", self.name)
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+            self.crashed.emit("".join(traceback.format_exception(exc)))
+        else:
+            self.finished.emit(result)
+        finally:
+            self._thread.quit()
+
+
+class EventBuffer:
+    """Bounded, thread-safe: the engine's thread appends, the GUI's timer drains."""
+
+    def __init__(self, size: int = EVENT_BUFFER) -> None:
+        self._items: collections.deque[Any] = collections.deque(maxlen=size)
+        self._lock = threading.Lock()
+        self.dropped = 0
+
+    def append(self, item: Any) -> None:
+        with self._lock:
+            if len(self._items) == self._items.maxlen:
+                self.dropped += 1
+            self._items.append(item)
+
+    def drain(self) -> list[Any]:
+        with self._lock:
+            items = list(self._items)
+            self._items.clear()
+        return items
+
+
+def store_path() -> Path:
+    from nfstune.store.db import default_path
+
+    return default_path()

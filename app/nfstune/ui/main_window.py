@@ -1,0 +1,279 @@
+"""The main window: the guided flow (Connect → Preflight → Recipes → Run → Results → Recommendation) as a list of
+steps beside a stack of pages, with Back/Next, and the History view in its own tab."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings, QUrl, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QListWidget,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from nfstune import __version__
+from nfstune.recipes.loader import default_recipe_dirs, load_recipes
+from nfstune.store import Results, open_store
+from nfstune.ui.controller import Controller, RunOutcome
+from nfstune.ui.jobs import Prompter
+from nfstune.ui.pages.connect import ConnectPage
+from nfstune.ui.pages.history import HistoryPage
+from nfstune.ui.pages.preflight import PreflightPage
+from nfstune.ui.pages.recipes import RecipesPage
+from nfstune.ui.pages.recommendation import RecommendationPage
+from nfstune.ui.pages.results import ResultsPage
+from nfstune.ui.pages.run import RunPage
+
+log = logging.getLogger(__name__)
+STEPS = ("Connect", "Preflight", "Recipes", "Run", "Results", "Recommendation")
+
+
+class MainWindow(QMainWindow):
+    def __init__(
+        self,
+        *,
+        store_path: Path | None = None,
+        scale: str | None = None,
+        settings: QSettings | None = None,
+        lab_config: object = None,
+    ) -> None:
+        super().__init__()
+        self.setWindowTitle(f"nfstune {__version__}: NFS tuning assistant")
+        self.settings = settings or QSettings()
+        self.scale = scale or str(self.settings.value("run/scale", "normal"))
+        self.prompter = Prompter(self)
+        self.controller = Controller(self.prompter, store_path, lab_config)
+        self.recipes, recipe_errors = load_recipes(default_recipe_dirs())
+        self.results_store = Results(open_store(store_path))  # the GUI thread's own connection (reading)
+
+        self.connect_page = ConnectPage(self.controller, self.settings)
+        self.preflight_page = PreflightPage()
+        self.recipes_page = RecipesPage(self.recipes, self.scale)
+        self.run_page = RunPage(self.controller)
+        self.results_page = ResultsPage()
+        self.recommendation_page = RecommendationPage()
+        self.history_page = HistoryPage(self.results_store)
+        self.pages = [self.connect_page, self.preflight_page, self.recipes_page, self.run_page, self.results_page,
+                      self.recommendation_page]  # fmt: skip
+
+        self.steps = QListWidget()
+        self.steps.addItems([f"{i + 1}. {name}" for i, name in enumerate(STEPS)])
+        self.steps.setMaximumWidth(190)
+        self.steps.setAccessibleName("Steps")
+        self.steps.currentRowChanged.connect(self._on_step_changed)
+        self.stack = QStackedWidget()
+        for page in self.pages:
+            self.stack.addWidget(page)
+        self.back_button = QPushButton("< &Back")
+        self.next_button = QPushButton("&Next >")
+        self.back_button.clicked.connect(lambda: self.go(self.stack.currentIndex() - 1))
+        self.next_button.clicked.connect(self._on_next_clicked)
+        nav = QHBoxLayout()
+        nav.addStretch(1)
+        nav.addWidget(self.back_button)
+        nav.addWidget(self.next_button)
+        right = QVBoxLayout()
+        right.addWidget(self.stack, 1)
+        right.addLayout(nav)
+        flow = QWidget()
+        row = QHBoxLayout(flow)
+        row.addWidget(self.steps)
+        row.addLayout(right, 1)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(flow, "&Guided tuning")
+        self.tabs.addTab(self.history_page, "&History")
+        self.tabs.currentChanged.connect(lambda i: self.history_page.refresh() if i == 1 else None)
+        self.setCentralWidget(self.tabs)
+        self._menus()
+
+        c = self.controller
+        c.host_state.connect(lambda *_: self._update_nav())
+        c.probed.connect(self._on_probed)
+        c.probe_failed.connect(lambda msg: self._error("Preflight failed", msg))
+        c.job_failed.connect(lambda what, msg: self._error(f"{what} failed", msg))
+        self.preflight_page.share_changed.connect(c.set_share)
+        self.preflight_page.install_requested.connect(self._on_install_requested)
+        self.recipes_page.selection_changed.connect(self._update_nav)
+        self.recipes_page.scale_changed.connect(self._on_scale_changed)
+        self.run_page.finished.connect(self._on_run_finished)
+        self.recommendation_page.apply_requested.connect(self._on_apply_requested)
+        for error in recipe_errors:
+            log.warning("recipe not loaded: %s", error)
+        self.steps.setCurrentRow(0)
+        self._restore()
+
+    def _menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        open_logs = QAction("Open the &log folder", self)
+        open_logs.triggered.connect(self._on_open_logs)
+        file_menu.addAction(open_logs)
+        quit_action = QAction("&Quit", self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        file_menu.addAction(quit_action)
+        help_menu = self.menuBar().addMenu("&Help")
+        about = QAction("&About nfstune", self)
+        about.triggered.connect(
+            lambda: QMessageBox.about(self, "About nfstune", f"nfstune {__version__}\nA tuning assistant for NFS.")
+        )
+        help_menu.addAction(about)
+
+    # --- navigation ---------------------------------------------------------------------------------------------
+
+    def go(self, index: int) -> None:
+        if 0 <= index < len(self.pages) and self._reachable(index):
+            self.steps.setCurrentRow(index)
+
+    def _reachable(self, index: int) -> bool:
+        c = self.controller
+        if self.run_page.running:
+            return index == 3
+        needs = [
+            True,
+            self.connect_page.is_complete(),
+            c.probe is not None and not self.preflight_page.blocking(),
+            bool(self.recipes_page.selected_ids()),
+            c.outcome is not None,
+            c.outcome is not None and c.outcome.recommendation is not None,
+        ]
+        return all(needs[: index + 1])
+
+    @Slot(int)
+    def _on_step_changed(self, index: int) -> None:
+        if index < 0:
+            return
+        if not self._reachable(index):
+            self.steps.setCurrentRow(self.stack.currentIndex())
+            return
+        self.stack.setCurrentIndex(index)
+        if index == 1 and self.controller.probe is None:
+            self.controller.probe_hosts()
+        self._update_nav()
+
+    @Slot()
+    def _on_next_clicked(self) -> None:
+        index = self.stack.currentIndex()
+        if index == 2:  # Recipes -> Run: start measuring
+            self.start_run()
+            return
+        self.go(index + 1)
+
+    @Slot(str)
+    def _on_scale_changed(self, scale: str) -> None:
+        self.scale = scale
+        self.settings.setValue("run/scale", scale)
+
+    def start_run(self) -> None:
+        chosen = [r for r in self.recipes if r.id in self.recipes_page.selected_ids()]
+        self.controller.start_run(chosen, self.recipes_page.scale)
+        self.run_page.start()
+        self.steps.setCurrentRow(3)
+        self._update_nav()
+
+    def _update_nav(self) -> None:
+        index = self.stack.currentIndex()
+        for row in range(len(self.pages)):
+            self.steps.item(row).setFlags(self.steps.item(row).flags())
+            self.steps.item(row).setHidden(False)
+        self.back_button.setEnabled(index > 0 and not self.run_page.running)
+        self.next_button.setText("&Start run >" if index == 2 else "&Next >")
+        if index == 2:
+            can_go = bool(self.recipes_page.selected_ids()) and not self.run_page.running
+        else:
+            can_go = index < len(self.pages) - 1 and self._reachable(index + 1)
+        self.next_button.setEnabled(can_go)
+
+    # --- results of jobs ----------------------------------------------------------------------------------------
+
+    @Slot(object)
+    def _on_probed(self, probed: object) -> None:
+        c = self.controller
+        p = c.probe
+        assert p is not None
+        self.preflight_page.show_facts(
+            p.facts.server, p.facts.client, server_label=c.hosts["server"].label, client_label=c.hosts["client"].label,
+            exports=p.exports, share=c.share, client_mounts_of_server=p.client_mounts_of_server,
+        )  # fmt: skip
+        self._update_nav()
+
+    @Slot(str, str)
+    def _on_install_requested(self, role: str, command: str) -> None:
+        tool = command.split()[-1]
+        self.preflight_page.set_install_state(role, tool, "installing…")
+
+        def done(ok: bool, text: str) -> None:
+            self.preflight_page.set_install_state(role, tool, "installed" if ok else f"failed: {text}")
+            if ok:
+                self.controller.probe_hosts()
+
+        self.controller.install(role, command, done)
+
+    @Slot(object)
+    def _on_run_finished(self, outcome: RunOutcome) -> None:
+        session = self.results_store.session(outcome.session_id)
+        self.results_page.show_session(session, {r.id: r for r in self.recipes})
+        if outcome.recommendation is not None:
+            c = self.controller
+            async_measured = any("async" in (run["config"].get("export_set") or []) for run in session["runs"])
+            self.recommendation_page.show_recommendation(
+                outcome.recommendation, server_label=c.hosts["server"].label, client_label=c.hosts["client"].label,
+                async_measured=async_measured,
+            )  # fmt: skip
+        self.history_page.refresh()
+        self._update_nav()
+        if outcome.status == "completed":
+            self.go(4)
+
+    @Slot()
+    def _on_apply_requested(self) -> None:
+        from nfstune.ui.apply_dialog import run_apply_flow
+
+        run_apply_flow(self, self.controller, self.recommendation_page)
+
+    @Slot(str)
+    def show_crash(self, report: str) -> None:
+        """A bug in a job: its traceback, with versions, in the crash dialog."""
+        from nfstune.ui.crash import CrashDialog, versions
+
+        header = "\n".join(f"{k}: {v}" for k, v in versions().items())
+        CrashDialog(f"{header}\n\n{report}", self).open()
+
+    def _error(self, title: str, message: str) -> None:
+        QMessageBox.warning(self, title, message)
+
+    @Slot()
+    def _on_open_logs(self) -> None:
+        from nfstune.logs import log_dir
+
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir())))
+
+    # --- persistence --------------------------------------------------------------------------------------------
+
+    def _restore(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1280, 740)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        if self.run_page.running:
+            answer = QMessageBox.question(
+                self, "A run is in progress",
+                "Quit anyway? The run is cancelled and every change it made on your hosts is undone first.",
+            )  # fmt: skip
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.controller.shutdown()
+        super().closeEvent(event)

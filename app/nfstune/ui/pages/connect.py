@@ -1,0 +1,232 @@
+"""Connect: the NFS server and the NFS client over SSH, or both on the practice lab. Each host shows its own
+state (connecting / connected / failed with the reason) and a Retry; recent pairs are offered again."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import QSettings, Signal, Slot
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from nfstune.ui.controller import ConnState, Controller, HostSpec
+
+RECENT_KEY = "connect/recent_pairs"
+RECENT_MAX = 8
+STATE_STYLE = {
+    ConnState.IDLE: "color: palette(mid);",
+    ConnState.CONNECTING: "color: #8a6d00;",
+    ConnState.CONNECTED: "color: #1b7f2a; font-weight: bold;",
+    ConnState.FAILED: "color: #b00020; font-weight: bold;",
+}
+
+
+class HostPanel(QGroupBox):
+    """One host's fields, its connection state and its Retry."""
+
+    connect_requested = Signal()
+
+    def __init__(self, role: str, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(title, parent)
+        self.role = role
+        self.target = QLineEdit(placeholderText="nas.local, admin@192.168.1.10, or an alias from ~/.ssh/config")
+        self.user = QLineEdit(placeholderText="from ~/.ssh/config, else your login")
+        self.port = QSpinBox(minimum=0, maximum=65535, specialValueText="22 / ~/.ssh/config")
+        self.key = QLineEdit(placeholderText="~/.ssh/id_ed25519 (optional; the agent and ~/.ssh/config are used)")
+        form = QFormLayout()
+        self.this_computer = QCheckBox("T&his computer is the client (no SSH)")
+        self.this_computer.toggled.connect(self._on_this_computer_toggled)
+        if role == "client":
+            form.addRow(self.this_computer)
+        form.addRow(f"&{'Server' if role == 'server' else 'Client'} host:", self.target)
+        form.addRow("&User:", self.user)
+        form.addRow("P&ort:", self.port)
+        form.addRow("&Key file:", self.key)
+        self.address = QLineEdit(placeholderText="the server's name or IP as the client reaches it (default: host)")
+        if role == "server":
+            form.addRow("Address seen by the &client:", self.address)
+        self.state = QLabel(ConnState.IDLE.value, wordWrap=True)
+        self.retry = QPushButton("&Retry" if role == "server" else "Re&try")
+        self.retry.setVisible(False)
+        self.retry.clicked.connect(self.connect_requested)
+        row = QHBoxLayout()
+        self.icon = QLabel()
+        row.addWidget(self.icon)
+        row.addWidget(self.state, 1)
+        row.addWidget(self.retry)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addLayout(row)
+
+    @Slot(bool)
+    def _on_this_computer_toggled(self, checked: bool) -> None:
+        for field in (self.target, self.user, self.port, self.key):
+            field.setEnabled(not checked)
+
+    def spec(self) -> HostSpec:
+        if self.this_computer.isChecked():
+            return HostSpec("this computer", local=True)
+        return HostSpec(
+            self.target.text().strip(), self.user.text().strip() or None, self.port.value() or None,
+            self.key.text().strip() or None,
+        )  # fmt: skip
+
+    def fill(self, data: dict[str, object]) -> None:
+        self.target.setText(str(data.get("target") or ""))
+        self.user.setText(str(data.get("user") or ""))
+        self.port.setValue(int(data.get("port") or 0))
+        self.key.setText(str(data.get("key") or ""))
+        self.address.setText(str(data.get("address") or ""))
+        self.this_computer.setChecked(bool(data.get("local")))
+
+    def show_state(self, state: ConnState, message: str) -> None:
+        text = state.value if not message else f"{state.value}: {message}"
+        self.state.setText(text)
+        self.state.setStyleSheet(STATE_STYLE[state])
+        icons = {
+            ConnState.CONNECTED: QStyle.StandardPixmap.SP_DialogApplyButton,
+            ConnState.FAILED: QStyle.StandardPixmap.SP_MessageBoxCritical,
+            ConnState.CONNECTING: QStyle.StandardPixmap.SP_BrowserReload,
+        }
+        pixmap = icons.get(state)
+        if pixmap is None:
+            self.icon.clear()
+        else:
+            self.icon.setPixmap(self.style().standardIcon(pixmap).pixmap(16, 16))
+        self.retry.setVisible(state is ConnState.FAILED)
+        self.setEnabled(state is not ConnState.CONNECTING)
+
+
+class ConnectPage(QWidget):
+    """Fill both hosts and press Connect, or press Practice lab."""
+
+    def __init__(self, controller: Controller, settings: QSettings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller, self.settings = controller, settings
+        title = QLabel("<h2>Connect to your NFS server and client</h2>")
+        intro = QLabel(
+            "nfstune logs in over SSH (your keys, agent and ~/.ssh/config) and uses sudo for the NFS changes it "
+            "makes. Every change is journaled and undone when the run ends. A password you type is kept in memory "
+            "only.",
+            wordWrap=True,
+        )
+        self.recent = QComboBox()
+        self.recent.setPlaceholderText("Recent pairs…")
+        self.recent.activated.connect(self._on_recent_activated)
+        recent_label = QLabel("R&ecent:")
+        recent_label.setBuddy(self.recent)
+        self.panels = {"server": HostPanel("server", "NFS server (the NAS)"),
+                       "client": HostPanel("client", "NFS client (the Linux machine that mounts it)")}  # fmt: skip
+        self.connect_button = QPushButton("&Connect both")
+        self.connect_button.setDefault(True)
+        self.connect_button.clicked.connect(self._on_connect_clicked)
+        self.lab_button = QPushButton("Use the &practice lab")
+        self.lab_button.setToolTip("Two virtual machines on this computer: a NAS (kernel NFS server) and a client")
+        self.lab_button.clicked.connect(self.controller.connect_lab)
+        self.lab_status = QLabel(wordWrap=True)
+        self.error = QLabel(wordWrap=True, styleSheet="color: #b00020;")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.connect_button)
+        buttons.addWidget(self.lab_button)
+        buttons.addStretch(1)
+        top = QHBoxLayout()
+        top.addWidget(recent_label)
+        top.addWidget(self.recent, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(title)
+        layout.addWidget(intro)
+        layout.addLayout(top)
+        hosts = QHBoxLayout()
+        for role, panel in self.panels.items():
+            hosts.addWidget(panel)
+            panel.connect_requested.connect(lambda r=role: self._connect(r))
+        layout.addLayout(hosts)
+        layout.addLayout(buttons)
+        layout.addWidget(self.lab_status)
+        layout.addWidget(self.error)
+        layout.addStretch(1)
+        controller.host_state.connect(self._on_host_state)
+        controller.lab_progress.connect(self._on_lab_progress)
+        self._load_recent()
+
+    def is_complete(self) -> bool:
+        return all(self.controller.states[r] is ConnState.CONNECTED for r in self.panels)
+
+    def _connect(self, role: str) -> None:
+        spec = self.panels[role].spec()
+        if self.controller.specs.get(role) and self.controller.specs[role].lab_vm:
+            spec = self.controller.specs[role]  # Retry of a lab VM
+        elif not spec.target and not spec.local:
+            self.error.setText(f"Enter the {role}'s host name or address first.")
+            self.panels[role].target.setFocus()
+            return
+        self.error.clear()
+        address = self.panels["server"].address.text().strip() or None
+        self.controller.connect_host(role, spec, server_address=address if role == "server" else None)
+
+    @Slot()
+    def _on_connect_clicked(self) -> None:
+        missing = [r for r, p in self.panels.items() if not p.target.text().strip() and not p.spec().local]
+        if missing:
+            self.error.setText(f"Enter the {' and the '.join(missing)} host first, or use the practice lab.")
+            return
+        for role in self.panels:
+            self._connect(role)
+        self._remember()
+
+    @Slot(str, object, str)
+    def _on_host_state(self, role: str, state: ConnState, message: str) -> None:
+        self.panels[role].show_state(state, message)
+        busy = any(s is ConnState.CONNECTING for s in self.controller.states.values())
+        self.connect_button.setEnabled(not busy)
+        self.lab_button.setEnabled(not busy)
+        if self.is_complete():
+            self.lab_status.setText("Both hosts are connected: go on to Preflight.")
+
+    @Slot(str)
+    def _on_lab_progress(self, line: str) -> None:
+        self.lab_status.setText(line)
+
+    # --- recent pairs ---------------------------------------------------------------------------------------
+
+    def _remember(self) -> None:
+        pair = {
+            role: {"target": p.target.text().strip(), "user": p.user.text().strip(), "port": p.port.value(),
+                   "key": p.key.text().strip(), "address": p.address.text().strip(),
+                   "local": p.this_computer.isChecked()}
+            for role, p in self.panels.items()
+        }  # fmt: skip
+        recent = [r for r in self._recent() if r != pair]
+        self.settings.setValue(RECENT_KEY, json.dumps([pair, *recent][:RECENT_MAX]))
+        self._load_recent()
+
+    def _recent(self) -> list[dict[str, dict[str, object]]]:
+        try:
+            found = json.loads(str(self.settings.value(RECENT_KEY, "[]")))
+        except ValueError:
+            return []
+        return [p for p in found if isinstance(p, dict) and {"server", "client"} <= set(p)]
+
+    def _load_recent(self) -> None:
+        self.recent.clear()
+        for pair in self._recent():
+            client = "this computer" if pair["client"].get("local") else pair["client"].get("target")
+            self.recent.addItem(f"{pair['server'].get('target')} → {client}", pair)
+
+    @Slot(int)
+    def _on_recent_activated(self, index: int) -> None:
+        pair = self.recent.itemData(index)
+        for role, panel in self.panels.items():
+            panel.fill(pair[role])

@@ -1,0 +1,336 @@
+"""The history page: every stored session, the figures of the selected one, two sessions side by side, and the
+exports (HTML report, CSV, JSON). Reads the store on the GUI thread: a session is a few hundred rows at most."""
+
+from __future__ import annotations
+
+import html
+import itertools
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Slot,
+)
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from nfstune.bench.stats import format_value
+from nfstune.recipes.model import WORKLOADS
+from nfstune.report import write_html
+from nfstune.store import Results, SessionRow
+from nfstune.summary import (
+    ComparisonRow,
+    WorkloadResults,
+    compare_sessions,
+    negotiated_view,
+    results_text,
+    summarize_session,
+)
+
+COLUMNS = ("Session", "Started", "Status", "Server → client", "Share", "Recipes", "Scale")
+SORT_ROLE = Qt.ItemDataRole.UserRole  # raw values, so that ids and times sort as numbers, not as text
+STATUS_COLOURS = {"completed": "#1b7f2a", "failed": "#b3261e", "cancelled": "#b3261e"}
+HINT = "Select a session to see its figures, or two sessions (Ctrl+click) to compare them."
+# (what, file suffix, filter of the save dialog)
+EXPORTS = {"html": ("HTML report", "html", "HTML report (*.html)"), "csv": ("CSV", "csv", "CSV (*.csv)"),
+           "json": ("JSON", "json", "JSON (*.json)")}  # fmt: skip
+DASH = "\u2013"  # an en dash: between the ends of a range, and in a cell with no figure
+DETAILS_HEADER = ("Configuration", "Median", f"Min{DASH}max", "n", "CV", "Compared with the baseline",
+                  "Requested vs negotiated")  # fmt: skip
+COMPARISON_HEADER = ("Recipe / workload", "Configuration", "A median", "B median", "Change", "What it means")
+TABLE_STYLE = "border='1' cellspacing='0' cellpadding='4'"
+
+SaveDialog = Callable[[QWidget, str, str, str], tuple[str, str]]
+
+
+def started_text(started_at: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(started_at))
+
+
+def session_cells(row: SessionRow) -> tuple[str, ...]:
+    return (str(row.id), started_text(row.started_at), row.status, f"{row.server or '-'} → {row.client or '-'}",
+            row.share, ", ".join(row.recipes), row.scale)  # fmt: skip
+
+
+class SessionTableModel(QAbstractTableModel):
+    """The store's sessions, one a row; read-only."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[SessionRow] = []
+
+    def set_sessions(self, rows: Sequence[SessionRow]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def session_at(self, row: int) -> SessionRow:
+        return self._rows[row]
+
+    def sessions(self) -> list[SessionRow]:
+        return list(self._rows)
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        row = self._rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return session_cells(row)[column]
+        if role == SORT_ROLE:
+            return {0: row.id, 1: row.started_at}.get(column, session_cells(row)[column])
+        if role == Qt.ItemDataRole.ForegroundRole and column == 2 and row.status in STATUS_COLOURS:
+            return QColor(STATUS_COLOURS[row.status])
+        if role == Qt.ItemDataRole.ToolTipRole and row.message:
+            return row.message  # why it failed or was cancelled
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == 0:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+
+def _header_row(names: Sequence[str]) -> str:
+    return "<tr>" + "".join(f"<th>{html.escape(n)}</th>" for n in names) + "</tr>"
+
+
+def _figure(value: float | None, unit: str) -> str:
+    return DASH if value is None else f"{format_value(value)} {unit}"
+
+
+def details_html(row: SessionRow, groups: Sequence[WorkloadResults]) -> str:
+    e = html.escape
+    parts = [f"<h3>Session {row.id}: {e(row.status)}</h3>"
+             f"<p>started {e(started_text(row.started_at))}, {e(session_cells(row)[3])}, share {e(row.share)}, "
+             f"scale {e(row.scale)}, recipes {e(', '.join(row.recipes))}</p>"]  # fmt: skip
+    if row.message:
+        parts.append(f"<p><b>{e(row.message)}</b></p>")
+    if not groups:
+        parts.append("<p>No measurements were stored for this session.</p>")
+    for g in groups:
+        better = "higher" if g.higher_is_better else "lower"
+        parts.append(f"<h4>{e(g.recipe)}: {e(WORKLOADS[g.workload].title)}</h4>"
+                     f"<p>{e(g.unit)}, {better} is better; baseline {e(g.baseline_label)}</p>"
+                     f"<table {TABLE_STYLE}>{_header_row(DETAILS_HEADER)}")  # fmt: skip
+        for c in g.configs:
+            s = c.summary
+            options = negotiated_view(c.requested, c.negotiated)
+            if c.export_options:
+                options += f" · export {c.export_options}"
+            verdict = "baseline" if c.label == g.baseline_label else (c.verdict or DASH)
+            if s is None:
+                cells = "<td colspan='4'>no completed repeats</td>"
+            else:
+                spread = f"{format_value(s.min)}{DASH}{format_value(s.max)}"
+                figures = [_figure(s.median, g.unit), spread, str(s.n), f"{s.cv_percent:.1f} %"]
+                cells = "".join(f"<td align='right'>{e(f)}</td>" for f in figures)
+            label = c.label if c.status in ("completed", None) else f"{c.label} ({c.status})"
+            weight = " style='font-weight:bold'" if c.significant else ""
+            parts.append(f"<tr><td>{e(label)}</td>{cells}<td{weight}>{e(verdict)}</td><td>{e(options)}</td></tr>")
+        parts.append("</table>")
+    return "".join(parts)
+
+
+def comparison_html(a: SessionRow, b: SessionRow, rows: Sequence[ComparisonRow]) -> str:
+    e = html.escape
+    parts = [f"<h3>Session {a.id} (A) and session {b.id} (B)</h3>"
+             f"<p>A: {e(', '.join(session_cells(a)[1:5]))}<br>B: {e(', '.join(session_cells(b)[1:5]))}</p>"
+             f"<table {TABLE_STYLE}>{_header_row(COMPARISON_HEADER)}"]  # fmt: skip
+    for r in rows:
+        change = DASH if r.change_percent is None else f"{r.change_percent:+.1f} %"
+        weight = " style='font-weight:bold'" if r.significant else ""
+        parts.append(f"<tr><td>{e(r.recipe)} / {e(r.workload)}</td><td>{e(r.config_label)}</td>"
+                     f"<td align='right'>{e(_figure(r.median_a, r.unit))}</td>"
+                     f"<td align='right'>{e(_figure(r.median_b, r.unit))}</td><td align='right'>{change}</td>"
+                     f"<td{weight}>{e(r.text)}</td></tr>")  # fmt: skip
+    if not rows:
+        parts.append("<tr><td colspan='6'>Neither session stored any measurement.</td></tr>")
+    return "".join(parts) + "</table>"
+
+
+class HistoryPage(QWidget):
+    def __init__(self, results: Results, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._results = results
+        # an attribute, not a call to QFileDialog, so that tests (and a caller that remembers folders) replace it
+        self.ask_save_path: SaveDialog = QFileDialog.getSaveFileName
+        self.model = SessionTableModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.DescendingOrder)  # newest first
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table; the arrows move within it
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(COLUMNS.index("Recipes"), QHeaderView.ResizeMode.Stretch)  # the long one
+        self.details = QTextBrowser()
+        self.details.setOpenLinks(False)
+        self.details.setTabChangesFocus(True)
+        self.details.setPlainText(HINT)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+
+        self.refresh_button = QPushButton("&Refresh")
+        self.compare_button = QPushButton("&Compare")
+        self.compare_button.setToolTip("Compare the two selected sessions, configuration by configuration")
+        self.export_buttons = {
+            "html": QPushButton("Export &HTML report…"), "csv": QPushButton("Export CS&V…"),
+            "json": QPushButton("Export &JSON…"),
+        }  # fmt: skip
+        self.refresh_button.clicked.connect(self._on_refresh_clicked)
+        self.compare_button.clicked.connect(self._on_compare_clicked)
+        self.export_buttons["html"].clicked.connect(self._on_export_html_clicked)
+        self.export_buttons["csv"].clicked.connect(self._on_export_csv_clicked)
+        self.export_buttons["json"].clicked.connect(self._on_export_json_clicked)
+        self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
+
+        sessions_label = QLabel("&Sessions")
+        sessions_label.setBuddy(self.table)
+        details_label = QLabel("&Details")
+        details_label.setBuddy(self.details)
+        buttons = QHBoxLayout()
+        for button in (self.refresh_button, self.compare_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        for button in self.export_buttons.values():
+            buttons.addWidget(button)
+        top, bottom = QWidget(), QWidget()
+        top_layout, bottom_layout = QVBoxLayout(top), QVBoxLayout(bottom)
+        for layout in (top_layout, bottom_layout):
+            layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(sessions_label)
+        top_layout.addWidget(self.table)
+        top_layout.addLayout(buttons)
+        bottom_layout.addWidget(details_label)
+        bottom_layout.addWidget(self.details)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(top)
+        splitter.addWidget(bottom)
+        splitter.setStretchFactor(1, 3)  # the figures need the room; the list scrolls
+        splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+        layout.addWidget(self.status)
+        chain = [self.table, self.refresh_button, self.compare_button, *self.export_buttons.values(), self.details]
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
+        self.refresh()
+
+    # --- state ----------------------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Reload the sessions from the store, keeping the selection."""
+        kept = set(self.selected_ids())
+        self.model.set_sessions(self._results.sessions())
+        selection = QItemSelection()
+        for row in range(self.model.rowCount()):
+            if self.model.session_at(row).id in kept:
+                proxied = self.proxy.mapFromSource(self.model.index(row, 0))
+                selection.select(proxied, proxied.siblingAtColumn(len(COLUMNS) - 1))
+        self.table.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        self._on_selection_changed()
+
+    def selected_ids(self) -> list[int]:
+        """The selected sessions' ids, oldest first (so that in a comparison A is the earlier session)."""
+        rows = {self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()}
+        return sorted(self.model.session_at(r).id for r in rows)
+
+    def _row(self, session_id: int) -> SessionRow:
+        return next(r for r in self.model.sessions() if r.id == session_id)
+
+    # --- slots ----------------------------------------------------------------------------------------------
+
+    @Slot()
+    def _on_refresh_clicked(self) -> None:
+        self.refresh()
+        self.status.setText(f"{self.model.rowCount()} sessions, read {time.strftime('%H:%M:%S')}")
+
+    @Slot()
+    def _on_selection_changed(self) -> None:
+        ids = self.selected_ids()
+        self.compare_button.setEnabled(len(ids) == 2)
+        for button in self.export_buttons.values():
+            button.setEnabled(len(ids) == 1)
+        if len(ids) == 1:
+            groups = summarize_session(self._results.session(ids[0]))
+            self.details.setHtml(details_html(self._row(ids[0]), groups))
+        elif len(ids) == 2:
+            self.details.setPlainText(f"Sessions {ids[0]} and {ids[1]} selected: press Compare (Alt+C).")
+        else:
+            self.details.setPlainText(HINT if not ids else "Select one session for its figures, two to compare.")
+
+    @Slot()
+    def _on_compare_clicked(self) -> None:
+        a, b = self.selected_ids()
+        rows = compare_sessions(self._results.session(a), self._results.session(b))
+        self.details.setHtml(comparison_html(self._row(a), self._row(b), rows))
+
+    @Slot()
+    def _on_export_html_clicked(self) -> None:
+        def write(session_id: int, path: Path) -> None:
+            session = self._results.session(session_id)
+            write_html(self._results, session_id, path, results_text(session) if session["runs"] else "")
+
+        self._export("html", write)
+
+    @Slot()
+    def _on_export_csv_clicked(self) -> None:
+        self._export("csv", self._results.export_csv)
+
+    @Slot()
+    def _on_export_json_clicked(self) -> None:
+        self._export("json", self._results.export_json)
+
+    def _export(self, kind: str, write: Callable[[int, Path], None]) -> None:
+        (session_id,) = self.selected_ids()
+        what, suffix, file_filter = EXPORTS[kind]
+        suggested = str(Path.home() / f"nfstune-session-{session_id}.{suffix}")
+        chosen, _ = self.ask_save_path(self, f"Export session {session_id} as {what}", suggested, file_filter)
+        if not chosen:
+            return  # the admin cancelled the dialog
+        path = Path(chosen)
+        try:
+            write(session_id, path)
+        except OSError as exc:  # a known environment error: say which file and why; anything else is a bug
+            reason = exc.strerror or str(exc)
+            QMessageBox.critical(self, "Export failed", f"Could not write {path}:\n{reason}")
+            self.status.setText(f"Export failed: {path}")
+            return
+        self.status.setText(f"Wrote {path}")

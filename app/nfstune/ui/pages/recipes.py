@@ -1,0 +1,273 @@
+"""The recipes page: a checkable list of recipes and, for the current one, what it measures, what it changes on
+which host and how that is undone, its risks, its configurations, and how long it takes; a total for all checked.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+from collections.abc import Sequence
+
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QScrollArea,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from nfstune.recipe_info import describe, estimate_seconds, estimate_total, format_duration, size_text
+from nfstune.recipes.model import Config, Recipe
+
+PRESELECTED = ("quick-check",)  # a first visit: the overview recipe
+CONFIG_HEADER = ("Configuration", "Client mount options", "Server export options", "Workloads")
+ID_ROLE = Qt.ItemDataRole.UserRole
+WARNING_STYLE = "background: #fff4e5; border: 2px solid #d9480f; border-radius: 4px; padding: 8px; color: #202020;"
+SCALE_NOTE = {
+    "small": "scale small: the practice lab's sizes, few repeats",
+    "normal": "scale normal: files sized from RAM, 5\u201310 repeats",
+}
+
+
+def mount_text(config: Config) -> str:
+    parts = [config.mount.render()] if config.mount.options else []
+    if config.read_ahead_kb is not None:
+        parts.append(f"readahead {size_text(config.read_ahead_kb * 1024)}")
+    return " \u00b7 ".join(parts) or "(defaults)"
+
+
+def export_text(config: Config) -> str:
+    parts = [",".join(config.export.set)] if config.export.set else []
+    parts += [f"remove {name}" for name in config.export.unset]
+    return " \u00b7 ".join(parts) or "unchanged"
+
+
+class RowsTable(QTableWidget):
+    """A read-only table inside a scrolled page that shows every row (the page scrolls, not the table), with
+    wrapped text: rows follow their text as the columns settle, and the table's height follows its rows. The
+    columns named in `stretch` share the width left over; the others fit their contents."""
+
+    def __init__(self, header: Sequence[str], stretch: Sequence[str], parent: QWidget | None = None) -> None:
+        super().__init__(0, len(header), parent)
+        self.setHorizontalHeaderLabels(list(header))
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setTabKeyNavigation(False)  # Tab leaves the table; the arrows move within it
+        self.setWordWrap(True)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        rows = self.verticalHeader()
+        rows.setVisible(False)
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        columns = self.horizontalHeader()
+        for column, name in enumerate(header):
+            mode = QHeaderView.ResizeMode.Stretch if name in stretch else QHeaderView.ResizeMode.ResizeToContents
+            columns.setSectionResizeMode(column, mode)
+        rows.sectionResized.connect(self._on_section_resized)
+        columns.sectionResized.connect(self._on_section_resized)
+
+    def fit_height(self) -> None:
+        height = self.horizontalHeader().sizeHint().height() + self.verticalHeader().length()
+        self.setFixedHeight(height + 2 * self.frameWidth())
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        self.fit_height()  # the rows' heights are only known once the columns have their widths
+
+    @Slot(int, int, int)
+    def _on_section_resized(self, _section: int, _old: int, _new: int) -> None:
+        self.fit_height()
+
+
+def _wrapped_label(text: str = "", *, rich: bool = False) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+class RecipesPage(QWidget):
+    selection_changed = Signal()  # the set of checked recipes changed
+    scale_changed = Signal(str)
+
+    def __init__(self, recipes: Sequence[Recipe], scale: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._recipes = {r.id: r for r in recipes}
+        self._scale = scale
+
+        self.recipe_list = QListWidget()
+        self.recipe_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.recipe_list.setSpacing(2)
+        for recipe in recipes:
+            item = QListWidgetItem(recipe.title)
+            item.setData(ID_ROLE, recipe.id)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            checked = recipe.id in PRESELECTED
+            item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+            item.setToolTip(recipe.summary)
+            self.recipe_list.addItem(item)
+        list_label = QLabel("&Recipes (Space checks or unchecks the current one)")
+        list_label.setWordWrap(True)
+        list_label.setBuddy(self.recipe_list)
+        self.total_label = _wrapped_label()
+        self.scale_combo = QComboBox()
+        self.scale_combo.addItem("small: the practice lab, few repeats", "small")
+        self.scale_combo.addItem("normal: a real NAS, files larger than RAM", "normal")
+        self.scale_combo.setCurrentIndex(max(0, self.scale_combo.findData(scale)))
+        self.scale_combo.currentIndexChanged.connect(self._on_scale_changed)
+        scale_label = QLabel("Si&zes:")
+        scale_label.setBuddy(self.scale_combo)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(list_label)
+        left_layout.addWidget(self.recipe_list)
+        left_layout.addWidget(scale_label)
+        left_layout.addWidget(self.scale_combo)
+        left_layout.addWidget(self.total_label)
+
+        self.title_label = _wrapped_label()
+        self.title_label.setStyleSheet("font-size: 14pt; font-weight: bold;")
+        self.summary_label = _wrapped_label()
+        self.why_label = _wrapped_label(rich=True)
+        self.varies_label = _wrapped_label(rich=True)
+        self.changes_label = _wrapped_label(rich=True)
+        self.warning_label = _wrapped_label(rich=True)
+        self.warning_label.setStyleSheet(WARNING_STYLE)
+        self.warning_label.setAccessibleName("Warning")
+        self.config_table = RowsTable(CONFIG_HEADER, stretch=CONFIG_HEADER[-1:])
+        self.estimate_label = _wrapped_label(rich=True)
+
+        details = QWidget()
+        details_layout = QVBoxLayout(details)
+        for widget in (self.title_label, self.summary_label, self.why_label, self.varies_label,
+                       self.changes_label, self.warning_label):  # fmt: skip
+            details_layout.addWidget(widget)
+        configs_label = QLabel("&Configurations")
+        configs_label.setBuddy(self.config_table)
+        details_layout.addWidget(configs_label)
+        details_layout.addWidget(self.config_table)
+        details_layout.addWidget(self.estimate_label)
+        details_layout.addStretch(1)
+        self.details_scroll = QScrollArea()
+        self.details_scroll.setWidget(details)
+        self.details_scroll.setWidgetResizable(True)
+        self.details_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.details_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # text wraps
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(self.details_scroll)
+        splitter.setStretchFactor(1, 3)
+        splitter.setSizes([300, 900])
+        splitter.setChildrenCollapsible(False)
+        layout = QHBoxLayout(self)
+        layout.addWidget(splitter)
+        for first, second in itertools.pairwise([self.recipe_list, self.config_table]):
+            QWidget.setTabOrder(first, second)
+
+        self.recipe_list.currentItemChanged.connect(self._on_current_item_changed)
+        self.recipe_list.itemChanged.connect(self._on_item_changed)
+        first = next((i for i in range(self.recipe_list.count()) if self._id_at(i) in PRESELECTED), 0)
+        if self.recipe_list.count():
+            self.recipe_list.setCurrentRow(first, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        self._show_total()
+
+    # --- state ----------------------------------------------------------------------------------------------
+
+    def selected_ids(self) -> list[str]:
+        """The checked recipes' ids, in the list's order (the order they run in)."""
+        return [
+            self._id_at(row)
+            for row in range(self.recipe_list.count())
+            if self.recipe_list.item(row).checkState() == Qt.CheckState.Checked
+        ]
+
+    def set_scale(self, scale: str) -> None:
+        self._scale = scale
+        index = self.scale_combo.findData(scale)
+        if index >= 0 and index != self.scale_combo.currentIndex():
+            self.scale_combo.setCurrentIndex(index)
+        self._show_details(self.current_recipe())
+        self._show_total()
+
+    @property
+    def scale(self) -> str:
+        return self._scale
+
+    @Slot(int)
+    def _on_scale_changed(self, index: int) -> None:
+        self.set_scale(str(self.scale_combo.itemData(index)))
+        self.scale_changed.emit(self._scale)
+
+    def current_recipe(self) -> Recipe | None:
+        item = self.recipe_list.currentItem()
+        return None if item is None else self._recipes[item.data(ID_ROLE)]
+
+    def _id_at(self, row: int) -> str:
+        return str(self.recipe_list.item(row).data(ID_ROLE))
+
+    def _estimate_text(self, seconds: tuple[float, float]) -> str:
+        return f"{format_duration(seconds)} ({SCALE_NOTE.get(self._scale, f'scale {self._scale}')})"
+
+    def _show_total(self) -> None:
+        chosen = [self._recipes[i] for i in self.selected_ids()]
+        if not chosen:
+            self.total_label.setText("No recipe checked: check at least one to continue.")
+            return
+        what = "1 recipe" if len(chosen) == 1 else f"{len(chosen)} recipes"
+        self.total_label.setText(f"Checked: {what}, {self._estimate_text(estimate_total(chosen, self._scale))}")
+
+    def _show_details(self, recipe: Recipe | None) -> None:
+        if recipe is None:
+            return
+        e = html.escape
+        info = describe(recipe)
+        self.title_label.setText(recipe.title)
+        self.summary_label.setText(recipe.summary)
+        self.why_label.setText(f"<b>Why:</b> {e(recipe.why)}")
+        self.varies_label.setText(f"<b>Varies:</b> {e(info.varies)}")
+        host = "the server" if info.host == "server" else "the client only"
+        self.changes_label.setText(f"<b>Changes {host}:</b> {e(info.changes)}")
+        self.warning_label.setVisible(info.risks is not None)
+        risks = e(info.risks or "").replace("\n", "<br>")
+        self.warning_label.setText(f"<b>\u26a0 Warning</b><br>{risks}")
+        self._fill_configs(recipe)
+        low_high = estimate_seconds(recipe, self._scale)
+        self.estimate_label.setText(f"<b>Estimated duration:</b> {e(self._estimate_text(low_high))}")
+
+    def _fill_configs(self, recipe: Recipe) -> None:
+        table = self.config_table
+        table.setRowCount(len(recipe.configs))
+        for row, config in enumerate(recipe.configs):
+            label = config.label
+            if config.label == recipe.baseline and "baseline" not in config.label:
+                label += " (baseline)"
+            if config.when.tests:
+                label += f"\nonly when {config.when.describe()}"
+            workloads = ", ".join(config.workloads or recipe.workloads)
+            for column, text in enumerate((label, mount_text(config), export_text(config), workloads)):
+                table.setItem(row, column, QTableWidgetItem(text))
+        self.config_table.fit_height()
+
+    # --- slots ----------------------------------------------------------------------------------------------
+
+    @Slot(QListWidgetItem, QListWidgetItem)
+    def _on_current_item_changed(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
+        self._show_details(None if current is None else self._recipes[current.data(ID_ROLE)])
+
+    @Slot(QListWidgetItem)
+    def _on_item_changed(self, _item: QListWidgetItem) -> None:
+        self._show_total()
+        self.selection_changed.emit()

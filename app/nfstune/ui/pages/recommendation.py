@@ -1,0 +1,250 @@
+"""The recommendation page: the /etc/exports and /etc/fstab lines with a reason for every option, copy, save and
+apply; async only ever inside a warning box, hidden until the admin asks to see it (shared/nfs-knowledge.md 4)."""
+
+from __future__ import annotations
+
+import html
+import itertools
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QFrame,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QScrollArea,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from nfstune.advice import Reason, Recommendation
+
+SaveDialog = Callable[[QWidget, str, str, str], tuple[str, str]]
+LINE_STYLE = "background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 3px; padding: 6px; color: #202020;"
+ASYNC_BOX_STYLE = (
+    "QFrame#asyncWarning { background: #fff4e5; border: 2px solid #c92a2a; border-radius: 4px; }"
+    "QFrame#asyncWarning QLabel { color: #202020; }"
+)
+APPLY_COLOURS = {True: "#1b7f2a", False: "#b3261e", None: "#202020"}
+NO_ASYNC = {
+    True: "async was measured and did not help here: no async alternative is offered.",
+    False: "async was not measured in this session (the sync-vs-async recipe measures it).",
+    None: "async was not measured to help here, or was not measured: no async alternative is offered.",
+}
+
+
+def _line_label() -> QLabel:
+    """A configuration line: monospace, selectable by mouse and keyboard, wrapped rather than cut."""
+    label = QLabel()
+    label.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(
+        Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+    )
+    label.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # reachable with Tab, to select and copy from the keyboard
+    label.setWordWrap(True)
+    label.setStyleSheet(LINE_STYLE)
+    return label
+
+
+def _text_label(text: str = "", *, rich: bool = False) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def reasons_html(reasons: Sequence[Reason]) -> str:
+    e = html.escape
+    return "<ul style='margin: 0'>" + "".join(f"<li><b>{e(r.option)}</b>: {e(r.why)}</li>" for r in reasons) + "</ul>"
+
+
+def copy_text(rec: Recommendation, server_label: str, client_label: str) -> str:
+    """Both lines, each under a comment naming the file and host it belongs in."""
+    return (f"# /etc/exports on {server_label}\n{rec.exports_line}\n"
+            f"# /etc/fstab on {client_label}\n{rec.fstab_line}\n")  # fmt: skip
+
+
+def save_text(rec: Recommendation, server_label: str, client_label: str) -> str:
+    """The lines with every option's reason and the notes, as comments, so the file explains itself later."""
+    parts = ["# nfstune recommendation", f"# /etc/exports on {server_label}:"]
+    parts += [f"#   {r.option}: {r.why}" for r in rec.exports_reasons]
+    parts += [rec.exports_line, "", f"# /etc/fstab on {client_label}:"]
+    parts += [f"#   {r.option}: {r.why}" for r in rec.fstab_reasons]
+    parts.append(rec.fstab_line)
+    if rec.notes:
+        parts += ["", "# Notes:", *(f"#   {note}" for note in rec.notes)]
+    return "\n".join(parts) + "\n"
+
+
+class RecommendationPage(QWidget):
+    apply_requested = Signal()  # the admin wants these lines applied for good (the diff/apply flow takes over)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        # an attribute, not a call to QFileDialog, so that tests (and a caller that remembers folders) replace it
+        self.ask_save_path: SaveDialog = QFileDialog.getSaveFileName
+        self._rec: Recommendation | None = None
+        self._labels = ("the server", "the client")
+
+        self.exports_box = QGroupBox("/etc/exports")
+        self.exports_line = _line_label()
+        self.exports_reasons = _text_label(rich=True)
+        self.fstab_box = QGroupBox("/etc/fstab")
+        self.fstab_line = _line_label()
+        self.fstab_reasons = _text_label(rich=True)
+        for box, line, reasons in ((self.exports_box, self.exports_line, self.exports_reasons),
+                                   (self.fstab_box, self.fstab_line, self.fstab_reasons)):  # fmt: skip
+            box.setStyleSheet("QGroupBox { font-weight: bold; }")  # the title only: children keep their own fonts
+            box_layout = QVBoxLayout(box)
+            box_layout.addWidget(line)
+            box_layout.addWidget(reasons)
+        self.notes_label = _text_label(rich=True)
+
+        self.show_async_check = QCheckBox("&Show the async alternative and its risks")
+        self.no_async_label = _text_label()
+        self.async_box = QFrame()
+        self.async_box.setObjectName("asyncWarning")
+        self.async_box.setStyleSheet(ASYNC_BOX_STYLE)
+        icon = QLabel()
+        icon.setPixmap(self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning).pixmap(32, 32))
+        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.async_title = QLabel("Not recommended by default: async")
+        self.async_title.setStyleSheet("font-weight: bold; font-size: 12pt; color: #c92a2a;")
+        self.async_line = _line_label()
+        self.async_gain = _text_label(rich=True)
+        self.async_warning = _text_label(rich=True)
+        self.async_risk = _text_label(rich=True)
+        self.async_conditions = _text_label(rich=True)
+        box_text = QVBoxLayout()
+        for widget in (self.async_title, self.async_line, self.async_gain, self.async_warning, self.async_risk,
+                       self.async_conditions):  # fmt: skip
+            box_text.addWidget(widget)
+        box_layout = QHBoxLayout(self.async_box)
+        box_layout.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
+        box_layout.addLayout(box_text, 1)
+        self.async_box.hide()
+
+        self.copy_button = QPushButton("&Copy")
+        self.copy_button.setToolTip("Copy both lines, with comments naming their files, to the clipboard")
+        self.save_button = QPushButton("Sa&ve…")
+        self.apply_button = QPushButton("&Apply…")
+        self.apply_button.setToolTip("Show the exact changes to /etc/exports and /etc/fstab before applying them")
+        self.apply_state = _text_label()
+        self.status = _text_label()
+        buttons = QHBoxLayout()
+        for button in (self.copy_button, self.save_button, self.apply_button):
+            buttons.addWidget(button)
+        buttons.addWidget(self.apply_state, 1)
+
+        content = QWidget()
+        content_layout = QVBoxLayout(content)
+        for widget in (self.exports_box, self.fstab_box, self.notes_label, self.show_async_check,
+                       self.no_async_label, self.async_box):  # fmt: skip
+            content_layout.addWidget(widget)
+        content_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(content)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # everything wraps
+        layout = QVBoxLayout(self)
+        layout.addWidget(scroll, 1)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        chain = [self.exports_line, self.fstab_line, self.show_async_check, self.async_line, self.copy_button,
+                 self.save_button, self.apply_button]  # fmt: skip
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
+
+        self.show_async_check.toggled.connect(self._on_show_async_toggled)
+        self.copy_button.clicked.connect(self._on_copy_clicked)
+        self.save_button.clicked.connect(self._on_save_clicked)
+        self.apply_button.clicked.connect(self._on_apply_clicked)
+        self._set_enabled(False)
+        self.exports_line.setText("No recommendation yet: it appears when a session has results.")
+
+    def show_recommendation(
+        self, rec: Recommendation, *, server_label: str, client_label: str, async_measured: bool | None = None
+    ) -> None:
+        """`async_measured` only words the line shown when there is no async alternative: True when sync and
+        async were measured (and async did not help), False when they were not, None when the caller cannot say."""
+        e = html.escape
+        self._rec = rec
+        self._labels = (server_label, client_label)
+        self.exports_box.setTitle(f"/etc/exports on {server_label}")
+        self.fstab_box.setTitle(f"/etc/fstab on {client_label}")
+        self.exports_line.setText(rec.exports_line)
+        self.exports_reasons.setText(reasons_html(rec.exports_reasons))
+        self.fstab_line.setText(rec.fstab_line)
+        self.fstab_reasons.setText(reasons_html(rec.fstab_reasons))
+        notes = "".join(f"<li>{e(note)}</li>" for note in rec.notes)
+        self.notes_label.setText(f"<b>Notes</b><ul style='margin: 0'>{notes}</ul>" if notes else "")
+        self.notes_label.setVisible(bool(notes))
+        alternative = rec.async_alternative
+        self.show_async_check.setChecked(False)  # a new recommendation starts with the risky option out of sight
+        self.show_async_check.setVisible(alternative is not None)
+        self.no_async_label.setVisible(alternative is None)
+        self.no_async_label.setText(NO_ASYNC[async_measured])
+        self.async_box.hide()
+        if alternative is not None:
+            self.async_line.setText(alternative.line)
+            self.async_gain.setText(f"<b>Measured gain:</b> {e(alternative.gain)}")
+            self.async_warning.setText(f"<b>exports(5) says:</b> {e(alternative.warning)}")
+            self.async_risk.setText(f"<b>What can go wrong:</b> {e(alternative.risk)}")
+            self.async_conditions.setText(f"<b>Only if:</b> {e(alternative.conditions)}")
+        self.set_apply_state("", None)
+        self.status.clear()
+        self._set_enabled(True)
+
+    def set_apply_state(self, text: str, ok: bool | None) -> None:
+        """What the apply flow reports: 'Applied and verified' (ok), 'Rolled back: ...' (not ok), or progress."""
+        self.apply_state.setText(text)
+        self.apply_state.setStyleSheet(f"color: {APPLY_COLOURS[ok]}; font-weight: bold;")
+
+    def _set_enabled(self, enabled: bool) -> None:
+        for button in (self.copy_button, self.save_button, self.apply_button):
+            button.setEnabled(enabled)
+
+    # --- slots ----------------------------------------------------------------------------------------------
+
+    @Slot(bool)
+    def _on_show_async_toggled(self, checked: bool) -> None:
+        self.async_box.setVisible(checked and self._rec is not None and self._rec.async_alternative is not None)
+
+    @Slot()
+    def _on_apply_clicked(self) -> None:
+        self.apply_requested.emit()
+
+    @Slot()
+    def _on_copy_clicked(self) -> None:
+        if self._rec is None:
+            return
+        QGuiApplication.clipboard().setText(copy_text(self._rec, *self._labels))
+        self.status.setText("Copied both lines to the clipboard.")
+
+    @Slot()
+    def _on_save_clicked(self) -> None:
+        if self._rec is None:
+            return
+        suggested = str(Path.home() / "nfstune-recommendation.txt")
+        chosen, _ = self.ask_save_path(self, "Save the recommendation", suggested, "Text (*.txt)")
+        if not chosen:
+            return  # the admin cancelled the dialog
+        path = Path(chosen)
+        try:
+            path.write_text(save_text(self._rec, *self._labels))
+        except OSError as exc:  # a known environment error: say which file and why
+            QMessageBox.critical(self, "Save failed", f"Could not write {path}:\n{exc.strerror or exc}")
+            self.status.setText(f"Save failed: {path}")
+            return
+        self.status.setText(f"Wrote {path}")

@@ -1,0 +1,198 @@
+"""Run: live graphs of both hosts on one time axis with the network and disk ceilings, the configuration and
+repeat in progress, overall progress with ETA, a log, and Cancel (which shows the undo as it happens).
+
+The engine's thread never touches these widgets: samples go into the plot's ring buffers, other events into the
+controller's bounded buffer, and a QTimer here drains it.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from nfstune.engine import Event
+from nfstune.ui.controller import Controller, RunOutcome
+from nfstune.ui.widgets.live_plot import LivePlot
+
+DRAIN_MS = 250
+LOG_LINES = 5000
+# (host role, engine series) -> live plot series
+SERIES = {
+    ("client", "nfs_read_bps"): "client_read",
+    ("client", "nfs_write_bps"): "client_write",
+    ("server", "disk_read_bps"): "disk_read",
+    ("server", "disk_write_bps"): "disk_write",
+    ("server", "cpu_percent"): "server_cpu",
+}
+
+
+def format_eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "estimating time left…"
+    if seconds < 90:
+        return f"about {seconds:.0f} s left"
+    return f"about {seconds / 60:.0f} min left"
+
+
+class RunPage(QWidget):
+    finished = Signal(object)  # RunOutcome
+
+    def __init__(self, controller: Controller, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.plot = LivePlot()
+        self.current = QLabel("Not started", wordWrap=True)
+        self.current.setStyleSheet("font-weight: bold;")
+        self.progress = QProgressBar(minimum=0, maximum=1000)
+        self.progress.setFormat("%p %")
+        self.eta = QLabel("")
+        self.log = QPlainTextEdit(readOnly=True)
+        self.log.setMaximumBlockCount(LOG_LINES)
+        self.log.setAccessibleName("Run log")
+        self.cancel_button = QPushButton("&Cancel run")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self._on_cancel_clicked)
+        self.warnings = QLabel(wordWrap=True, styleSheet="color: #8a4b00;")
+        self.save_png_button = QPushButton("Save graph as &PNG…")
+        self.save_png_button.clicked.connect(self._on_save_png_clicked)
+        self.ask_save_path = QFileDialog.getSaveFileName  # tests replace it
+        top = QHBoxLayout()
+        top.addWidget(self.current, 1)
+        top.addWidget(self.eta)
+        top.addWidget(self.save_png_button)
+        top.addWidget(self.cancel_button)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.plot)
+        split.addWidget(self.log)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<h2>Run</h2>"))
+        layout.addLayout(top)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.warnings)
+        layout.addWidget(split, 1)
+        self.timer = QTimer(self)
+        self.timer.setInterval(DRAIN_MS)
+        self.timer.timeout.connect(self._on_drain)
+        controller.run_done.connect(self._on_run_done)
+        controller.job_failed.connect(self._on_job_failed)
+        self.running = False
+        self._configuration = ""
+
+    def start(self) -> None:
+        self.plot.clear()
+        self.log.clear()
+        self.warnings.clear()
+        self.progress.setValue(0)
+        self._configuration = ""
+        self.current.setText("Starting: measuring the ceilings first (network and the server's disk)")
+        self.controller.sample_sink = self._on_sample
+        self.running = True
+        self.cancel_button.setEnabled(True)
+        self.cancel_button.setText("&Cancel run")
+        self.plot.start()
+        self.timer.start()
+
+    # on a sampler's thread: only the plot's thread-safe buffers
+    def _on_sample(self, role: str, t: float, series: dict[str, float]) -> None:
+        for name, value in series.items():
+            target = SERIES.get((role, name))
+            if target is not None:
+                self.plot.push(target, t, value)
+
+    @Slot()
+    def _on_save_png_clicked(self) -> None:
+        path, _ = self.ask_save_path(self, "Save the graph as PNG", "nfstune-run.png", "PNG images (*.png)")
+        if not path:
+            return
+        try:
+            self.plot.save_png(path)
+        except OSError as exc:
+            QMessageBox.critical(self, "Could not save", f"Could not write {path}:\n{exc}")
+
+    @Slot()
+    def _on_cancel_clicked(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.setText("Cancelling…")
+        self.current.setText("Cancelling: stopping the workload and undoing every change (see the log)")
+        self._append("cancel requested: stopping the workload, then undoing every change")
+        self.controller.cancel_run()
+
+    @Slot()
+    def _on_drain(self) -> None:
+        for event in self.controller.events.drain():
+            self._show(event)
+
+    def _show(self, event: Event) -> None:
+        if event.kind == "progress":
+            fraction = float(event.data.get("fraction") or 0.0)
+            self.progress.setValue(int(fraction * 1000))
+            self.eta.setText(format_eta(event.data.get("eta_s")))
+            if event.message != self._configuration:  # a new configuration: a marker where it starts
+                self._configuration = event.message
+                self.current.setText(event.message)
+                self.plot.set_marker(time.time(), event.message.split(": ", 1)[-1][:24])
+        elif event.kind == "baseline":
+            mb_s = float(event.data["mb_per_s"])
+            if event.data["kind"] == "network":
+                self.plot.set_ceiling("client", event.message.split(":")[0], mb_s)
+            else:
+                self.plot.set_ceiling("disk", event.message.split(":")[0], mb_s)
+            self._append(event.message)
+        elif event.kind == "repeat":
+            self.current.setText(event.message)
+            self._append(event.message)
+        elif event.kind == "warning":
+            self.warnings.setText(event.message)
+            self._append("warning: " + event.message)
+        elif event.kind in ("log", "config"):
+            self._append(event.message)
+
+    def _append(self, line: str) -> None:
+        self.log.appendPlainText(f"{time.strftime('%H:%M:%S')}  {line}")
+
+    def _stop(self) -> None:
+        self._on_drain()
+        self.timer.stop()
+        self.plot.refresh()
+        self.plot.stop()
+        self.controller.sample_sink = None
+        self.running = False
+        self.cancel_button.setEnabled(False)
+
+    @Slot(object)
+    def _on_run_done(self, outcome: RunOutcome) -> None:
+        self._stop()
+        words = {"completed": "Completed", "cancelled": "Cancelled: every change was undone",
+                 "failed": "Failed (every change was undone)"}  # fmt: skip
+        text = words.get(outcome.status, outcome.status)
+        if outcome.status == "failed" and outcome.message:
+            text += f": {outcome.message}"
+        self.current.setText(text)
+        if outcome.status == "completed":
+            self.progress.setValue(1000)
+        self.eta.clear()
+        self.cancel_button.setText("&Cancel run")
+        self._append(f"session {outcome.session_id}: {outcome.status} {outcome.message}".rstrip())
+        self.finished.emit(outcome)
+
+    @Slot(str, str)
+    def _on_job_failed(self, what: str, message: str) -> None:
+        if what == "run":
+            self._stop()
+            self.current.setText(f"Failed: {message}")
+            self._append(f"failed: {message}")

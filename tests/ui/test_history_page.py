@@ -1,0 +1,152 @@
+"""The history page on a real store: the session list, a session's figures, two sessions compared, the exports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
+
+from nfstune.store import Results, open_store
+from nfstune.ui.pages.history import COLUMNS, HistoryPage
+from tests.unit.test_summary import FIRST_SESSION, SECOND_SESSION, store_session
+
+
+@pytest.fixture
+def page(qtbot: QtBot, tmp_path: Path) -> HistoryPage:
+    results = Results(open_store(tmp_path / "s.sqlite3"))
+    store_session(results, FIRST_SESSION)
+    store_session(results, SECOND_SESSION, status="failed")
+    widget = HistoryPage(results)
+    qtbot.addWidget(widget)
+    widget.resize(1366, 768)
+    widget.show()
+    return widget
+
+
+def cell(page: HistoryPage, row: int, column: str) -> str:
+    return str(page.proxy.index(row, COLUMNS.index(column)).data())
+
+
+def select_rows(page: HistoryPage, *rows: int) -> None:
+    flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+    page.table.clearSelection()
+    for row in rows:
+        page.table.selectionModel().select(page.proxy.index(row, 0), flags)
+
+
+def save_to(page: HistoryPage, path: Path) -> list[str]:
+    """Replace the save dialog by one that answers `path`; returns the titles it was asked with."""
+    titles: list[str] = []
+
+    def dialog(parent: object, title: str, suggested: str, file_filter: str) -> tuple[str, str]:
+        titles.append(title)
+        return str(path), file_filter
+
+    page.ask_save_path = dialog
+    return titles
+
+
+def test_lists_the_sessions_newest_first_and_sorts(page: HistoryPage) -> None:
+    assert page.proxy.rowCount() == 2
+    assert [cell(page, r, "Session") for r in (0, 1)] == ["2", "1"]
+    assert [cell(page, r, "Status") for r in (0, 1)] == ["failed", "completed"]
+    assert cell(page, 1, "Server → client") == "nas → client"
+    assert cell(page, 1, "Recipes") == "block-size, sync-vs-async"
+    page.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    assert [cell(page, r, "Session") for r in (0, 1)] == ["1", "2"]
+    assert not page.compare_button.isEnabled() and not page.export_buttons["csv"].isEnabled()
+
+
+def test_one_selected_session_shows_its_figures(page: HistoryPage) -> None:
+    select_rows(page, 1)  # session 1
+    text = page.details.toPlainText()
+    assert "Session 1: completed" in text
+    assert "8.95 s" in text and "2.05 s" in text  # the small-files medians of sync and async
+    assert "async is 4.3x faster than sync (significant, p<0.001)" in text
+    assert "no measurable difference (sync 49.9 MB/s, async 50.0 MB/s;" in text
+    assert "requested vers=4.2,rsize=8192,wsize=8192 · negotiated vers=4.2,rsize=8192,wsize=8192" in text
+    assert "rsize=32K (failed)" in text and "no completed repeats" in text
+    assert not page.compare_button.isEnabled() and page.export_buttons["html"].isEnabled()
+
+
+def test_two_selected_sessions_compare(page: HistoryPage, qtbot: QtBot) -> None:
+    select_rows(page, 0, 1)
+    assert page.compare_button.isEnabled()
+    assert not page.export_buttons["json"].isEnabled()  # an export is of one session
+    qtbot.mouseClick(page.compare_button, Qt.MouseButton.LeftButton)
+    text = page.details.toPlainText()
+    assert "Session 1 (A) and session 2 (B)" in text  # the older one is A
+    assert "2.05 s\t1.80 s\t-12.2 %\tB is 14 % faster than A (significant, p=" in text.replace("\n", "\t")
+    assert "only in B" in text and "only in A" in text
+    select_rows(page, 0)
+    assert not page.compare_button.isEnabled()
+
+
+def test_refresh_shows_a_new_session_and_keeps_the_selection(page: HistoryPage) -> None:
+    select_rows(page, 0)
+    store_session(page._results, SECOND_SESSION)
+    page.refresh_button.click()
+    assert [cell(page, r, "Session") for r in range(3)] == ["3", "2", "1"]
+    assert page.selected_ids() == [2]
+    assert "3 sessions" in page.status.text()
+
+
+@pytest.mark.parametrize(("kind", "check"), [
+    ("csv", lambda text: text.startswith("session,recipe,config,workload,")),
+    ("json", lambda text: json.loads(text)["id"] == 1),
+    ("html", lambda text: "<h1>nfstune session 1</h1>" in text and "async is 4.3x faster than sync" in text),
+])  # fmt: skip
+def test_exports_write_the_selected_session(page: HistoryPage, tmp_path: Path, kind: str, check: object) -> None:
+    select_rows(page, 1)
+    out = tmp_path / f"out.{kind}"
+    titles = save_to(page, out)
+    page.export_buttons[kind].click()
+    assert out.stat().st_size > 0 and callable(check) and check(out.read_text())
+    assert titles and "session 1" in titles[0]
+    assert page.status.text() == f"Wrote {out}"
+
+
+def test_cancelling_the_dialog_writes_nothing(page: HistoryPage, tmp_path: Path) -> None:
+    select_rows(page, 1)
+    before = set(tmp_path.iterdir())
+    page.ask_save_path = lambda *args: ("", "")
+    page.export_buttons["csv"].click()
+    assert set(tmp_path.iterdir()) == before and page.status.text() == ""
+
+
+@pytest.mark.parametrize("kind", ["csv", "json", "html"])
+def test_an_unwritable_path_is_named_in_an_error_box(
+    page: HistoryPage, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text, *rest: shown.append((title, text)))
+    select_rows(page, 1)
+    out = tmp_path / "no-such-folder" / f"out.{kind}"
+    save_to(page, out)
+    page.export_buttons[kind].click()
+    ((title, text),) = shown
+    assert title == "Export failed"
+    assert str(out) in text and "No such file or directory" in text
+    assert not out.exists()
+
+
+def next_tab_stop(widget: QWidget) -> QWidget:
+    """The widget Tab moves to from `widget` when all are enabled (the chain includes widgets Tab skips)."""
+    following = widget.nextInFocusChain()
+    while not following.focusPolicy() & Qt.FocusPolicy.TabFocus:
+        following = following.nextInFocusChain()
+    return following
+
+
+def test_keyboard_reaches_everything_in_order(page: HistoryPage) -> None:
+    chain = [page.table, page.refresh_button, page.compare_button, *page.export_buttons.values(), page.details]
+    assert [next_tab_stop(w) for w in chain[:-1]] == chain[1:]
+    buttons = [page.refresh_button, page.compare_button, *page.export_buttons.values()]
+    mnemonics = [b.text()[b.text().index("&") + 1].lower() for b in buttons]
+    assert len(set(mnemonics)) == len(mnemonics)  # one Alt+letter each

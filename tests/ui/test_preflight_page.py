@@ -1,0 +1,115 @@
+"""The preflight page on recorded probe output: the facts table, the problems with their Install buttons, the
+share picker and blocking()."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QLabel, QPushButton
+from pytestqt.qtbot import QtBot
+
+from nfstune.remote.probe import HostFacts, parse_probe_output
+from nfstune.ui.pages.preflight import HIGHLIGHT_BACKGROUND, TITLE, PreflightPage
+
+CAPTURES = Path(__file__).parent.parent / "captures" / "probe"
+EXPORTS = ["/export", "/srv/media"]
+
+
+def facts(name: str) -> HostFacts:
+    return parse_probe_output((CAPTURES / name).read_text())
+
+
+@pytest.fixture
+def page(qtbot: QtBot) -> PreflightPage:
+    widget = PreflightPage()
+    qtbot.addWidget(widget)
+    widget.resize(1366, 768)
+    widget.show()
+    return widget
+
+
+def show(page: PreflightPage, server: HostFacts, client: HostFacts, share: str | None = "/export") -> None:
+    page.show_facts(server, client, server_label="nas", client_label="client", exports=EXPORTS, share=share,
+                    client_mounts_of_server=["/mnt/nas"])  # fmt: skip
+
+
+def table_text(page: PreflightPage) -> dict[str, tuple[str, str]]:
+    cell = page.table.item
+    return {cell(r, 0).text(): (cell(r, 1).text(), cell(r, 2).text()) for r in range(page.table.rowCount())}
+
+
+def buttons(page: PreflightPage, text: str) -> list[QPushButton]:
+    return [b for b in page.findChildren(QPushButton) if b.text() == text]
+
+
+def test_the_table_shows_both_hosts(page: PreflightPage) -> None:
+    show(page, facts("lab-nas-root.txt"), facts("lab-client-root.txt"))
+    assert page.findChildren(QLabel)[0].text() == TITLE
+    headers = [page.table.horizontalHeaderItem(c).text() for c in range(3)]
+    assert headers == ["", "Server (nas)", "Client (client)"]
+    rows = table_text(page)
+    assert rows["Kernel"] == ("6.1.0-56-cloud-amd64", "6.1.0-56-cloud-amd64")
+    assert rows["Hostname"] == ("nas", "client")
+    assert rows["nfsd max block size"] == ("128 KiB", "\u2013")
+    assert page.table.editTriggers() == page.table.EditTrigger.NoEditTriggers
+    assert not page.blocking()
+    assert page.share == "/export"
+
+
+def test_an_mtu_mismatch_is_highlighted(page: PreflightPage) -> None:
+    client = facts("lab-client-root.txt")
+    assert client.route is not None
+    show(page, facts("lab-nas-root.txt"), replace(client, route=replace(client.route, mtu=9000)))
+    nic = next(r for r in range(page.table.rowCount()) if page.table.item(r, 0).text() == "NIC")
+    assert page.table.item(nic, 2).background().color() == HIGHLIGHT_BACKGROUND
+    assert page.table.item(nic - 1, 2).background().color() != HIGHLIGHT_BACKGROUND
+    assert any(p.title.startswith("MTU mismatch") for p in page.problems())
+
+
+def test_install_button_asks_for_the_exact_command(page: PreflightPage, qtbot: QtBot) -> None:
+    client = facts("lab-client-root.txt")
+    show(page, facts("lab-nas-root.txt"), replace(client, fio_version=None, tools=client.tools - {"fio"}))
+    (install,) = buttons(page, "&Install")
+    with qtbot.waitSignal(page.install_requested) as signal:
+        install.click()
+    assert signal.args == ["client", "apt-get install -y fio"]
+    (copy,) = buttons(page, "C&opy command")
+    copy.click()
+    assert QGuiApplication.clipboard().text() == "apt-get install -y fio"
+
+    page.set_install_state("client", "fio", "installing\u2026")
+    assert not install.isEnabled()
+    assert [w.text() for w in page.findChildren(QLabel) if w.text() == "installing\u2026"]
+    page.set_install_state("client", "fio", "failed: E: Unable to locate package fio")
+    assert install.isEnabled()  # so that the admin can try again
+    page.set_install_state("server", "iperf3", "installed")  # no such row: nothing happens
+
+
+def test_share_combo_lists_the_exports_and_emits(page: PreflightPage, qtbot: QtBot) -> None:
+    show(page, facts("lab-nas-root.txt"), facts("lab-client-root.txt"))
+    combo = page.share_combo
+    assert [combo.itemText(i) for i in range(combo.count())] == EXPORTS
+    assert combo.currentText() == "/export"
+    with qtbot.waitSignal(page.share_changed) as signal:
+        combo.setCurrentIndex(1)
+    assert signal.args == ["/srv/media"]
+    assert page.share == "/srv/media"
+
+
+def test_a_share_that_is_not_exported_blocks(page: PreflightPage, qtbot: QtBot) -> None:
+    show(page, facts("lab-nas-root.txt"), facts("lab-client-root.txt"), share="/srv/data")
+    assert page.blocking()
+    assert page.problems()[0].title == "/srv/data is not exported by nas"
+    assert page.share_combo.currentIndex() == -1
+    assert page.share_combo.placeholderText() == "/srv/data (not exported)"
+    with qtbot.waitSignal(page.share_changed):
+        page.share_combo.setCurrentIndex(0)  # picking an exported share clears the error at once
+    assert not page.blocking()
+
+
+def test_a_stopped_server_blocks(page: PreflightPage) -> None:
+    show(page, replace(facts("lab-nas-root.txt"), nfs_server_state="failed"), facts("lab-client-root.txt"))
+    assert page.blocking()

@@ -1,0 +1,99 @@
+"""The recipes page with the shipped recipes: the checkable list, the details of the current recipe, estimates."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from nfstune import paths
+from nfstune.recipe_info import estimate_seconds, format_duration
+from nfstune.recipes.loader import load_recipes
+from nfstune.recipes.model import Recipe
+from nfstune.ui.pages.recipes import CONFIG_HEADER, RecipesPage
+
+ORDER = ["quick-check", "sync-vs-async", "block-size", "nfs-versions", "nconnect", "readahead", "no-wdelay"]
+
+
+@pytest.fixture(scope="module")
+def recipes() -> list[Recipe]:
+    loaded, errors = load_recipes([paths.recipes_dir()])
+    assert errors == []
+    return sorted(loaded, key=lambda r: ORDER.index(r.id))
+
+
+@pytest.fixture
+def page(qtbot: QtBot, recipes: list[Recipe]) -> RecipesPage:
+    widget = RecipesPage(recipes, "small")
+    qtbot.addWidget(widget)
+    widget.resize(1366, 768)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def select(page: RecipesPage, recipe_id: str) -> None:
+    page.recipe_list.setCurrentRow(ORDER.index(recipe_id))
+
+
+def table_column(page: RecipesPage, name: str) -> list[str]:
+    table = page.config_table
+    return [table.item(row, CONFIG_HEADER.index(name)).text() for row in range(table.rowCount())]
+
+
+def test_quick_check_is_preselected_and_shown(page: RecipesPage, recipes: list[Recipe]) -> None:
+    assert page.selected_ids() == ["quick-check"]
+    current = page.current_recipe()
+    assert current is not None and current.id == "quick-check"
+    assert page.title_label.text() == "Quick check"
+    assert "Why:" in page.why_label.text() and "four classic knobs" in page.why_label.text()
+    assert "export async" in page.varies_label.text()
+    changes = page.changes_label.text()
+    assert "Changes the server" in changes and "restored at the end, on cancel, on failure" in changes
+    assert page.warning_label.isVisible() and "exports(5) on async" in page.warning_label.text()
+    assert table_column(page, "Configuration") == ["baseline", "async", "no_wdelay", "rsize=128K", "vers=3"]
+    assert table_column(page, "Server export options")[:3] == ["sync,wdelay", "async", "sync,no_wdelay"]
+    assert table_column(page, "Client mount options")[3] == "vers=4.2,rsize=131072,wsize=131072"
+    assert table_column(page, "Workloads")[2] == "sync-4k, seq-write"
+    expected = format_duration(estimate_seconds(recipes[0], "small"))
+    assert expected in page.estimate_label.text() and expected in page.total_label.text()
+    # the table shows every row itself; the details pane scrolls instead
+    table = page.config_table
+    assert table.height() >= table.horizontalHeader().height() + sum(table.rowHeight(r) for r in range(5))
+
+
+def test_client_side_recipe_has_no_warning_and_says_the_server_is_untouched(page: RecipesPage) -> None:
+    select(page, "readahead")
+    assert not page.warning_label.isVisible()
+    assert "Changes the client only" in page.changes_label.text()
+    assert "read_ahead_kb of nfstune" in page.changes_label.text()
+    assert table_column(page, "Client mount options") == ["readahead 128 KiB", "readahead 1 MiB", "readahead 15 MiB"]
+    assert table_column(page, "Server export options") == ["unchanged"] * 3
+    select(page, "nfs-versions")
+    assert table_column(page, "Configuration")[1] == "vers=4.0\nonly when server_nfs_version includes 4.0"
+    assert table_column(page, "Configuration")[3] == "vers=4.2 (baseline)"
+
+
+def test_space_checks_the_current_recipe_and_signals(page: RecipesPage, qtbot: QtBot) -> None:
+    select(page, "block-size")
+    page.recipe_list.setFocus()
+    with qtbot.waitSignal(page.selection_changed):
+        qtbot.keyClick(page.recipe_list, Qt.Key.Key_Space)
+    assert page.selected_ids() == ["quick-check", "block-size"]
+    assert "Checked: 2 recipes" in page.total_label.text()
+    with qtbot.waitSignal(page.selection_changed):
+        qtbot.keyClick(page.recipe_list, Qt.Key.Key_Space)
+    assert page.selected_ids() == ["quick-check"]
+    select(page, "quick-check")
+    qtbot.keyClick(page.recipe_list, Qt.Key.Key_Space)
+    assert page.selected_ids() == []
+    assert "No recipe checked" in page.total_label.text()
+
+
+def test_set_scale_updates_the_estimates(page: RecipesPage, recipes: list[Recipe]) -> None:
+    small_total, small_details = page.total_label.text(), page.estimate_label.text()
+    page.set_scale("normal")
+    normal = format_duration(estimate_seconds(recipes[0], "normal"))
+    assert normal in page.estimate_label.text() and normal in page.total_label.text()
+    assert "scale normal" in page.total_label.text()
+    assert (page.total_label.text(), page.estimate_label.text()) != (small_total, small_details)

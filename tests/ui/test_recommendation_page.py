@@ -1,0 +1,153 @@
+"""The recommendation page: the lines with their reasons, async only behind an opt-in warning box, copy, save,
+apply."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QTextDocument
+from PySide6.QtWidgets import QLabel
+from pytestqt.qtbot import QtBot
+
+from nfstune.advice import EXPORTS_ASYNC_WARNING, PLAIN_RISK, Measured, Recommendation, recommend
+from nfstune.bench.stats import compare
+from nfstune.ui.pages.recommendation import RecommendationPage
+
+SYNC_S = [26.0, 25.8, 26.3, 26.1, 25.9]  # lab-poc figures: untar on a sync export, hdd profile (seconds)
+ASYNC_S = [6.4, 6.1, 5.9, 6.2, 6.0]
+WDELAY_MS, NO_WDELAY_MS = [61.0, 64.0, 59.0, 63.0], [62.0, 60.0, 63.5, 61.0]
+EXPORTS_SENTENCE = (
+    "This option allows the NFS server to violate the NFS protocol and reply to requests before any changes made by "
+    "that request have been committed to stable storage (e.g. disc drive)."
+)
+
+
+@pytest.fixture
+def with_async() -> Recommendation:
+    return recommend(
+        share="/srv/data", client_spec="192.168.1.0/24", server="nas", mount_point="/mnt/data",
+        current_options=("rw", "async", "no_root_squash"),
+        measured=Measured(
+            async_vs_sync={"small-files": compare(SYNC_S, ASYNC_S, higher_is_better=False, names=("sync", "async"),
+                                                  unit="s")},
+            no_wdelay={"sync-4k": compare(WDELAY_MS, NO_WDELAY_MS, higher_is_better=False,
+                                          names=("wdelay", "no_wdelay"), unit="ms")},
+            negotiated_rsize=65536, server_max_block_size=65536,
+        ),
+    )  # fmt: skip
+
+
+@pytest.fixture
+def page(qtbot: QtBot) -> RecommendationPage:
+    widget = RecommendationPage()
+    qtbot.addWidget(widget)
+    widget.resize(1366, 768)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def shown_text(label: QLabel) -> str:
+    """What a rich-text label shows, entities decoded."""
+    document = QTextDocument()
+    document.setHtml(label.text())
+    return document.toPlainText()
+
+
+def test_lines_and_reasons(page: RecommendationPage, with_async: Recommendation) -> None:
+    assert not page.copy_button.isEnabled() and not page.apply_button.isEnabled()  # nothing to act on yet
+    page.show_recommendation(with_async, server_label="nas", client_label="laptop")
+    assert page.exports_line.text() == "/srv/data 192.168.1.0/24(rw,sync,no_subtree_check,no_root_squash)"
+    assert page.fstab_line.text() == "nas:/srv/data /mnt/data nfs vers=4.2,hard,_netdev,nofail 0 0"
+    assert page.exports_line.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByKeyboard
+    assert page.exports_box.title() == "/etc/exports on nas" and page.fstab_box.title() == "/etc/fstab on laptop"
+    reasons = shown_text(page.exports_reasons)
+    assert "sync: writes are on disk before the server confirms them; async measured faster" in reasons
+    assert "max_block_size 65536" in shown_text(page.fstab_reasons)
+    assert "no_wdelay, sync-4k: no measurable difference" in shown_text(page.notes_label)
+
+
+def test_async_box_is_hidden_until_asked_for(
+    page: RecommendationPage, qtbot: QtBot, with_async: Recommendation
+) -> None:
+    page.show_recommendation(with_async, server_label="nas", client_label="laptop")
+    assert page.show_async_check.isVisible() and not page.show_async_check.isChecked()
+    assert not page.async_box.isVisible() and not page.no_async_label.isVisible()
+    page.show_async_check.setFocus()
+    qtbot.keyClick(page.show_async_check, Qt.Key.Key_Space)  # the keyboard reaches it
+    assert page.async_box.isVisible()
+    assert page.async_title.text() == "Not recommended by default: async"
+    assert page.async_line.text() == "/srv/data 192.168.1.0/24(rw,async,no_subtree_check,no_root_squash)"
+    assert EXPORTS_SENTENCE in shown_text(page.async_warning)
+    assert EXPORTS_ASYNC_WARNING in shown_text(page.async_warning)  # verbatim, quotes and all
+    assert PLAIN_RISK in shown_text(page.async_risk) and "UPS" in shown_text(page.async_conditions)
+    assert "async is 4.3x faster than sync" in shown_text(page.async_gain)
+    page.show_async_check.setChecked(False)
+    assert not page.async_box.isVisible()
+    page.show_async_check.setChecked(True)
+    page.show_recommendation(with_async, server_label="nas", client_label="laptop")  # a new one starts hidden again
+    assert not page.async_box.isVisible() and not page.show_async_check.isChecked()
+
+
+def test_without_an_async_alternative_the_checkbox_is_hidden(page: RecommendationPage) -> None:
+    same = compare(SYNC_S, [26.2, 25.7, 26.0, 26.4, 25.9], higher_is_better=False, names=("sync", "async"))
+    rec = recommend(share="/srv/data", client_spec="*", server="nas", mount_point="/mnt/nas",
+                    measured=Measured(async_vs_sync={"small-files": same}))  # fmt: skip
+    assert rec.async_alternative is None
+    page.show_recommendation(rec, server_label="nas", client_label="laptop", async_measured=True)
+    assert not page.show_async_check.isVisible() and not page.async_box.isVisible()
+    assert page.no_async_label.isVisible()
+    assert page.no_async_label.text().startswith("async was measured and did not help here")
+    page.show_recommendation(rec, server_label="nas", client_label="laptop")
+    assert "not measured to help here, or was not measured" in page.no_async_label.text()
+
+
+def test_copy_puts_both_lines_on_the_clipboard(
+    page: RecommendationPage, qtbot: QtBot, with_async: Recommendation
+) -> None:
+    page.show_recommendation(with_async, server_label="nas", client_label="laptop")
+    QGuiApplication.clipboard().setText("something else")
+    qtbot.mouseClick(page.copy_button, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text().splitlines() == [
+        "# /etc/exports on nas", with_async.exports_line, "# /etc/fstab on laptop", with_async.fstab_line,
+    ]  # fmt: skip
+
+
+def test_save_writes_lines_and_reasons(
+    page: RecommendationPage, qtbot: QtBot, tmp_path: Path, with_async: Recommendation
+) -> None:
+    page.show_recommendation(with_async, server_label="nas", client_label="laptop")
+    target = tmp_path / "recommendation.txt"
+    asked: list[str] = []
+
+    def dialog(_parent: object, caption: str, suggested: str, _filter: str) -> tuple[str, str]:
+        asked.append(caption)
+        return str(target), _filter
+
+    page.ask_save_path = dialog
+    qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    lines = target.read_text().splitlines()
+    assert asked == ["Save the recommendation"]
+    assert with_async.exports_line in lines and with_async.fstab_line in lines
+    assert "#   no_subtree_check: the default since nfs-utils 1.1.0; subtree_check can decrease reliability" in lines
+    assert any(line.startswith("#   hard: the default") for line in lines)
+    assert any("no_wdelay, sync-4k" in line for line in lines)
+    assert page.status.text() == f"Wrote {target}"
+    page.ask_save_path = lambda *args: ("", "")  # cancelled: nothing written, nothing said
+    target.unlink()
+    qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    assert not target.exists()
+
+
+def test_apply_only_emits_and_shows_the_outcome(
+    page: RecommendationPage, qtbot: QtBot, with_async: Recommendation
+) -> None:
+    page.show_recommendation(with_async, server_label="nas", client_label="laptop")
+    with qtbot.waitSignal(page.apply_requested, timeout=1000):
+        qtbot.mouseClick(page.apply_button, Qt.MouseButton.LeftButton)
+    page.set_apply_state("Applied and verified", True)
+    assert page.apply_state.text() == "Applied and verified" and "#1b7f2a" in page.apply_state.styleSheet()
+    page.set_apply_state("Rolled back: exportfs -ra failed", False)
+    assert page.apply_state.text().startswith("Rolled back") and "#b3261e" in page.apply_state.styleSheet()

@@ -1,0 +1,161 @@
+"""The results page on a real store: a tab per recipe, its verdict in words, per workload a chart and a table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+from pytestqt.qtbot import QtBot
+
+from nfstune import paths
+from nfstune.recipes.loader import load_recipes
+from nfstune.recipes.model import Recipe
+from nfstune.store import Results, open_store
+from nfstune.ui.pages.results import TABLE_HEADER, ResultsPage
+from tests.unit.test_summary import FIRST_SESSION, StoredRun, store_session
+
+# the practice lab's server has 256 MiB of RAM: max_block_size 64 KiB, so every mount negotiates 65536
+NEGOTIATED = "rw,relatime,vers={},rsize=65536,wsize=65536,namlen=255,hard,proto=tcp,timeo=600,retrans=2,sec=sys"
+V42, V3 = NEGOTIATED.format("4.2"), NEGOTIATED.format("3")
+R128K = "vers=4.2,rsize=131072,wsize=131072"
+# quick-check on the lab (hdd profile, 50 Mbit/s link), stopped by a failed vers=3 run
+QUICK_CHECK: list[StoredRun] = [
+    ("quick-check", "baseline", "small-files", "sync,wdelay", "vers=4.2", V42, [7.4, 7.9, 7.1, 7.6]),
+    ("quick-check", "baseline", "sync-4k", "sync,wdelay", "vers=4.2", V42, [62.0, 58.0, 66.0, 60.0]),
+    ("quick-check", "baseline", "seq-write", "sync,wdelay", "vers=4.2", V42, [5.61, 5.58, 5.66]),
+    ("quick-check", "baseline", "seq-read", "sync,wdelay", "vers=4.2", V42, [5.84, 5.86, 5.83]),
+    ("quick-check", "async", "small-files", "async", "vers=4.2", V42, [1.9, 2.0, 1.8, 1.9]),
+    ("quick-check", "async", "sync-4k", "async", "vers=4.2", V42, [0.9, 1.1, 0.8, 1.0]),
+    ("quick-check", "async", "seq-write", "async", "vers=4.2", V42, [5.7, 5.65, 5.72]),
+    ("quick-check", "no_wdelay", "sync-4k", "sync,no_wdelay", "vers=4.2", V42, [61.0, 64.0, 59.0, 63.0]),
+    ("quick-check", "no_wdelay", "seq-write", "sync,no_wdelay", "vers=4.2", V42, [5.6, 5.63, 5.59]),
+    ("quick-check", "rsize=128K", "seq-write", "sync,wdelay", R128K, V42, [5.6, 5.55, 5.62]),
+    ("quick-check", "rsize=128K", "seq-read", "sync,wdelay", R128K, V42, [5.85, 5.8, 5.82]),
+    ("quick-check", "vers=3", "small-files", "sync,wdelay", "vers=3", V3, [9.8, 10.4, 9.9]),
+    ("quick-check", "vers=3", "seq-write", "sync,wdelay", "vers=3", V3, []),  # failed
+]  # fmt: skip
+NO_WDELAY: list[StoredRun] = [
+    ("no-wdelay", "sync,wdelay", "sync-4k", "sync,wdelay", "", "", [61.0, 64.0, 59.0, 63.0, 60.5]),
+    ("no-wdelay", "sync,no_wdelay", "sync-4k", "sync,no_wdelay", "", "", [62.0, 60.0, 63.5, 61.0, 62.5]),
+]
+
+
+@pytest.fixture(scope="module")
+def recipes() -> dict[str, Recipe]:
+    loaded, errors = load_recipes([paths.recipes_dir()])
+    assert errors == []
+    return {r.id: r for r in loaded}
+
+
+@pytest.fixture
+def results(tmp_path: Path) -> Results:
+    return Results(open_store(tmp_path / "s.sqlite3"))
+
+
+@pytest.fixture
+def page(qtbot: QtBot) -> ResultsPage:
+    widget = ResultsPage()
+    qtbot.addWidget(widget)
+    widget.resize(1366, 768)
+    widget.show()
+    return widget
+
+
+def failed_session(results: Results) -> dict[str, Any]:
+    sid = store_session(results, QUICK_CHECK)
+    results.end_session(sid, "failed", "vers=3 seq-write: mount.nfs: requested NFS version is not supported")
+    session = results.session(sid)
+    session["recipes"] = ["quick-check", "block-size"]  # block-size was chosen but never reached
+    return session
+
+
+def cells(page: ResultsPage, recipe: str, workload: str, column: str) -> list[str]:
+    table = page.tables[(recipe, workload)]
+    return [table.item(row, TABLE_HEADER.index(column)).text() for row in range(table.rowCount())]
+
+
+def test_a_tab_per_recipe_with_charts_and_tables(
+    page: ResultsPage, results: Results, recipes: dict[str, Recipe]
+) -> None:
+    page.show_session(failed_session(results), recipes)
+    assert [page.tabs.tabText(i) for i in range(page.tabs.count())] == ["Quick check", "Block size (rsize/wsize)"]
+    assert page.header_label.text().startswith("Session 1: failed")
+    assert "not supported" in page.header_label.text()
+    charts = page.chart_widgets()
+    assert len(charts) == 4  # one per workload of quick-check; block-size did not run
+    small_files = charts[0]
+    assert small_files.bar_item is not None
+    assert list(small_files.bar_item.opts["height"]) == [7.5, 1.9, 9.9]  # the medians, baseline first
+    assert small_files.plot.getAxis("bottom")._tickLevels[0] == [(0.0, "baseline"), (1.0, "async"), (2.0, "vers=3")]
+    assert cells(page, "quick-check", "small-files", "Median") == ["7.50 s", "1.90 s", "9.90 s"]
+    assert cells(page, "quick-check", "small-files", "Min\u2013max") == ["7.10\u20137.90", "1.80\u20132.00",
+                                                                      "9.80\u201310.4"]  # fmt: skip
+    assert cells(page, "quick-check", "small-files", "n") == ["4", "4", "3"]
+    assert cells(page, "quick-check", "small-files", "CV")[0].endswith(" %")
+    verdicts = cells(page, "quick-check", "small-files", "Against the baseline")
+    assert verdicts[0] == "baseline"
+    assert verdicts[1].startswith("async is 3.9x faster than baseline (significant, p")
+    options = cells(page, "quick-check", "seq-read", "Requested vs negotiated")[1]
+    # ", " so that the narrow column can wrap; the export's own list cut to the options recipes change
+    assert options.splitlines() == [f"requested {R128K}".replace(",", ", "),
+                                    "negotiated vers=4.2, rsize=65536, wsize=65536", "export sync, wdelay"]  # fmt: skip
+
+
+def test_verdict_in_words_with_expectation_cap_and_failure(
+    page: ResultsPage, results: Results, recipes: dict[str, Recipe]
+) -> None:
+    page.show_session(failed_session(results), recipes)
+    verdict = page.verdict_labels["quick-check"].text()
+    assert "small-files: async is 3.9x faster than baseline (significant, p" in verdict
+    assert (
+        "no_wdelay made no measurable difference here (sync-4k, seq-write) \u2013 expected: current kernels "
+        "apply write gathering to NFSv2 only"
+    ) in verdict
+    assert "rsize=128K: the server capped rsize and wsize at 65536 (64 KiB) where 131072 was requested" in verdict
+    assert "vers=3, seq-write: failed with no completed repeat" in verdict
+    assert cells(page, "quick-check", "seq-write", "Configuration")[-1] == "vers=3 (failed)"
+    assert cells(page, "quick-check", "seq-write", "Median")[-1] == "no completed repeats"
+    assert "Not run: the session ended (failed)" in page.verdict_labels["block-size"].text()
+
+
+def test_no_wdelay_recipe_expected_no_difference(
+    page: ResultsPage, results: Results, recipes: dict[str, Recipe]
+) -> None:
+    page.show_session(results.session(store_session(results, NO_WDELAY)), recipes)
+    verdict = page.verdict_labels["no-wdelay"].text()
+    assert "sync,no_wdelay made no measurable difference here (sync-4k) \u2013 expected: current kernels" in verdict
+    assert cells(page, "no-wdelay", "sync-4k", "Against the baseline")[1].startswith("no measurable difference")
+
+
+def test_without_recipes_the_ids_name_the_tabs_and_charts_save(
+    page: ResultsPage, results: Results, tmp_path: Path
+) -> None:
+    page.show_session(results.session(store_session(results, FIRST_SESSION)))
+    assert [page.tabs.tabText(i) for i in range(page.tabs.count())] == ["sync-vs-async", "block-size"]
+    assert "async is 4.3x faster than sync" in page.verdict_labels["sync-vs-async"].text()
+    seq_read = page.chart_widgets()[-1]
+    assert seq_read.bar_item is not None and list(seq_read.bar_item.opts["height"]) == [30.9, 89.0]
+    target = tmp_path / "chart.png"
+    seq_read.save_png(target)
+    assert QImage(str(target)).width() > 0
+    page.show_session(results.session(store_session(results, NO_WDELAY)))  # a second session replaces the first
+    assert page.tabs.count() == 1 and len(page.chart_widgets()) == 1
+
+
+def test_save_charts_as_png_writes_one_file_per_chart(
+    page: ResultsPage, results: Results, tmp_path: Path, qtbot: QtBot
+) -> None:
+    page.show_session(results.session(store_session(results, FIRST_SESSION)))
+    assert page.save_png_button.isEnabled()
+    out = tmp_path / "pngs"
+    out.mkdir()
+    page.ask_directory = lambda *_: str(out)
+    qtbot.mouseClick(page.save_png_button, Qt.MouseButton.LeftButton)
+    written = sorted(p.name for p in out.iterdir())
+    assert len(written) == len(page.chart_widgets()) == 3
+    assert written[-1] == "03-block-size-seq-read.png"
+    assert all(QImage(str(out / name)).width() > 100 for name in written)
+    assert "3 PNG files saved" in page.header_label.text()

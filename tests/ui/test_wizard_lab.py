@@ -1,0 +1,117 @@
+"""The whole desktop flow against the practice lab, driven through the real widgets: connect -> preflight ->
+quick-check -> results -> recommendation; and a cancel in the middle of a run that leaves the lab as it was."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QTableWidget
+from pytestqt.qtbot import QtBot
+
+from nfstune.lab import LabConfig, host
+from nfstune.ui.controller import ConnState
+from nfstune.ui.main_window import MainWindow
+
+pytestmark = pytest.mark.lab
+
+SNAPSHOT = "sha256sum /etc/exports; exportfs -s; ls -A /export; ls -A /etc/exports.d 2>&1; true"
+CLIENT_SNAPSHOT = "grep -c ' /mnt/nfstune' /proc/mounts; ls -A /mnt; true"
+RUN_LIMIT_MS = 25 * 60 * 1000
+
+
+def snapshot(lab: LabConfig) -> tuple[str, str]:
+    with host(lab, "nas") as nas, host(lab, "client") as client:
+        return nas.run(SNAPSHOT, sudo=True).stdout, client.run(CLIENT_SNAPSHOT).stdout
+
+
+def cells(table: QTableWidget) -> list[list[str]]:
+    return [
+        [table.item(r, c).text() if table.item(r, c) else "" for c in range(table.columnCount())]
+        for r in range(table.rowCount())
+    ]
+
+
+@pytest.fixture
+def window(qtbot: QtBot, lab: LabConfig, tmp_path: Path) -> Iterator[MainWindow]:
+    settings = QSettings(str(tmp_path / "nfstune.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(store_path=tmp_path / "nfstune.sqlite3", scale="small", settings=settings, lab_config=lab)
+    qtbot.addWidget(w)
+    w.resize(1366, 768)
+    w.show()
+    yield w
+    w.controller.shutdown()
+
+
+def connect_and_pick(qtbot: QtBot, w: MainWindow) -> None:
+    qtbot.mouseClick(w.connect_page.lab_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(w.connect_page.is_complete, timeout=120_000)
+    assert w.controller.states == {"server": ConnState.CONNECTED, "client": ConnState.CONNECTED}
+    assert "connected: lab nas" in w.connect_page.panels["server"].state.text()
+    assert w.next_button.isEnabled()
+    qtbot.mouseClick(w.next_button, Qt.MouseButton.LeftButton)  # -> Preflight, which probes both hosts
+    assert w.stack.currentWidget() is w.preflight_page
+    qtbot.waitUntil(lambda: w.controller.probe is not None, timeout=120_000)
+    rows = {row[0]: row[1:] for row in cells(w.preflight_page.table)}
+    assert rows["Kernel"][0].startswith("6.") and rows["Kernel"][1].startswith("6.")
+    assert rows["nfsd max block size"][0] == "128 KiB"
+    assert w.preflight_page.share == "/export" and not w.preflight_page.blocking()
+    qtbot.mouseClick(w.next_button, Qt.MouseButton.LeftButton)  # -> Recipes
+    assert w.stack.currentWidget() is w.recipes_page
+    assert w.recipes_page.selected_ids() == ["quick-check"]  # preselected
+    assert w.next_button.text() == "&Start run >"
+
+
+def test_connect_quick_check_recommendation(qtbot: QtBot, window: MainWindow, lab: LabConfig) -> None:
+    w = window
+    before = snapshot(lab)
+    connect_and_pick(qtbot, w)
+    qtbot.mouseClick(w.next_button, Qt.MouseButton.LeftButton)  # Start run
+    assert w.stack.currentWidget() is w.run_page and w.run_page.running
+    assert not w.back_button.isEnabled()  # no leaving a run half-way but by Cancel
+    # the live plot fills from the samplers, the ceilings from the baselines
+    qtbot.waitUntil(lambda: len(w.run_page.plot.buffers["client_write"]) > 3, timeout=300_000)
+    qtbot.waitUntil(lambda: w.run_page.progress.value() > 0, timeout=300_000)
+    qtbot.waitUntil(lambda: not w.run_page.running, timeout=RUN_LIMIT_MS)
+    assert w.controller.outcome is not None and w.controller.outcome.status == "completed", w.run_page.current.text()
+    assert w.run_page.plot.ceilings, "no network or disk ceiling drawn"
+    assert "network (iperf3" in w.run_page.log.toPlainText()
+    # Results: async faster than sync on small files, significant; no_wdelay as measured
+    assert w.stack.currentWidget() is w.results_page
+    verdict = w.results_page.verdict_labels["quick-check"].text()
+    assert "async is" in verdict and "faster" in verdict, verdict
+    texts = [" ".join(row) for row in cells(w.results_page.tables[("quick-check", "small-files")])]
+    assert any("significant" in t for t in texts), texts
+    assert ("quick-check", "sync-4k") in w.results_page.tables  # where no_wdelay was measured
+    # Recommendation: sync, never async in the line; async only behind the checkbox with the exports(5) text
+    qtbot.mouseClick(w.next_button, Qt.MouseButton.LeftButton)
+    assert w.stack.currentWidget() is w.recommendation_page
+    page = w.recommendation_page
+    assert "/export" in page.exports_line.text() and "async" not in page.exports_line.text()
+    assert "nas:/export" in page.fstab_line.text()
+    assert not page.async_box.isVisible()
+    page.show_async_check.setChecked(True)
+    assert page.async_box.isVisible()
+    assert "violate the NFS protocol" in page.async_warning.text()
+    # everything is stored, and the lab is as it was
+    assert w.results_store.session(w.controller.outcome.session_id)["status"] == "completed"
+    assert snapshot(lab) == before
+
+
+def test_cancel_during_a_run_restores_the_lab(qtbot: QtBot, window: MainWindow, lab: LabConfig) -> None:
+    w = window
+    before = snapshot(lab)
+    connect_and_pick(qtbot, w)
+    qtbot.mouseClick(w.next_button, Qt.MouseButton.LeftButton)  # Start run
+    # wait until the export has been changed and a workload runs: the first configuration's first repeat
+    qtbot.waitUntil(lambda: "quick-check baseline" in w.run_page.log.toPlainText(), timeout=300_000)
+    with host(lab, "nas") as nas:
+        assert "sync" in nas.run("exportfs -s", sudo=True).stdout
+    qtbot.mouseClick(w.run_page.cancel_button, Qt.MouseButton.LeftButton)
+    assert "Cancelling" in w.run_page.current.text()
+    qtbot.waitUntil(lambda: not w.run_page.running, timeout=180_000)
+    assert w.controller.outcome is not None and w.controller.outcome.status == "cancelled"
+    assert w.run_page.current.text().startswith("Cancelled: every change was undone")
+    assert snapshot(lab) == before

@@ -1,0 +1,75 @@
+"""'This computer' as a host: the same Host surface (run, sudo, start/cancel of a whole process group, atomic file
+writes), on local processes; and the live sampler of this machine through psutil."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from nfstune.bench.live import HostSampler
+from nfstune.remote import CommandFailed
+from nfstune.remote.local import LocalHost, is_local
+
+
+def test_run_streams_and_reports_like_a_remote_host() -> None:
+    h = LocalHost()
+    assert is_local(h) and h.label.startswith("this computer (")
+    result = h.run("echo out; echo err >&2; exit 0")
+    assert (result.stdout, result.stderr, result.exit_status) == ("out\n", "err\n", 0)
+    with pytest.raises(CommandFailed) as failed:
+        h.run(["sh", "-c", "echo nope >&2; exit 3"])
+    assert "this computer" in str(failed.value) and "nope" in str(failed.value)
+    assert h.run(["id", "-u"], sudo=True).stdout.strip() == "0"  # the suite runs as root: no sudo needed
+
+
+def test_cancel_kills_the_whole_process_group() -> None:
+    h = LocalHost()
+    proc = h.start("sleep 300 & sleep 301 & (trap '' TERM; sleep 302) & wait")
+    assert proc.pgid is not None and proc.pgid != os.getpgid(0)
+    members = [p for p in psutil.process_iter(["pid"]) if _pgid(p.pid) == proc.pgid]
+    assert len(members) >= 3
+    threading.Timer(0.3, proc.cancel).start()
+    t0 = time.monotonic()
+    for _ in proc.chunks():
+        pass
+    time.sleep(0.2)
+    left = [p.pid for p in psutil.process_iter(["pid"]) if _pgid(p.pid) == proc.pgid and p.status() != "zombie"]
+    assert left == [] and time.monotonic() - t0 < 3.0
+    assert proc.exit_status == -1  # cancelled
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
+
+
+def test_files_are_read_and_written_atomically_keeping_the_mode(tmp_path: Path) -> None:
+    h = LocalHost()
+    target = tmp_path / "exports"
+    assert h.read_file(str(target)) is None
+    target.write_bytes(b"old\n")
+    target.chmod(0o600)
+    h.write_file(str(target), b"/export *(rw)\n", sudo=True)
+    assert target.read_bytes() == b"/export *(rw)\n" and (target.stat().st_mode & 0o777) == 0o600
+    assert h.read_file(str(target)) == b"/export *(rw)\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["exports"]  # no temp file left
+
+
+def test_this_machine_is_sampled_through_psutil() -> None:
+    got: list[tuple[str, float, dict[str, float]]] = []
+    with HostSampler(None, "client", lambda *s: got.append(s), interval_s=0.2):
+        deadline = time.monotonic() + 5
+        while len(got) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert len(got) >= 3
+    role, t, series = got[-1]
+    assert role == "client" and abs(t - time.time()) < 5
+    assert 0.0 <= series["cpu_percent"] <= 100.0 and "net_rx_bps" in series
+    assert "nfs_read_bps" not in series  # no NFS mount given: no NFS series, rather than zeros
