@@ -28,18 +28,6 @@ FAKE_FINDMNT = "/usr/local/sbin/findmnt"  # before /usr/bin in root's PATH
 
 
 @pytest.fixture
-def nas(lab: LabConfig) -> Iterator[Host]:
-    with host(lab, "nas") as h:
-        yield h
-
-
-@pytest.fixture
-def client(lab: LabConfig) -> Iterator[Host]:
-    with host(lab, "client") as h:
-        yield h
-
-
-@pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "nfstune.sqlite3"
 

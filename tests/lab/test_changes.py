@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,18 +23,6 @@ SNAPSHOT = (
     "cat /etc/exports.d/* 2>/dev/null; echo ==; exportfs -s; echo ==; ls -A /export; echo ==; "
     "ls -A /var/lib/nfstune 2>&1; true"
 )
-
-
-@pytest.fixture
-def nas(lab: LabConfig) -> Iterator[Host]:
-    with host(lab, "nas") as h:
-        yield h
-
-
-@pytest.fixture
-def client(lab: LabConfig) -> Iterator[Host]:
-    with host(lab, "client") as h:
-        yield h
 
 
 @pytest.fixture

@@ -99,3 +99,23 @@ def test_this_computer_as_the_client_needs_no_ssh(qtbot: QtBot, page: ConnectPag
     assert "this computer (" in panel.state.text()
     assert page.controller.hosts["client"].run(["true"], sudo=True).exit_status == 0
     page.controller.shutdown()
+
+
+def test_connecting_undoes_what_a_crashed_run_left(qtbot: QtBot, page: ConnectPage, sshd: Sshd, tmp_path: Path) -> None:
+    from nfstune.store import Journal, open_store
+
+    leftover = Path(f"/var/tmp/nfstune-test-{sshd.port}.tar")
+    leftover.write_bytes(b"left by a run that was killed")
+    conn = open_store(tmp_path / "s.sqlite3")  # the controller's store
+    Journal(conn).record(f"root@127.0.0.1:{sshd.port}", "tempfile", str(leftover))
+    conn.close()
+    page.controller.prompter.answer_host_key = lambda *_: True
+    fill(page, "server", sshd)
+    page._connect("server")
+    qtbot.waitUntil(lambda: page.controller.states["server"] is ConnState.CONNECTED, timeout=30_000)
+    assert not leftover.exists()
+    qtbot.waitUntil(lambda: "undid 1 change" in page.lab_status.text(), timeout=5_000)
+    conn = open_store(tmp_path / "s.sqlite3")
+    assert Journal(conn).pending() == []
+    conn.close()
+    page.controller.shutdown()

@@ -145,6 +145,7 @@ class Controller(QObject):
                 )  # fmt: skip
             h.connect()
             h.run(["true"], sudo=True)  # sudo now, while the admin is looking: a password prompt belongs here
+            self._recover(h, job)
             return h
 
         def done(h: Host) -> None:
@@ -155,6 +156,19 @@ class Controller(QObject):
             self._set_state(role, ConnState.FAILED, message)
 
         self.start_job(f"connect-{role}", work, done, failed)
+
+    def _recover(self, host: Host, job: Job) -> None:
+        """Whatever an earlier run (killed, crashed, powered off) left changed on this host is undone now."""
+        from nfstune.nfs.change import recover_on_connect
+        from nfstune.store import Journal, open_store
+
+        conn = open_store(self.store_path)
+        try:
+            undone = recover_on_connect([host], Journal(conn), job.progress.emit)
+        finally:
+            conn.close()
+        if undone:
+            job.progress.emit(f"{host.label}: undid {len(undone)} change(s) an earlier run had left")
 
     def connect_lab(self) -> None:
         """Both roles on the practice lab; the lab is started first when it is down (one job does it, so the

@@ -139,7 +139,8 @@ def details_html(row: SessionRow, groups: Sequence[WorkloadResults]) -> str:
     for g in groups:
         better = "higher" if g.higher_is_better else "lower"
         parts.append(f"<h4>{e(g.recipe)}: {e(WORKLOADS[g.workload].title)}</h4>"
-                     f"<p>{e(g.unit)}, {better} is better; baseline {e(g.baseline_label)}</p>"
+                     f"<p>{e(g.unit)}, {better} is better; compared with "
+                     f"&ldquo;{e(g.baseline_label)}&rdquo;</p>"
                      f"<table {TABLE_STYLE}>{_header_row(DETAILS_HEADER)}")  # fmt: skip
         for c in g.configs:
             s = c.summary

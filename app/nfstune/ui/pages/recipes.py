@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from nfstune.recipe_info import describe, estimate_seconds, estimate_total, format_duration, size_text
 from nfstune.recipes.model import Config, Recipe
+from nfstune.ui.widgets.labels import wrapped_label
 
 PRESELECTED = ("quick-check",)  # a first visit: the overview recipe
 CONFIG_HEADER = ("Configuration", "Client mount options", "Server export options", "Workloads")
@@ -89,14 +90,6 @@ class RowsTable(QTableWidget):
         self.fit_height()
 
 
-def _wrapped_label(text: str = "", *, rich: bool = False) -> QLabel:
-    label = QLabel(text)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
-
-
 class RecipesPage(QWidget):
     selection_changed = Signal()  # the set of checked recipes changed
     scale_changed = Signal(str)
@@ -120,7 +113,7 @@ class RecipesPage(QWidget):
         list_label = QLabel("&Recipes (Space checks or unchecks the current one)")
         list_label.setWordWrap(True)
         list_label.setBuddy(self.recipe_list)
-        self.total_label = _wrapped_label()
+        self.total_label = wrapped_label()
         self.scale_combo = QComboBox()
         self.scale_combo.addItem("small: the practice lab, few repeats", "small")
         self.scale_combo.addItem("normal: a real NAS, files larger than RAM", "normal")
@@ -137,17 +130,17 @@ class RecipesPage(QWidget):
         left_layout.addWidget(self.scale_combo)
         left_layout.addWidget(self.total_label)
 
-        self.title_label = _wrapped_label()
+        self.title_label = wrapped_label()
         self.title_label.setStyleSheet("font-size: 14pt; font-weight: bold;")
-        self.summary_label = _wrapped_label()
-        self.why_label = _wrapped_label(rich=True)
-        self.varies_label = _wrapped_label(rich=True)
-        self.changes_label = _wrapped_label(rich=True)
-        self.warning_label = _wrapped_label(rich=True)
+        self.summary_label = wrapped_label()
+        self.why_label = wrapped_label(rich=True)
+        self.varies_label = wrapped_label(rich=True)
+        self.changes_label = wrapped_label(rich=True)
+        self.warning_label = wrapped_label(rich=True)
         self.warning_label.setStyleSheet(WARNING_STYLE)
         self.warning_label.setAccessibleName("Warning")
         self.config_table = RowsTable(CONFIG_HEADER, stretch=CONFIG_HEADER[-1:])
-        self.estimate_label = _wrapped_label(rich=True)
+        self.estimate_label = wrapped_label(rich=True)
 
         details = QWidget()
         details_layout = QVBoxLayout(details)

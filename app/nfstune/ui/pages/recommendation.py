@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.advice import Reason, Recommendation
+from nfstune.ui.widgets.labels import wrapped_label
 
 SaveDialog = Callable[[QWidget, str, str, str], tuple[str, str]]
 LINE_STYLE = "background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 3px; padding: 6px; color: #202020;"
@@ -52,14 +53,6 @@ def _line_label() -> QLabel:
     label.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # reachable with Tab, to select and copy from the keyboard
     label.setWordWrap(True)
     label.setStyleSheet(LINE_STYLE)
-    return label
-
-
-def _text_label(text: str = "", *, rich: bool = False) -> QLabel:
-    label = QLabel(text)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
 
 
@@ -98,20 +91,20 @@ class RecommendationPage(QWidget):
 
         self.exports_box = QGroupBox("/etc/exports")
         self.exports_line = _line_label()
-        self.exports_reasons = _text_label(rich=True)
+        self.exports_reasons = wrapped_label(rich=True)
         self.fstab_box = QGroupBox("/etc/fstab")
         self.fstab_line = _line_label()
-        self.fstab_reasons = _text_label(rich=True)
+        self.fstab_reasons = wrapped_label(rich=True)
         for box, line, reasons in ((self.exports_box, self.exports_line, self.exports_reasons),
                                    (self.fstab_box, self.fstab_line, self.fstab_reasons)):  # fmt: skip
             box.setStyleSheet("QGroupBox { font-weight: bold; }")  # the title only: children keep their own fonts
             box_layout = QVBoxLayout(box)
             box_layout.addWidget(line)
             box_layout.addWidget(reasons)
-        self.notes_label = _text_label(rich=True)
+        self.notes_label = wrapped_label(rich=True)
 
         self.show_async_check = QCheckBox("&Show the async alternative and its risks")
-        self.no_async_label = _text_label()
+        self.no_async_label = wrapped_label()
         self.async_box = QFrame()
         self.async_box.setObjectName("asyncWarning")
         self.async_box.setStyleSheet(ASYNC_BOX_STYLE)
@@ -121,10 +114,10 @@ class RecommendationPage(QWidget):
         self.async_title = QLabel("Not recommended by default: async")
         self.async_title.setStyleSheet("font-weight: bold; font-size: 12pt; color: #c92a2a;")
         self.async_line = _line_label()
-        self.async_gain = _text_label(rich=True)
-        self.async_warning = _text_label(rich=True)
-        self.async_risk = _text_label(rich=True)
-        self.async_conditions = _text_label(rich=True)
+        self.async_gain = wrapped_label(rich=True)
+        self.async_warning = wrapped_label(rich=True)
+        self.async_risk = wrapped_label(rich=True)
+        self.async_conditions = wrapped_label(rich=True)
         box_text = QVBoxLayout()
         for widget in (self.async_title, self.async_line, self.async_gain, self.async_warning, self.async_risk,
                        self.async_conditions):  # fmt: skip
@@ -139,8 +132,8 @@ class RecommendationPage(QWidget):
         self.save_button = QPushButton("Sa&ve…")
         self.apply_button = QPushButton("&Apply…")
         self.apply_button.setToolTip("Show the exact changes to /etc/exports and /etc/fstab before applying them")
-        self.apply_state = _text_label()
-        self.status = _text_label()
+        self.apply_state = wrapped_label()
+        self.status = wrapped_label()
         buttons = QHBoxLayout()
         for button in (self.copy_button, self.save_button, self.apply_button):
             buttons.addWidget(button)
