@@ -5,7 +5,6 @@ export's filesystem, ending in fsync; read back with caches dropped). NFS cannot
 
 from __future__ import annotations
 
-import posixpath
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -16,7 +15,6 @@ from nfstune.bench.fallback import fallback_commands, fallback_parser
 from nfstune.bench.iperf import DEFAULT_PORT, IperfOutputError, iperf_client_argv, iperf_server_argv, parse_iperf_json
 from nfstune.bench.workloads import DROP_CACHES, WorkloadId, WorkloadSizes
 from nfstune.errors import NfstuneError
-from nfstune.nfs.change import SCRATCH_PREFIX, Transaction
 from nfstune.remote import Host
 from nfstune.remote.process import RemoteProcess
 
@@ -82,12 +80,9 @@ def network(
     return Baseline("network", direction, result.mb_per_s, result.seconds, received, out.stdout)
 
 
-def server_disk(server: Host, tx: Transaction, share: str, sizes: WorkloadSizes) -> list[Baseline]:
-    """Sequential write (ending in fsync) then a cold read of the same file, on the server, in a scratch
-    directory of ours inside the export (journaled, removed with the transaction)."""
-    directory = posixpath.join(share, f"{SCRATCH_PREFIX}disk-{int(time.time() * 1000) % 10**10}")
-    tx.record(server, "scratch", directory)
-    server.run(["mkdir", "-m", "700", directory], sudo=True)
+def server_disk(server: Host, directory: str, sizes: WorkloadSizes) -> list[Baseline]:
+    """Sequential write (ending in fsync) then a cold read of the same file, on the server, in `directory` (the
+    session's scratch directory inside the export: journaled, and removed by whoever made it)."""
     found = []
     for workload, direction in ((WorkloadId.SEQ_WRITE, "write"), (WorkloadId.SEQ_READ, "read")):
         commands = fallback_commands(workload, directory, sizes)
@@ -106,9 +101,8 @@ def measure_all(
     client: Host,
     *,
     address: str,
-    share: str,
+    directory: str,
     sizes: WorkloadSizes,
-    tx: Transaction,
     iperf_seconds: int,
     iperf_available: bool,
     cancel: threading.Event,
@@ -130,7 +124,7 @@ def measure_all(
     if cancel.is_set():
         return
     try:
-        for baseline in server_disk(server, tx, share, sizes):
+        for baseline in server_disk(server, directory, sizes):
             found(baseline)
     except NfstuneError as exc:
         warn(f"server disk baseline skipped: {exc}")

@@ -234,13 +234,24 @@ class ClientMount:
     server neither pin nor share its options), with a scratch directory of ours inside it."""
 
     def __init__(
-        self, client: Host, server: Host, tx: Transaction, *, server_address: str, export_path: str, options: str
+        self,
+        client: Host,
+        server: Host,
+        tx: Transaction,
+        *,
+        server_address: str,
+        export_path: str,
+        options: str,
+        scratch_name: str | None = None,
     ) -> None:
+        """`scratch_name`: a scratch directory the caller already made (and journaled) in the export, to use
+        instead of making one for this mount."""
         self.client, self.server, self.tx = client, server, tx
         self.server_address, self.export_path, self.options = server_address, export_path, options
         stamp = f"{int(time.time() * 1000) % 10**10}"
         self.mount_point = f"{MOUNT_ROOT}/{stamp}"
-        self.scratch_name = f"{SCRATCH_PREFIX}{stamp}"
+        self.own_scratch = scratch_name is None
+        self.scratch_name = scratch_name or f"{SCRATCH_PREFIX}{stamp}"
         self.negotiated = ""
 
     @property
@@ -263,13 +274,20 @@ class ClientMount:
         self.negotiated = line.split()[3] if line else ""
         # the scratch directory lives on the server's disk: journal and remove it there, which works even if
         # the client has rebooted in between
-        server_scratch = posixpath.join(self.export_path, self.scratch_name)
-        tx.record(self.server, "scratch", server_scratch)
-        # made on the server, so that a root_squash export does not stop the client's root from creating it
-        self.server.run(["mkdir", "-m", "1777", server_scratch], sudo=True)
+        if self.own_scratch:
+            make_scratch(self.server, tx, self.export_path, self.scratch_name)
         if c.run(["test", "-d", self.scratch], check=False).exit_status != 0:
             raise ChangeFailed(f"{c.label}: {self.scratch} is not visible through the mount")
         return self.negotiated
+
+
+def make_scratch(server: Host, tx: Transaction, export_path: str, name: str) -> str:
+    """A scratch directory of ours in the export, journaled first; returns its path on the server. Made on the
+    server, so that a root_squash export does not stop the client's root from writing in it."""
+    path = posixpath.join(export_path, name)
+    tx.record(server, "scratch", path)
+    server.run(["mkdir", "-m", "1777", path], sudo=True)
+    return path
 
 
 def set_readahead(client: Host, tx: Transaction, mount_point: str, kib: int) -> int:
