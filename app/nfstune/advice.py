@@ -104,7 +104,10 @@ def recommend(
 
     notes = []
     for workload, comp in measured.no_wdelay.items():
-        notes.append(f"no_wdelay, {workload}: {comp.text}. Not recommended: {NEVER['no_wdelay']}.")
+        note = f"no_wdelay, {workload}: {comp.text}. Not recommended: {NEVER['no_wdelay']}"
+        if comp.significant:  # the kernel gives the option nothing to do here: the difference is the host's
+            note += "; a difference this size is this host's run-to-run variation, not the option"
+        notes.append(note + ".")
     return Recommendation(
         exports_line, tuple(reasons), fstab_line, tuple(fstab_reasons), _async(measured, share, client_spec, options),
         tuple(notes),

@@ -161,7 +161,7 @@ class Engine:
         # one scratch directory for the whole session, on the server, used by every configuration: the files of
         # each configuration then land in the same part of the disk. Measured in the lab (hdd profile): with a new
         # directory per configuration, ext4 put each in another block group, and the same settings' seq-write
-        # differed by 25-40 % from one configuration to the next while agreeing within 10 % inside each.
+        # differed by 25-66 % from one configuration to the next while agreeing within 10 % inside each.
         session_tx = Transaction(self.journal, self.log)
         try:
             try:

@@ -56,3 +56,16 @@ def test_no_wdelay_is_reported_as_measured_and_never_recommended() -> None:
     )  # fmt: skip
     (note,) = rec.notes
     assert "no measurable difference" in note and "NFSv2 only" in note
+
+
+def test_a_significant_no_wdelay_difference_is_called_host_variation() -> None:
+    faster = compare(
+        [10.1, 10.3, 9.9, 10.0], [12.2, 12.0, 12.1, 11.8], higher_is_better=True, names=("wdelay", "no_wdelay")
+    )
+    rec = recommend(
+        share="/export", client_spec="*", server="nas", mount_point="/mnt/nas",
+        measured=Measured(no_wdelay={"seq-write": faster}),
+    )  # fmt: skip
+    (note,) = rec.notes
+    assert "significant" in note and "run-to-run variation, not the option" in note
+    assert "no_wdelay" not in rec.exports_line
