@@ -30,6 +30,7 @@ from nfstune.nfs.change import (
     ExportChange,
     Transaction,
     make_scratch,
+    read_export_files,
     recover_on_connect,
     set_readahead,
 )
@@ -273,10 +274,7 @@ class Engine:
     def _change_export(self, tx: Transaction, config: Config) -> ExportChange | None:
         if not config.export.set and not config.export.unset:
             return None
-        listing = self.server.run(
-            'for f in /etc/exports /etc/exports.d/*.exports; do [ -f "$f" ] && echo "$f"; done; true'
-        ).stdout.split()
-        files = {f: (self.server.read_file(f, sudo=True) or b"").decode() for f in listing}
+        files = read_export_files(self.server)
         where = locate(files, self.share)
         text = files[where.file]
         for client in where.clients:

@@ -16,7 +16,7 @@ from nfstune.bench.sizing import plan_sizes
 from nfstune.bench.stats import compare
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.engine import Engine, Event, PlannedConfig, plan, stored_value
-from nfstune.errors import ConfigError
+from nfstune.errors import ConfigError, NfstuneError
 from nfstune.nfs.change import host_key
 from nfstune.recipes.model import WORKLOADS, Recipe, recipe_facts
 from nfstune.remote import Host
@@ -118,11 +118,17 @@ def make_engine(
 
 
 def current_export(server: Host, share: str) -> tuple[str, tuple[str, ...]]:
-    """The client spec and options of the share as the admin exported it (after our changes were undone)."""
+    """The client spec and options of the share as the admin exported it (after our changes were undone), from
+    the exports file that defines it."""
+    from nfstune.nfs.change import read_export_files
+    from nfstune.nfs.export_edit import locate
     from nfstune.nfs.exports import parse
 
-    text = (server.read_file("/etc/exports", sudo=True) or b"").decode()
-    entry = parse(text).find(share)
+    files = read_export_files(server)
+    try:
+        entry = parse(files[locate(files, share).file]).find(share)
+    except NfstuneError:  # not exported (any more)
+        entry = None
     if entry is None or not entry.clients:
         return "*", ()
     return entry.clients[0].name, entry.clients[0].explicit_options

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from nfstune.errors import ConfigError, NfstuneError
 from nfstune.nfs import exports
 from nfstune.nfs.apply_plan import (
-    EXPORTS,
     FSTAB,
     FileEdit,
     parse_fstab_line,
@@ -25,7 +24,7 @@ from nfstune.nfs.apply_plan import (
     plan_fstab_change,
     sha256,
 )
-from nfstune.nfs.change import ApplianceRefused, ChangeFailed, Transaction, host_key
+from nfstune.nfs.change import ApplianceRefused, ChangeFailed, Transaction, host_key, read_export_files
 from nfstune.nfs.kernel_view import check_exports_resolve_to_themselves, parse_exportfs_s
 from nfstune.remote import Host, RemoteError
 from nfstune.store.journal import Journal
@@ -103,15 +102,7 @@ def prepare(
     entry = parse_fstab_line(fstab_line)
     if entry.device.rpartition(":")[2].rstrip("/") != share.rstrip("/"):
         raise ConfigError(f"the fstab line mounts {entry.device}, not the share {share}: {fstab_line.strip()!r}")
-    listing = server.run(
-        "find -L /etc/exports.d -mindepth 1 -maxdepth 1 -type f -name '*.exports' -print0 2>/dev/null; true",
-        sudo=True,
-    ).stdout
-    files = {}
-    for path in [EXPORTS, *sorted(p for p in listing.split("\0") if p)]:
-        data = server.read_file(path, sudo=True)
-        if data is not None:
-            files[path] = data.decode("utf-8", "surrogateescape")
+    files = read_export_files(server)
     server_edit = plan_exports_change(files, share, exports_line, host=server.label)
     fstab = client.read_file(FSTAB, sudo=True)
     text = None if fstab is None else fstab.decode("utf-8", "surrogateescape")

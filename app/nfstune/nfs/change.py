@@ -35,6 +35,21 @@ class ApplianceRefused(NfstuneError):
     pass
 
 
+def read_export_files(server: Host) -> dict[str, str]:
+    """Every exports file of the server as exportfs reads them (/etc/exports, then /etc/exports.d/*.exports in
+    name order), by path; a file that does not exist is left out. Names with spaces survive (NUL-separated)."""
+    listing = server.run(
+        "find -L /etc/exports.d -mindepth 1 -maxdepth 1 -type f -name '*.exports' -print0 2>/dev/null; true",
+        sudo=True,
+    ).stdout
+    files = {}
+    for path in ["/etc/exports", *sorted(p for p in listing.split("\0") if p)]:
+        data = server.read_file(path, sudo=True)
+        if data is not None:
+            files[path] = data.decode("utf-8", "surrogateescape")
+    return files
+
+
 def host_key(host: Host) -> str:
     t = host.target
     return f"{t.user}@{t.hostname}:{t.port}"

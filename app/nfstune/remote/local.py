@@ -14,7 +14,7 @@ import subprocess
 import threading
 
 from nfstune import paths
-from nfstune.remote.host import Host
+from nfstune.remote.host import Host, SecretPrompt
 from nfstune.remote.target import SshTarget
 
 LOCAL_LABEL = "this computer"
@@ -104,10 +104,12 @@ class LocalChannel:
 class LocalHost(Host):
     """The machine nfstune runs on, as the current user (sudo for root, as for a remote login)."""
 
-    def __init__(self) -> None:
+    def __init__(self, ask_secret: SecretPrompt | None = None) -> None:
+        """`ask_secret`: asked for the sudo password when this user's sudo needs one (kept in memory only)."""
         user = getpass.getuser()
         target = SshTarget(LOCAL_LABEL, "localhost", 0, user, ())
-        super().__init__(target, known_hosts=paths.known_hosts(), label=f"{LOCAL_LABEL} ({socket.gethostname()})")
+        label = f"{LOCAL_LABEL} ({socket.gethostname()})"
+        super().__init__(target, known_hosts=paths.known_hosts(), label=label, ask_secret=ask_secret)
         self.is_local = True
 
     def connect(self) -> None:

@@ -73,7 +73,6 @@ class Controller(QObject):
     lab_progress = Signal(str)
     probed = Signal(object)
     probe_failed = Signal(str)
-    session_started = Signal(int)
     run_done = Signal(object)  # RunOutcome
     job_failed = Signal(str, str)  # what, message
     crashed = Signal(str)
@@ -109,9 +108,6 @@ class Controller(QObject):
         self._jobs[name] = job
         return job.start()
 
-    def busy(self) -> bool:
-        return any(job.is_running() for job in self._jobs.values())
-
     # --- connect ------------------------------------------------------------------------------------------------
 
     def connect_host(self, role: str, spec: HostSpec, server_address: str | None = None) -> None:
@@ -135,8 +131,7 @@ class Controller(QObject):
             elif spec.local:
                 from nfstune.remote.local import LocalHost
 
-                h = LocalHost()
-                h._ask_secret = self.prompter.secret  # sudo's password, if this user needs one
+                h = LocalHost(ask_secret=self.prompter.secret)  # sudo's password, if this user needs one
             else:
                 h = open_host(
                     spec.target, user=spec.user, port=spec.port,
@@ -267,7 +262,6 @@ class Controller(QObject):
             for reason in skipped:
                 emit(Event("log", reason))
             sid = start_session(results, pair, probed.facts, scale=scale, recipe_ids=[r.id for r in recipes])
-            self.session_started.emit(sid)
             engine = make_engine(
                 pair, probed.facts, scale=scale, results=results, journal=journal, emit=emit, cancel=job.cancel
             )

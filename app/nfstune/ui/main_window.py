@@ -181,9 +181,6 @@ class MainWindow(QMainWindow):
 
     def _update_nav(self) -> None:
         index = self.stack.currentIndex()
-        for row in range(len(self.pages)):
-            self.steps.item(row).setFlags(self.steps.item(row).flags())
-            self.steps.item(row).setHidden(False)
         self.back_button.setEnabled(index > 0 and not self.run_page.running)
         self.next_button.setText("&Start run >" if index == 2 else "&Next >")
         if index == 2:
