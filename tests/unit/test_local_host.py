@@ -31,6 +31,9 @@ def test_cancel_kills_the_whole_process_group() -> None:
     h = LocalHost()
     proc = h.start("sleep 300 & sleep 301 & (trap '' TERM; sleep 302) & wait")
     assert proc.pgid is not None and proc.pgid != os.getpgid(0)
+    deadline = time.monotonic() + 10  # the shell forks its three children after it reported the group
+    while len(_group(proc.pgid)) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert len(_group(proc.pgid)) >= 3
     threading.Timer(0.3, proc.cancel).start()
     for _ in proc.chunks():
