@@ -127,8 +127,9 @@ def fallback_parser(commands: WorkloadCommands) -> WorkloadParser:
 
 # "67108864 bytes (67 MB, 64 MiB) copied, 6.3 s, 10.6 MB/s" (progress and summary alike; small counts print
 # "512 bytes copied, ...", and a run that copied nothing "0 bytes copied, ...")
-DD_COPIED = re.compile(r"^(\d+) bytes(?: \([^)]*\))? copied, ([\d.]+) s, ")
-DD_RECORDS_OUT = re.compile(r"^(\d+)\+(\d+) records out$")
+# counts and times as int() and float() take them: ASCII digits, far fewer than int()'s limit
+DD_COPIED = re.compile(r"^([0-9]{1,20}) bytes(?: \([^)]*\))? copied, ([0-9]{1,20}(?:\.[0-9]{1,20})?) s, ")
+DD_RECORDS_OUT = re.compile(r"^([0-9]{1,20})\+([0-9]{1,20}) records out$")
 MARK = re.compile(r"^NFSTUNE_(T0|T1|FILES)=(\S*)$")
 
 

@@ -106,7 +106,8 @@ class FioStreamParser:
         self._buffer += chunk
         progress: list[Progress] = []
         while (document := self._next_document(final=False)) is not None:
-            progress.append(self._take(document))
+            if (step := self._take(document)) is not None:
+                progress.append(step)
         return progress
 
     def result(self) -> WorkloadResult:
@@ -115,21 +116,24 @@ class FioStreamParser:
         raw = "".join(self._raw)
         if self._last is None:
             raise WorkloadOutputError(self.workload, Tool.FIO, "fio printed no JSON result", raw)
-        job = self._last["jobs"][0]
-        if error := job.get("error"):  # an errno; fio's own message went to stderr
-            problem = f"fio reported error {error} ({os.strerror(int(error))})"
-            raise WorkloadOutputError(self.workload, Tool.FIO, problem, raw)
-        stats = job[self._direction]
-        io_bytes, runtime_ms = int(stats["io_bytes"]), int(stats["runtime"])
+        try:
+            job = self._last["jobs"][0]
+            error = job.get("error")
+            stats = job[self._direction]
+            io_bytes, runtime_ms, total_ios = (_count(stats[key]) for key in ("io_bytes", "runtime", "total_ios"))
+            mean, p50, p99 = _latencies_us(stats) if self.workload is WorkloadId.SYNC_4K else (None, None, None)
+        except (LookupError, TypeError, AttributeError, ValueError, OverflowError) as exc:
+            # ValueError, OverflowError: a latency that is a string or beyond a float
+            raise WorkloadOutputError(self.workload, Tool.FIO, f"fio's JSON result lacks {exc}", raw) from None
+        if error:  # an errno; fio's own message went to stderr
+            reason = os.strerror(error) if isinstance(error, int) and 0 < error < 2**31 else "unknown"
+            raise WorkloadOutputError(self.workload, Tool.FIO, f"fio reported error {error!r:.40} ({reason})", raw)
         if self.expected_bytes is not None and io_bytes != self.expected_bytes:
             problem = f"fio moved {io_bytes} bytes, not {self.expected_bytes}"
             raise WorkloadOutputError(self.workload, Tool.FIO, problem, raw)
         if runtime_ms <= 0:
             raise WorkloadOutputError(self.workload, Tool.FIO, "fio reported a runtime of 0 ms", raw)
-        mean, p50, p99 = _latencies_us(stats) if self.workload is WorkloadId.SYNC_4K else (None, None, None)
-        return WorkloadResult(
-            self.workload, Tool.FIO, io_bytes, runtime_ms / 1000, int(stats["total_ios"]), mean, p50, p99, raw
-        )
+        return WorkloadResult(self.workload, Tool.FIO, io_bytes, runtime_ms / 1000, total_ios, mean, p50, p99, raw)
 
     def _next_document(self, *, final: bool) -> dict[str, Any] | None:
         while (start := self._buffer.find("{")) != -1:
@@ -138,7 +142,7 @@ class FioStreamParser:
                 return None
             try:
                 document, end = self._decoder.raw_decode(self._buffer, start)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # ValueError: not JSON, or an integer int() refuses
                 self._buffer = self._buffer[start + 1 :]  # a "{" in a text line: look for the next one
                 continue
             self._buffer = self._buffer[end:]
@@ -147,14 +151,25 @@ class FioStreamParser:
         self._buffer = ""  # no "{" left: only text, which the raw output keeps
         return None
 
-    def _take(self, document: dict[str, Any]) -> Progress:
+    def _take(self, document: dict[str, Any]) -> Progress | None:
+        """The progress in one document; None when it holds no counters (result() reports it if it is the last)."""
         self._last = document
-        stats = document["jobs"][0][self._direction]
-        total = int(stats["io_bytes"])
+        try:
+            stats = document["jobs"][0][self._direction]
+            total, runtime_ms = _count(stats["io_bytes"]), _count(stats["runtime"])
+        except (LookupError, TypeError):
+            return None
         # counters only grow within one fio run; a smaller one would be a new run: count it from zero
         interval = total - self._total_bytes if total >= self._total_bytes else total
         self._total_bytes = total
-        return Progress(int(stats["runtime"]) / 1000, interval, total)
+        return Progress(runtime_ms / 1000, interval, total)
+
+
+def _count(value: object) -> int:
+    """A counter of fio's JSON: an integer (a bool, a string or a float is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"a counter that is not an integer: {value!r:.40}")
+    return value
 
 
 def _latencies_us(stats: dict[str, Any]) -> tuple[float | None, float | None, float | None]:

@@ -9,6 +9,7 @@ no `--json-stream`. In the text, byte amounts are binary (1 MBytes = 2^20 bytes)
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -20,10 +21,12 @@ _BYTE_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 _BIT_UNITS = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 # "[  5]   0.00-1.00   sec  1.12 MBytes  9.38 Mbits/sec    0   56.6 KBytes" (Retr and Cwnd only when sending)
 # "[  5]   0.00-3.00   sec  3.62 MBytes  10.1 Mbits/sec    0             sender"
+# a number float() and int() take: ASCII digits, at most one point, far fewer digits than int()'s limit
+_NUM = r"[0-9]{1,20}(?:\.[0-9]{1,20})?"
 LINE = re.compile(
-    r"^\[\s*(?P<stream>\d+|SUM)\]\s+(?P<start>[\d.]+)-(?P<end>[\d.]+)\s+sec\s+"
-    r"(?P<amount>[\d.]+)\s+(?P<byte_unit>[KMGT]?)Bytes\s+(?P<rate>[\d.]+)\s+(?P<bit_unit>[KMGT]?)bits/sec"
-    r"(?:\s+(?P<retr>\d+))?.*?(?P<role>sender|receiver)?\s*$"
+    rf"^\[\s*(?P<stream>\d+|SUM)\]\s+(?P<start>{_NUM})-(?P<end>{_NUM})\s+sec\s+"
+    rf"(?P<amount>{_NUM})\s+(?P<byte_unit>[KMGT]?)Bytes\s+(?P<rate>{_NUM})\s+(?P<bit_unit>[KMGT]?)bits/sec"
+    r"(?:\s+(?P<retr>[0-9]{1,20}))?.*?(?P<role>sender|receiver)?\s*$"
 )
 
 
@@ -119,20 +122,29 @@ class IperfTextParser:
 def parse_iperf_json(text: str) -> IperfResult:
     """The document `iperf3 -J` prints at the end (sum_sent, sum_received)."""
     try:
-        document: dict[str, Any] = json.loads(text[text.find("{") :])
-    except ValueError as exc:
+        document: Any = json.loads(text[text.find("{") :])
+    except (ValueError, RecursionError) as exc:  # ValueError also for an integer of more digits than int() takes
         raise IperfOutputError(f"iperf3 -J output is not JSON ({exc})") from None
+    if not isinstance(document, dict):
+        raise IperfOutputError(f"iperf3 -J output is not a JSON object: {text.strip()[:40]!r}")
     if "error" in document:
         raise IperfOutputError(f"iperf3: {document['error']}")
     try:
         sent, received = document["end"]["sum_sent"], document["end"]["sum_received"]
         retransmits = sent.get("retransmits")
         return IperfResult(
-            float(received["seconds"]),
-            int(sent["bytes"]),
-            int(received["bytes"]),
-            float(received["bits_per_second"]),
-            None if retransmits is None else int(retransmits),
+            _number(float, received["seconds"]),
+            _number(int, sent["bytes"]),
+            _number(int, received["bytes"]),
+            _number(float, received["bits_per_second"]),
+            None if retransmits is None else _number(int, retransmits),
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, AttributeError) as exc:
         raise IperfOutputError(f"iperf3 -J output lacks {exc}") from None
+
+
+def _number(kind: type[int] | type[float], value: object) -> Any:
+    """A JSON number as int or float; a string, a bool, an infinity or a NaN is no result."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise IperfOutputError(f"iperf3 -J output holds {value!r:.40} where a number belongs")
+    return kind(value)

@@ -20,6 +20,7 @@ remount) gives no rate for that interval, never a negative one.
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 import time
@@ -231,6 +232,8 @@ class SampleParser:
                 self._time = float(line.split()[1])
             except (IndexError, ValueError):
                 self._time = None
+            if self._time is not None and not math.isfinite(self._time):
+                self._time = None  # "inf" or "nan" is no clock: the snapshot is skipped
             self._sections, self._section = {}, None
         elif self._time is None:
             pass

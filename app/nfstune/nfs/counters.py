@@ -43,9 +43,14 @@ class Counters:
         return dict(zip(self.names, self.values, strict=False))
 
 
+# The kernel prints at most a u64 (20 digits); int() refuses more than 4300 (sys.get_int_max_str_digits()).
+MAX_DIGITS = 40
+
+
 def is_number(word: str) -> bool:
-    """ASCII digits only: str.isdigit() alone also takes "²", which int() refuses."""
-    return word.isascii() and word.isdigit()
+    """ASCII digits only (str.isdigit() alone also takes "²", which int() refuses), and no more than MAX_DIGITS
+    of them: a longer run is not a number any kernel or tool prints, and int() may refuse it."""
+    return len(word) <= MAX_DIGITS and word.isascii() and word.isdigit()
 
 
 def parse_ints(words: Iterable[str]) -> tuple[int, ...] | None:

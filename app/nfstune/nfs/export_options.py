@@ -186,7 +186,9 @@ def c_strtol(text: str, base: int, unsigned: bool = False) -> tuple[int, int]:
         i += 1
     if i == start:
         return 0, 0
-    value = int(text[start:i], base)
+    significant = text[start:i].lstrip("0") or "0"
+    # 65 digits overflow 64 bits in any base; int() would refuse thousands of them (its digit limit)
+    value = 2**64 if len(significant) > 64 else int(significant, base)
     if unsigned:
         return (2**64 - 1 if value >= 2**64 else (-value if negative else value) % 2**64), i
     value = -value if negative else value

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nfstune.nfs.counters import is_number
+
 
 @dataclass(frozen=True)
 class KernelExport:
@@ -62,7 +64,7 @@ def parse_fh_cache(text: str) -> list[FileHandleKey]:
         if not line.strip() or line.startswith("#"):
             continue
         parts = line.split()
-        if len(parts) >= 3 and parts[1].isdigit():
+        if len(parts) >= 3 and is_number(parts[1]):
             fsid = parts[2].removeprefix("0x").lower()
             keys.append(FileHandleKey(parts[0], int(parts[1]), fsid, _unescape(parts[3]) if len(parts) > 3 else None))
     return keys

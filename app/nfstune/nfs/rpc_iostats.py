@@ -148,7 +148,7 @@ class RpcOpStats:
         return self.execute_ms / self.ops if self.ops else None
 
 
-_RPC_HEADER = re.compile(r"RPC iostats version: (\S+)\s+p/v: (\d+)/(\d+) \((.*)\)")
+_RPC_HEADER = re.compile(r"RPC iostats version: (\S+)\s+p/v: ([0-9]{1,20})/([0-9]{1,20}) \((.*)\)")
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,10 @@ from __future__ import annotations
 import contextlib
 import difflib
 import re
+import sys
 import tomllib
 from bisect import bisect_left
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -105,6 +106,12 @@ def load_recipe_file(path: Path, *, user_provided: bool = False) -> tuple[Recipe
         return None, [RecipeError(path, last_line if at_end else None, "", f"TOML syntax: {message}")]
     except RecursionError:
         return None, [RecipeError(path, None, "", "TOML syntax: nested too deeply")]
+    except ValueError as error:  # int() refused a decimal integer longer than its digit limit
+        return None, [_too_many_digits(path, text, error)]
+    huge = list(_huge_integers(data, ()))
+    if huge:
+        lines = KeyLines(text).lines
+        return None, [RecipeError(path, _line_of(lines, at), dotted(at), f"{HUGE_MESSAGE}") for at in huge]
     checker = Checker(path.stem)
     recipe = checker.recipe(data)
     if checker.problems or recipe is None:
@@ -113,6 +120,32 @@ def load_recipe_file(path: Path, *, user_provided: bool = False) -> tuple[Recipe
         errors.sort(key=lambda error: error.line if error.line is not None else 0)  # top-level ones, then in order
         return None, errors
     return replace(recipe, source=path, user_provided=user_provided), []
+
+
+INTEGER_LIMIT = 2**63  # TOML's own range (a signed 64-bit integer); tomllib reads any size
+HUGE_MESSAGE = "an integer beyond TOML's range (-2^63 to 2^63-1)"
+
+
+def _huge_integers(value: object, path: KeyPath) -> Iterator[KeyPath]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _huge_integers(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _huge_integers(item, (*path, index))
+    elif isinstance(value, int) and not -INTEGER_LIMIT <= value < INTEGER_LIMIT:
+        yield path
+
+
+def _too_many_digits(path: Path, text: str, error: ValueError) -> RecipeError:
+    """Where tomllib met a decimal integer int() refuses: the first run of that many digits, and its key."""
+    limit = sys.get_int_max_str_digits()
+    for match in re.finditer(r"[0-9][0-9_]*", text):
+        if limit and len(match.group().replace("_", "")) > limit:
+            line = text.count("\n", 0, match.start()) + 1
+            keys = [key for key, key_line in KeyLines(text).lines.items() if key_line == line]
+            return RecipeError(path, line, dotted(keys[-1]) if keys else "", HUGE_MESSAGE)
+    return RecipeError(path, None, "", f"TOML: {error}")
 
 
 def _line_of(lines: dict[KeyPath, int], path: KeyPath) -> int | None:

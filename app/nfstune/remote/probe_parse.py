@@ -173,9 +173,13 @@ def split_sections(text: str) -> dict[str, str]:
     return {name: "\n".join(lines).strip("\n") for name, lines in sections.items()}
 
 
+# an integer as the probe's tools print it; a longer run of digits is no fact (and int() may refuse it)
+_INT = r"-?[0-9]{1,40}"
+
+
 def _int(text: str | None) -> int | None:
     text = (text or "").strip()
-    return int(text) if re.fullmatch(r"-?\d+", text) else None
+    return int(text) if re.fullmatch(_INT, text) else None
 
 
 def _first_line(text: str | None) -> str | None:
@@ -209,7 +213,9 @@ def parse_key_values(line: str) -> dict[str, str]:
     """findmnt -P / lsblk -P: KEY="value" pairs, with their \\xNN escapes undone."""
     pairs: dict[str, str] = {}
     for key, raw in re.findall(r'([A-Z0-9:_-]+)="((?:[^"\\]|\\.)*)"', line):
-        data = re.sub(rb"\\x([0-9a-fA-F]{2})", lambda m: bytes([int(m.group(1), 16)]), raw.encode())
+        data = re.sub(
+            rb"\\x([0-9a-fA-F]{2})", lambda m: bytes([int(m.group(1), 16)]), raw.encode("utf-8", "surrogateescape")
+        )
         pairs[key] = data.decode("utf-8", "replace")
     return pairs
 
@@ -221,9 +227,9 @@ def parse_df(text: str) -> tuple[str | None, str | None, int | None, int | None,
         return None, None, None, None, None
     header = [*lines[0].split(), "", ""]
     typed = header[1] == "Type"
-    unit = re.fullmatch(r"(\d+)-blocks", header[2] if typed else header[1])
+    unit = re.fullmatch(r"([0-9]{1,40})-blocks", header[2] if typed else header[1])
     pattern = r"(?P<src>.+?)\s+" + (r"(?P<type>\S+)\s+" if typed else "")
-    pattern += r"(?P<total>\d+)\s+\d+\s+(?P<avail>\d+)\s+(?:\d+%|-)\s+(?P<mnt>/.*)"
+    pattern += r"(?P<total>[0-9]{1,40})\s+\d+\s+(?P<avail>[0-9]{1,40})\s+(?:\d+%|-)\s+(?P<mnt>/.*)"
     match = re.fullmatch(pattern, lines[1].strip())
     if not match or not unit:
         return None, None, None, None, None
@@ -337,9 +343,9 @@ def parse_probe_output(text: str) -> HostFacts:
         if sections.get(name, "").strip() == UNREADABLE:
             sections[name] = ""
     os_release = parse_os_release(sections.get("os-release", ""))
-    mem = re.search(r"MemTotal:\s*(\d+)\s*kB", sections.get("memtotal", ""))
+    mem = re.search(r"MemTotal:\s*([0-9]{1,40})\s*kB", sections.get("memtotal", ""))
     threads = _int(sections.get("nfsd-threads"))
-    th_line = re.match(r"th\s+(\d+)", sections.get("nfsd-th", ""))
+    th_line = re.match(r"th\s+([0-9]{1,40})\b", sections.get("nfsd-th", ""))
     if threads is None and th_line:  # /proc/fs/nfsd/threads is root-only; /proc/net/rpc/nfsd is for everyone
         threads = int(th_line.group(1))
     block_size = _int(sections.get("nfsd-max-block-size"))

@@ -1,0 +1,267 @@
+"""Any text, however wrong, gets the parser's own answer: its error, a skipped line or a None, never a crash.
+
+Texts are real captures (tests/captures) with a few numbers or slices replaced, or plain noise: runs of digits
+longer than int() takes (4300), NULs, and bytes that are not UTF-8 as reading with surrogateescape gives them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nfstune.bench.fallback import DdStreamParser, TarParser
+from nfstune.bench.fio import FioStreamParser
+from nfstune.bench.iperf import IperfOutputError, IperfTextParser, parse_iperf_json
+from nfstune.bench.sampler import SampleParser
+from nfstune.bench.workloads import WorkloadId, WorkloadOutputError
+from nfstune.nfs import exports
+from nfstune.nfs.fstab import Fstab
+from nfstune.nfs.kernel_view import connected_clients, parse_export_cache, parse_exportfs_s, parse_fh_cache
+from nfstune.nfs.mounts import parse_mountinfo, parse_proc_mounts
+from nfstune.nfs.mountstats import parse_mountstats
+from nfstune.nfs.nfsstat import parse_client_counters, parse_nfsstat_mounts, parse_pool_stats, parse_server_counters
+from nfstune.paths import recipes_dir
+from nfstune.recipes.loader import load_recipe_file
+from nfstune.remote.probe_parse import parse_probe_output
+
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# a failing example holds 5000-digit runs: hypothesis warns that its repr is long
+pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
+HUGE = "7" * 5000  # int("7" * 5000) raises ValueError (sys.get_int_max_str_digits() is 4300)
+CAPTURES = Path(__file__).parents[1] / "captures"
+
+PIECES = [
+    HUGE, "0" * 4400 + "1", "0x" + "f" * 4000, "-" + HUGE, HUGE + "." + HUGE, "1e999", "nan", "inf", "\0", "\n",
+    " ", "\t", "-", ".", "..", ",", ":", "=", "0", "-1", "1.5", "\u00b2", "\u0663", '"', "{", "[", "3",
+]  # fmt: skip
+
+
+def piece() -> st.SearchStrategy[str]:
+    undecodable = st.binary(min_size=1, max_size=4).map(lambda b: b.decode("utf-8", "surrogateescape"))
+    return st.one_of(st.sampled_from(PIECES), st.text(max_size=4), undecodable)
+
+
+def noisy(*tokens: str) -> st.SearchStrategy[str]:
+    return st.lists(st.one_of(piece(), st.sampled_from(tokens or PIECES)), max_size=40).map("".join)
+
+
+@st.composite
+def mutated(draw: st.DrawFn, *samples: str) -> str:
+    """A sample with one to three edits: a number replaced (most int() calls read one), or a slice replaced."""
+    text = draw(st.sampled_from(samples))
+    for _ in range(draw(st.integers(1, 3))):
+        numbers = [m.span() for m in re.finditer(r"[0-9]+", text)]
+        if numbers and draw(st.booleans()):
+            start, end = draw(st.sampled_from(numbers))
+        else:
+            start = draw(st.integers(0, len(text)))
+            end = start + draw(st.integers(0, 8))
+        text = text[:start] + draw(piece()) + text[end:]
+    return text
+
+
+def capture(*names: str) -> list[str]:
+    return [(CAPTURES / name).read_bytes().decode("utf-8", "surrogateescape") for name in names]
+
+
+def either(*samples: str) -> st.SearchStrategy[str]:
+    return st.one_of(mutated(*samples), noisy())
+
+
+RECIPE = """id = "x"
+title = "t"
+summary = "s"
+why = "w"
+changes_host = "server"
+workloads = ["sync-4k"]
+[repeats]
+min = 3
+max = 0x10
+cv_target = 5.5
+[[configs]]
+label = "a"
+mount = { rsize = 65536, vers = 4.2, nconnect = 2 }
+read_ahead_kb = 128
+export = { set = ["sync", "anonuid=1000", "anongid=0x10"], unset = ["no_wdelay"] }
+when = { server_nfsd_threads = { at_least = 8 } }
+[[configs]]
+label = "b"
+export = { set = ["async"] }
+[[notes]]
+text = "n"
+when = { client_nfs_version = 3, nconnect = 1 }
+"""
+
+
+@FUZZ
+@given(mutated(RECIPE, *(path.read_text() for path in sorted(recipes_dir().glob("*.toml")))))
+def test_recipe_loader_reports_every_text_as_recipe_errors(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
+    path = tmp_path_factory.mktemp("r") / "x.toml"
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    recipe, errors = load_recipe_file(path)
+    assert (recipe is None) == bool(errors)
+    assert all(error.file == path for error in errors)
+    assert all(str(error) for error in errors)
+
+
+EXPORTS_SAMPLE = """/srv/a host1(rw,anonuid=1000,anongid=65534,fsid=7) 10.0.0.0/24(ro,sec=sys:krb5) -async
+/srv/b -ro,no_root_squash *(squash_uids=0-15,squash_gids=3,refer=/x@nas)
+/srv/"with space" [2001:db8::1]/64(rw,xprtsec=tls) 192.0.2.1/255.255.255.0(rw)
+"""
+
+
+@FUZZ
+@given(either(EXPORTS_SAMPLE, *capture("../corpus/exports/realworld.txt", "../corpus/exports/hostile.txt")))
+def test_exports_parser_never_raises(text: str) -> None:
+    doc = exports.parse(text)
+    exports.findings(doc)
+    exports.exported(doc)
+
+
+@FUZZ
+@given(either(*capture("nfs/fstab-sample.txt")))
+def test_fstab_parser_never_raises(text: str) -> None:
+    assert Fstab.parse(text).render() == text
+
+
+@FUZZ
+@given(either(*capture("nfs/client-proc-mounts.txt", "nfs/client-mountinfo.txt")))
+def test_mount_tables_raise_only_their_own_error(text: str) -> None:
+    for parse, kind in ((parse_proc_mounts, "/proc/mounts"), (parse_mountinfo, "mountinfo")):
+        try:
+            parse(text)
+        except ValueError as error:
+            assert str(error).startswith(f"not a {kind} line")
+
+
+@FUZZ
+@given(either(*capture("nfs/client-mountstats.txt")))
+def test_mountstats_parser_never_raises(text: str) -> None:
+    parse_mountstats(text)
+
+
+NFS_COUNTERS = capture(
+    "nfs/nas-proc-net-rpc-nfsd.txt", "nfs/client-proc-net-rpc-nfs.txt", "nfs/nas-pool-stats.txt",
+    "nfs/client-nfsstat-m.txt", "kernel/export-content-normal.txt", "kernel/fh-content-normal.txt",
+    "kernel/clients-info.txt", "kernel/ss-established-2049.txt",
+)  # fmt: skip
+
+
+@FUZZ
+@given(either(*NFS_COUNTERS))
+def test_nfsstat_and_kernel_views_never_raise(text: str) -> None:
+    parse_client_counters(text).get("rpc", "calls")
+    assert parse_server_counters(text).nfsd_threads != -1
+    parse_pool_stats(text)
+    parse_nfsstat_mounts(text)
+    parse_export_cache(text)
+    parse_fh_cache(text)
+    connected_clients(text, text)
+    try:
+        parse_exportfs_s(text)
+    except ValueError as error:
+        assert str(error).startswith("not an exportfs line")
+
+
+IPERF = capture(
+    "bench/iperf-text.txt", "bench/iperf-text-reverse.txt", "bench/iperf-server-text.txt", "bench/iperf-json.txt"
+)
+
+
+@FUZZ
+@given(either(*IPERF))
+def test_iperf_parsers_raise_only_their_own_error(text: str) -> None:
+    parser = IperfTextParser()
+    try:
+        parser.feed(text)
+        parser.result()
+    except IperfOutputError:
+        pass
+    try:
+        parse_iperf_json(text)
+    except IperfOutputError:
+        pass
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "3", "[]", "null", '"x"', '{"end": 3}', '{"end": {"sum_sent": [], "sum_received": {}}}', '{"error": 3}',
+        '{"end": {"sum_sent": {"bytes": 1}, "sum_received": {"seconds": "x", "bytes": 1, "bits_per_second": 1}}}',
+        '{"end": {"sum_sent": {"bytes": ' + HUGE + "}}}",
+    ],
+)  # fmt: skip
+def test_iperf_json_that_is_not_a_result_is_an_iperf_error(text: str) -> None:
+    with pytest.raises(IperfOutputError, match="iperf3"):
+        parse_iperf_json(text)
+
+
+FIO = {
+    WorkloadId.SEQ_WRITE: capture("bench/fio-seq-write.out"),
+    WorkloadId.SEQ_READ: capture("bench/fio-seq-read.out"),
+    WorkloadId.SYNC_4K: capture("bench/fio-sync-4k.out"),
+}
+
+
+@FUZZ
+@given(st.sampled_from(list(FIO)).flatmap(lambda w: st.tuples(st.just(w), either(*FIO[w]), st.integers(1, 5000))))
+def test_fio_parser_raises_only_its_own_error(case: tuple[WorkloadId, str, int]) -> None:
+    workload, text, cut = case
+    parser = FioStreamParser(workload)
+    try:
+        parser.feed(text[:cut])
+        parser.feed(text[cut:])
+        parser.result()
+    except WorkloadOutputError:
+        pass
+
+
+@pytest.mark.parametrize(
+    "document",
+    ['{"jobs": [3]}', '{"jobs": [{"error": "x"}]}', '{"jobs": [{"write": []}]}', '{"jobs": {"a": 1}}',
+     '{"jobs": [{"write": {"io_bytes": ' + HUGE + ', "runtime": 1}}]}',
+     '{"jobs": [{"write": {"io_bytes": "x", "runtime": 1}}]}'],
+)  # fmt: skip
+def test_fio_documents_without_a_result_are_a_workload_error(document: str) -> None:
+    parser = FioStreamParser(WorkloadId.SEQ_WRITE)
+    with pytest.raises(WorkloadOutputError, match="seq-write"):
+        parser.feed(document + "\n")
+        parser.result()
+
+
+@FUZZ
+@given(either(*capture("bench/dd-seq-write.out", "bench/dd-sync-4k.out", "bench/tar-small-files.out")))
+def test_dd_and_tar_parsers_raise_only_their_own_error(text: str) -> None:
+    for parser in (DdStreamParser(WorkloadId.SEQ_WRITE), TarParser(WorkloadId.SMALL_FILES, 10, 3)):
+        try:
+            parser.feed(text)
+            parser.result()
+        except WorkloadOutputError:
+            pass
+
+
+@FUZZ
+@given(either(*capture("bench/sampler-client-fio-seq-write.txt", "bench/sampler-nas-fio-seq-write.txt")))
+def test_sampler_parser_never_raises(text: str) -> None:
+    parser = SampleParser()
+    parser.feed(text + "\n")
+    parser.feed(text + "\n")
+
+
+PROBES = capture("probe/lab-nas-root.txt", "probe/lab-client-root.txt", "probe/synthetic-truenas-scale.txt")
+
+
+@FUZZ
+@given(either(*PROBES))
+def test_probe_parser_never_raises(text: str) -> None:
+    parse_probe_output(text)
+
+
+def test_fuzz_inputs_hold_what_int_refuses() -> None:
+    with pytest.raises(ValueError, match="digits"):
+        int(HUGE)
