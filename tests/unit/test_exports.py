@@ -245,6 +245,23 @@ def test_option_lists_split_and_numbers_parse_as_in_c() -> None:
     assert parse_options("fsid=zz0123456789abcdef0123456789abcdefzz").uuid == "zz0123456789abcdef0123456789abcdefzz"
 
 
+def test_numbers_of_any_length_saturate_as_strtol_does() -> None:
+    huge = "7" * 5000  # int() alone refuses more than 4300 digits
+    assert c_strtol(huge + "x", 10) == (2**63 - 1, 5000)
+    assert c_strtol("-" + huge, 10) == (-(2**63), 5001)
+    assert c_strtol("0x" + "f" * 5000, 0, unsigned=True) == (2**64 - 1, 5002)
+    assert c_strtol("0" * 5000 + "12", 10) == (12, 5002)
+    long_max = str(2**63 - 1)
+    for name in ("anonuid", "anongid"):
+        assert parse_options(f"{name}={huge}") == parse_options(f"{name}={long_max}")
+    assert parse_options(f"fsid={huge}") == parse_options(f"fsid={2**64 - 1}")
+    for bad in (f"anonuid={huge}x", f"squash_uids=0-{huge}"):  # the latter is -1 as an int, as in C
+        with pytest.raises(OptionError):
+            parse_options(bad)
+    doc = parse(f"/srv client(rw,anonuid={huge})\n/srv/b client(rw)\n")
+    assert [entry.path for entry in doc.entries] == ["/srv", "/srv/b"]
+
+
 def kinds(text: str) -> list[tuple[str, str]]:
     return [(f.finding.kind, f.finding.option) for f in findings(parse(text))]
 

@@ -372,6 +372,61 @@ def test_not_utf8(tmp_path: Path) -> None:
     assert [str(e) for e in load_recipe_file(path)[1]] == [f"{path}:2: not UTF-8 text"]
 
 
+def server_side(line: str) -> str:
+    """BASE as a server recipe whose second configuration has `line` too (line 15)."""
+    return edited('vers = "3" }', f'vers = "3" }}\n{line}').replace(
+        'changes_host = "client"', 'changes_host = "server"'
+    )
+
+
+HUGE = "7" * 5000  # more digits than int() reads (sys.get_int_max_str_digits() is 4300)
+BEYOND = "an integer beyond TOML's range (-2^63 to 2^63-1)"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(BASE + f"\n[repeats]\nmin = {HUGE}\n", f"17: repeats.min: {BEYOND}", id="decimal"),
+        pytest.param(BASE + f"\n[repeats]\nmax = 1_{HUGE}\n", f"17: repeats.max: {BEYOND}", id="underscores"),
+        pytest.param(
+            edited('vers = "3"', "rsize = 0x" + "f" * 4000), f"14: configs[1].mount.rsize: {BEYOND}", id="hex"
+        ),
+        pytest.param(
+            edited('vers = "3" }', 'vers = "3" }\nwhen = { link_mtu = { at_least = 0o' + "7" * 30 + " } }"),
+            f"15: configs[1].when.link_mtu.at_least: {BEYOND}",
+            id="octal-in-a-condition",
+        ),
+        pytest.param(
+            server_side('export = { set = ["anonuid=' + HUGE + '"] }'),
+            "15: configs[1].export.set: 'anonuid' takes a uid of at most 10 digits, not one of 5000",
+            id="anonuid",
+        ),
+        pytest.param(
+            server_side('export = { set = ["anongid=-' + "1" * 11 + '"] }'),
+            "15: configs[1].export.set: 'anongid' takes a gid of at most 10 digits, not one of 11",
+            id="anongid",
+        ),
+    ],
+)
+def test_an_integer_too_long_is_an_error_at_its_key(tmp_path: Path, text: str, expected: str) -> None:
+    path = write(tmp_path, "demo", text)
+    recipe, errors = load_recipe_file(path)
+    assert recipe is None
+    assert [str(error) for error in errors] == [f"{path}:{expected}"]
+
+
+def test_a_user_folder_of_broken_files_costs_only_those_files(two_dirs: tuple[Path, Path]) -> None:
+    shipped_dir, user_dir = two_dirs
+    huge = write(user_dir, "demo", BASE + f"\n[repeats]\nmin = {HUGE}\n")
+    toml = write(user_dir, "bad-toml", "id = [\n")
+    latin1 = user_dir / "latin1.toml"
+    latin1.write_bytes(b'id = "caf\xe9"\n')
+    recipes, errors = load_recipes([shipped_dir, user_dir])
+    assert [(r.id, r.user_provided) for r in recipes] == [("demo", False), ("other", False)]
+    assert sorted(str(e.file) for e in errors) == sorted(map(str, (huge, toml, latin1)))
+    assert all(e.line == (17 if e.file == huge else 1) for e in errors)
+
+
 # --- shipped and user recipes -------------------------------------------------------------------------------------
 
 

@@ -358,6 +358,7 @@ EXPORT_REFUSED = {
     "mp": "the export would vanish whenever its path is not a mount point",
 }
 EXPORT_NAMES = frozenset({*FLAG_OPTIONS, *EXPORT_VALUED, *EXPORT_REFUSED})
+ID_DIGITS = 10  # a uid or gid is 32 bits: 4294967295
 
 LABEL_MAX = 24  # a column heading
 TITLE_MAX = 60
@@ -438,7 +439,7 @@ def check_mount_option(name: str, value: object) -> tuple[str | None, str | None
 
 def check_export_option(item: str) -> str | None:
     """An error message for one exports(5) option ("async", "anonuid=1000"), or None."""
-    name, equals, _ = item.partition("=")
+    name, equals, value = item.partition("=")
     if re.search(r"[\s,()]", item):  # "anonuid=0,async" would smuggle in a second option
         return f"one option per string, without blanks, commas or parentheses: {describe(item)}"
     if name in EXPORT_REFUSED:
@@ -449,6 +450,9 @@ def check_export_option(item: str) -> str | None:
         return f"'{name}' takes no value"
     if name in EXPORT_VALUED and not equals:
         return f"'{name}' needs a value: {name}=..."
+    if name in ("anonuid", "anongid") and len(value.lstrip("-")) > ID_DIGITS:
+        # exportfs would take it (strtol saturates), but as an id nobody has: a typing slip
+        return f"'{name}' takes a {name[4:]} of at most {ID_DIGITS} digits, not one of {len(value.lstrip('-'))}"
     try:
         parse_options(item)
     except OptionError as error:
