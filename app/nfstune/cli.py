@@ -13,10 +13,17 @@ import sys
 import time
 import traceback
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nfstune import __version__, paths
+from nfstune.cli_args import (
+    output_file,
+    positive_seconds,
+    server_address,
+    session_id,
+    share_path,
+    ssh_destination,
+)
 from nfstune.errors import NfstuneError
 
 if TYPE_CHECKING:
@@ -99,10 +106,13 @@ def _add_run_parsers(sub: Any) -> None:
     run = sub.add_parser("run", help="measure recipes on a server and a client (or the practice lab)")
     where = run.add_mutually_exclusive_group(required=True)
     where.add_argument("--lab", action="store_true", help="use the running practice lab (`nfstune lab up`)")
-    where.add_argument("--server", help="the NFS server, as you would give it to ssh")
-    run.add_argument("--client", help="the NFS client, as you would give it to ssh")
-    run.add_argument("--share", help="the exported path to test (on the server)")
-    run.add_argument("--server-address", help="the server's address as the client reaches it (default: --server)")
+    where.add_argument("--server", type=ssh_destination, help="the NFS server, as you would give it to ssh")
+    run.add_argument("--client", type=ssh_destination, help="the NFS client, as you would give it to ssh")
+    run.add_argument("--share", type=share_path, help="the exported path to test (an absolute path on the server)")
+    run.add_argument(
+        "--server-address", type=server_address,
+        help="the server's host name or IP address as the client reaches it (default: --server)",
+    )  # fmt: skip
     run.add_argument("--recipe", action="append", required=True, help="recipe id (repeatable); see `nfstune info`")
     run.add_argument(
         "--scale", choices=("small", "normal"), default="normal", help="sizes and repeats: small for the lab"
@@ -110,13 +120,13 @@ def _add_run_parsers(sub: Any) -> None:
     run.add_argument(
         "--no-baselines", action="store_true", help="skip the iperf3 and server-disk ceilings measured first"
     )
-    run.add_argument("--html", type=Path, help="also write the session's report (self-contained HTML) here")
+    run.add_argument("--html", type=output_file, help="also write the session's report (self-contained HTML) here")
     sub.add_parser("history", help="past sessions")
     rep = sub.add_parser("report", help="export a session: HTML (with plots), CSV, JSON")
-    rep.add_argument("session", type=int)
-    rep.add_argument("--html", type=Path)
-    rep.add_argument("--csv", type=Path)
-    rep.add_argument("--json", type=Path)
+    rep.add_argument("session", type=session_id)
+    rep.add_argument("--html", type=output_file)
+    rep.add_argument("--csv", type=output_file)
+    rep.add_argument("--json", type=output_file)
 
 
 def _add_up_options(p: argparse.ArgumentParser) -> None:
@@ -129,7 +139,7 @@ def _add_up_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--link-port", type=int, default=10099, help="127.0.0.1 port that carries the lab link")
     p.add_argument("--accel", default="tcg", choices=("tcg", "kvm"), help="qemu accelerator")
     p.add_argument("--memory", type=int, default=1024, help="MiB of RAM per VM")
-    p.add_argument("--timeout", type=float, default=300, help="seconds to wait for the VMs to boot")
+    p.add_argument("--timeout", type=positive_seconds, default=300, help="seconds to wait for the VMs to boot")
 
 
 def _lab_config(args: argparse.Namespace | None = None) -> LabConfig:
@@ -259,8 +269,21 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """What argparse cannot say alone about `run`; checked before the results database is opened."""
+    if args.lab:
+        given = [f"--{name.replace('_', '-')}" for name in ("client", "share", "server_address") if getattr(args, name)]
+        if given:
+            parser.error(f"--lab uses the lab's own client and share (/export): drop {', '.join(given)}")
+    elif not args.client or not args.share:
+        parser.error("--server needs --client and --share too")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        _check_run(parser, args)
     if args.command not in (None, "info", "gui"):
         from nfstune.logs import setup_logging
 

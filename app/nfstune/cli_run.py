@@ -53,13 +53,20 @@ def report(args: argparse.Namespace) -> int:
     if not (args.html or args.csv or args.json):
         print(report_text(results, args.session))
         return 0
-    if args.csv:
-        results.export_csv(args.session, args.csv)
-    if args.json:
-        results.export_json(args.session, args.json)
-    if args.html:
-        text = report_text(results, args.session)
-        write_html(results, args.session, args.html, text if data["runs"] else "")
+    written = None
+    try:
+        if args.csv:
+            written = args.csv
+            results.export_csv(args.session, args.csv)
+        if args.json:
+            written = args.json
+            results.export_json(args.session, args.json)
+        if args.html:
+            written = args.html
+            text = report_text(results, args.session)
+            write_html(results, args.session, args.html, text if data["runs"] else "")
+    except OSError as error:  # checked before, but the disk may fill or the folder go meanwhile
+        raise ConfigError(f"cannot write {written}: {error.strerror or error}") from None
     for out in (args.html, args.csv, args.json):
         if out:
             print(f"wrote {out}")

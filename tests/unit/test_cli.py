@@ -95,3 +95,131 @@ def test_history_and_report_from_a_terminal_without_display(tmp_path: Path) -> N
     assert "data:image/png;base64," in out.read_text()
     missing = nfstune(tmp_path, "report", "999")
     assert missing.returncode == 2 and "there is no session 999" in missing.stderr
+
+
+# --- bad arguments stop before anything is created or contacted ---------------------------------------------------
+
+# names that no resolver answers (RFC 2606 .invalid): they appear only as text, nothing is contacted
+REMOTE = ["--server", "nas.invalid", "--client", "client.invalid", "--recipe", "quick-check"]
+
+
+def nothing_created(tmp_path: Path) -> bool:
+    return not any((tmp_path / name).exists() for name in ("state", "data", "cache"))
+
+
+@pytest.mark.parametrize(
+    ("args", "argument", "message"),
+    [
+        (["--share", "relative/path"], "--share", "'relative/path' is not an absolute path"),
+        (["--share", "/srv/a\nb"], "--share", "holds a NUL or a line break"),
+        (["--share", "/srv", "--server-address", "x y"], "--server-address", "'x y' is not a host name"),
+        (["--share", "/srv", "--server-address", "[2001:db8::1"], "--server-address", "is not a host name"),
+        (["--share", "/srv", "--server-address", "[nas]"], "--server-address", "not an IPv6 address in brackets"),
+        (["--share", "/srv", "--html", "/nonexistent/dir/x.html"], "--html", "the folder /nonexistent/dir does not"),
+    ],
+)
+def test_run_refuses_a_bad_argument_before_anything(
+    tmp_path: Path, args: list[str], argument: str, message: str
+) -> None:
+    result = nfstune(tmp_path, "run", *REMOTE, *args)
+    assert result.returncode == 2, result.stderr
+    assert f"error: argument {argument}: " in result.stderr and message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert nothing_created(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--server", "nas.invalid", "--recipe", "quick-check"], "--server needs --client and --share too"),
+        (["--lab", "--share", "/srv", "--recipe", "quick-check"], "--lab uses the lab's own client and share"),
+    ],
+)
+def test_run_refuses_a_missing_or_ignored_argument_before_anything(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    result = nfstune(tmp_path, "run", *args)
+    assert result.returncode == 2 and message in result.stderr
+    assert nothing_created(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "address", ["nas.example.org", "nas", "10.99.0.1", "2001:db8::1", "[2001:db8::1]", "fe80::1%eth0"]
+)
+def test_server_addresses_that_are_accepted(address: str) -> None:
+    from nfstune.cli import _parser
+
+    args = _parser().parse_args(["run", *REMOTE, "--share", "/srv", "--server-address", address])
+    assert args.server_address == address.strip("[]")  # the brackets are written back where a mount needs them
+
+
+def test_a_session_number_beyond_the_database_is_no_session(tmp_path: Path) -> None:
+    result = nfstune(tmp_path, "report", "99999999999999999999999")
+    assert result.returncode == 2 and "there is no session 99999999999999999999999" in result.stderr
+    assert "Traceback" not in result.stderr and nothing_created(tmp_path)
+
+
+@pytest.fixture
+def one_session(tmp_path: Path) -> int:
+    from nfstune.store import Results, open_store
+
+    results = Results(open_store(tmp_path / "data" / "nfstune" / "nfstune.sqlite3"))
+    sid = results.start_session(server_host=None, client_host=None, share="/export", scale="small", recipes=["x"])
+    results.end_session(sid, "completed")
+    return sid
+
+
+@pytest.mark.parametrize(
+    ("option", "target", "message"),
+    [
+        ("--html", "/nonexistent/dir/x.html", "the folder /nonexistent/dir does not exist"),
+        ("--csv", "{tmp}", "is a folder: give a file name in it"),
+        ("--json", "{tmp}/missing/x.json", "/missing does not exist"),
+    ],
+)
+def test_report_checks_its_output_paths_first(
+    tmp_path: Path, one_session: int, option: str, target: str, message: str
+) -> None:
+    result = nfstune(tmp_path, "report", str(one_session), "--json", str(tmp_path / "ok.json"), option,
+                     target.format(tmp=tmp_path))  # fmt: skip
+    assert result.returncode == 2 and f"error: argument {option}: " in result.stderr and message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "ok.json").exists()  # nothing written when one output is wrong
+
+
+def test_broken_user_recipes_are_warnings_and_the_run_goes_on(tmp_path: Path) -> None:
+    user = tmp_path / "data" / "nfstune" / "recipes"
+    user.mkdir(parents=True)
+    (user / "huge.toml").write_text(f'id = "huge"\n[repeats]\nmin = {"7" * 5000}\n')
+    (user / "broken.toml").write_text('id = "broken"\ntitle = [\n')
+    (user / "latin1.toml").write_bytes(b'id = "caf\xe9"\n')
+    result = nfstune(tmp_path, "run", *REMOTE[:4], "--share", "/srv", "--recipe", "no-such-recipe")
+    assert result.returncode == 2, result.stderr
+    assert "unknown recipe no-such-recipe" in result.stderr and "Traceback" not in result.stderr
+    assert f"warning: {user / 'huge.toml'}:3: repeats.min: an integer beyond TOML's range" in result.stdout
+    assert f"warning: {user / 'broken.toml'}:" in result.stdout
+    assert f"warning: {user / 'latin1.toml'}:1: not UTF-8 text" in result.stdout
+
+
+def test_lab_up_refuses_a_timeout_that_is_not_a_positive_number() -> None:
+    from nfstune.cli import _parser
+
+    for bad in ("nan", "inf", "-5", "0"):
+        with pytest.raises(SystemExit) as stop:
+            _parser().parse_args(["lab", "up", "--timeout", bad])
+        assert stop.value.code == 2
+
+
+@pytest.mark.parametrize(
+    ("server", "message"),
+    [
+        ("nas name", "is not a host to connect to"),
+        ("nas:" + "2" * 5000, "the port after ':' must be a number from 1 to 65535"),
+        ("nas:\u00b2", "the port after ':' must be a number from 1 to 65535"),  # isdigit() holds; int() refuses
+        ("nas:99999", "the port after ':' must be a number from 1 to 65535"),
+    ],
+)
+def test_run_refuses_a_host_ssh_could_not_take(tmp_path: Path, server: str, message: str) -> None:
+    result = nfstune(tmp_path, "run", "--server", server, *REMOTE[2:], "--share", "/srv")
+    assert result.returncode == 2 and "error: argument --server: " in result.stderr and message in result.stderr
+    assert "Traceback" not in result.stderr and nothing_created(tmp_path)

@@ -39,7 +39,7 @@ class _Resolver:
     seen: set[str] = field(default_factory=set)
 
     def resolve(self, spec: str, user: str | None, port: int | None, keys: tuple[Path, ...]) -> SshTarget:
-        alias, spec_user, spec_port = _split_spec(spec)
+        alias, spec_user, spec_port = split_spec(spec)
         if alias in self.seen:
             raise ConfigError(f"ProxyJump loop in the SSH config at {alias!r}")
         self.seen.add(alias)
@@ -78,17 +78,22 @@ def _with_jump(target: SshTarget, jump: SshTarget | None) -> SshTarget:
     )
 
 
-def _split_spec(spec: str) -> tuple[str, str | None, int | None]:
+def _is_port(text: str) -> bool:
+    # ASCII digits only: int() takes "²" for isdigit() but refuses it, and refuses 5000 digits
+    return text.isascii() and text.isdigit() and len(text) <= 5 and 0 < int(text) < 65536
+
+
+def split_spec(spec: str) -> tuple[str, str | None, int | None]:
     """'user@host:port' -> (host, user, port), as ProxyJump and the connect form accept it."""
     user, _, rest = spec.rpartition("@")
     host, port = rest, None
     if rest.startswith("["):  # [v6addr]:port
         host, _, tail = rest[1:].partition("]")
-        port = int(tail[1:]) if tail.startswith(":") and tail[1:].isdigit() else None
+        port = int(tail[1:]) if tail.startswith(":") and _is_port(tail[1:]) else None
     elif rest.count(":") == 1:
         host, _, p = rest.partition(":")
-        if not p.isdigit():
-            raise ConfigError(f"{spec!r}: the port after ':' must be a number")
+        if not _is_port(p):
+            raise ConfigError(f"{spec!r}: the port after ':' must be a number from 1 to 65535")
         port = int(p)
     if not host or any(c.isspace() for c in host):
         raise ConfigError(f"{spec!r} is not a host name or address")

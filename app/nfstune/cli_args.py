@@ -1,0 +1,96 @@
+"""Argument types of the `nfstune` command: each checks one argument while argparse reads it, so a bad one stops
+the command (exit 2, naming the argument) before any file is created or any host is contacted."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import math
+import os
+import re
+from pathlib import Path
+
+# RFC 1123 labels; "_" too, as resolvers and /etc/hosts take it
+_LABEL = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?")
+SESSION_ID_LIMIT = 2**63  # SQLite's integers are signed 64-bit
+
+
+def server_address(text: str) -> str:
+    """A host name, an IPv4 address or an IPv6 address (bare or in brackets); an IPv6 one comes back bare, for
+    the mount source is written `[address]:/share` by the code that builds it."""
+    if text.startswith("[") and text.endswith("]"):
+        try:
+            ipaddress.IPv6Address(text[1:-1])
+            return text[1:-1]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an IPv6 address in brackets") from None
+    try:
+        ipaddress.ip_address(text)
+        return text
+    except ValueError:
+        pass
+    labels = text.removesuffix(".").split(".")
+    if len(text) > 253 or not all(_LABEL.fullmatch(label) for label in labels) or labels[-1].isdigit():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a host name, an IPv4 address or an IPv6 address (write [2001:db8::1] or 2001:db8::1)"
+        )
+    return text
+
+
+def ssh_destination(text: str) -> str:
+    """What ssh takes: [user@]host[:port] or an alias of ~/.ssh/config; never blanks or control characters."""
+    from nfstune.errors import ConfigError
+    from nfstune.remote.target import split_spec
+
+    if not text or re.search(r"[\s\x00-\x1f\x7f]", text) or text.startswith("-"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a host to connect to (as you would give it to ssh)")
+    try:
+        split_spec(text)
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def share_path(text: str) -> str:
+    """An exported path: absolute, one line, no NUL (exportfs and mount take nothing else)."""
+    if not text.startswith("/"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an absolute path: the share is a path on the server")
+    if "\0" in text or "\n" in text or "\r" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} holds a NUL or a line break, which no exported path can")
+    return text
+
+
+def session_id(text: str) -> int:
+    """A session number as `nfstune history` lists them; one beyond SQLite's integers is no session either."""
+    if not re.fullmatch(r"[0-9]{1,30}", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a session number: see `nfstune history`")
+    number = int(text)
+    if not 0 < number < SESSION_ID_LIMIT:
+        raise argparse.ArgumentTypeError(f"there is no session {number}: see `nfstune history`")
+    return number
+
+
+def output_file(text: str) -> Path:
+    """A file to write a report to: its folder must exist and be writable; the path must not be a folder."""
+    path = Path(text)
+    if not text or "\0" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a file name")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder: give a file name in it")
+    folder = path.parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"{text}: this user may not write there")
+    return path
+
+
+def positive_seconds(text: str) -> float:
+    """A time limit: a finite number of seconds above zero ("nan" and "inf" are floats too)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above zero")
+    return seconds
