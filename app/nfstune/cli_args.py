@@ -4,37 +4,23 @@ the command (exit 2, naming the argument) before any file is created or any host
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import math
 import os
 import re
 from pathlib import Path
 
-# RFC 1123 labels; "_" too, as resolvers and /etc/hosts take it
-_LABEL = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?")
+from nfstune import addresses
+
 SESSION_ID_LIMIT = 2**63  # SQLite's integers are signed 64-bit
 
 
 def server_address(text: str) -> str:
     """A host name, an IPv4 address or an IPv6 address (bare or in brackets); an IPv6 one comes back bare, for
     the mount source is written `[address]:/share` by the code that builds it."""
-    if text.startswith("[") and text.endswith("]"):
-        try:
-            ipaddress.IPv6Address(text[1:-1])
-            return text[1:-1]
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an IPv6 address in brackets") from None
     try:
-        ipaddress.ip_address(text)
-        return text
-    except ValueError:
-        pass
-    labels = text.removesuffix(".").split(".")
-    if len(text) > 253 or not all(_LABEL.fullmatch(label) for label in labels) or labels[-1].isdigit():
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a host name, an IPv4 address or an IPv6 address (write [2001:db8::1] or 2001:db8::1)"
-        )
-    return text
+        return addresses.server_address(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def ssh_destination(text: str) -> str:

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
-from nfstune.ui.controller import ConnState, Controller
+from nfstune.ui.controller import ConnState, Controller, HostSpec
 from nfstune.ui.jobs import Prompter
 from nfstune.ui.pages.connect import ConnectPage
 from tests.conftest import Sshd, free_port
@@ -119,3 +119,34 @@ def test_connecting_undoes_what_a_crashed_run_left(qtbot: QtBot, page: ConnectPa
     assert Journal(conn).pending() == []
     conn.close()
     page.controller.shutdown()
+
+
+def test_this_computer_as_the_server_asks_for_its_address_before_connecting(qtbot: QtBot, page: ConnectPage) -> None:
+    # a recent pair can name this computer as the server; "this computer" is no address a client can mount from
+    page.panels["server"].fill({"local": True})
+    page.panels["client"].fill({"local": True})
+    qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
+    assert "This computer as the NFS server: enter its name or IP address" in page.error.text()
+    assert "Address seen by the client" in page.error.text()
+    assert page.controller.states == {"server": ConnState.IDLE, "client": ConnState.IDLE}  # nothing started
+    page._connect("server")  # the Retry path says it too
+    assert page.controller.states["server"] is ConnState.IDLE and "This computer" in page.error.text()
+
+
+@pytest.mark.parametrize("address", ["x y", "[nas]", "nas:/export"])
+def test_an_address_the_client_cannot_mount_from_is_said_before_connecting(
+    qtbot: QtBot, page: ConnectPage, address: str
+) -> None:
+    for role in ("server", "client"):
+        page.panels[role].target.setText("nas.invalid")  # text only: nothing is contacted
+    page.panels["server"].address.setText(address)
+    qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
+    assert page.error.text().startswith(f"Address seen by the client: {address!r} is not")
+    assert page.controller.states == {"server": ConnState.IDLE, "client": ConnState.IDLE}
+
+
+def test_the_controller_refuses_this_computer_as_a_server_without_an_address(qtbot: QtBot, page: ConnectPage) -> None:
+    page.controller.connect_host("server", HostSpec("this computer", local=True))
+    assert page.controller.states["server"] is ConnState.FAILED
+    assert "needs the address the client uses" in page.panels["server"].state.text()
+    assert "server" not in page.controller.hosts

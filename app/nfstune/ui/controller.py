@@ -111,6 +111,10 @@ class Controller(QObject):
     # --- connect ------------------------------------------------------------------------------------------------
 
     def connect_host(self, role: str, spec: HostSpec, server_address: str | None = None) -> None:
+        if role == "server" and spec.local and not server_address:
+            # "this computer" is no address a client can mount from; the connect page asks for one first
+            self._set_state(role, ConnState.FAILED, "this computer as the server needs the address the client uses")
+            return
         self.specs[role] = spec
         if role == "server":
             self.server_address = server_address or (spec.target if not spec.lab_vm else "nas")

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from nfstune.addresses import server_address
 from nfstune.ui.controller import ConnState, Controller, HostSpec
 
 RECENT_KEY = "connect/recent_pairs"
@@ -172,15 +173,39 @@ class ConnectPage(QWidget):
             self.error.setText(f"Enter the {role}'s host name or address first.")
             self.panels[role].target.setFocus()
             return
+        address = None
+        if role == "server":
+            address, problem = self._server_address(spec)
+            if problem:
+                self.error.setText(problem)
+                self.panels["server"].address.setFocus()
+                return
         self.error.clear()
-        address = self.panels["server"].address.text().strip() or None
-        self.controller.connect_host(role, spec, server_address=address if role == "server" else None)
+        self.controller.connect_host(role, spec, server_address=address)
+
+    def _server_address(self, spec: HostSpec) -> tuple[str | None, str | None]:
+        """(the address the client will mount the server by, or None for the host name; what is wrong with it)."""
+        text = self.panels["server"].address.text().strip()
+        if not text:
+            if spec.local:  # "this computer" is no name the client can reach
+                return None, ("This computer as the NFS server: enter its name or IP address as the client reaches "
+                              "it, under \u201cAddress seen by the client\u201d.")  # fmt: skip
+            return None, None
+        try:
+            return server_address(text), None
+        except ValueError as error:
+            return None, f"Address seen by the client: {error}."
 
     @Slot()
     def _on_connect_clicked(self) -> None:
         missing = [r for r, p in self.panels.items() if not p.target.text().strip() and not p.spec().local]
         if missing:
             self.error.setText(f"Enter the {' and the '.join(missing)} host first, or use the practice lab.")
+            return
+        _, problem = self._server_address(self.panels["server"].spec())
+        if problem:  # before either host is contacted
+            self.error.setText(problem)
+            self.panels["server"].address.setFocus()
             return
         for role in self.panels:
             self._connect(role)
