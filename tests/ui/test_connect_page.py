@@ -150,3 +150,14 @@ def test_the_controller_refuses_this_computer_as_a_server_without_an_address(qtb
     assert page.controller.states["server"] is ConnState.FAILED
     assert "needs the address the client uses" in page.panels["server"].state.text()
     assert "server" not in page.controller.hosts
+
+
+def test_a_port_int_cannot_read_is_a_failure_with_the_reason_not_a_crash(qtbot: QtBot, page: ConnectPage) -> None:
+    crashes: list[str] = []
+    page.controller.crashed.connect(crashes.append)
+    page.panels["server"].target.setText("nas.invalid:\u00b2")  # "²".isdigit() holds, but int() refuses it
+    page._connect("server")
+    states = page.controller.states
+    qtbot.waitUntil(lambda: states["server"] is not ConnState.CONNECTING, timeout=10_000)
+    assert states["server"] is ConnState.FAILED and crashes == []
+    assert "the port after ':' must be a number from 1 to 65535" in page.panels["server"].state.text()
