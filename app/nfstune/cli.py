@@ -23,6 +23,7 @@ from nfstune.cli_args import (
     session_id,
     share_path,
     ssh_destination,
+    vm_memory,
 )
 from nfstune.errors import NfstuneError
 
@@ -138,7 +139,7 @@ def _add_up_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--client-port", type=int, default=2223, help="SSH port of the client VM on 127.0.0.1")
     p.add_argument("--link-port", type=int, default=10099, help="127.0.0.1 port that carries the lab link")
     p.add_argument("--accel", default="tcg", choices=("tcg", "kvm"), help="qemu accelerator")
-    p.add_argument("--memory", type=int, default=1024, help="MiB of RAM per VM")
+    p.add_argument("--memory", type=vm_memory, default=1024, help="MiB of RAM per VM")
     p.add_argument("--timeout", type=positive_seconds, default=300, help="seconds to wait for the VMs to boot")
 
 

@@ -80,3 +80,15 @@ def positive_seconds(text: str) -> float:
     if not math.isfinite(seconds) or seconds <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above zero")
     return seconds
+
+
+def vm_memory(text: str) -> int:
+    """MiB of RAM for a lab VM: no more than this computer has (qemu would fail only after the image is built)."""
+    import psutil
+
+    if not re.fullmatch(r"[0-9]{1,12}", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of MiB")
+    mib, total = int(text), psutil.virtual_memory().total // 2**20
+    if mib > total:
+        raise argparse.ArgumentTypeError(f"{mib} MiB is more memory than this computer has ({total} MiB)")
+    return mib
