@@ -142,7 +142,7 @@ def test_a_megabyte_round_trips_on_this_computer(tmp_path: Path) -> None:
 
 
 def test_a_failed_write_names_the_file_and_host_and_not_the_data(sshd: Sshd, tmp_path: Path) -> None:
-    data = b"/srv/secret host(rw) # " + b"x" * 200 + b"\n"
+    data = b"/srv/secret host(rw) # " + b"x" * MIB + b"\n"  # more than the channel window: the send must end
     path = str(tmp_path / "no such dir" / "exports")
     with Host("127.0.0.1", port=sshd.port, key_filename=sshd.client_key, known_hosts=sshd.known_hosts) as h:
         h.label = "nas"
