@@ -16,6 +16,7 @@ from nfstune.engine import Event
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
 from nfstune.remote import open_host
+from nfstune.signals import terminate_as_interrupt
 from nfstune.store import Journal, Results, open_store
 from nfstune.summary import repeat_agreement, results_text
 from nfstune.workflow import (
@@ -107,6 +108,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
     conn = open_store()
     results, journal = Results(conn), Journal(conn)
     with ExitStack() as stack:
+        stack.enter_context(terminate_as_interrupt())  # SIGTERM and SIGHUP undo as Ctrl-C does
         pair = _hosts(args, stack)
         printer(f"probing {pair.server.label} and {pair.client.label}")
         facts = probe_pair(pair)

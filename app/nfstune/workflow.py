@@ -53,7 +53,12 @@ class Facts:
 
 def probe_pair(pair: Pair) -> Facts:
     """The client first: its route to the server gives its own address, by which the server's NIC towards the
-    client is found (for the MTU comparison and the server's network series)."""
+    client is found (for the MTU comparison and the server's network series).
+
+    Every sudo password is asked for here, before anything is changed: not later, with the server already
+    changed while a prompt waits for an admin who walked away."""
+    pair.server.sudo_prefix()
+    pair.client.sudo_prefix()
     client = probe(pair.client, peer=pair.address)
     toward_client = client.route.source_address if client.route is not None else None
     return Facts(probe(pair.server, path=pair.share, peer=toward_client), client)

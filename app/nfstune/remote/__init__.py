@@ -3,6 +3,7 @@
 from nfstune.remote.errors import (
     AuthFailed,
     CommandFailed,
+    FileAccessFailed,
     HostKeyChanged,
     HostKeyUnknown,
     PermissionDenied,
@@ -18,6 +19,7 @@ __all__ = [
     "AuthFailed",
     "CommandFailed",
     "CommandResult",
+    "FileAccessFailed",
     "Host",
     "HostKeyChanged",
     "HostKeyUnknown",

@@ -50,3 +50,11 @@ class CommandFailed(RemoteError):
         self.command, self.exit_status, self.stderr = command, exit_status, stderr
         tail = "\n".join(stderr.strip().splitlines()[-5:])
         super().__init__(host, f"`{command}` failed with exit status {exit_status}" + (f":\n{tail}" if tail else ""))
+
+
+class FileAccessFailed(RemoteError):
+    """Reading or writing a file failed; the message names the action, the file and the host."""
+
+    def __init__(self, host: str, action: str, path: str, reason: str) -> None:
+        self.host, self.action, self.path, self.reason = host, action, path, reason
+        NfstuneError.__init__(self, f"{action} {path} on {host}: {reason}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import secrets
 import shlex
 import threading
 from collections.abc import Callable, Sequence
@@ -18,9 +19,11 @@ from nfstune.errors import ToolMissing
 from nfstune.remote.errors import (
     AuthFailed,
     CommandFailed,
+    FileAccessFailed,
     HostKeyChanged,
     HostKeyUnknown,
     PermissionDenied,
+    Timeout,
     Unreachable,
 )
 from nfstune.remote.process import RemoteProcess, wrap
@@ -33,7 +36,7 @@ HostKeyPrompt = Callable[[str, str, str], bool]
 SecretPrompt = Callable[[str, str], str | None]
 
 SYSTEM_KNOWN_HOSTS = "~/.ssh/known_hosts"  # expanded when used: HOME may differ (tests, sudo)
-MAX_WRITE_BYTES = 1 << 20
+MAX_WRITE_BYTES = 64 << 20  # a sanity limit: exports and fstab files are far smaller
 
 
 def fingerprint(key: paramiko.PKey) -> str:
@@ -203,27 +206,48 @@ class Host:
 
     # --- commands -------------------------------------------------------------------------------------------
 
-    def start(self, command: str | Sequence[str], *, sudo: bool = False, timeout: float | None = None) -> RemoteProcess:
+    def start(
+        self,
+        command: str | Sequence[str],
+        *,
+        sudo: bool = False,
+        timeout: float | None = None,
+        stdin: bytes = b"",
+    ) -> RemoteProcess:
         """Start a command; a sequence is quoted for the remote shell, a string is sent as it is (ours only).
-        With sudo=True it runs as root (directly when the login is root)."""
+        With sudo=True it runs as root (directly when the login is root). `stdin` is sent to the command (after
+        sudo's password line), then its stdin is closed."""
         text = command if isinstance(command, str) else shlex.join(command)
         prefix = self.sudo_prefix() if sudo else ""
         channel = self._open_channel(text)
         try:
             channel.exec_command(wrap(text, prefix))
             if prefix.startswith("sudo -S"):
-                self._send_sudo_password(channel)
+                channel.sendall(((self._sudo_password or "") + "\n").encode())
         except (OSError, paramiko.SSHException) as exc:
             channel.close()
             raise Unreachable(self.label, f"cannot start `{text}` ({exc})") from None
+        if stdin or prefix.startswith("sudo -S"):
+            try:
+                channel.sendall(stdin)
+                # end stdin: after a wrong password sudo asks again, and must read EOF rather than wait forever
+                channel.shutdown_write()
+            except (OSError, paramiko.SSHException):
+                pass  # the command ended without reading it all: its exit status and stderr say why
         proc = RemoteProcess(self.label, text, channel, lambda kill: self._kill(kill, prefix), timeout)
         proc.await_start(self.connect_timeout)
         return proc
 
     def run(
-        self, command: str | Sequence[str], *, timeout: float = 60.0, check: bool = True, sudo: bool = False
+        self,
+        command: str | Sequence[str],
+        *,
+        timeout: float = 60.0,
+        check: bool = True,
+        sudo: bool = False,
+        stdin: bytes = b"",
     ) -> CommandResult:
-        proc = self.start(command, sudo=sudo, timeout=timeout)
+        proc = self.start(command, sudo=sudo, timeout=timeout, stdin=stdin)
         out: list[str] = []
         err: list[str] = []
         for stream, text in proc.chunks():
@@ -303,27 +327,51 @@ class Host:
     def read_file(self, path: str, *, sudo: bool = False) -> bytes | None:
         """A file's exact bytes, or None if it does not exist."""
         q = shlex.quote(path)
-        result = self.run(f"if [ -e {q} ]; then base64 < {q}; else echo MISSING; fi", sudo=sudo)
+        script = f"if [ -e {q} ]; then base64 < {q}; else echo MISSING; fi"
+        try:
+            result = self.run(script, sudo=sudo, timeout=120)
+        except (CommandFailed, Timeout, Unreachable) as exc:
+            raise FileAccessFailed(self.label, "reading", path, _reason(exc, script)) from None
         if result.stdout.strip() == "MISSING":
             return None
         return base64.b64decode(result.stdout)
 
     def write_file(self, path: str, data: bytes, *, sudo: bool = False, mode: str | None = None) -> None:
         """Atomically replace (or create) a file: a temp file beside it, flushed, then renamed over it. The
-        original's owner and mode are kept (or `mode` is set)."""
+        original's owner and mode are kept (or `mode` is set).
+
+        The data goes on the command's stdin, never on its command line (which has a size limit and is shown
+        by `ps`). A random marker line comes first: `sudo -S` reads its password line before it, but when sudo
+        does not ask (cached credentials, NOPASSWD for this command) the script skips that line itself."""
         if len(data) > MAX_WRITE_BYTES:
-            raise ValueError(f"{path}: {len(data)} bytes is more than write_file() is for")
+            raise FileAccessFailed(self.label, "writing", path, f"{len(data)} bytes is more than nfstune writes")
         q = shlex.quote(path)
-        payload = base64.b64encode(data).decode()
+        marker = secrets.token_hex(16)
         keep = f'chown --reference={q} "$t" && chmod --reference={q} "$t"'
         set_mode = f'chmod {shlex.quote(mode)} "$t"' if mode else "true"
         script = (
-            f"set -e; t=$(mktemp {q}.nfstune.XXXXXX); trap 'rm -f \"$t\"' EXIT; "
-            f'echo {payload} | base64 -d > "$t"; '
+            f"set -e; t=$(mktemp {q}.nfstune.XXXXXX); trap 'rm -f \"$t\"' EXIT; found=; "
+            f'while IFS= read -r line; do if [ "$line" = {marker} ]; then found=1; break; fi; done; '
+            '[ -n "$found" ] || { echo "the data did not arrive" >&2; exit 1; }; '
+            f'cat > "$t"; n=$(wc -c < "$t"); '
+            f'[ "$n" -eq {len(data)} ] || {{ echo "only $n of {len(data)} bytes arrived" >&2; exit 1; }}; '
             f'if [ -e {q} ]; then {keep}; else chmod 644 "$t"; fi; {set_mode}; '
-            f'sync "$t"; mv -f "$t" {q}; trap - EXIT; sync $(dirname {q})'
+            f'sync "$t"; mv -f "$t" {q}; trap - EXIT; sync "$(dirname {q})"'
         )
-        self.run(script, sudo=sudo)
+        try:
+            self.run(script, sudo=sudo, stdin=marker.encode() + b"\n" + data, timeout=120)
+        except (CommandFailed, Timeout, Unreachable) as exc:
+            raise FileAccessFailed(self.label, "writing", path, _reason(exc, script)) from None
+
+
+def _reason(exc: CommandFailed | Timeout | Unreachable, script: str) -> str:
+    """What went wrong, without the host (the caller names it) or our script (it says nothing to the admin)."""
+    if isinstance(exc, CommandFailed):
+        tail = "\n".join(exc.stderr.strip().splitlines()[-5:])
+        return tail or f"exit status {exc.exit_status}"
+    if isinstance(exc, Timeout):
+        return f"not done within {exc.seconds:g} s"
+    return str(exc).removeprefix(f"{exc.host}: ").replace(f" `{script}`", "")
 
 
 def open_host(

@@ -69,10 +69,10 @@ class RemoteProcess:
     def chunks(self) -> Iterator[tuple[Stream, str]]:
         """Output as it arrives, until the command exits. Raises Timeout (after killing it) at the deadline."""
         ch = self._channel
-        if self._pending_out:
-            yield "out", self._pending_out
-            self._pending_out = ""
         try:
+            if self._pending_out:
+                yield "out", self._pending_out
+                self._pending_out = ""
             while True:
                 got = False
                 if ch.recv_ready():
@@ -101,6 +101,11 @@ class RemoteProcess:
                     yield stream, tail
             status = ch.recv_exit_status()
             self.exit_status = -1 if self.cancelled else status
+        except KeyboardInterrupt:
+            # Ctrl-C, SIGTERM or SIGHUP while waiting: closing the channel would leave the command running (on a
+            # mount the undo is about to take away)
+            self.cancel()
+            raise
         finally:
             ch.close()
 

@@ -3,6 +3,7 @@ file before the first one runs), and a refusal to open a file written by a newer
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -141,10 +142,26 @@ def default_path() -> Path:
     return paths.data_dir() / "nfstune.sqlite3"
 
 
+def _private(path: Path) -> None:
+    """Create the file empty and 0600 (SQLite gives its -wal and -shm files the database's mode), or take the
+    group's and others' access away from one an older nfstune made: it holds copies of /etc/fstab, which can
+    carry credentials."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            if p.exists() and p.stat().st_mode & 0o077:
+                p.chmod(0o600)
+
+
 def open_store(path: Path | None = None) -> sqlite3.Connection:
     path = path or default_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     existed = path.exists() and path.stat().st_size > 0
+    try:
+        _private(path)
+    except OSError as exc:
+        raise StoreError(f"cannot create {path}: {exc.strerror or exc}") from None
     try:
         conn = sqlite3.connect(path, isolation_level=None, timeout=10)  # transactions are explicit
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -161,6 +178,7 @@ def open_store(path: Path | None = None) -> sqlite3.Connection:
     if version < SCHEMA_VERSION:
         if existed:
             backup = path.with_name(f"{path.name}.v{version}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
+            _private(backup)
             with sqlite3.connect(backup) as copy:
                 conn.backup(copy)
             copy.close()

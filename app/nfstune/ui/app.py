@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+from collections.abc import Callable
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from nfstune import __version__
@@ -40,7 +43,26 @@ def run_main_window(*, lab: bool = False, scale: str | None = None) -> int:
     install_excepthook()
     window = MainWindow(scale=scale or ("small" if lab else None))
     window.controller.crashed.connect(window.show_crash)
+    quit_on_termination(app, window.controller.shutdown)
     window.show()
     if lab:
         window.controller.connect_lab()
     return app.exec()
+
+
+def quit_on_termination(app: QApplication, shutdown: Callable[[], None]) -> None:
+    """SIGTERM and SIGHUP (a logout, a service stop) quit as the window's Quit does, without asking: `shutdown`
+    cancels a run and waits for its undo, then the application quits. Python runs signal handlers only when it
+    has control, and Qt's event loop keeps it in C++: a timer hands control back a few times a second."""
+
+    def handler(_signum: int, _frame: object) -> None:
+        for s in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_IGN)  # once: a second signal must not cut the undo short
+        QTimer.singleShot(0, lambda: (shutdown(), app.quit()))
+
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(s) is not signal.SIG_IGN:
+            signal.signal(s, handler)
+    wake = QTimer(app)
+    wake.timeout.connect(lambda: None)
+    wake.start(200)
