@@ -63,13 +63,13 @@ def reasons_html(reasons: Sequence[Reason]) -> str:
 
 def copy_text(rec: Recommendation, server_label: str, client_label: str) -> str:
     """Both lines, each under a comment naming the file and host it belongs in."""
-    return (f"# /etc/exports on {server_label}\n{rec.exports_line}\n"
+    return (f"# {rec.exports_file} on {server_label}\n{rec.exports_line}\n"
             f"# /etc/fstab on {client_label}\n{rec.fstab_line}\n")  # fmt: skip
 
 
 def save_text(rec: Recommendation, server_label: str, client_label: str) -> str:
     """The lines with every option's reason and the notes, as comments, so the file explains itself later."""
-    parts = ["# nfstune recommendation", f"# /etc/exports on {server_label}:"]
+    parts = ["# nfstune recommendation", f"# {rec.exports_file} on {server_label}:"]
     parts += [f"#   {r.option}: {r.why}" for r in rec.exports_reasons]
     parts += [rec.exports_line, "", f"# /etc/fstab on {client_label}:"]
     parts += [f"#   {r.option}: {r.why}" for r in rec.fstab_reasons]
@@ -174,7 +174,7 @@ class RecommendationPage(QWidget):
         e = html.escape
         self._rec = rec
         self._labels = (server_label, client_label)
-        self.exports_box.setTitle(f"/etc/exports on {server_label}")
+        self.exports_box.setTitle(f"{rec.exports_file} on {server_label}")
         self.fstab_box.setTitle(f"/etc/fstab on {client_label}")
         self.exports_line.setText(rec.exports_line)
         self.exports_reasons.setText(reasons_html(rec.exports_reasons))
