@@ -129,9 +129,10 @@ def plan_apply(
         raise ConfigError(f"the fstab line mounts {entry.device}, not the share {share}: {fstab_line.strip()!r}")
     server_edit = plan_exports_change(files, share, exports_line, host=server[0])
     client_edit = plan_fstab_change(fstab, fstab_line, host=client[0])
+    after = {**files, server_edit.path: server_edit.new.decode("utf-8", "surrogateescape")}
     return ApplyPlan(
         server_edit, client_edit, entry.mount_point, share, exports_line, server[1], client[1],
-        tuple(exports_findings(files)),
+        tuple(exports_findings(after)),  # what stays wrong once the edit is made
     )  # fmt: skip
 
 
