@@ -151,3 +151,21 @@ def test_apply_only_emits_and_shows_the_outcome(
     assert page.apply_state.text() == "Applied and verified" and "#1b7f2a" in page.apply_state.styleSheet()
     page.set_apply_state("Rolled back: exportfs -ra failed", False)
     assert page.apply_state.text().startswith("Rolled back") and "#b3261e" in page.apply_state.styleSheet()
+
+
+def test_the_page_says_the_line_is_the_admins_own_entry(page: RecommendationPage) -> None:
+    rec = recommend(
+        share="/srv/a", server="nas", exports="/srv/a -ro,no_root_squash,async host1\n",
+        fstab="nas:/srv/a/ /home/me/A nfs4 ro,sec=krb5p 0 0\n",
+        measured=Measured(best_version="4.1", version_reason="4.1 measured faster"),
+    )  # fmt: skip
+    page.show_recommendation(rec, server_label="nas", client_label="laptop")
+    assert page.exports_line.text() == "/srv/a -ro,no_root_squash,async host1(sync)"
+    assert page.exports_state.text().startswith("Your entry in /etc/exports with only sync changed")
+    assert page.exports_state.text().endswith("Now:\n/srv/a -ro,no_root_squash,async host1")
+    assert page.fstab_line.text() == "nas:/srv/a/ /home/me/A nfs4 ro,sec=krb5p,vers=4.1 0 0"
+    assert page.fstab_state.text().endswith("Now:\nnas:/srv/a/ /home/me/A nfs4 ro,sec=krb5p 0 0")
+    new = recommend(share="/srv/n", server="nas", exports={}, client_spec="@team", measured=Measured())
+    page.show_recommendation(new, server_label="nas", client_label="laptop")
+    assert page.exports_state.text() == "The share is not exported yet: this line would be added to /etc/exports."
+    assert page.fstab_state.text().startswith("The client has no entry for this share")

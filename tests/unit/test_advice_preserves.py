@@ -35,7 +35,7 @@ OPTIONS = [
 ]  # fmt: skip
 CLIENTS = ["*", "host1", "nas.lan", "10.1.0.0/16", "192.168.1.0/24", "2001:db8::/32", "@team", "*.lan", "h?",
            "gss/krb5", "10.0.0.5", "fe80::1"]  # fmt: skip
-PATH_PARTS = ["srv", "data", "my share", "ünï", "a\tb", 'q"x', "back\\slash", "#x", "export", "ro"]
+PATH_PARTS = ["srv", "data", "my share", "ünï", "a\tb", 'q"x', "back\\slash", "#x", "export", "ro", "caf\udce9"]
 SERVERS = ["nas", "10.0.0.5", "2001:db8::1", "NAS.lan"]
 
 # async often, so that most examples have a client for the recommendation to change
@@ -91,7 +91,8 @@ def exports_files(draw: st.DrawFn, share: str) -> dict[str, str]:
                 lines.append(draw(entries(draw(paths()))))
             else:
                 lines.append("# nas exports" if what == "comment" else "")
-        files[name] = "\n".join(lines) + draw(st.sampled_from(["\n", ""]))
+        end = draw(st.sampled_from(["\n", "\n", "\n", "\r\n"]))  # a CR ends an export, a blank CRLF line the file
+        files[name] = end.join(lines) + draw(st.sampled_from([end, ""]))
     return files
 
 
