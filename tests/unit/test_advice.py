@@ -60,6 +60,12 @@ def test_a_new_export_gets_safe_options_for_the_named_clients_only() -> None:
         recommend(share="/srv/new", server="nas", exports={}, client_spec="a(rw) b", measured=Measured())
 
 
+def test_a_share_after_the_line_where_exportfs_stops_is_not_taken_for_a_new_one() -> None:
+    with pytest.raises(ConfigError, match=r"line 2 exports /srv/x, but exportfs stops reading that file at line 1"):
+        recommend(share="/srv/x", server="nas", exports="/a h(bogus)\n/srv/x h(rw)\n", client_spec="h",
+                  measured=Measured())  # fmt: skip
+
+
 def test_fstab_line_never_carries_folklore_options() -> None:
     rec = recommend(
         share="/export", server="nas", mount_point="/mnt/nas", exports={}, client_spec="nas-clients.lan",
