@@ -185,3 +185,26 @@ def test_a_committed_apply_is_not_undone_at_the_next_connect(
     assert (nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout) == applied
     assert "(sync," in nas.run("exportfs -s").stdout
     assert rec.fstab_line in client.run("cat /etc/fstab").stdout
+
+
+def test_the_users_fstab_entry_is_edited_in_place(
+    nas: Host, client: Host, journal: Journal, originals: tuple[str, str]
+) -> None:
+    """The client already mounts the share its own way: Apply changes only the measured version on that line,
+    keeping its mount point, ro, noexec and x-systemd.automount (the old Apply replaced the line)."""
+    fstab = client.read_file("/etc/fstab")
+    assert fstab is not None
+    own = f"nas:/export/  {MOUNT_POINT}\tnfs  ro,noexec,x-systemd.automount,nfsvers=4.1,_netdev  0  0\n"
+    client.write_file("/etc/fstab", fstab + own.encode())
+    current = current_export(nas, "/export", client)
+    rec = recommend(
+        share="/export", server="nas", exports=current.exports, fstab=current.fstab,
+        measured=Measured(best_version="4.2", version_reason="4.2 measured faster"),
+    )  # fmt: skip
+    assert rec.fstab_line == own.rstrip("\n").replace("nfsvers=4.1", "vers=4.2")
+    plan = prepare(nas, client, "/export", rec.exports_line, rec.fstab_line)
+    assert plan.server_edit.noop and plan.mount_point == MOUNT_POINT
+    result = apply(plan, nas, client, journal, lambda _m: None)
+    assert client.read_file("/etc/fstab") == fstab + own.replace("nfsvers=4.1", "vers=4.2").encode()
+    assert "0 parse errors, 0 errors" in result.findmnt
+    client.write_file("/etc/fstab", fstab)  # the fixture checks the rest is as it was
