@@ -20,6 +20,7 @@ from nfstune.signals import terminate_as_interrupt
 from nfstune.store import Journal, Results, open_store
 from nfstune.summary import repeat_agreement, results_text
 from nfstune.workflow import (
+    CurrentConfig,
     Pair,
     current_export,
     make_engine,
@@ -137,7 +138,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             cancel=threading.Event(), baselines=not getattr(args, "no_baselines", False),
         )  # fmt: skip
         engine.run(sid, planned)
-        current = current_export(pair.server, pair.share)
+        current = current_export(pair.server, pair.share, pair.client)
     text = report_text(results, sid) + "\n" + advice_text(results, sid, share=pair.share, server=pair.address,
                                                            current=current)  # fmt: skip
     print(text)
@@ -150,22 +151,37 @@ def run(args: argparse.Namespace, printer: Any) -> int:
     return 0
 
 
-def advice_text(
-    results: Results, session_id: int, *, share: str, server: str, current: tuple[str, tuple[str, ...]]
-) -> str:
-    rec = recommendation(results, session_id, share=share, server=server, current=current)
-    lines = ["", "Recommended /etc/exports line (on the server):", f"  {rec.exports_line}"]
+def advice_text(results: Results, session_id: int, *, share: str, server: str, current: CurrentConfig) -> str:
+    try:
+        rec = recommendation(results, session_id, share=share, server=server, current=current)
+    except ConfigError as exc:
+        return f"\nNo recommendation: {exc}"
+    where = rec.exports_file if rec.exports_before is not None else f"{rec.exports_file}, a new line"
+    lines = ["", f"Recommended export of {share} ({where}, on the server):", _indent(rec.exports_line)]
+    if rec.exports_before is not None and rec.exports_before != rec.exports_line:
+        lines += ["  now:", _indent(rec.exports_before, "    ")]
+    elif rec.exports_before is not None:
+        lines.append("  (your entry already reads as recommended)")
     lines += [f"    {r.option}: {r.why}" for r in rec.exports_reasons]
-    lines += ["Recommended /etc/fstab line (on the client; choose your own mount point):", f"  {rec.fstab_line}"]
+    if rec.fstab_before is not None:
+        state = "already reads as recommended" if rec.fstab_before == rec.fstab_line else f"now: {rec.fstab_before}"
+        lines += ["Recommended /etc/fstab entry (on the client; your entry, edited in place):", f"  {rec.fstab_line}"]
+        lines.append(f"  ({state})")
+    else:
+        lines += ["Recommended /etc/fstab line (on the client; choose your own mount point):", f"  {rec.fstab_line}"]
     lines += [f"    {r.option}: {r.why}" for r in rec.fstab_reasons]
     lines += [f"  note: {n}" for n in rec.notes]
     alt = rec.async_alternative
     if alt is not None:
         lines += [
-            "\n!! Opt-in alternative, NOT recommended by default: async", f"  {alt.line}", f"  measured: {alt.gain}",
+            "\n!! Opt-in alternative, NOT recommended by default: async", _indent(alt.line), f"  measured: {alt.gain}",
             f"  exports(5): {alt.warning}", f"  what it means: {alt.risk}", f"  only if: {alt.conditions}",
         ]  # fmt: skip
     return "\n".join(lines)
+
+
+def _indent(text: str, prefix: str = "  ") -> str:
+    return "\n".join(prefix + line for line in text.split("\n"))
 
 
 def report_text(results: Results, session_id: int) -> str:

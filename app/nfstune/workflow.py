@@ -16,7 +16,7 @@ from nfstune.bench.sizing import plan_sizes
 from nfstune.bench.stats import compare
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.engine import Engine, Event, PlannedConfig, plan, stored_value
-from nfstune.errors import ConfigError, NfstuneError
+from nfstune.errors import ConfigError
 from nfstune.nfs.change import host_key
 from nfstune.recipes.model import WORKLOADS, Recipe, recipe_facts
 from nfstune.remote import Host
@@ -122,29 +122,32 @@ def make_engine(
     )  # fmt: skip
 
 
-def current_export(server: Host, share: str) -> tuple[str, tuple[str, ...]]:
-    """The client spec and options of the share as the admin exported it (after our changes were undone), from
-    the exports file that defines it."""
-    from nfstune.nfs.change import read_export_files
-    from nfstune.nfs.export_edit import locate
-    from nfstune.nfs.exports import parse
+@dataclass(frozen=True)
+class CurrentConfig:
+    """The admin's own configuration as it is after a session's changes were undone: the recommendation edits
+    it."""
 
-    files = read_export_files(server)
-    try:
-        entry = parse(files[locate(files, share).file]).find(share)
-    except NfstuneError:  # not exported (any more)
-        entry = None
-    if entry is None or not entry.clients:
-        return "*", ()
-    return entry.clients[0].name, entry.clients[0].explicit_options
+    exports: dict[str, str]  # every exports file of the server, path -> text
+    fstab: str | None  # the client's /etc/fstab; None when it has none (or no client was read)
+
+
+def current_export(server: Host, share: str, client: Host | None = None) -> CurrentConfig:
+    """The server's exports files (the share's entry, its clients, "-opts" defaults and all) and the client's
+    /etc/fstab, read as root."""
+    from nfstune.nfs.change import read_export_files
+
+    fstab = client.read_file("/etc/fstab", sudo=True) if client is not None else None
+    text = None if fstab is None else fstab.decode("utf-8", "surrogateescape")
+    return CurrentConfig(read_export_files(server), text)
 
 
 def recommendation(
-    results: Results, session_id: int, *, share: str, server: str, current: tuple[str, tuple[str, ...]]
+    results: Results, session_id: int, *, share: str, server: str, current: CurrentConfig
 ) -> Recommendation:
+    """Raises ConfigError when there is nothing to start from (the share is not exported any more)."""
     return recommend(
-        share=share, client_spec=current[0], server=server, mount_point="/mnt/nfs",
-        current_options=current[1], measured=measured_from(results, session_id),
+        share=share, server=server, exports=current.exports, fstab=current.fstab,
+        measured=measured_from(results, session_id),
     )  # fmt: skip
 
 

@@ -15,6 +15,7 @@ from nfstune.nfs.apply import ApplyFailed, ApplyRefused, apply, prepare
 from nfstune.nfs.change import recover_on_connect
 from nfstune.remote import Host
 from nfstune.store import Journal, open_store
+from nfstune.workflow import current_export
 
 pytestmark = pytest.mark.lab
 
@@ -25,6 +26,8 @@ NAS_SNAPSHOT = (
 )
 CLIENT_SNAPSHOT = "sha256sum /etc/fstab; echo ==; ls -A /etc | grep fstab; echo ==; ls -A /mnt; true"
 FAKE_FINDMNT = "/usr/local/sbin/findmnt"  # before /usr/bin in root's PATH
+ASYNC_EXPORTS = b"/export 10.99.0.0/24(rw,async,no_subtree_check,no_root_squash)\n"
+SYNC_LINE = "/export 10.99.0.0/24(rw,sync,no_subtree_check,no_root_squash)"
 
 
 @pytest.fixture
@@ -55,18 +58,27 @@ def originals(nas: Host, client: Host) -> Iterator[tuple[str, str]]:
     assert (nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout) == before
 
 
-def recommendation(mount_point: str = MOUNT_POINT) -> Recommendation:
-    # the lab exports /export rw,sync,no_root_squash; without the current options the advice says root_squash
+def recommendation(nas: Host, client: Host, mount_point: str = MOUNT_POINT) -> Recommendation:
+    """From the hosts' own files, as the desktop and `nfstune run` make it."""
+    current = current_export(nas, "/export", client)
     return recommend(
-        share="/export", client_spec="10.99.0.0/24", server="nas", mount_point=mount_point, measured=Measured()
-    )
+        share="/export", server="nas", exports=current.exports, fstab=current.fstab, mount_point=mount_point,
+        measured=Measured(),
+    )  # fmt: skip
+
+
+def make_async(nas: Host) -> None:
+    """The admin's export as nfstune finds it: async (the lab's own is sync); the fixture puts it back."""
+    nas.write_file("/etc/exports", ASYNC_EXPORTS)
+    nas.run("exportfs -ra")
 
 
 def test_recommended_lines_are_applied_and_verified(
     nas: Host, client: Host, journal: Journal, originals: tuple[str, str]
 ) -> None:
-    rec = recommendation()
-    assert rec.exports_line == "/export 10.99.0.0/24(rw,sync,no_subtree_check,root_squash)"
+    make_async(nas)
+    rec = recommendation(nas, client)
+    assert rec.exports_line == SYNC_LINE  # the admin's no_root_squash is kept: nfstune does not change access
     old_exports, old_fstab = nas.read_file("/etc/exports"), client.read_file("/etc/fstab")
     plan = prepare(nas, client, "/export", rec.exports_line, rec.fstab_line)
     assert plan.server_edit.diff.endswith(f"+{rec.exports_line}\n")
@@ -74,7 +86,7 @@ def test_recommended_lines_are_applied_and_verified(
     log: list[str] = []
     result = apply(plan, nas, client, journal, log.append)
     assert nas.run("exportfs -s").stdout == (
-        "/export  10.99.0.0/24(sync,wdelay,hide,no_subtree_check,sec=sys,rw,secure,root_squash,no_all_squash)\n"
+        "/export  10.99.0.0/24(sync,wdelay,hide,no_subtree_check,sec=sys,rw,secure,no_root_squash,no_all_squash)\n"
     )
     assert result.exportfs_s == nas.run("exportfs -s").stdout
     assert nas.read_file("/etc/exports") == plan.server_edit.new == f"{rec.exports_line}\n".encode()
@@ -114,8 +126,11 @@ def test_failing_client_check_rolls_back_both_hosts(
 ) -> None:
     """findmnt finds an error after the server was changed, the fstab written and the mount point made: all of
     it is undone, the directories nfstune made included."""
-    rec = recommendation(f"{MOUNT_POINT}/sub")
+    make_async(nas)
+    originals = nas.run(NAS_SNAPSHOT).stdout, originals[1]  # the admin's async export is what to come back to
+    rec = recommendation(nas, client, f"{MOUNT_POINT}/sub")
     plan = prepare(nas, client, "/export", rec.exports_line, rec.fstab_line)
+    assert not plan.server_edit.noop
     fake = (
         f"#!/bin/sh\necho {MOUNT_POINT}/sub\necho '   [E] a findmnt that finds an error'\n"
         "echo '0 parse errors, 1 error, 0 warnings' >&2\nexit 1\n"
@@ -134,7 +149,9 @@ def test_failing_client_check_rolls_back_both_hosts(
 def test_a_file_changed_after_the_diff_is_refused(
     nas: Host, client: Host, journal: Journal, originals: tuple[str, str]
 ) -> None:
-    rec = recommendation()
+    make_async(nas)
+    originals = nas.run(NAS_SNAPSHOT).stdout, originals[1]  # the admin's async export is what to come back to
+    rec = recommendation(nas, client)
     plan = prepare(nas, client, "/export", rec.exports_line, rec.fstab_line)
     exports = nas.read_file("/etc/exports")
     assert exports is not None
@@ -157,7 +174,8 @@ def test_a_file_changed_after_the_diff_is_refused(
 def test_a_committed_apply_is_not_undone_at_the_next_connect(
     lab: LabConfig, nas: Host, client: Host, journal: Journal, db: Path, originals: tuple[str, str]
 ) -> None:
-    rec = recommendation()
+    make_async(nas)
+    rec = recommendation(nas, client)
     plan = prepare(nas, client, "/export", rec.exports_line, rec.fstab_line)
     apply(plan, nas, client, journal, lambda _m: None)
     applied = nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout
@@ -165,5 +183,28 @@ def test_a_committed_apply_is_not_undone_at_the_next_connect(
     with host(lab, "nas") as nas2, host(lab, "client") as client2:
         assert recover_on_connect([nas2, client2], Journal(open_store(db)), lambda _m: None) == []
     assert (nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout) == applied
-    assert "root_squash" in nas.run("exportfs -s").stdout.replace("no_root_squash", "")
+    assert "(sync," in nas.run("exportfs -s").stdout
     assert rec.fstab_line in client.run("cat /etc/fstab").stdout
+
+
+def test_the_users_fstab_entry_is_edited_in_place(
+    nas: Host, client: Host, journal: Journal, originals: tuple[str, str]
+) -> None:
+    """The client already mounts the share its own way: Apply changes only the measured version on that line,
+    keeping its mount point, ro, noexec and x-systemd.automount (the old Apply replaced the line)."""
+    fstab = client.read_file("/etc/fstab")
+    assert fstab is not None
+    own = f"nas:/export/  {MOUNT_POINT}\tnfs  ro,noexec,x-systemd.automount,nfsvers=4.1,_netdev  0  0\n"
+    client.write_file("/etc/fstab", fstab + own.encode())
+    current = current_export(nas, "/export", client)
+    rec = recommend(
+        share="/export", server="nas", exports=current.exports, fstab=current.fstab,
+        measured=Measured(best_version="4.2", version_reason="4.2 measured faster"),
+    )  # fmt: skip
+    assert rec.fstab_line == own.rstrip("\n").replace("nfsvers=4.1", "vers=4.2")
+    plan = prepare(nas, client, "/export", rec.exports_line, rec.fstab_line)
+    assert plan.server_edit.noop and plan.mount_point == MOUNT_POINT
+    result = apply(plan, nas, client, journal, lambda _m: None)
+    assert client.read_file("/etc/fstab") == fstab + own.replace("nfsvers=4.1", "vers=4.2").encode()
+    assert "0 parse errors, 0 errors" in result.findmnt
+    client.write_file("/etc/fstab", fstab)  # the fixture checks the rest is as it was

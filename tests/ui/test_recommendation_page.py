@@ -27,8 +27,8 @@ EXPORTS_SENTENCE = (
 @pytest.fixture
 def with_async() -> Recommendation:
     return recommend(
-        share="/srv/data", client_spec="192.168.1.0/24", server="nas", mount_point="/mnt/data",
-        current_options=("rw", "async", "no_root_squash"),
+        share="/srv/data", server="nas", mount_point="/mnt/data",
+        exports="/srv/data 192.168.1.0/24(rw,async,no_root_squash)\n",
         measured=Measured(
             async_vs_sync={"small-files": compare(SYNC_S, ASYNC_S, higher_is_better=False, names=("sync", "async"),
                                                   unit="s")},
@@ -59,7 +59,7 @@ def shown_text(label: QLabel) -> str:
 def test_lines_and_reasons(page: RecommendationPage, with_async: Recommendation) -> None:
     assert not page.copy_button.isEnabled() and not page.apply_button.isEnabled()  # nothing to act on yet
     page.show_recommendation(with_async, server_label="nas", client_label="laptop")
-    assert page.exports_line.text() == "/srv/data 192.168.1.0/24(rw,sync,no_subtree_check,no_root_squash)"
+    assert page.exports_line.text() == "/srv/data 192.168.1.0/24(rw,sync,no_root_squash)"
     assert page.fstab_line.text() == "nas:/srv/data /mnt/data nfs vers=4.2,hard,_netdev,nofail 0 0"
     assert page.exports_line.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByKeyboard
     assert page.exports_box.title() == "/etc/exports on nas" and page.fstab_box.title() == "/etc/fstab on laptop"
@@ -79,7 +79,7 @@ def test_async_box_is_hidden_until_asked_for(
     qtbot.keyClick(page.show_async_check, Qt.Key.Key_Space)  # the keyboard reaches it
     assert page.async_box.isVisible()
     assert page.async_title.text() == "Not recommended by default: async"
-    assert page.async_line.text() == "/srv/data 192.168.1.0/24(rw,async,no_subtree_check,no_root_squash)"
+    assert page.async_line.text() == "/srv/data 192.168.1.0/24(rw,async,no_root_squash)"
     assert EXPORTS_SENTENCE in shown_text(page.async_warning)
     assert EXPORTS_ASYNC_WARNING in shown_text(page.async_warning)  # verbatim, quotes and all
     assert PLAIN_RISK in shown_text(page.async_risk) and "UPS" in shown_text(page.async_conditions)
@@ -93,7 +93,7 @@ def test_async_box_is_hidden_until_asked_for(
 
 def test_without_an_async_alternative_the_checkbox_is_hidden(page: RecommendationPage) -> None:
     same = compare(SYNC_S, [26.2, 25.7, 26.0, 26.4, 25.9], higher_is_better=False, names=("sync", "async"))
-    rec = recommend(share="/srv/data", client_spec="*", server="nas", mount_point="/mnt/nas",
+    rec = recommend(share="/srv/data", exports="/srv/data *(ro)\n", server="nas", mount_point="/mnt/nas",
                     measured=Measured(async_vs_sync={"small-files": same}))  # fmt: skip
     assert rec.async_alternative is None
     page.show_recommendation(rec, server_label="nas", client_label="laptop", async_measured=True)
@@ -131,7 +131,7 @@ def test_save_writes_lines_and_reasons(
     lines = target.read_text().splitlines()
     assert asked == ["Save the recommendation"]
     assert with_async.exports_line in lines and with_async.fstab_line in lines
-    assert "#   no_subtree_check: the default since nfs-utils 1.1.0; subtree_check can decrease reliability" in lines
+    assert "#   192.168.1.0/24: rw,no_root_squash: kept as you have it" in lines
     assert any(line.startswith("#   hard: the default") for line in lines)
     assert any("no_wdelay, sync-4k" in line for line in lines)
     assert page.status.text() == f"Wrote {target}"
@@ -151,3 +151,21 @@ def test_apply_only_emits_and_shows_the_outcome(
     assert page.apply_state.text() == "Applied and verified" and "#1b7f2a" in page.apply_state.styleSheet()
     page.set_apply_state("Rolled back: exportfs -ra failed", False)
     assert page.apply_state.text().startswith("Rolled back") and "#b3261e" in page.apply_state.styleSheet()
+
+
+def test_the_page_says_the_line_is_the_admins_own_entry(page: RecommendationPage) -> None:
+    rec = recommend(
+        share="/srv/a", server="nas", exports="/srv/a -ro,no_root_squash,async host1\n",
+        fstab="nas:/srv/a/ /home/me/A nfs4 ro,sec=krb5p 0 0\n",
+        measured=Measured(best_version="4.1", version_reason="4.1 measured faster"),
+    )  # fmt: skip
+    page.show_recommendation(rec, server_label="nas", client_label="laptop")
+    assert page.exports_line.text() == "/srv/a -ro,no_root_squash,async host1(sync)"
+    assert page.exports_state.text().startswith("Your entry in /etc/exports with only sync changed")
+    assert page.exports_state.text().endswith("Now:\n/srv/a -ro,no_root_squash,async host1")
+    assert page.fstab_line.text() == "nas:/srv/a/ /home/me/A nfs4 ro,sec=krb5p,vers=4.1 0 0"
+    assert page.fstab_state.text().endswith("Now:\nnas:/srv/a/ /home/me/A nfs4 ro,sec=krb5p 0 0")
+    new = recommend(share="/srv/n", server="nas", exports={}, client_spec="@team", measured=Measured())
+    page.show_recommendation(new, server_label="nas", client_label="laptop")
+    assert page.exports_state.text() == "The share is not exported yet: this line would be added to /etc/exports."
+    assert page.fstab_state.text().startswith("The client has no entry for this share")

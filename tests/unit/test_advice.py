@@ -1,49 +1,86 @@
-"""The recommendation: sync always in the line, async only as an opt-in with its warning and measured gain."""
+"""The recommendation: the admin's own entry with only sync changed, sync always in it, async only as an opt-in
+with its warning and measured gain; the client's own fstab entry edited in place; every line escaped as exportfs
+and mount read it."""
 
 from __future__ import annotations
 
+import pytest
+
 from nfstune.advice import EXPORTS_ASYNC_WARNING, Measured, recommend
 from nfstune.bench.stats import compare
+from nfstune.errors import ConfigError
+from nfstune.nfs.apply_plan import plan_exports_change, plan_fstab_change
+from nfstune.nfs.export_options import ASYNC
+from nfstune.nfs.exports import parse
+from nfstune.nfs.fstab import Fstab
+from nfstune.nfs.mounts import split_source
 
 SYNC_S = [26.0, 25.8, 26.3, 26.1, 25.9]  # lab-poc figures: untar on a sync export, hdd profile (seconds)
 ASYNC_S = [6.4, 6.1, 5.9, 6.2, 6.0]
+FASTER = Measured(
+    async_vs_sync={"small-files": compare(SYNC_S, ASYNC_S, higher_is_better=False, names=("sync", "async"), unit="s")}
+)
 
 
 def test_async_is_never_the_recommended_line_but_an_alternative_with_the_warning() -> None:
-    comp = compare(SYNC_S, ASYNC_S, higher_is_better=False, names=("sync", "async"), unit="s")
     rec = recommend(
-        share="/export", client_spec="10.99.0.0/24", server="nas", mount_point="/mnt/data",
-        current_options=("rw", "async", "no_root_squash"), measured=Measured(async_vs_sync={"small-files": comp}),
-    )  # fmt: skip
-    assert rec.exports_line == "/export 10.99.0.0/24(rw,sync,no_subtree_check,no_root_squash)"
+        share="/export", server="nas", exports="/export 10.99.0.0/24(rw,async,no_root_squash)\n", measured=FASTER
+    )
+    assert rec.exports_line == "/export 10.99.0.0/24(rw,sync,no_root_squash)"
+    assert rec.exports_before == "/export 10.99.0.0/24(rw,async,no_root_squash)"
     assert rec.async_alternative is not None
-    assert rec.async_alternative.line == "/export 10.99.0.0/24(rw,async,no_subtree_check,no_root_squash)"
+    assert rec.async_alternative.line == "/export 10.99.0.0/24(rw,async,no_root_squash)"
     assert rec.async_alternative.warning == EXPORTS_ASYNC_WARNING
     assert "4.3x faster" in rec.async_alternative.gain and "UPS" in rec.async_alternative.conditions
-    assert "no error" in rec.async_alternative.risk or "none of them sees an error" in rec.async_alternative.risk
+    assert "none of them sees an error" in rec.async_alternative.risk
+    assert "changed from async for 10.99.0.0/24" in rec.exports_reasons[0].why
 
 
 def test_no_async_alternative_without_a_significant_gain() -> None:
     comp = compare(SYNC_S, [26.2, 25.7, 26.0, 26.4, 25.9], higher_is_better=False, names=("sync", "async"))
     rec = recommend(
-        share="/srv/data", client_spec="*", server="nas", mount_point="/mnt/nas",
+        share="/srv/data", server="nas", exports="/srv/data 192.168.1.0/24(rw)\n",
         measured=Measured(async_vs_sync={"small-files": comp}),
     )  # fmt: skip
     assert rec.async_alternative is None
     assert "async measured no faster here" in rec.exports_reasons[0].why
-    assert rec.exports_line == "/srv/data *(rw,sync,no_subtree_check,root_squash)"
+    assert rec.exports_line == "/srv/data 192.168.1.0/24(rw)"  # already sync (the default): left as written
+
+
+def test_a_new_export_gets_safe_options_for_the_named_clients_only() -> None:
+    rec = recommend(share="/srv/new", server="nas", exports={}, client_spec="10.0.0.0/24", measured=FASTER)
+    assert rec.exports_line == "/srv/new 10.0.0.0/24(rw,sync,no_subtree_check,root_squash)"
+    assert rec.exports_before is None
+    assert rec.async_alternative is not None
+    assert rec.async_alternative.line == "/srv/new 10.0.0.0/24(rw,async,no_subtree_check,root_squash)"
+    for spec in (None, "*", "0.0.0.0/0", "host*", "::/0"):
+        with pytest.raises(ConfigError, match=r"not exported yet|names some hosts"):
+            recommend(share="/srv/new", server="nas", exports={}, client_spec=spec, measured=Measured())
+    with pytest.raises(ConfigError, match="is not a client"):
+        recommend(share="/srv/new", server="nas", exports={}, client_spec="a(rw) b", measured=Measured())
+
+
+def test_a_share_after_the_line_where_exportfs_stops_is_not_taken_for_a_new_one() -> None:
+    with pytest.raises(ConfigError, match=r"line 2 exports /srv/x, but exportfs stops reading that file at line 1"):
+        recommend(share="/srv/x", server="nas", exports="/a h(bogus)\n/srv/x h(rw)\n", client_spec="h",
+                  measured=Measured())  # fmt: skip
 
 
 def test_fstab_line_never_carries_folklore_options() -> None:
     rec = recommend(
-        share="/export", client_spec="*", server="nas", mount_point="/mnt/nas",
-        current_options=("rw", "no_wdelay", "fsid=0", "insecure"),
+        share="/export", server="nas", mount_point="/mnt/nas", exports={}, client_spec="nas-clients.lan",
         measured=Measured(negotiated_rsize=131072, server_max_block_size=131072),
     )  # fmt: skip
     assert rec.fstab_line == "nas:/export /mnt/nas nfs vers=4.2,hard,_netdev,nofail 0 0"
-    for banned in ("no_wdelay", "fsid=0", "soft", "udp", "noac", "rsize", "wsize"):
+    for banned in ("no_wdelay", "fsid=0", "soft", "udp", "noac", "rsize", "wsize", "insecure", "async"):
         assert banned not in rec.fstab_line and banned not in rec.exports_line
     assert any("negotiated 131072" in r.why and "max_block_size 131072" in r.why for r in rec.fstab_reasons)
+
+
+def test_the_admins_own_folklore_is_kept_not_added_to() -> None:
+    exports = "/export *(ro,no_wdelay,fsid=0,insecure)\n"
+    rec = recommend(share="/export", server="nas", exports=exports, measured=Measured())
+    assert rec.exports_line == "/export *(ro,no_wdelay,fsid=0,insecure)"
 
 
 def test_no_wdelay_is_reported_as_measured_and_never_recommended() -> None:
@@ -51,9 +88,8 @@ def test_no_wdelay_is_reported_as_measured_and_never_recommended() -> None:
         [10.1, 10.3, 9.9, 10.0], [10.2, 10.0, 10.1, 9.8], higher_is_better=True, names=("wdelay", "no_wdelay")
     )
     rec = recommend(
-        share="/export", client_spec="*", server="nas", mount_point="/mnt/nas",
-        measured=Measured(no_wdelay={"seq-write": same}),
-    )  # fmt: skip
+        share="/export", server="nas", exports="/export h(rw)\n", measured=Measured(no_wdelay={"seq-write": same})
+    )
     (note,) = rec.notes
     assert "no measurable difference" in note and "NFSv2 only" in note
 
@@ -63,9 +99,165 @@ def test_a_significant_no_wdelay_difference_is_called_host_variation() -> None:
         [10.1, 10.3, 9.9, 10.0], [12.2, 12.0, 12.1, 11.8], higher_is_better=True, names=("wdelay", "no_wdelay")
     )
     rec = recommend(
-        share="/export", client_spec="*", server="nas", mount_point="/mnt/nas",
-        measured=Measured(no_wdelay={"seq-write": faster}),
-    )  # fmt: skip
+        share="/export", server="nas", exports="/export h(rw)\n", measured=Measured(no_wdelay={"seq-write": faster})
+    )
     (note,) = rec.notes
     assert "significant" in note and "run-to-run variation, not the option" in note
     assert "no_wdelay" not in rec.exports_line
+
+
+# --- issue 9: the admin's own entry, with only sync changed --------------------------------------------------
+
+
+def effective(text: str, share: str) -> dict[str, tuple[bool, bool, bool]]:
+    """client -> (read_only, root_squash, async) as exportfs reads the share's entry."""
+    entry = parse(text + "\n").find(share)
+    assert entry is not None and entry.error is None
+    return {c.name: (c.options.read_only, c.options.root_squash, c.options.flag(ASYNC)) for c in entry.clients}
+
+
+def test_a_bare_path_stays_read_only_for_the_world() -> None:
+    """/srv/ro exports read-only to everyone; the old advice made it `*(rw,sync,no_subtree_check,root_squash)`."""
+    rec = recommend(share="/srv/ro", server="nas", exports="/srv/ro\n", measured=FASTER)
+    assert rec.exports_line == "/srv/ro"
+    assert effective(rec.exports_line, "/srv/ro") == {"*": (True, True, False)}
+    assert any("read-only" in r.why for r in rec.exports_reasons)
+    edit = plan_exports_change({"/etc/exports": "/srv/ro\n"}, "/srv/ro", rec.exports_line)
+    assert edit.noop
+
+
+def test_the_defaults_word_and_implied_ro_are_kept() -> None:
+    """`/srv/a -ro,no_root_squash host1` became `host1(rw,...)`: the defaults word was ignored."""
+    text = "/srv/a -ro,no_root_squash,async host1\n"
+    rec = recommend(share="/srv/a", server="nas", exports=text, measured=FASTER)
+    assert rec.exports_line == "/srv/a -ro,no_root_squash,async host1(sync)"
+    assert effective(rec.exports_line, "/srv/a") == {"host1": (True, False, False)}
+    edit = plan_exports_change({"/etc/exports": text}, "/srv/a", rec.exports_line)
+    assert edit.new == b"/srv/a -ro,no_root_squash,async host1(sync)\n"
+    # already sync: nothing to change, the words stay as written
+    rec = recommend(share="/srv/a", server="nas", exports="/srv/a -ro,no_root_squash host1\n", measured=FASTER)
+    assert rec.exports_line == "/srv/a -ro,no_root_squash host1"
+
+
+def test_options_nfstune_does_not_tune_are_kept() -> None:
+    """fsid=7, mountpoint and nordirplus were dropped (a changed fsid gives every client stale file handles)."""
+    text = (
+        "/srv/f 10.1.0.0/16(rw,async,fsid=7,anonuid=1000,mountpoint,nordirplus,reexport=none,xprtsec=tls,sec=krb5p)\n"
+    )
+    rec = recommend(share="/srv/f", server="nas", exports=text, measured=FASTER)
+    assert rec.exports_line == (
+        "/srv/f 10.1.0.0/16(rw,sync,fsid=7,anonuid=1000,mountpoint,nordirplus,reexport=none,xprtsec=tls,sec=krb5p)"
+    )
+    (client,) = parse(rec.exports_line + "\n").entries[0].clients
+    assert (client.options.fsid, client.options.anonuid, client.options.mountpoint) == (7, 1000, "")
+    assert [f.name for f in client.options.sec] == ["krb5p"] and client.options.reexport == "none"
+
+
+def test_every_client_and_the_continuation_style_are_kept() -> None:
+    text = "# c\n/srv/m -async a(rw) \\\n   b(ro,sec=krb5p)  # note\n/srv/other *(ro)\n"
+    rec = recommend(share="/srv/m", server="nas", exports=text, measured=Measured())
+    assert rec.exports_line == "/srv/m -async a(rw,sync) \\\n   b(ro,sec=krb5p,sync)"
+    edit = plan_exports_change({"/etc/exports": text}, "/srv/m", rec.exports_line)
+    assert edit.new.decode() == "# c\n/srv/m -async a(rw,sync) \\\n   b(ro,sec=krb5p,sync)  # note\n/srv/other *(ro)\n"
+
+
+def test_the_host_space_rw_trap_is_reported_and_never_rewritten() -> None:
+    """`/srv/l host (rw)`: host gets the defaults and everyone gets rw. It was never reported, and Apply made
+    `host(rw,...) (rw)` of it."""
+    rec = recommend(share="/srv/l", server="nas", exports="/srv/l host (rw)\n", measured=FASTER)
+    assert rec.exports_line == "/srv/l host (rw)"
+    assert any("'(rw)' has no host before '('" in note for note in rec.notes)
+    assert any(r.option == "*" and "RISK: every host may write" in r.why for r in rec.exports_reasons)
+    # the dangerous edit the old advice made is refused by the apply plan
+    with pytest.raises(ConfigError, match="rw where it was ro"):
+        plan_exports_change({"/etc/exports": "/srv/l host (rw)\n"}, "/srv/l", "/srv/l host(rw,sync) (rw)")
+
+
+def test_no_root_squash_to_everyone_is_flagged() -> None:
+    rec = recommend(share="/srv/w", server="nas", exports="/srv/w *(rw,no_root_squash)\n", measured=Measured())
+    assert rec.exports_line == "/srv/w *(rw,no_root_squash)"
+    assert any(r.option == "no_root_squash" and r.why.startswith("RISK") for r in rec.exports_reasons)
+
+
+def test_an_exports_d_file_is_the_one_recommended() -> None:
+    files = {"/etc/exports": "/srv/x *(ro)\n", "/etc/exports.d/p.exports": "/srv/p h(rw,async)\n"}
+    rec = recommend(share="/srv/p", server="nas", exports=files, measured=Measured())
+    assert (rec.exports_file, rec.exports_line) == ("/etc/exports.d/p.exports", "/srv/p h(rw,sync)")
+
+
+# --- fstab ---------------------------------------------------------------------------------------------------
+
+USER_FSTAB = (
+    "UUID=1 / ext4 defaults 0 1\n"
+    "other:/x /mnt/other nfs rw 0 0\n"
+    "nas:/srv/data/\t/home/me/My\\040Data  nfs4  ro,sec=krb5p,noexec,x-systemd.automount,vers=4.1  0  0\n"
+)
+
+
+def test_the_users_fstab_entry_is_kept() -> None:
+    """The old Apply replaced it: mount point moved, ro, sec=krb5p, noexec, x-systemd.automount dropped."""
+    rec = recommend(share="/srv/data", server="nas", exports="/srv/data h(rw)\n", fstab=USER_FSTAB,
+                    measured=Measured())  # fmt: skip
+    assert rec.fstab_line == USER_FSTAB.splitlines()[2] == rec.fstab_before
+    assert plan_fstab_change(USER_FSTAB, rec.fstab_line).noop
+    assert any(r.why.startswith("kept as you have it") for r in rec.fstab_reasons)
+
+
+def test_only_a_measured_version_changes_the_users_entry() -> None:
+    measured = Measured(best_version="4.2", version_reason="4.2 measured 20% faster")
+    rec = recommend(share="/srv/data", server="nas", exports="/srv/data h(rw)\n", fstab=USER_FSTAB,
+                    measured=measured)  # fmt: skip
+    assert rec.fstab_line == (
+        "nas:/srv/data/\t/home/me/My\\040Data  nfs4  ro,sec=krb5p,noexec,x-systemd.automount,vers=4.2  0  0"
+    )
+    edit = plan_fstab_change(USER_FSTAB, rec.fstab_line)
+    assert edit.new.decode() == USER_FSTAB.replace("vers=4.1", "vers=4.2")
+    # the old kind of line, which moves the mount and drops the user's options, is refused
+    with pytest.raises(ConfigError, match=r"line 3 .*mount point would move.*ro would be dropped"):
+        plan_fstab_change(USER_FSTAB, "nas:/srv/data /mnt/nfs nfs vers=4.2,hard,_netdev,nofail 0 0")
+
+
+def test_a_new_fstab_line_avoids_a_mount_point_in_use() -> None:
+    rec = recommend(share="/srv/n", server="nas", exports="/srv/n h(rw)\n", mount_point="/mnt/other",
+                    fstab=USER_FSTAB, measured=Measured())  # fmt: skip
+    assert rec.fstab_line == "nas:/srv/n /mnt/other-2 nfs vers=4.2,hard,_netdev,nofail 0 0"
+    assert rec.fstab_before is None
+
+
+# --- escaping ------------------------------------------------------------------------------------------------
+
+
+def test_a_share_with_a_space_is_escaped_in_both_files() -> None:
+    """`/srv/my share` gave an exports line read as path /srv/my and host share, and a 7-field fstab line."""
+    rec = recommend(share="/srv/my share", server="nas", exports={}, client_spec="10.0.0.0/24", measured=Measured())
+    (entry,) = parse(rec.exports_line + "\n").entries
+    assert entry.path == "/srv/my share" and [c.spec for c in entry.clients] == ["10.0.0.0/24"]
+    (line,) = Fstab.parse(rec.fstab_line + "\n").lines
+    assert len(line.text.split()) == 6
+    assert line.entry is not None and line.entry.device == "nas:/srv/my share"
+    assert line.entry.mount_point == "/mnt/nfs"
+    edit = plan_exports_change({}, "/srv/my share", rec.exports_line)
+    assert parse(edit.new.decode()).find("/srv/my share") is not None
+
+
+def test_a_share_with_other_special_characters_reads_back() -> None:
+    share = '/srv/ünï "q"\\x\ty'
+    rec = recommend(share=share, server="nas", exports={}, client_spec="@team", measured=Measured())
+    (entry,) = parse(rec.exports_line + "\n").entries
+    assert entry.path == share and entry.clients[0].spec == "@team"
+    line = Fstab.parse(rec.fstab_line).lines[0]
+    assert line.entry is not None and split_source(line.entry.device) == ("nas", share)
+
+
+def test_an_ipv6_server_is_bracketed() -> None:
+    """`2001:db8::1:/srv/v6`: mount.nfs splits at the first colon."""
+    rec = recommend(share="/srv/v6", server="2001:db8::1", exports="/srv/v6 h(rw)\n", measured=Measured())
+    assert rec.fstab_line.startswith("[2001:db8::1]:/srv/v6 ")
+    line = Fstab.parse(rec.fstab_line).lines[0]
+    assert line.entry is not None and split_source(line.entry.device) == ("2001:db8::1", "/srv/v6")
+    # the user's own entry written with another spelling of the address is found and kept
+    fstab = "[2001:DB8:0::1]:/srv/v6/ /v6 nfs ro 0 0\n"
+    rec = recommend(share="/srv/v6", server="2001:db8::1", exports="/srv/v6 h(rw)\n", fstab=fstab, measured=Measured())
+    assert rec.fstab_line == fstab.rstrip("\n")
+    with pytest.raises(ConfigError, match=r"IPv6 server goes in brackets"):
+        plan_fstab_change(None, "2001:db8::1:/srv/v6 /mnt/v6 nfs hard 0 0")

@@ -15,7 +15,7 @@ from nfstune.store import Journal, open_store
 
 EXPORTS = """# NAS exports, hand-edited
 /srv/media   192.168.1.0/24(ro,all_squash)  \\
-             laptop(rw,sync,no_subtree_check)
+             laptop(rw,async,no_subtree_check)
 /srv/backup *(ro)
 """
 PROJECTS = """# projects share, managed by hand
@@ -47,34 +47,37 @@ def test_the_export_is_replaced_in_the_exports_d_file_that_defines_it() -> None:
 
 
 def test_etc_exports_wins_over_exports_d() -> None:
-    files = {**FILES, "/etc/exports": EXPORTS + "/srv/projects 10.0.0.5(ro)\n"}
-    edit = plan_exports_change(files, "/srv/projects", RECOMMENDED)
+    files = {**FILES, "/etc/exports": EXPORTS + "/srv/projects 10.0.0.5(ro,async)\n"}
+    edit = plan_exports_change(files, "/srv/projects", "/srv/projects 10.0.0.5(ro,sync)")
     assert edit.path == "/etc/exports"
-    assert edit.new.decode().endswith("/srv/projects 10.0.0.5(ro) 10.0.0.0/24(rw,sync,no_subtree_check,root_squash)\n")
+    assert edit.new.decode() == EXPORTS + "/srv/projects 10.0.0.5(ro,sync)\n"
+    # the entry in exports.d is not the one exportfs uses: its clients would be new ones here
+    with pytest.raises(ConfigError, match=r"10\.0\.0\.0/24 would become a new client.*10\.0\.0\.5 would no longer be"):
+        plan_exports_change(files, "/srv/projects", RECOMMENDED)
 
 
 def test_comments_other_clients_and_the_continuation_style_are_kept() -> None:
-    line = "/srv/media laptop(rw,sync,no_subtree_check,root_squash) desk(ro)"
-    edit = plan_exports_change(FILES, "/srv/media", line)
+    entry = "/srv/media   192.168.1.0/24(ro,all_squash)  \\\n             laptop(rw,sync,no_subtree_check)"
+    edit = plan_exports_change(FILES, "/srv/media", entry)
     assert edit.path == "/etc/exports"
-    assert edit.new.decode() == (
-        "# NAS exports, hand-edited\n"
-        "/srv/media   192.168.1.0/24(ro,all_squash)  \\\n"
-        "             laptop(rw,sync,no_subtree_check,root_squash) \\\n"
-        "             desk(ro)\n"
-        "/srv/backup *(ro)\n"
-    )
+    assert edit.new.decode() == EXPORTS.replace("laptop(rw,async,", "laptop(rw,sync,")
     assert edit.diff == (
         "--- a/etc/exports\n"
         "+++ b/etc/exports\n"
-        "@@ -1,4 +1,5 @@\n"
+        "@@ -1,4 +1,4 @@\n"
         " # NAS exports, hand-edited\n"
         " /srv/media   192.168.1.0/24(ro,all_squash)  \\\n"
-        "-             laptop(rw,sync,no_subtree_check)\n"
-        "+             laptop(rw,sync,no_subtree_check,root_squash) \\\n"
-        "+             desk(ro)\n"
+        "-             laptop(rw,async,no_subtree_check)\n"
+        "+             laptop(rw,sync,no_subtree_check)\n"
         " /srv/backup *(ro)\n"
     )
+
+
+def test_a_new_client_or_a_dropped_one_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"/etc/exports line 2: .*desk would become a new client"):
+        plan_exports_change(FILES, "/srv/media", "/srv/media 192.168.1.0/24(ro,all_squash) laptop(rw) desk(ro)")
+    with pytest.raises(ConfigError, match=r"192.168.1.0/24 would no longer be a client"):
+        plan_exports_change(FILES, "/srv/media", "/srv/media laptop(rw,sync,no_subtree_check)")
 
 
 def test_a_share_exported_nowhere_is_appended_to_etc_exports() -> None:
@@ -114,11 +117,11 @@ def test_a_line_already_in_force_is_a_no_op() -> None:
     [
         ("/srv/projects 10.0.0.0/24(rw,bogus)", "does not parse"),
         ("/srv/other 10.0.0.0/24(rw,sync)", "exports '/srv/other', not the share '/srv/projects'"),
-        ("/srv/projects", "names no client"),
-        ("/srv/projects 10.0.0.0/24(rw)\n/srv/x *(ro)", "one line"),
+        ("/srv/projects", "\\* would become a new client"),
+        ("/srv/projects 10.0.0.0/24(rw)\n/srv/x *(ro)", "not one export"),
         ("/srv/projects 10.0.0.0/24(rw) # note", "not one export"),
-        ("/srv/projects 10.0.0.0/33(rw)", "Invalid prefix"),
-        ("   ", "one line"),
+        ("/srv/projects 10.0.0.0/33(rw)", "10.0.0.0/33 would become a new client"),
+        ("   ", "is empty"),
     ],
 )
 def test_bad_exports_lines_are_refused(line: str, problem: str) -> None:
@@ -126,16 +129,30 @@ def test_bad_exports_lines_are_refused(line: str, problem: str) -> None:
         plan_exports_change(FILES, "/srv/projects", line)
 
 
-def test_defaults_that_would_change_the_new_options() -> None:
-    # "-async" is overridden by the new word's own "sync": the word is replaced in place
-    edit = plan_exports_change({"/etc/exports": "/srv/x -async a(rw)\n"}, "/srv/x", "/srv/x a(rw,sync)")
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("/srv/new", "names no client"),
+        ("/srv/new 10.0.0.0/33(rw)", "Invalid prefix"),
+        ("/srv/new *(rw)", "every host write access"),
+        ("/srv/new 10.0.0.0/0(ro,no_root_squash)", "every host root access"),
+    ],
+)
+def test_bad_new_exports_are_refused(line: str, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem):
+        plan_exports_change(FILES, "/srv/new", line)
+
+
+def test_defaults_count_as_the_clients_options() -> None:
+    # "-async" is overridden by the word's own "sync": only that word changes
+    edit = plan_exports_change({"/etc/exports": "/srv/x -async a(rw)\n"}, "/srv/x", "/srv/x -async a(rw,sync)")
     assert edit.new == b"/srv/x -async a(rw,sync)\n"
-    # "-no_root_squash" would apply to the new word too: with no other client, the whole entry is replaced
-    edit = plan_exports_change({"/etc/exports": "/srv/x -no_root_squash a(rw)\n"}, "/srv/x", "/srv/x a(rw,sync)")
-    assert edit.new == b"/srv/x a(rw,sync)\n"
-    # with another client that relies on the defaults, nothing is planned
-    with pytest.raises(ConfigError, match=r"clients the new line does not name \(b\).*edit it by hand"):
-        plan_exports_change({"/etc/exports": "/srv/x -no_root_squash a(rw) b(rw)\n"}, "/srv/x", "/srv/x a(rw,sync)")
+    # dropping "-no_root_squash" changes what a gets, even if it squashes more: nothing nfstune does not tune changes
+    with pytest.raises(ConfigError, match="a: root_squash where it was no_root_squash"):
+        plan_exports_change({"/etc/exports": "/srv/x -no_root_squash a(rw)\n"}, "/srv/x", "/srv/x a(rw,sync)")
+    # "-ro" makes the implied ro explicit: rw for it is refused
+    with pytest.raises(ConfigError, match="a: rw where it was ro"):
+        plan_exports_change({"/etc/exports": "/srv/x -ro a\n"}, "/srv/x", "/srv/x a(rw)")
 
 
 def test_bytes_that_are_not_utf8_are_kept() -> None:
@@ -149,23 +166,31 @@ FSTAB = "# /etc/fstab\nUUID=1234  /  ext4  defaults  0 1\nnas:/export/  /data\tn
 LINE = "nas:/export /mnt/nas nfs vers=4.2,hard,_netdev,nofail 0 0"
 
 
-def test_fstab_replaces_the_line_of_the_same_share_keeping_its_blanks() -> None:
-    edit = plan_fstab_change(FSTAB, LINE, host="client")
+def test_fstab_edits_only_the_version_of_the_entry_of_the_same_share_keeping_its_blanks() -> None:
+    edit = plan_fstab_change(FSTAB, "nas:/export /data nfs rw,soft,vers=3 0 0", host="client")
     assert edit.new.decode() == (
-        "# /etc/fstab\nUUID=1234  /  ext4  defaults  0 1\n"
-        "nas:/export  /mnt/nas\tnfs  vers=4.2,hard,_netdev,nofail  0 0\n"
+        "# /etc/fstab\nUUID=1234  /  ext4  defaults  0 1\nnas:/export/  /data\tnfs  rw,soft,vers=3  0 0\n"
     )
     assert edit.diff == (
         "--- a/etc/fstab\n+++ b/etc/fstab\n@@ -1,3 +1,3 @@\n # /etc/fstab\n UUID=1234  /  ext4  defaults  0 1\n"
-        "-nas:/export/  /data\tnfs  rw,soft  0 0\n+nas:/export  /mnt/nas\tnfs  vers=4.2,hard,_netdev,nofail  0 0\n"
+        "-nas:/export/  /data\tnfs  rw,soft  0 0\n+nas:/export/  /data\tnfs  rw,soft,vers=3  0 0\n"
     )
-    assert edit.summary == "client: /etc/fstab: nas:/export on /mnt/nas: line 3 replaced"
+    assert edit.summary == "client: /etc/fstab: nas:/export/ on /data: the options of line 3"
 
 
-def test_fstab_replaces_the_nfs_line_on_the_same_mount_point() -> None:
-    text = "other:/x /mnt/nas nfs4 ro 0 0\n" + FSTAB
-    edit = plan_fstab_change(text, LINE)
-    assert edit.new.decode() == LINE + "\n" + FSTAB
+def test_fstab_never_moves_or_strips_the_users_entry() -> None:
+    with pytest.raises(
+        ConfigError,
+        match=r"line 3 already mounts nas:/export/ on /data; .*mount point would move "
+        r"from /data to /mnt/nas; rw would be dropped; soft would be dropped; hard would be added",
+    ):
+        plan_fstab_change(FSTAB, LINE)
+
+
+def test_fstab_never_replaces_another_mount_on_the_same_mount_point() -> None:
+    text = "other:/x /mnt/nas nfs4 ro 0 0\n" + FSTAB.replace("nas:/export/", "nas:/elsewhere")
+    with pytest.raises(ConfigError, match=r"line 1 already mounts other:/x \(nfs4\) on /mnt/nas"):
+        plan_fstab_change(text, LINE)
 
 
 def test_fstab_appends_a_new_mount() -> None:
@@ -190,7 +215,7 @@ def test_fstab_never_replaces_a_local_filesystem() -> None:
 @pytest.mark.parametrize(
     ("line", "problem"),
     [
-        ("nas:/export /mnt/nas nfs", "has 3 fields, not 4 to 6"),
+        ("nas:/export /mnt/nas", "has 2 fields, not 3 to 6"),
         ("nas:/export /mnt/nas nfs hard 0 0 extra", "has 7 fields"),
         ("/dev/sdb1 /mnt/nas ext4 defaults 0 0", "type 'ext4', not nfs or nfs4"),
         ("nas:/export /mnt/nas nfs hard x 0", "does not parse"),

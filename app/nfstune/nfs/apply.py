@@ -11,7 +11,7 @@ import posixpath
 import re
 import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from nfstune.errors import ConfigError, NfstuneError
@@ -19,6 +19,7 @@ from nfstune.nfs import exports
 from nfstune.nfs.apply_plan import (
     FSTAB,
     FileEdit,
+    exports_findings,
     parse_fstab_line,
     plan_exports_change,
     plan_fstab_change,
@@ -26,6 +27,7 @@ from nfstune.nfs.apply_plan import (
 )
 from nfstune.nfs.change import ApplianceRefused, ChangeFailed, Transaction, host_key, read_export_files
 from nfstune.nfs.kernel_view import check_exports_resolve_to_themselves, parse_exportfs_s
+from nfstune.nfs.mounts import split_source
 from nfstune.remote import Host, RemoteError
 from nfstune.store.journal import Journal
 
@@ -65,6 +67,7 @@ class ApplyPlan:
     exports_line: str
     server_host: str  # user@hostname:port the plan was made on
     client_host: str
+    findings: tuple[str, ...] = ()  # what the admin should know about the server's exports files
 
     @property
     def diff(self) -> str:
@@ -91,25 +94,46 @@ def prepare(
     server: Host, client: Host, share: str, exports_line: str, fstab_line: str, *, appliance: str | None = None
 ) -> ApplyPlan:
     """Read the exports files on the server and fstab on the client (as root) and plan both edits. Raises
-    ConfigError for lines that do not fit the share, ApplianceRefused for a NAS appliance."""
+    ConfigError for text that does not fit the share or would weaken the export or the mount, or a file exportfs
+    does not read to its end; ApplianceRefused for a NAS appliance."""
     if appliance:
         raise ApplianceRefused(
             f"{server.label} is a {appliance} appliance, which owns its NFS configuration: nfstune does not write "
             f"its exports. Set the share's options in its web interface instead: {exports_line.strip()}"
         )
+    files = read_export_files(server)
+    fstab = client.read_file(FSTAB, sudo=True)
+    text = None if fstab is None else fstab.decode("utf-8", "surrogateescape")
+    return plan_apply(
+        files, text, share, exports_line, fstab_line, server=(server.label, host_key(server)),
+        client=(client.label, host_key(client)),
+    )  # fmt: skip
+
+
+def plan_apply(
+    files: Mapping[str, str],
+    fstab: str | None,
+    share: str,
+    exports_line: str,
+    fstab_line: str,
+    *,
+    server: tuple[str, str],
+    client: tuple[str, str],
+) -> ApplyPlan:
+    """The pure part of prepare(): `server` and `client` are each (label, user@host:port)."""
     if not share.startswith("/"):
         raise ConfigError(f"the share {share!r} is not an absolute path")
     entry = parse_fstab_line(fstab_line)
-    if entry.device.rpartition(":")[2].rstrip("/") != share.rstrip("/"):
+    source = split_source(entry.device)
+    if source is None or posixpath.normpath(source[1]) != posixpath.normpath(share):
         raise ConfigError(f"the fstab line mounts {entry.device}, not the share {share}: {fstab_line.strip()!r}")
-    files = read_export_files(server)
-    server_edit = plan_exports_change(files, share, exports_line, host=server.label)
-    fstab = client.read_file(FSTAB, sudo=True)
-    text = None if fstab is None else fstab.decode("utf-8", "surrogateescape")
-    client_edit = plan_fstab_change(text, fstab_line, host=client.label)
+    server_edit = plan_exports_change(files, share, exports_line, host=server[0])
+    client_edit = plan_fstab_change(fstab, fstab_line, host=client[0])
+    after = {**files, server_edit.path: server_edit.new.decode("utf-8", "surrogateescape")}
     return ApplyPlan(
-        server_edit, client_edit, entry.mount_point, share, exports_line, host_key(server), host_key(client)
-    )
+        server_edit, client_edit, entry.mount_point, share, exports_line, server[1], client[1],
+        tuple(exports_findings(after)),  # what stays wrong once the edit is made
+    )  # fmt: skip
 
 
 def apply(plan: ApplyPlan, server: Host, client: Host, journal: Journal, log: Log) -> ApplyResult:

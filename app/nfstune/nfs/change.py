@@ -16,6 +16,7 @@ from nfstune.nfs.kernel_view import (
     connected_clients,
     parse_exportfs_s,
 )
+from nfstune.nfs.mounts import mount_source
 from nfstune.remote import Host, RemoteError
 from nfstune.remote.probe import async_setting_hint
 from nfstune.store.journal import Journal, JournalEntry
@@ -281,7 +282,7 @@ class ClientMount:
         tx.record(c, "mount", self.mount_point)
         c.run(["mkdir", "-p", self.mount_point], sudo=True)
         opts = ",".join(o for o in ("nosharecache", self.options) if o)
-        source = f"{self.server_address}:{self.export_path}"
+        source = mount_source(self.server_address, self.export_path)
         tx.progress(f"{c.label}: mount -t nfs -o {opts} {source} {self.mount_point}")
         c.run(["mount", "-t", "nfs", "-o", opts, source, self.mount_point], sudo=True, timeout=120)
         mounts = c.run(["cat", "/proc/mounts"]).stdout.splitlines()

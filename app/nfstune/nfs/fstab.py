@@ -98,6 +98,22 @@ class FstabLine:
         separators = tuple(_BLANKS.split(body)[1::2])
         return leading, separators or ("\t",), trailing
 
+    def with_options(self, options: MountOptions) -> FstabLine:
+        """This entry with only its options field rewritten: every other byte of the line (the other fields as
+        written, escapes included, and the blanks) stays. A line without an options field gets one."""
+        if self.entry is None:
+            raise ValueError(f"not an fstab entry: {self.text!r}")
+        match = _LINE.fullmatch(self.text)
+        assert match is not None  # the pattern matches any string
+        leading, body, trailing = match.groups()
+        parts = _BLANKS.split(body)
+        written = _escape(options.render())
+        if len(parts) >= 7:
+            parts[6] = written
+        else:
+            parts += [parts[-2] if len(parts) > 1 else "\t", written]
+        return FstabLine.parse(leading + "".join(parts) + trailing)
+
 
 def _parse_entry(text: str) -> FstabEntry | None:
     match = _LINE.fullmatch(text)

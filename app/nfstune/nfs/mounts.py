@@ -19,8 +19,10 @@ __all__ = [
     "MountOptions",
     "ProcMount",
     "escape_field",
+    "mount_source",
     "parse_mountinfo",
     "parse_proc_mounts",
+    "split_source",
     "unescape_field",
 ]
 
@@ -43,6 +45,27 @@ def unescape_field(text: str) -> str:
     if "\\" not in text:
         return text
     return _ESCAPE_RUN.sub(_decode_escape_run, text)
+
+
+def mount_source(server: str, path: str) -> str:
+    """The "server:/path" that mount.nfs reads: it splits at the first colon, so an IPv6 address goes in
+    brackets ("[2001:db8::1]:/srv")."""
+    bare = server[1:-1] if server.startswith("[") and server.endswith("]") else server
+    return f"[{bare}]:{path}" if ":" in bare else f"{bare}:{path}"
+
+
+def split_source(device: str) -> tuple[str, str] | None:
+    """(server, path) of an NFS source as mount.nfs splits it (nfs_parse_devname() in nfs-utils: "[v6]:/path",
+    else at the first colon), the server without brackets; None when mount.nfs would refuse it."""
+    if device.startswith("["):
+        server, bracket, path = device[1:].partition("]:")
+        if not bracket or not server:
+            return None
+    else:
+        server, colon, path = device.partition(":")
+        if not colon or not server or ":" in path:
+            return None
+    return (server, path) if path.startswith("/") else None
 
 
 def _decode_escape_run(match: re.Match[str]) -> str:

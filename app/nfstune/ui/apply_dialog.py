@@ -4,6 +4,10 @@ on a worker thread)."""
 
 from __future__ import annotations
 
+import html
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QDialog,
@@ -23,12 +27,25 @@ INTRO = (
 )
 
 
+FINDINGS_STYLE = "QLabel { background: #fff4e5; border: 2px solid #c92a2a; border-radius: 4px; padding: 6px; }"
+
+
+def findings_html(findings: Sequence[str]) -> str:
+    items = "".join(f"<li>{html.escape(finding)}</li>" for finding in findings)
+    return f"<b>Look at these in the server's exports files first:</b><ul style='margin: 0'>{items}</ul>"
+
+
 class DiffDialog(QDialog):
-    def __init__(self, diff: str, parent: QWidget | None = None) -> None:
+    def __init__(self, diff: str, parent: QWidget | None = None, findings: Sequence[str] = ()) -> None:
         super().__init__(parent)
         self.setWindowTitle("Apply the recommendation: review the changes")
         self.resize(900, 520)
         intro = QLabel(INTRO, wordWrap=True)
+        # the exports' traps ("host (rw)", no_root_squash to everyone...) that nfstune leaves as they are
+        self.findings = QLabel(findings_html(findings), wordWrap=True)
+        self.findings.setStyleSheet(FINDINGS_STYLE)
+        self.findings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.findings.setVisible(bool(findings))
         self.diff = QPlainTextEdit(diff, readOnly=True)
         self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.diff.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
@@ -39,6 +56,7 @@ class DiffDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
+        layout.addWidget(self.findings)
         layout.addWidget(self.diff, 1)
         layout.addWidget(self.buttons)
 
@@ -63,9 +81,10 @@ def run_apply_flow(window: QWidget, controller: Controller, page: QWidget) -> No
 
     def prepared(plan: object) -> None:
         if plan.noop:
-            page.set_apply_state("Both files already read as recommended: nothing to change.", True)
+            found = f" Still, look at: {'; '.join(plan.findings)}" if plan.findings else ""
+            page.set_apply_state(f"Both files already read as recommended: nothing to change.{found}", True)
             return
-        dialog = DiffDialog(plan.diff, window)
+        dialog = DiffDialog(plan.diff, window, plan.findings)
         window.apply_dialog = dialog  # tests reach it
 
         def confirmed(result: int) -> None:

@@ -276,8 +276,13 @@ class Controller(QObject):
                     return RunOutcome(sid, "cancelled", str(exc))
                 except NfstuneError as exc:  # the engine undid its changes and stored why
                     return RunOutcome(sid, "failed", str(exc))
-                current = current_export(pair.server, pair.share)
-                rec = recommendation(results, sid, share=pair.share, server=pair.address, current=current)
+                current = current_export(pair.server, pair.share, pair.client)
+                try:
+                    rec = recommendation(results, sid, share=pair.share, server=pair.address, current=current)
+                except (
+                    NfstuneError
+                ) as exc:  # ConfigError: nothing to start from: the results stand without a recommendation
+                    return RunOutcome(sid, "completed", f"No recommendation: {exc}")
                 return RunOutcome(sid, "completed", recommendation=rec)
             finally:
                 conn.close()

@@ -56,6 +56,25 @@ def _line_label() -> QLabel:
     return label
 
 
+def exports_state(rec: Recommendation) -> str:
+    """What the exports text is: the admin's own entry (with only sync changed) or a new line."""
+    if rec.exports_before is None:
+        return f"The share is not exported yet: this line would be added to {rec.exports_file}."
+    if rec.exports_before == rec.exports_line:
+        return f"Your entry in {rec.exports_file} already reads as recommended: nothing to change."
+    kept = "with only sync changed; every other client and option is kept"
+    return f"Your entry in {rec.exports_file} {kept}. Now:\n{rec.exports_before}"
+
+
+def fstab_state(rec: Recommendation) -> str:
+    if rec.fstab_before is None:
+        return "The client has no entry for this share: a new line (choose your own mount point)."
+    if rec.fstab_before == rec.fstab_line:
+        return "Your entry already reads as recommended: its mount point and options are kept."
+    kept = "with only the NFS version changed; its mount point and other options are kept"
+    return f"Your entry {kept}. Now:\n{rec.fstab_before}"
+
+
 def reasons_html(reasons: Sequence[Reason]) -> str:
     e = html.escape
     return "<ul style='margin: 0'>" + "".join(f"<li><b>{e(r.option)}</b>: {e(r.why)}</li>" for r in reasons) + "</ul>"
@@ -63,13 +82,13 @@ def reasons_html(reasons: Sequence[Reason]) -> str:
 
 def copy_text(rec: Recommendation, server_label: str, client_label: str) -> str:
     """Both lines, each under a comment naming the file and host it belongs in."""
-    return (f"# /etc/exports on {server_label}\n{rec.exports_line}\n"
+    return (f"# {rec.exports_file} on {server_label}\n{rec.exports_line}\n"
             f"# /etc/fstab on {client_label}\n{rec.fstab_line}\n")  # fmt: skip
 
 
 def save_text(rec: Recommendation, server_label: str, client_label: str) -> str:
     """The lines with every option's reason and the notes, as comments, so the file explains itself later."""
-    parts = ["# nfstune recommendation", f"# /etc/exports on {server_label}:"]
+    parts = ["# nfstune recommendation", f"# {rec.exports_file} on {server_label}:"]
     parts += [f"#   {r.option}: {r.why}" for r in rec.exports_reasons]
     parts += [rec.exports_line, "", f"# /etc/fstab on {client_label}:"]
     parts += [f"#   {r.option}: {r.why}" for r in rec.fstab_reasons]
@@ -91,14 +110,19 @@ class RecommendationPage(QWidget):
 
         self.exports_box = QGroupBox("/etc/exports")
         self.exports_line = _line_label()
+        self.exports_state = wrapped_label()
         self.exports_reasons = wrapped_label(rich=True)
         self.fstab_box = QGroupBox("/etc/fstab")
         self.fstab_line = _line_label()
+        self.fstab_state = wrapped_label()
         self.fstab_reasons = wrapped_label(rich=True)
-        for box, line, reasons in ((self.exports_box, self.exports_line, self.exports_reasons),
-                                   (self.fstab_box, self.fstab_line, self.fstab_reasons)):  # fmt: skip
+        for box, state, line, reasons in (
+            (self.exports_box, self.exports_state, self.exports_line, self.exports_reasons),
+            (self.fstab_box, self.fstab_state, self.fstab_line, self.fstab_reasons),
+        ):
             box.setStyleSheet("QGroupBox { font-weight: bold; }")  # the title only: children keep their own fonts
             box_layout = QVBoxLayout(box)
+            box_layout.addWidget(state)
             box_layout.addWidget(line)
             box_layout.addWidget(reasons)
         self.notes_label = wrapped_label(rich=True)
@@ -174,8 +198,10 @@ class RecommendationPage(QWidget):
         e = html.escape
         self._rec = rec
         self._labels = (server_label, client_label)
-        self.exports_box.setTitle(f"/etc/exports on {server_label}")
+        self.exports_box.setTitle(f"{rec.exports_file} on {server_label}")
         self.fstab_box.setTitle(f"/etc/fstab on {client_label}")
+        self.exports_state.setText(exports_state(rec))
+        self.fstab_state.setText(fstab_state(rec))
         self.exports_line.setText(rec.exports_line)
         self.exports_reasons.setText(reasons_html(rec.exports_reasons))
         self.fstab_line.setText(rec.fstab_line)

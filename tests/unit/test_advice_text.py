@@ -1,0 +1,39 @@
+"""`nfstune run`'s recommendation text: the admin's own entry and fstab line, what changed, and a message instead
+of a traceback when there is nothing to start from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nfstune.cli_run import advice_text
+from nfstune.store import Results, open_store
+from nfstune.workflow import CurrentConfig
+
+
+def session(tmp_path: Path) -> tuple[Results, int]:
+    results = Results(open_store(tmp_path / "nfstune.sqlite3"))
+    sid = results.start_session(server_host=None, client_host=None, share="/srv/a", scale="small", recipes=["x"])
+    results.end_session(sid, "completed")
+    return results, sid
+
+
+def test_the_admins_entry_is_shown_with_its_defaults_and_fstab_entry(tmp_path: Path) -> None:
+    results, sid = session(tmp_path)
+    current = CurrentConfig(
+        {"/etc/exports": "/srv/a -ro,no_root_squash,async host1 \\\n  (rw)\n"},
+        "nas:/srv/a /home/me/A\\040B nfs ro,sec=krb5p,noexec,x-systemd.automount 0 0\n",
+    )
+    text = advice_text(results, sid, share="/srv/a", server="nas", current=current)
+    lines = text.splitlines()
+    assert "  /srv/a -ro,no_root_squash,async host1(sync) \\" in lines
+    assert "    *(rw,sync)" in lines  # the trap's everyone keeps rw (not nfstune's to change), made sync
+    assert lines[lines.index("  now:") + 1 :][:2] == ["    /srv/a -ro,no_root_squash,async host1 \\", "      (rw)"]
+    assert "  nas:/srv/a /home/me/A\\040B nfs ro,sec=krb5p,noexec,x-systemd.automount 0 0" in lines
+    assert "  (already reads as recommended)" in lines
+    assert any("has no host before '('" in line for line in lines)  # the "host (rw)" trap is reported
+
+
+def test_no_export_gives_a_message_not_a_traceback(tmp_path: Path) -> None:
+    results, sid = session(tmp_path)
+    text = advice_text(results, sid, share="/srv/a", server="nas", current=CurrentConfig({}, None))
+    assert text.strip().startswith("No recommendation: /srv/a is not exported yet")
