@@ -265,8 +265,9 @@ class Controller(QObject):
                 emit(Event("log", reason))
             sid = start_session(results, pair, probed.facts, scale=scale, recipe_ids=[r.id for r in recipes])
             engine = make_engine(
-                pair, probed.facts, scale=scale, results=results, journal=journal, emit=emit, cancel=job.cancel
-            )
+                pair, probed.facts, scale=scale, results=results, journal=journal, emit=emit, cancel=job.cancel,
+                confirm=self.prompter.server_change,  # asked on the GUI thread; the worker waits for the answer
+            )  # fmt: skip
             try:
                 try:
                     engine.run(sid, planned)
