@@ -122,6 +122,11 @@ def _add_run_parsers(sub: Any) -> None:
         "--no-baselines", action="store_true", help="skip the iperf3 and server-disk ceilings measured first"
     )
     run.add_argument("--html", type=output_file, help="also write the session's report (self-contained HTML) here")
+    run.add_argument(
+        "--yes", action="store_true",
+        help="change the server's export even while other clients are connected (otherwise asked; refused "
+        "without a terminal)",
+    )  # fmt: skip
     sub.add_parser("history", help="past sessions")
     rep = sub.add_parser("report", help="export a session: HTML (with plots), CSV, JSON")
     rep.add_argument("session", type=session_id)

@@ -14,6 +14,10 @@ from typing import Any
 from nfstune.baselines import baseline_label
 from nfstune.engine import Event
 from nfstune.errors import ConfigError
+from nfstune.guard import ServerChange
+from nfstune.nfs.change import read_export_files
+from nfstune.nfs.kernel_view import parse_exportfs_s
+from nfstune.preflight import blocking, check
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
 from nfstune.remote import open_host
 from nfstune.signals import terminate_as_interrupt
@@ -111,12 +115,39 @@ def run(args: argparse.Namespace, printer: Any) -> int:
     with ExitStack() as stack:
         stack.enter_context(terminate_as_interrupt())  # SIGTERM and SIGHUP undo as Ctrl-C does
         pair = _hosts(args, stack)
+        if args.lab and getattr(args, "share", None):
+            pair.share = args.share  # the lab's /export unless another share is asked for
+        if not pair.share.startswith("/"):
+            raise ConfigError(f"--share {pair.share!r}: give the absolute path the server exports (e.g. /srv/data)")
         printer(f"probing {pair.server.label} and {pair.client.label}")
         facts = probe_pair(pair)
+        # the desktop's preflight, before anything is changed: a share that is not exported would otherwise get
+        # a 1777 scratch directory and a disk-baseline file wherever it points
+        exported = sorted({path for path, _ in parse_exportfs_s(pair.server.run("exportfs -s", sudo=True).stdout)})
+        problems = check(
+            facts.server, facts.client, server_label=pair.server.label, client_label=pair.client.label,
+            share=pair.share, exports=exported, export_files=read_export_files(pair.server),
+        )  # fmt: skip
+        for p in problems:
+            printer(f"{p.severity}: {p.title}\n    {p.detail}")
+        if blocking(problems):
+            stops = "; ".join(p.title for p in problems if p.severity == "error")
+            raise ConfigError(f"preflight: {stops}. Nothing was changed.")
         planned, skipped = plan_session(chosen, facts, args.scale)
         for reason in skipped:
             printer(reason)
         sid = start_session(results, pair, facts, scale=args.scale, recipe_ids=args.recipe)
+
+        def confirm(change: ServerChange) -> bool:
+            # the engine has just logged change.message(): the list of connected clients
+            if getattr(args, "yes", False):
+                printer("--yes: going on")
+                return True
+            if not sys.stdin.isatty():
+                printer("No terminal to ask on: run again with --yes to change the export anyway.")
+                return False
+            answer = input(f"Change {change.share} on {change.server} while they are connected? [y/N] ")
+            return answer.strip().lower() in ("y", "yes")
 
         shown = {"step": ""}
 
@@ -135,7 +166,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
 
         engine = make_engine(
             pair, facts, scale=args.scale, results=results, journal=journal, emit=on_event,
-            cancel=threading.Event(), baselines=not getattr(args, "no_baselines", False),
+            cancel=threading.Event(), baselines=not getattr(args, "no_baselines", False), confirm=confirm,
         )  # fmt: skip
         engine.run(sid, planned)
         current = current_export(pair.server, pair.share, pair.client)

@@ -24,27 +24,38 @@ from nfstune.bench.workloads import (
     workload_commands,
 )
 from nfstune.errors import NfstuneError
+from nfstune.guard import AsyncStep, ServerChange
 from nfstune.nfs.change import (
     SCRATCH_PREFIX,
+    ApplianceRefused,
     ClientMount,
     ExportChange,
     Transaction,
+    list_connected_clients,
     make_scratch,
     read_export_files,
     recover_on_connect,
     set_readahead,
 )
-from nfstune.nfs.export_edit import change_client_options, locate
+from nfstune.nfs.export_edit import edit_client_options, locate
+from nfstune.nfs.export_options import ASYNC
+from nfstune.nfs.exports import parse
 from nfstune.nfs.kernel_view import parse_exportfs_s
 from nfstune.nfs.mountstats import nfs_mounts
 from nfstune.recipes.model import WORKLOADS, Config, FactValue, Recipe, Repeats
+from nfstune.recipes.model import ExportChange as ExportSettings
 from nfstune.remote import Host
 from nfstune.remote.local import is_local
+from nfstune.remote.probe import async_setting_hint
 from nfstune.store import Journal, Results
 
 
 class Cancelled(NfstuneError):
     pass
+
+
+class Declined(Cancelled):
+    """The admin said no (or could not be asked) before the first change: nothing was changed."""
 
 
 @dataclass(frozen=True)
@@ -87,14 +98,21 @@ SMALL_REPEATS = Repeats(min=3, max=4, cv_target=5.0, warmup=1)
 
 
 def plan(
-    recipes: Sequence[Recipe], facts: Mapping[str, FactValue], scale: str = "normal"
+    recipes: Sequence[Recipe], facts: Mapping[str, FactValue], scale: str = "normal", appliance: str | None = None
 ) -> tuple[list[PlannedConfig], list[str]]:
-    """The configurations to run (those whose conditions hold), and why the others are skipped."""
+    """The configurations to run (those whose conditions hold), and why the others are skipped. On an appliance
+    (`appliance`: its vendor) every configuration that changes the export is skipped: its own UI owns it."""
     planned, skipped = [], []
     for recipe in recipes:
         for config in recipe.configs:
             if config.when.holds(facts) is False:
                 skipped.append(f"{recipe.id} {config.label}: skipped ({config.when.describe()})")
+                continue
+            if appliance is not None and config.export:
+                skipped.append(
+                    f"{recipe.id} {config.label}: skipped (the server is a {appliance} appliance, which owns its "
+                    f"exports; set it in its own UI instead: {async_setting_hint(appliance)})"
+                )
                 continue
             reps = recipe.repeats
             if scale == "small":
@@ -127,8 +145,15 @@ class Engine:
         baselines: bool = True,
         iperf_available: bool = False,
         iperf_seconds: int = 5,
+        appliance: str | None = None,
+        client_address: str | None = None,
+        confirm: Callable[[ServerChange], bool] | None = None,
     ) -> None:
-        """`emit` is called from the engine's thread and, for "sample" events, from the samplers' threads."""
+        """`emit` is called from the engine's thread and, for "sample" events, from the samplers' threads.
+        `appliance`: the server's vendor when it is an appliance (HostFacts.appliance): its exports are never
+        written. `confirm`: asked, on the engine's thread, before the first change of a session that changes the
+        export while other clients are connected; without it such a session is refused. `client_address`: the
+        client host's address as the server sees it (to mark its own mounts in that list)."""
         self.server, self.client, self.server_address, self.share = server, client, server_address, share
         self.sizes, self.results, self.journal, self.emit = sizes, results, journal, emit
         self.fio_available = fio_available
@@ -136,6 +161,7 @@ class Engine:
         self.server_disks, self.server_nic, self.client_nic = server_disks, server_nic, client_nic
         self.sample_interval_s = sample_interval_s
         self.baselines, self.iperf_available, self.iperf_seconds = baselines, iperf_available, iperf_seconds
+        self.appliance, self.client_address, self.confirm = appliance, client_address, confirm
         self._steps_done = 0
         self._steps_total = 1
         self._t0 = time.monotonic()
@@ -156,6 +182,11 @@ class Engine:
 
     def run(self, session_id: int, planned: Sequence[PlannedConfig]) -> None:
         recover_on_connect([self.server, self.client], self.journal, self.log)
+        try:
+            self._guard_server(planned)
+        except BaseException as exc:
+            self.results.end_session(session_id, "cancelled" if isinstance(exc, Cancelled) else "failed", str(exc))
+            raise
         self._steps_total = max(
             1, sum(len(p.workloads) * (p.recipe.repeats.warmup + p.recipe.repeats.max) for p in planned)
         )
@@ -182,6 +213,39 @@ class Engine:
             self.results.end_session(session_id, "failed", str(exc))
             raise
         self.results.end_session(session_id, "completed")
+
+    def _guard_server(self, planned: Sequence[PlannedConfig]) -> None:
+        """Before anything is changed: refuse an appliance's exports, and have the admin confirm a change of the
+        export while other clients use the server."""
+        server_side = [p for p in planned if p.config.export]
+        if not server_side:
+            return
+        if self.appliance is not None:
+            names = ", ".join(f"{p.recipe.id} {p.config.label}" for p in server_side)
+            raise ApplianceRefused(
+                f"{self.server.label} is a {self.appliance} appliance, which owns its NFS configuration: nfstune "
+                f"does not write its exports ({names} would). Nothing was changed. To switch asynchronous writes "
+                f"there: {async_setting_hint(self.appliance)}"
+            )
+        clients = list_connected_clients(self.server)
+        if not clients:
+            self.log(f"{self.server.label}: no other NFS client is connected")
+            return
+        steps = tuple(
+            AsyncStep(f"{p.recipe.id} {p.config.label}", len(p.workloads), p.repeats.warmup + p.repeats.max)
+            for p in server_side
+            if "async" in p.config.export.set
+        )
+        change = ServerChange(
+            self.server.label, self.share, tuple(clients), self.client_address, self.client.label, len(server_side),
+            steps,
+        )  # fmt: skip
+        self.log(change.message())
+        if self.confirm is None or not self.confirm(change):
+            raise Declined(
+                f"not confirmed: {self.share} on {self.server.label} was not changed while "
+                f"{len(clients)} client connection(s) use that server. Nothing was changed."
+            )
 
     def _measure_baselines(self, session_id: int) -> None:
         self._progress("baselines: the network (iperf3) and the server's own disk")
@@ -225,7 +289,7 @@ class Engine:
             export_opts = None
             if change is not None:
                 self.client.run(["ls", mount.scratch])  # the kernel fills its caches when a client uses them
-                change.verify_kernel({self.share: "async" if "async" in config.export.set else "sync"})
+                change.verify_kernel(change.expect)
                 export_opts = ",".join(next(iter(self._table(self.share).values()), ()))
             if "small-files" in item.workloads:  # its tar is built on the client's own disk: ours to remove
                 tx.record(self.client, "tempfile", SMALL_FILES_TAR)
@@ -272,15 +336,12 @@ class Engine:
         return {client: opts for (p, client), opts in table.items() if p == path}
 
     def _change_export(self, tx: Transaction, config: Config) -> ExportChange | None:
-        if not config.export.set and not config.export.unset:
+        if not config.export:
             return None
-        files = read_export_files(self.server)
-        where = locate(files, self.share)
-        text = files[where.file]
-        for client in where.clients:
-            text = change_client_options(text, self.share, client, list(config.export.set))
-        mode = "async" if "async" in config.export.set else "sync"
-        change = ExportChange(self.server, tx, file=where.file, new_text=text.encode(), expect={self.share: mode})
+        file, new_text, mode = export_edit(read_export_files(self.server), self.share, config.export)
+        change = ExportChange(
+            self.server, tx, file=file, new_text=new_text, expect={self.share: mode}, appliance=self.appliance
+        )
         change.apply()
         return change
 
@@ -379,6 +440,22 @@ class Engine:
             for argv in commands.cleanup:
                 self.client.run(list(argv), sudo=True, timeout=600)
         return result
+
+
+def export_edit(files: Mapping[str, str], share: str, settings: ExportSettings) -> tuple[str, bytes, str]:
+    """The exports file that defines `share`, its new bytes with `settings` applied to each of the share's
+    clients (every other byte as it was, undecodable ones included), and the write mode the kernel must then
+    run it with."""
+    where = locate(files, share)
+    text = files[where.file]
+    for client in where.clients:
+        text = edit_client_options(text, share, client, settings.set, settings.unset)
+    entry = parse(text).find(share)
+    modes = {"async" if c.options.flag(ASYNC) else "sync" for c in entry.clients} if entry else set()
+    if len(modes) != 1:
+        raise NfstuneError(f"{where.file}: the clients of {share} would not all run the same write mode: {text!r}")
+    # read_export_files decoded with surrogateescape: a byte that is not UTF-8 (a Latin-1 comment) goes back as is
+    return where.file, text.encode("utf-8", "surrogateescape"), modes.pop()
 
 
 class _Samplers:

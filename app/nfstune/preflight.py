@@ -7,10 +7,12 @@ less (no fio, no network ceiling, unknown facts); info is something the admin sh
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from nfstune.nfs.export_options import ASYNC_RISK, FSID_ROOT_RISK, INSECURE_RISK
+from nfstune.nfs.exports import findings, parse
 from nfstune.remote.probe import async_setting_hint
 from nfstune.remote.probe_parse import HostFacts
 from nfstune.remote.tools import PACKAGES, install_hint
@@ -100,8 +102,10 @@ def check(
     client_mounts_of_server: Sequence[str] = (),
     share: str | None = None,
     exports: Sequence[str] = (),
+    export_files: Mapping[str, str] | None = None,
 ) -> list[Problem]:
-    """Every problem found, errors first (stable within a severity)."""
+    """Every problem found, errors first (stable within a severity). `export_files`: the server's exports files
+    by path (nfs.change.read_export_files), whose risks are reported with their file and line."""
     found: list[Problem] = []
     add = found.append
     hosts: list[tuple[HostFacts, HostRole, str]] = [(server, "server", server_label), (client, "client", client_label)]
@@ -121,7 +125,10 @@ def check(
     elif server.nfs_server_active is None:
         what = "Neither systemd nor /proc/net/rpc/nfsd answered; nfsd may not be loaded."
         add(Problem("warning", "server", f"Could not tell whether the NFS server runs on {server_label}", what))
-    if share is not None and _normal(share) not in {_normal(e) for e in exports}:
+    if share is not None and not share.startswith("/"):
+        what = "A share is the absolute path the server exports, as `exportfs -s` lists it (e.g. /srv/data)."
+        add(Problem("error", "server", f"The share {share!r} is not an absolute path", what))
+    elif share is not None and _normal(share) not in {_normal(e) for e in exports}:
         what = f"{server_label} exports {', '.join(exports) or 'nothing'}. Pick an exported share, or export it first."
         add(Problem("error", "server", f"{share} is not exported by {server_label}", what))
     if _missing(client, "mount.nfs", None):
@@ -165,7 +172,33 @@ def check(
         spinning = ", ".join(d.model or d.name for d in fs.disks if d.rotational)
         what = f"Sync writes will be slow: each fsync waits for the disk ({spinning})."
         add(Problem("info", "server", f"A spinning disk is under {fs.path} on {server_label}", what))
+    found += exports_problems(export_files or {})
     return sorted(found, key=lambda p: SEVERITIES.index(p.severity))
+
+
+def exports_problems(files: Mapping[str, str]) -> list[Problem]:
+    """What the server's exports files do that their author may not expect, each with its file and line: a line
+    after which exportfs stops reading, a space before "(" (the options then go to the whole world), a bare path
+    (exported to everyone), no_root_squash for any host, clients exportfs skips, relative paths."""
+    found = []
+    for file, text in files.items():
+        doc = parse(text)
+        stop = doc.stop
+        if stop is not None:
+            what = (
+                f"{stop.error}. Nothing after line {stop.line} is exported, and nothing nfstune adds after it would "
+                "be either. Correct that line first."
+            )
+            found.append(Problem("warning", "server", f"{file} line {stop.line}: exportfs stops reading here", what))
+        for f in findings(doc):
+            if f.finding.kind != "risk":
+                continue
+            # risks an admin sets knowingly, for their own reasons: told, not warned about
+            chosen = (ASYNC_RISK, INSECURE_RISK, FSID_ROOT_RISK.format(option=f.finding.option))
+            severity: Severity = "info" if f.finding.message in chosen else "warning"
+            who = " ".join(part for part in (f.path, f.client) if part)
+            found.append(Problem(severity, "server", f"{file} line {f.line}: {who}", f.finding.message))
+    return found
 
 
 def blocking(problems: Sequence[Problem]) -> bool:

@@ -17,6 +17,7 @@ from nfstune.bench.stats import compare
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.engine import Engine, Event, PlannedConfig, plan, stored_value
 from nfstune.errors import ConfigError
+from nfstune.guard import ServerChange
 from nfstune.nfs.change import host_key
 from nfstune.recipes.model import WORKLOADS, Recipe, recipe_facts
 from nfstune.remote import Host
@@ -82,7 +83,8 @@ def pick_recipes(recipes: Sequence[Recipe], ids: Sequence[str]) -> list[Recipe]:
 
 
 def plan_session(recipes: Sequence[Recipe], facts: Facts, scale: str) -> tuple[list[PlannedConfig], list[str]]:
-    return plan(recipes, recipe_facts(facts.server, facts.client), scale)
+    """On an appliance, the configurations that change the export are skipped with the vendor's own setting."""
+    return plan(recipes, recipe_facts(facts.server, facts.client), scale, appliance=facts.server.appliance)
 
 
 def start_session(results: Results, pair: Pair, facts: Facts, *, scale: str, recipe_ids: Sequence[str]) -> int:
@@ -104,7 +106,9 @@ def make_engine(
     emit: Callable[[Event], None],
     cancel: threading.Event,
     baselines: bool = True,
+    confirm: Callable[[ServerChange], bool] | None = None,
 ) -> Engine:
+    """`confirm`: asked before the first change of the export while other clients use the server (Engine)."""
     fs = facts.server.filesystem
     route = facts.client.route
     return Engine(
@@ -119,6 +123,9 @@ def make_engine(
         baselines=baselines,
         iperf_available=facts.server.iperf3_version is not None and facts.client.iperf3_version is not None,
         iperf_seconds=IPERF_SECONDS.get(scale, 10),
+        # the server's exports are never written on an appliance: the engine refuses before any change
+        appliance=facts.server.appliance, confirm=confirm,
+        client_address=route.source_address if route is not None else None,
     )  # fmt: skip
 
 

@@ -113,3 +113,14 @@ def test_a_share_that_is_not_exported_blocks(page: PreflightPage, qtbot: QtBot) 
 def test_a_stopped_server_blocks(page: PreflightPage) -> None:
     show(page, replace(facts("lab-nas-root.txt"), nfs_server_state="failed"), facts("lab-client-root.txt"))
     assert page.blocking()
+
+
+def test_exports_traps_are_listed_with_file_and_line(page: PreflightPage) -> None:
+    files = {"/etc/exports": "/export 10.99.0.0/24(rw,sync)\n/srv/l host (rw)\n"}
+    page.show_facts(facts("lab-nas-root.txt"), facts("lab-client-root.txt"), server_label="nas",
+                    client_label="client", exports=EXPORTS, share="/export", client_mounts_of_server=[],
+                    export_files=files)  # fmt: skip
+    shown = [label.text() for label in page.findChildren(QLabel)]
+    assert "/etc/exports line 2: /srv/l *" in shown
+    assert any("no host before '('" in text for text in shown)
+    assert not page.blocking()  # told, not stopped: the share itself is fine

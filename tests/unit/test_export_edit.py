@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nfstune.errors import NfstuneError
-from nfstune.nfs.export_edit import change_client_options, locate, with_options
+from nfstune.nfs.export_edit import change_client_options, edit_client_options, locate, with_options, without_options
 
 EXPORTS = """# NAS exports, hand-edited
 /srv/media   192.168.1.0/24(ro,all_squash)  \\
@@ -58,3 +58,11 @@ def test_any_change_leaves_the_other_entries_byte_identical(option: str) -> None
     new = change_client_options(EXPORTS, "/export", "10.99.0.0/24", [option])
     assert new.splitlines()[:3] == EXPORTS.splitlines()[:3]
     assert new.splitlines()[4:] == EXPORTS.splitlines()[4:]
+
+
+def test_unset_removes_the_named_options_and_nothing_else() -> None:
+    assert without_options(["rw", "no_wdelay", "anonuid=1000", "sync"], ["no_wdelay", "anonuid"]) == ["rw", "sync"]
+    text = "# keep\n/export a(rw,no_wdelay,anonuid=1000) b(rw,no_wdelay)  # b too\n/srv x(ro)\n"
+    edited = edit_client_options(text, "/export", "a", ["sync"], ["no_wdelay", "anonuid"])
+    assert edited == "# keep\n/export a(rw,sync) b(rw,no_wdelay)  # b too\n/srv x(ro)\n"
+    assert edit_client_options(text, "/srv", "x", [], ["no_wdelay"]) == text  # nothing to remove: byte-identical

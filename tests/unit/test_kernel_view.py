@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nfstune.nfs.kernel_view import (
+    NfsClient,
     check_exports_resolve_to_themselves,
     connected_clients,
     parse_export_cache,
@@ -78,3 +79,18 @@ def test_exportfs_s() -> None:
     )
     assert table[("/export", "10.99.0.0/24")][0] == "sync"
     assert table[("/srv/nfstune", "10.99.0.2")][0] == "async"
+
+
+def test_clients_whose_lease_ran_out_are_not_listed() -> None:
+    # Linux 5.19+ keeps an unmounted v4.0 client's state as "courtesy" (then "expirable"): nobody uses it now
+    info = read("clients-info.txt")
+    courtesy = info.replace("status: confirmed", "status: courtesy").replace("10.99.0.2:842", "10.99.0.3:700")
+    expirable = info.replace("status: confirmed", "status: expirable").replace("10.99.0.2:842", "10.99.0.4:701")
+    clients = connected_clients(info + courtesy + expirable, read("ss-established-2049.txt"))
+    assert [c.address for c in clients] == ["10.99.0.2:842", "10.99.0.2:934"]
+    assert clients[0].status == "confirmed"
+
+
+def test_client_host_without_port() -> None:
+    hosts = [NfsClient(a, "4.2", "").host for a in ("10.99.0.2:842", "[fd00::2]:842", "[::ffff:10.99.0.2]:934")]
+    assert hosts == ["10.99.0.2", "fd00::2", "10.99.0.2"]

@@ -205,3 +205,46 @@ def test_a_bare_shell_shows_dashes(client: HostFacts) -> None:
     unknown = {label for label, server, _ in rows if server == DASH}
     assert unknown >= {"Hostname", "OS", "Kernel", "RAM", "NIC", "Disk", "Filesystem", "nfsd max block size"}
     assert dict((label, server) for label, server, _ in rows)["fio"] == "not installed"
+
+
+# --- issue 9: the share's path, and the exports files' traps ------------------------------------------------------
+
+TRAPS = """# the lab's own export, then three traps
+/export 10.99.0.0/24(rw,sync,no_subtree_check)
+/srv/l host (rw)
+/srv/w *(rw,no_root_squash)
+/srv/a client(rw,async)
+/srv/stop client(bogus)
+/srv/after client(rw)
+"""
+
+
+def test_a_relative_share_is_a_blocking_error(nas: HostFacts, client: HostFacts) -> None:
+    problems = run_check(nas, client, share="relative/path")
+    found = titled(problems, "relative/path")
+    assert found.severity == "error" and "absolute" in found.title and blocking(problems)
+
+
+def test_exports_traps_are_shown_with_file_and_line(nas: HostFacts, client: HostFacts) -> None:
+    problems = check(nas, client, server_label="nas", client_label="client", share="/export", exports=("/export",),
+                     export_files={"/etc/exports": TRAPS, "/etc/exports.d/b.exports": "/srv/b\n"})  # fmt: skip
+    trap = titled(problems, "/etc/exports line 3: /srv/l *")
+    assert trap.severity == "warning"
+    assert "no host before '('" in trap.detail and "everyone (*)" in trap.detail
+    world = titled(problems, "/etc/exports line 4: /srv/w *")
+    assert world.severity == "warning" and "no_root_squash" in world.detail
+    stop = titled(problems, "/etc/exports line 6: exportfs stops reading here")
+    assert stop.severity == "warning" and "bogus" in stop.detail and "Nothing after line 6" in stop.detail
+    chosen = titled(problems, "/etc/exports line 5: /srv/a client")
+    assert chosen.severity == "info" and "async" in chosen.detail  # the admin's own choice: told, not warned
+    bare = titled(problems, "/etc/exports.d/b.exports line 1: /srv/b *")
+    assert "to everyone" in bare.detail
+    assert not [p for p in problems if "/srv/after" in p.title]  # exportfs never reads it
+    assert not blocking(problems) and not [p for p in problems if "line 2" in p.title]
+
+
+def test_exports_findings_keep_a_non_utf8_comment(nas: HostFacts, client: HostFacts) -> None:
+    text = b"# caf\xe9\n/export *(rw,no_root_squash)\n".decode("utf-8", "surrogateescape")
+    problems = check(nas, client, server_label="nas", client_label="client", share="/export", exports=("/export",),
+                     export_files={"/etc/exports": text})  # fmt: skip
+    assert "no_root_squash" in titled(problems, "/etc/exports line 2: /export *").detail

@@ -60,3 +60,20 @@ def change_client_options(text: str, path: str, client: str, changes: Sequence[s
     doc = parse(text)
     current = doc.client(path, client)
     return doc.with_client_options(path, client, with_options(current.explicit_options, changes)).render()
+
+
+def without_options(explicit: Sequence[str], names: Sequence[str]) -> list[str]:
+    """A client's option list without the options named (`async`, `anonuid` for `anonuid=1000`), so that the
+    default applies again; anything else stays, in its order."""
+    return [opt for opt in explicit if opt.split("=", 1)[0] not in names]
+
+
+def edit_client_options(text: str, path: str, client: str, set_: Sequence[str], unset: Sequence[str]) -> str:
+    """The exports text with one client's options changed (`set_` as in with_options, then the `unset` names
+    removed); every other byte as it was, and the text itself when nothing changes."""
+    doc = parse(text)
+    current = list(doc.client(path, client).explicit_options)
+    options = without_options(with_options(current, set_), unset)
+    if options == current:
+        return text
+    return doc.with_client_options(path, client, options).render()

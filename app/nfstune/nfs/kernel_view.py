@@ -114,6 +114,19 @@ class NfsClient:
     address: str  # ip:port
     version: str  # "4.2", "4.1", "4.0", or "3 (or other TCP)" for a plain connection
     name: str
+    status: str = ""  # NFSv4: confirmed, unconfirmed, courtesy, expirable (Linux 5.19+); "" when not given
+
+    @property
+    def host(self) -> str:
+        """The address without its port (and without the ::ffff: of an IPv4 peer on an IPv6 socket)."""
+        host = self.address.rpartition(":")[0] if ":" in self.address else self.address
+        return host.strip("[]").removeprefix("::ffff:")
+
+    @property
+    def active(self) -> bool:
+        """False for a v4 client whose lease ran out: the server keeps its state (a "courteous" server, Linux
+        5.19+) until another client conflicts with it, but nobody uses it now (a v4.0 client unmounted)."""
+        return self.status not in ("courtesy", "expirable")
 
 
 def parse_v4_clients(text: str) -> list[NfsClient]:
@@ -125,7 +138,7 @@ def parse_v4_clients(text: str) -> list[NfsClient]:
         )
         if "address" in fields:
             version = "4." + fields.get("minor version", "?")
-            clients.append(NfsClient(fields["address"], version, fields.get("name", "")))
+            clients.append(NfsClient(fields["address"], version, fields.get("name", ""), fields.get("status", "")))
     return clients
 
 
@@ -140,12 +153,12 @@ def parse_established_2049(ss_output: str) -> list[str]:
 
 
 def connected_clients(v4_info: str, ss_output: str) -> list[NfsClient]:
-    """Every client connected to the server: NFSv4 clients with their version, and the other TCP peers of
-    port 2049 (NFSv3 clients, which keep no state the server could list)."""
+    """Every client using the server now: NFSv4 clients with their version (not those whose lease ran out), and
+    the other TCP peers of port 2049 (NFSv3 clients, which keep no state the server could list)."""
     v4 = parse_v4_clients(v4_info)
     v4_addresses = {c.address for c in v4}
     others = [p for p in parse_established_2049(ss_output) if p not in v4_addresses]
-    return v4 + [NfsClient(p, "3 (or another TCP client)", "") for p in others]
+    return [c for c in v4 if c.active] + [NfsClient(p, "3 (or another TCP client)", "") for p in others]
 
 
 def parse_exportfs_s(text: str) -> dict[tuple[str, str], tuple[str, ...]]:

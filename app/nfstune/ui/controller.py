@@ -57,6 +57,7 @@ class Probed:
     facts: Facts
     exports: list[str]  # the server's exported paths (exportfs -s)
     client_mounts_of_server: list[str]  # "server:/path on /mnt/x" already mounted on the client
+    export_files: dict[str, str] = field(default_factory=dict)  # the server's exports files, by path
 
 
 @dataclass
@@ -194,6 +195,7 @@ class Controller(QObject):
         address = self.server_address or ""
 
         def work(_job: Job) -> Probed:
+            from nfstune.nfs.change import read_export_files
             from nfstune.nfs.kernel_view import parse_exportfs_s
             from nfstune.workflow import probe_pair
 
@@ -207,7 +209,7 @@ class Controller(QObject):
                 and fields[0].split(":")[0] in (address, facts.server.hostname)
                 and not fields[1].startswith("/mnt/nfstune")
             ]  # fmt: skip
-            return Probed(facts, exports, mounts)
+            return Probed(facts, exports, mounts, read_export_files(server))
 
         def done(result: Probed) -> None:
             self.probe = result
@@ -267,8 +269,9 @@ class Controller(QObject):
                 emit(Event("log", reason))
             sid = start_session(results, pair, probed.facts, scale=scale, recipe_ids=[r.id for r in recipes])
             engine = make_engine(
-                pair, probed.facts, scale=scale, results=results, journal=journal, emit=emit, cancel=job.cancel
-            )
+                pair, probed.facts, scale=scale, results=results, journal=journal, emit=emit, cancel=job.cancel,
+                confirm=self.prompter.server_change,  # asked on the GUI thread; the worker waits for the answer
+            )  # fmt: skip
             try:
                 try:
                     engine.run(sid, planned)

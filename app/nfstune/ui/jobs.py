@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QMessageBox, QWidget
 
 from nfstune.errors import NfstuneError
+from nfstune.guard import ServerChange
 from nfstune.remote.errors import RemoteError
 
 log = logging.getLogger(__name__)
@@ -27,20 +28,24 @@ EVENT_BUFFER = 2000  # events kept for the GUI between two ticks; a run makes a 
 
 
 class Prompter(QObject):
-    """Asks the admin on the GUI thread on behalf of a worker. Tests replace `answer_host_key`/`answer_secret`."""
+    """Asks the admin on the GUI thread on behalf of a worker. Tests replace `answer_host_key`/`answer_secret`/
+    `answer_server_change`."""
 
     _ask_host_key = Signal(str, str, str)
     _ask_secret = Signal(str, str)
+    _ask_server_change = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.window = parent
         self.answer_host_key: Callable[[str, str, str], bool] = self._host_key_dialog
         self.answer_secret: Callable[[str, str], str | None] = self._secret_dialog
+        self.answer_server_change: Callable[[ServerChange], bool] = self._server_change_dialog
         self._bool_answer = False
         self._text_answer: str | None = None
         self._ask_host_key.connect(self._on_ask_host_key, Qt.ConnectionType.BlockingQueuedConnection)
         self._ask_secret.connect(self._on_ask_secret, Qt.ConnectionType.BlockingQueuedConnection)
+        self._ask_server_change.connect(self._on_ask_server_change, Qt.ConnectionType.BlockingQueuedConnection)
 
     # called on worker threads (the callbacks remote.Host takes)
     def host_key(self, label: str, key_type: str, fingerprint: str) -> bool:
@@ -56,6 +61,13 @@ class Prompter(QObject):
         answer, self._text_answer = self._text_answer, None  # held here only until handed over
         return answer
 
+    def server_change(self, change: ServerChange) -> bool:
+        """The engine's `confirm`: change the export while these clients are connected?"""
+        if QThread.currentThread() is self.thread():
+            return self.answer_server_change(change)
+        self._ask_server_change.emit(change)
+        return self._bool_answer
+
     @Slot(str, str, str)
     def _on_ask_host_key(self, label: str, key_type: str, fingerprint: str) -> None:
         self._bool_answer = self.answer_host_key(label, key_type, fingerprint)
@@ -63,6 +75,20 @@ class Prompter(QObject):
     @Slot(str, str)
     def _on_ask_secret(self, label: str, what: str) -> None:
         self._text_answer = self.answer_secret(label, what)
+
+    @Slot(object)
+    def _on_ask_server_change(self, change: ServerChange) -> None:
+        self._bool_answer = self.answer_server_change(change)
+
+    def _server_change_dialog(self, change: ServerChange) -> bool:
+        box = QMessageBox(self.window)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("Other clients are connected")
+        box.setText(f"Other NFS clients use {change.server} now. Change the export {change.share} anyway?")
+        box.setInformativeText(change.message())
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        return box.exec() == QMessageBox.StandardButton.Yes
 
     def _host_key_dialog(self, label: str, key_type: str, fingerprint: str) -> bool:
         box = QMessageBox(self.window)

@@ -199,6 +199,7 @@ class MainWindow(QMainWindow):
         self.preflight_page.show_facts(
             p.facts.server, p.facts.client, server_label=c.hosts["server"].label, client_label=c.hosts["client"].label,
             exports=p.exports, share=c.share, client_mounts_of_server=p.client_mounts_of_server,
+            export_files=p.export_files,
         )  # fmt: skip
         self._update_nav()
 

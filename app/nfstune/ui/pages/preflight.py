@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping
 from functools import partial
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -53,6 +54,7 @@ class PreflightPage(QWidget):
         self._exports: list[str] = []
         self._share: str | None = None
         self._mounts: list[str] = []
+        self._export_files: dict[str, str] = {}
         self._problems: list[Problem] = []
         # (host role, tool) -> (Install button, status label) of the problem rows shown now
         self._installs: dict[tuple[str, str], tuple[QPushButton, QLabel]] = {}
@@ -119,8 +121,11 @@ class PreflightPage(QWidget):
         exports: list[str],
         share: str | None,
         client_mounts_of_server: list[str],
+        export_files: Mapping[str, str] | None = None,
     ) -> None:
+        """`export_files`: the server's exports files by path; their traps are listed with file and line."""
         self._server, self._client = server, client
+        self._export_files = dict(export_files or {})
         self._labels = (server_label, client_label)
         self._exports, self._share, self._mounts = list(exports), share, list(client_mounts_of_server)
         self._fill_table()
@@ -197,6 +202,7 @@ class PreflightPage(QWidget):
             client_mounts_of_server=self._mounts,
             share=self._share,
             exports=self._exports,
+            export_files=self._export_files,
         )
         while self._problems_box.count():
             item = self._problems_box.takeAt(0)

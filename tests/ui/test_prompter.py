@@ -1,0 +1,31 @@
+"""The desktop's answer to the engine's `confirm`: asked from a worker thread, answered on the GUI thread."""
+
+from __future__ import annotations
+
+import threading
+
+from pytestqt.qtbot import QtBot
+
+from nfstune.guard import ServerChange
+from nfstune.nfs.kernel_view import NfsClient
+from nfstune.ui.jobs import Job, Prompter
+
+CHANGE = ServerChange("nas", "/export", (NfsClient("10.99.0.7:812", "4.2", "laptop"),), None, "client", 2, ())
+
+
+def test_a_worker_waits_for_the_admins_answer_given_on_the_gui_thread(qtbot: QtBot) -> None:
+    prompter = Prompter()
+    shown: list[tuple[str, bool]] = []
+
+    def answer(change: ServerChange) -> bool:
+        shown.append((change.message(), threading.current_thread() is threading.main_thread()))
+        return False
+
+    prompter.answer_server_change = answer
+    job = Job("confirm", lambda _job: prompter.server_change(CHANGE))
+    with qtbot.waitSignal(job.finished, timeout=10000) as finished:
+        job.start()
+    assert finished.args == [False]
+    ((text, on_gui_thread),) = shown
+    assert on_gui_thread and "10.99.0.7:812" in text
+    job.wait()

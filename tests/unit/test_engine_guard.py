@@ -1,0 +1,108 @@
+"""The engine's guard rails before it changes a server (issue 9): an appliance's configurations are skipped and
+refused, the export edit keeps undecodable bytes and applies `unset`, and what the admin confirms says who is
+connected and how long the export runs async. No host is contacted here."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from nfstune import paths
+from nfstune.engine import export_edit, plan
+from nfstune.errors import NfstuneError
+from nfstune.guard import AsyncStep, ServerChange
+from nfstune.nfs.change import ApplianceRefused
+from nfstune.nfs.kernel_view import NfsClient
+from nfstune.recipes import load_recipes
+from nfstune.recipes.model import ExportChange
+from nfstune.remote import Host
+from nfstune.remote.probe import parse_probe_output
+from nfstune.store import Journal, Results, open_store
+from nfstune.workflow import Facts, Pair, make_engine, plan_session
+
+CAPTURES = Path(__file__).parent.parent / "captures" / "probe"
+
+
+@pytest.fixture(scope="module")
+def shipped() -> dict[str, object]:
+    recipes, errors = load_recipes([paths.recipes_dir()])
+    assert errors == []
+    return {r.id: r for r in recipes}
+
+
+def lab_facts(appliance: str | None) -> Facts:
+    nas = parse_probe_output((CAPTURES / "lab-nas-root.txt").read_text())
+    client = parse_probe_output((CAPTURES / "lab-client-root.txt").read_text())
+    return Facts(replace(nas, appliance=appliance), client)
+
+
+def test_an_appliance_skips_every_server_side_configuration_with_the_vendor_setting(shipped: dict) -> None:
+    chosen = [shipped["quick-check"], shipped["block-size"]]
+    planned, skipped = plan_session(chosen, lab_facts("OpenMediaVault"), "small")
+    assert planned and all(not p.config.export for p in planned)  # block-size still runs: client-side only
+    assert {p.recipe.id for p in planned} == {"block-size"}
+    assert len(skipped) == len(shipped["quick-check"].configs)
+    assert all("OpenMediaVault appliance" in s and "'Extra options'" in s for s in skipped)
+    plain, _ = plan_session(chosen, lab_facts(None), "small")
+    assert any(p.config.export for p in plain)
+
+
+def test_the_engine_refuses_an_appliance_before_touching_it(shipped: dict, tmp_path: Path) -> None:
+    conn = open_store(tmp_path / "s.sqlite3")
+    results, journal = Results(conn), Journal(conn)
+    nowhere = Host("127.0.0.1", port=9, known_hosts=tmp_path / "kh", label="truenas")  # never contacted
+    facts = lab_facts("TrueNAS")
+    planned, _ = plan([shipped["quick-check"]], {}, "small")  # as a caller that planned without the facts
+    engine = make_engine(
+        Pair(nowhere, nowhere, "nas", "/export"), facts, scale="small", results=results, journal=journal,
+        emit=lambda e: None, cancel=threading.Event(),
+    )  # fmt: skip
+    sid = results.start_session(server_host=None, client_host=None, share="/export", scale="small", recipes=["q"])
+    with pytest.raises(ApplianceRefused) as info:
+        engine.run(sid, planned)
+    assert "TrueNAS appliance" in str(info.value) and "'Sync' option" in str(info.value)
+    assert "Nothing was changed" in str(info.value)
+    assert journal.pending() == [] and conn.execute("SELECT count(*) FROM journal").fetchone()[0] == 0
+    assert results.session(sid)["status"] == "failed"
+
+
+LATIN1 = b"# caf\xe9: the share of the caf\xe9\n/export 10.99.0.0/24(rw,no_wdelay,sync,anonuid=1000) nas(ro)\n"
+
+
+def test_the_export_edit_keeps_bytes_that_are_not_utf8() -> None:
+    files = {"/etc/exports": LATIN1.decode("utf-8", "surrogateescape")}
+    file, new, mode = export_edit(files, "/export", ExportChange(set=("async",)))
+    assert file == "/etc/exports" and mode == "async"
+    assert new == LATIN1.replace(b"no_wdelay,sync,", b"no_wdelay,async,").replace(b"nas(ro)", b"nas(ro,async)")
+
+
+def test_unset_is_applied_and_the_mode_read_from_the_result() -> None:
+    files = {"/etc/exports": "/export -async 10.99.0.0/24(rw,no_wdelay,anonuid=1000)\n"}
+    _, new, mode = export_edit(files, "/export", ExportChange(unset=("no_wdelay", "anonuid")))
+    assert new == b"/export -async 10.99.0.0/24(rw)\n"
+    assert mode == "async"  # the "-async" defaults line still applies: the kernel must run it async
+    _, new, mode = export_edit(files, "/export", ExportChange(set=("sync",), unset=("no_wdelay",)))
+    assert (new, mode) == (b"/export -async 10.99.0.0/24(rw,anonuid=1000,sync)\n", "sync")
+
+
+def test_mixed_write_modes_are_refused_before_any_change() -> None:
+    files = {"/etc/exports": "/export a(rw,async) b(rw,sync)\n"}
+    with pytest.raises(NfstuneError, match="would not all run the same write mode"):
+        export_edit(files, "/export", ExportChange(unset=("no_wdelay",)))
+
+
+def test_what_the_admin_confirms() -> None:
+    clients = (
+        NfsClient("10.99.0.7:812", "4.2", "Linux NFSv4.2 laptop", "confirmed"),
+        NfsClient("10.99.0.2:934", "3 (or another TCP client)", ""),
+    )
+    steps = (AsyncStep("quick-check async", 3, 5),)
+    text = ServerChange("nas", "/export", clients, "10.99.0.2", "client", 5, steps).message()
+    assert "/export on nas" in text and "5 server-side" in text
+    assert "10.99.0.7:812  NFS 4.2  Linux NFSv4.2 laptop\n" in text + "\n"
+    assert "10.99.0.2:934  NFS 3 (or another TCP client) (from client, the client nfstune uses)" in text
+    assert "quick-check async: 15 timed repeat(s) at most" in text and "power cut" in text
+    assert "No configuration runs the export async" in ServerChange("nas", "/e", clients, None, "c", 1, ()).message()
