@@ -278,9 +278,10 @@ def _demo(args: argparse.Namespace) -> int:
 def _check_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """What argparse cannot say alone about `run`; checked before the results database is opened."""
     if args.lab:
-        given = [f"--{name.replace('_', '-')}" for name in ("client", "share", "server_address") if getattr(args, name)]
+        # --share may name another path on the lab's NAS (preflight checks that it is exported)
+        given = [f"--{name.replace('_', '-')}" for name in ("client", "server_address") if getattr(args, name)]
         if given:
-            parser.error(f"--lab uses the lab's own client and share (/export): drop {', '.join(given)}")
+            parser.error(f"--lab uses the lab's own client and its address: drop {', '.join(given)}")
     elif not args.client or not args.share:
         parser.error("--server needs --client and --share too")
 

@@ -101,7 +101,7 @@ def test_sigterm_during_a_run_undoes_before_exiting(
         "PYTHONPATH": str(Path(nfstune.__file__).parents[1]),
     }  # fmt: skip
     out = tmp_path / "run.out"
-    argv = [sys.executable, "-m", "nfstune", "run", "--lab", "--recipe", "sigterm-test", "--scale", "small"]
+    argv = [sys.executable, "-m", "nfstune", "run", "--lab", "--recipe", "sigterm-test", "--scale", "small", "--yes"]
     with out.open("w") as sink:
         proc = subprocess.Popen(
             [*argv, "--no-baselines"], stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT, env=env

@@ -132,7 +132,7 @@ def test_run_refuses_a_bad_argument_before_anything(
     ("args", "message"),
     [
         (["--server", "nas.invalid", "--recipe", "quick-check"], "--server needs --client and --share too"),
-        (["--lab", "--share", "/srv", "--recipe", "quick-check"], "--lab uses the lab's own client and share"),
+        (["--lab", "--client", "c", "--recipe", "quick-check"], "--lab uses the lab's own client and its address"),
     ],
 )
 def test_run_refuses_a_missing_or_ignored_argument_before_anything(

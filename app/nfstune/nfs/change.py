@@ -131,20 +131,33 @@ class Transaction:
         return entry_id
 
     def undo(self) -> None:
-        """Undo everything; every step is tried, and the first failure is raised at the end."""
+        """Undo everything; every step is tried, and the first failure is raised at the end. A Ctrl-C or SIGTERM
+        that lands during the undo does not cut it short: the step it interrupted is tried once more, the rest
+        go on, and the interrupt is raised when all are done (what still fails stays pending for the next
+        connect)."""
         first_error: BaseException | None = None
+        interrupted: KeyboardInterrupt | None = None
         pending = {e.id: e for e in self.journal.pending()}
         while self._entries:
             host, entry_id = self._entries.pop()
             entry = pending.get(entry_id)
             if entry is None:
                 continue
-            try:
-                undo_entry(host, entry)
-                self.journal.mark_restored(entry_id)
-            except (RemoteError, NfstuneError) as exc:
-                self.progress(f"{host.label}: could not undo {entry.kind} {entry.target}: {exc}")
-                first_error = first_error or exc
+            for attempt in (1, 2):
+                try:
+                    undo_entry(host, entry)
+                    self.journal.mark_restored(entry_id)
+                except KeyboardInterrupt as exc:
+                    interrupted = interrupted or exc
+                    if attempt == 1:
+                        self.progress(f"{host.label}: interrupted while undoing {entry.target}; finishing the undo")
+                        continue
+                except (RemoteError, NfstuneError) as exc:
+                    self.progress(f"{host.label}: could not undo {entry.kind} {entry.target}: {exc}")
+                    first_error = first_error or exc
+                break
+        if interrupted is not None:
+            raise interrupted
         if first_error is not None:
             raise first_error
 

@@ -1,0 +1,51 @@
+"""An interrupt (Ctrl-C, or SIGTERM turned into one) that lands while a transaction is being undone must not leave
+the rest of the changes in place: the undo finishes, then the interrupt is raised. Real processes, a real signal
+and a real SQLite journal on this computer."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from nfstune.nfs.change import Transaction
+from nfstune.remote.local import LocalHost
+from nfstune.remote import CommandResult
+from nfstune.store import Journal, open_store
+
+
+class InterruptedOnce(LocalHost):
+    """This computer, where a real SIGINT reaches nfstune while its first write is under way."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.signalled = False
+
+    def run(self, command: str | Sequence[str], **kw: object) -> CommandResult:  # type: ignore[override]
+        if not self.signalled and "mktemp" in str(command):
+            self.signalled = True
+            os.kill(os.getpid(), signal.SIGINT)  # Python raises KeyboardInterrupt at its next bytecode
+        return super().run(command, **kw)  # type: ignore[arg-type]
+
+
+def test_an_interrupt_during_the_undo_still_undoes_everything(tmp_path: Path) -> None:
+    files = [tmp_path / f"file{n}" for n in range(3)]
+    for n, f in enumerate(files):
+        f.write_bytes(f"original {n}\n".encode())
+    conn = open_store(tmp_path / "db.sqlite3")
+    journal = Journal(conn)
+    host = InterruptedOnce()
+    log: list[str] = []
+    tx = Transaction(journal, log.append)
+    for f in files:
+        tx.record(host, "file", str(f), original=f.read_bytes())
+        f.write_bytes(b"changed by nfstune\n")
+    with pytest.raises(KeyboardInterrupt):
+        tx.undo()
+    assert host.signalled
+    assert [f.read_bytes() for f in files] == [f"original {n}\n".encode() for n in range(3)]
+    assert journal.pending() == []
+    assert any("interrupted while undoing" in line for line in log)
