@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from nfstune.nfs.change import Transaction
-from nfstune.remote.local import LocalHost
 from nfstune.remote import CommandResult
+from nfstune.remote.local import LocalHost
 from nfstune.store import Journal, open_store
 
 
