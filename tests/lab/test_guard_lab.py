@@ -27,7 +27,7 @@ pytestmark = pytest.mark.lab
 
 RECIPE = """
 id = "guard"
-title = "async without the anonuid"
+title = "async without subtree_check"
 summary = "A short test recipe."
 why = "Tests."
 changes_host = "server"
@@ -46,7 +46,7 @@ mount = { vers = "4.2" }
 [[configs]]
 label = "async-unset"
 mount = { vers = "4.2" }
-export = { set = ["async"], unset = ["anonuid"] }
+export = { set = ["async"], unset = ["subtree_check"] }
 """
 
 SNAPSHOT = "sha256sum /etc/exports; exportfs -s; ls -A /export; ls -A /etc/exports.d 2>&1; true"
@@ -99,8 +99,8 @@ def test_an_appliance_is_refused_and_a_latin1_exports_file_survives_a_run(
     pair = Pair(nas, client, "nas", "/export")
     original = nas.read_file("/etc/exports", sudo=True)
     assert original is not None and nas.read_file(TRUENAS_MARKER, sudo=True) is None
-    # the lab's line with an anonuid for the recipe to unset, under a comment in Latin-1
-    line = original.replace(b"no_root_squash)", b"no_root_squash,anonuid=1234)")
+    # the lab's line with a subtree_check for the recipe to unset, under a comment in Latin-1
+    line = original.replace(b"no_root_squash)", b"no_root_squash,subtree_check)")
     assert line != original
     latin1 = b"# caf\xe9: a Latin-1 comment, as old editors wrote them\n" + line
     try:
@@ -110,7 +110,7 @@ def test_an_appliance_is_refused_and_a_latin1_exports_file_survives_a_run(
         facts = probe_pair(pair)
         assert facts.server.appliance == "TrueNAS"
         before = nas.run(SNAPSHOT).stdout
-        assert "anonuid=1234" in before
+        assert "/export" in before
         # the plan skips the server-side configuration, naming the dataset's Sync setting instead
         _, skipped = plan_session([server_side[0].recipe], facts, "small")
         assert any("async-unset" in s and "'Sync' option" in s for s in skipped)
@@ -131,10 +131,10 @@ def test_an_appliance_is_refused_and_a_latin1_exports_file_survives_a_run(
         assert nas.read_file("/etc/exports", sudo=True) == latin1  # restored byte for byte
         assert nas.run(SNAPSHOT).stdout == before and engine.journal.pending() == []
         (run,) = engine.results.session(sid)["runs"]
-        # unset reached the kernel: the anonuid gone (the default 65534, which exportfs -s does not show), async
-        # as set, every other option as it was
+        # unset reached the kernel: subtree_check gone (exportfs -s then shows the default, no_subtree_check),
+        # async as set, every other option as it was
         kernel = run["export_options"].split(",")
-        assert "async" in kernel and "no_root_squash" in kernel and not [o for o in kernel if "anonuid" in o]
+        assert "async" in kernel and "no_root_squash" in kernel and "no_subtree_check" in kernel
     finally:
         nas.run(["rm", "-f", TRUENAS_MARKER], sudo=True)
         nas.write_file("/etc/exports", original, sudo=True)

@@ -257,6 +257,20 @@ ERROR_CASES = [
         id="export-option-list-in-one-string",
     ),
     pytest.param(
+        edited('"client"', '"server"') + 'export = { set = ["async", "no_root_squash"] }\n',
+        "15: configs[1].export.set: 'no_root_squash' is not allowed in a recipe: recipes change only how the "
+        "server writes (async, no_subtree_check, no_wdelay, subtree_check, sync, wdelay); access options stay as the "
+        "admin wrote them, for changing them could widen who may read or write while the recipe runs",
+        id="widening-export-option",
+    ),
+    pytest.param(
+        edited('"client"', '"server"') + 'export = { set = ["async"], unset = ["root_squash"] }\n',
+        "15: configs[1].export.unset: 'root_squash' is not allowed in a recipe: recipes change only how the "
+        "server writes (async, no_subtree_check, no_wdelay, subtree_check, sync, wdelay); access options stay as the "
+        "admin wrote them, for changing them could widen who may read or write while the recipe runs",
+        id="unsquashing-unset",
+    ),
+    pytest.param(
         edited('"client"', '"server"') + 'export = { set = ["async"], unset = ["async"] }\n',
         "15: configs[1].export.set: 'async' is both set and unset",
         id="set-and-unset",

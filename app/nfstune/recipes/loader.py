@@ -358,6 +358,13 @@ EXPORT_REFUSED = {
     "mp": "the export would vanish whenever its path is not a mount point",
 }
 EXPORT_NAMES = frozenset({*FLAG_OPTIONS, *EXPORT_VALUED, *EXPORT_REFUSED})
+# what a recipe may set or unset on the admin's export while it runs: how the server writes, never who may read or
+# write (rw, no_root_squash, insecure, sec=, anonuid=... would widen access for the length of the run)
+EXPORT_TUNABLE = frozenset({"sync", "async", "wdelay", "no_wdelay", "subtree_check", "no_subtree_check"})
+NOT_TUNABLE = (
+    "recipes change only how the server writes ({}); access options stay as the admin wrote them, for changing "
+    "them could widen who may read or write while the recipe runs"
+).format(", ".join(sorted(EXPORT_TUNABLE)))
 ID_DIGITS = 10  # a uid or gid is 32 bits: 4294967295
 
 LABEL_MAX = 24  # a column heading
@@ -457,6 +464,8 @@ def check_export_option(item: str) -> str | None:
         parse_options(item)
     except OptionError as error:
         return f"exportfs would refuse '{item}': {error}"
+    if name not in EXPORT_TUNABLE:
+        return f"'{name}' is not allowed in a recipe: {NOT_TUNABLE}"
     return None
 
 
@@ -722,6 +731,8 @@ class Checker:
             if name not in EXPORT_NAMES or name in EXPORT_REFUSED:
                 message = f"unset takes option names: '{name}' is not one{did_you_mean(name, EXPORT_NAMES)}"
                 self.problem(item_path[:-1], message, at=item_path)
+            elif name not in EXPORT_TUNABLE:
+                self.problem(item_path[:-1], f"'{name}' is not allowed in a recipe: {NOT_TUNABLE}", at=item_path)
         set_names = [(item_path, item.partition("=")[0]) for item_path, item in to_set]
         for position, (item_path, name) in enumerate(set_names):
             for _, other in set_names[:position]:
