@@ -19,13 +19,12 @@ from nfstune.nfs.apply_plan import (
     TUNED_MOUNT_OPTIONS,
     defining_entry,
     find_nfs_entry,
-    matches_everyone,
     parse_export_text,
     weakens,
 )
 from nfstune.nfs.export_edit import with_options
 from nfstune.nfs.export_options import ASYNC, split_options
-from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, encode_word, findings, parse
+from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, encode_word, findings, matches_everyone, parse
 from nfstune.nfs.fstab import Fstab, FstabEntry
 from nfstune.nfs.mount_options import MountOption, MountOptions
 from nfstune.nfs.mounts import mount_source

@@ -20,7 +20,16 @@ from dataclasses import dataclass
 
 from nfstune.errors import ConfigError
 from nfstune.nfs.export_options import ASYNC, FLAG_OPTIONS, FLAVOURS, SECINFO_FLAGS, ExportOptions
-from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, Trivia, exported, findings, parse, subnet_error
+from nfstune.nfs.exports import (
+    Client,
+    ExportEntry,
+    ExportsFile,
+    Trivia,
+    exported,
+    findings,
+    matches_everyone,
+    parse,
+)
 from nfstune.nfs.fstab import Fstab, FstabEntry, FstabLine
 from nfstune.nfs.mount_options import MountOptions
 from nfstune.nfs.mounts import split_source
@@ -110,14 +119,6 @@ def defining_entry(files: Mapping[str, str], share: str) -> tuple[str, ExportsFi
         if entry is not None:
             return file, doc, entry
     return None
-
-
-def matches_everyone(client: Client) -> bool:
-    """Whether a client spec lets any host in: the world, a wildcard pattern, or a /0 subnet."""
-    if client.kind in ("world", "wildcard"):
-        return True
-    mask = client.spec.partition("/")[2]
-    return client.kind == "subnet" and not subnet_error(client.spec) and mask in ("", "0", "0.0.0.0", "::")
 
 
 def weakens(before: ExportEntry, after: ExportEntry) -> list[str]:

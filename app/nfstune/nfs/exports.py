@@ -580,7 +580,7 @@ def findings(doc: ExportsFile) -> list[LocatedFinding]:
             if reason:
                 found.append(Finding("noop" if reason.startswith("duplicated") else "risk", "", "exportfs: " + reason))
             written = [*(split_options(d) for d in client.defaults), split_options(client.explicit or "")]
-            found += option_findings(written, client.options, client.name, _matches_everyone(client))
+            found += option_findings(written, client.options, client.name, matches_everyone(client))
             line = bisect.bisect_left(newlines, client.start) + 1
             out += [LocatedFinding(line, entry.path, client.name, finding) for finding in found]
         if entry.error:
@@ -588,7 +588,8 @@ def findings(doc: ExportsFile) -> list[LocatedFinding]:
     return out
 
 
-def _matches_everyone(client: Client) -> bool:
+def matches_everyone(client: Client) -> bool:
+    """Whether a client spec lets any host in: the world, a wildcard pattern, or a /0 subnet."""
     if client.kind in ("world", "wildcard"):
         return True
     mask = client.spec.partition("/")[2]
