@@ -453,7 +453,11 @@ def export_edit(files: Mapping[str, str], share: str, settings: ExportSettings) 
     entry = parse(text).find(share)
     modes = {"async" if c.options.flag(ASYNC) else "sync" for c in entry.clients} if entry else set()
     if len(modes) != 1:
-        raise NfstuneError(f"{where.file}: the clients of {share} would not all run the same write mode: {text!r}")
+        line = f" line {entry.line}" if entry else ""
+        raise NfstuneError(
+            f"{where.file}{line}: the clients of {share} would not all run the same write mode (sync or async) "
+            "with this configuration, so its figures could not be told apart: nothing was changed"
+        )
     # read_export_files decoded with surrogateescape: a byte that is not UTF-8 (a Latin-1 comment) goes back as is
     return where.file, text.encode("utf-8", "surrogateescape"), modes.pop()
 
