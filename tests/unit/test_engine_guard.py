@@ -90,7 +90,7 @@ def test_unset_is_applied_and_the_mode_read_from_the_result() -> None:
 
 def test_mixed_write_modes_are_refused_before_any_change() -> None:
     files = {"/etc/exports": "/export a(rw,async) b(rw,sync)\n"}
-    with pytest.raises(NfstuneError, match="/etc/exports line 1: .* would not all run the same write mode") as err:
+    with pytest.raises(NfstuneError, match=r"/etc/exports line 1: .* would not all run the same write mode") as err:
         export_edit(files, "/export", ExportChange(unset=("no_wdelay",)))
     assert "rw,async" not in str(err.value)  # the file's text is not the message
 
