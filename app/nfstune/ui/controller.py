@@ -282,9 +282,8 @@ class Controller(QObject):
                 current = current_export(pair.server, pair.share, pair.client)
                 try:
                     rec = recommendation(results, sid, share=pair.share, server=pair.address, current=current)
-                except (
-                    NfstuneError
-                ) as exc:  # ConfigError: nothing to start from: the results stand without a recommendation
+                except NfstuneError as exc:
+                    # nothing to start from (the share is no longer exported): the results stand without one
                     return RunOutcome(sid, "completed", f"No recommendation: {exc}")
                 return RunOutcome(sid, "completed", recommendation=rec)
             finally:
