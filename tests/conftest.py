@@ -6,7 +6,8 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,6 +76,32 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
     proc.terminate()
     proc.wait(timeout=10)
     log.close()
+
+
+@contextmanager
+def local_users(sshd: Sshd, sudo_rules: Mapping[str, str | None], password: str) -> Iterator[None]:
+    """Real users of this machine for the SSH tests: each logs in to the test sshd with the test key (or the
+    password), with `sudo_rules[user]` as its sudoers rule after the name (None: no sudo at all). Removed after."""
+    for user, rule in sudo_rules.items():
+        subprocess.run(["userdel", "-r", user], capture_output=True)
+        subprocess.run(["useradd", "-m", "-s", "/bin/sh", user], check=True)
+        subprocess.run(["chpasswd"], input=f"{user}:{password}\n", text=True, check=True)
+        # sshd reads a user's authorized keys as that user: the test's key goes into their home
+        ssh_dir = Path(f"/home/{user}/.ssh")
+        ssh_dir.mkdir(mode=0o700, exist_ok=True)
+        (ssh_dir / "authorized_keys").write_text(sshd.client_key.with_suffix(".pub").read_text())
+        subprocess.run(["chown", "-R", f"{user}:{user}", str(ssh_dir)], check=True)
+        if rule is not None:
+            sudoers = Path(f"/etc/sudoers.d/{user}")
+            sudoers.write_text(f"{user} {rule.format(user=user)}\n")
+            sudoers.chmod(0o440)
+            subprocess.run(["visudo", "-cf", str(sudoers)], check=True, capture_output=True)
+    try:
+        yield
+    finally:
+        for user in sudo_rules:
+            Path(f"/etc/sudoers.d/{user}").unlink(missing_ok=True)
+            subprocess.run(["userdel", "-r", user], capture_output=True)
 
 
 # --- the practice lab, booted once per test session ------------------------------------------------------------

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 
 from nfstune.remote import FileAccessFailed, Host
 from nfstune.remote.local import LocalHost
-from tests.conftest import Sshd
+from tests.conftest import Sshd, local_users
 
 PASSWORD = "tr0ub4dor &3"
 # the rule for -cached: a password for everything except setsid, which every command runs under: so sudo is
@@ -35,22 +34,8 @@ def megabyte() -> bytes:
 
 @pytest.fixture(scope="module")
 def users(sshd: Sshd) -> Iterator[None]:
-    for user, rule in USERS.items():
-        subprocess.run(["userdel", "-r", user], capture_output=True)
-        subprocess.run(["useradd", "-m", "-s", "/bin/sh", user], check=True)
-        subprocess.run(["chpasswd"], input=f"{user}:{PASSWORD}\n", text=True, check=True)
-        ssh_dir = Path(f"/home/{user}/.ssh")
-        ssh_dir.mkdir(mode=0o700, exist_ok=True)
-        (ssh_dir / "authorized_keys").write_text(sshd.client_key.with_suffix(".pub").read_text())
-        subprocess.run(["chown", "-R", f"{user}:{user}", str(ssh_dir)], check=True)
-        sudoers = Path(f"/etc/sudoers.d/{user}")
-        sudoers.write_text(f"{user} {rule.format(user=user)}\n")
-        sudoers.chmod(0o440)
-        subprocess.run(["visudo", "-cf", str(sudoers)], check=True, capture_output=True)
-    yield
-    for user in USERS:
-        Path(f"/etc/sudoers.d/{user}").unlink(missing_ok=True)
-        subprocess.run(["userdel", "-r", user], capture_output=True)
+    with local_users(sshd, USERS, PASSWORD):
+        yield
 
 
 class _RecordingChannel:

@@ -3,39 +3,22 @@ and the SSH password fallback. The test users exist only for the test session.""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from nfstune.remote import AuthFailed, Host, PermissionDenied
-from tests.conftest import Sshd, keygen
+from tests.conftest import Sshd, keygen, local_users
 
-USERS = {"nfstune-nopw": "NOPASSWD: ", "nfstune-pw": "", "nfstune-nosudo": None}
+USERS = {"nfstune-nopw": "ALL=(ALL) NOPASSWD: ALL", "nfstune-pw": "ALL=(ALL) ALL", "nfstune-nosudo": None}
 PASSWORD = "correct horse 7"
 
 
 @pytest.fixture(scope="module")
 def users(sshd: Sshd) -> Iterator[None]:
-    for user, tag in USERS.items():
-        subprocess.run(["userdel", "-r", user], capture_output=True)
-        subprocess.run(["useradd", "-m", "-s", "/bin/sh", user], check=True)
-        subprocess.run(["chpasswd"], input=f"{user}:{PASSWORD}\n", text=True, check=True)
-        # sshd reads a user's authorized keys as that user: the test's key goes into their home
-        ssh_dir = Path(f"/home/{user}/.ssh")
-        ssh_dir.mkdir(mode=0o700, exist_ok=True)
-        (ssh_dir / "authorized_keys").write_text(sshd.client_key.with_suffix(".pub").read_text())
-        subprocess.run(["chown", "-R", f"{user}:{user}", str(ssh_dir)], check=True)
-        if tag is not None:
-            rule = Path(f"/etc/sudoers.d/{user}")
-            rule.write_text(f"{user} ALL=(ALL) {tag}ALL\n")
-            rule.chmod(0o440)
-    yield
-    for user, tag in USERS.items():
-        if tag is not None:
-            Path(f"/etc/sudoers.d/{user}").unlink(missing_ok=True)
-        subprocess.run(["userdel", "-r", user], capture_output=True)
+    with local_users(sshd, USERS, PASSWORD):
+        yield
 
 
 def login(sshd: Sshd, user: str, secrets: dict[str, str] | None = None, key: Path | None = None) -> Host:
