@@ -20,11 +20,12 @@ from nfstune.nfs.apply_plan import (
     defining_entry,
     find_nfs_entry,
     parse_export_text,
+    refuse_unread,
     weakens,
 )
 from nfstune.nfs.export_edit import with_options
 from nfstune.nfs.export_options import ASYNC, split_options
-from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, encode_word, findings, matches_everyone, parse
+from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, encode_word, findings, matches_everyone
 from nfstune.nfs.fstab import Fstab, FstabEntry
 from nfstune.nfs.mount_options import MountOption, MountOptions
 from nfstune.nfs.mounts import mount_source
@@ -114,7 +115,7 @@ def recommend(
     notes: list[str] = []
     found = defining_entry(files, share)
     if found is None:
-        _refuse_unread(files, share)
+        refuse_unread(files, share)
         file, before = EXPORTS, None
         exports_line, reasons, async_line = _new_export(share, client_spec, measured)
         alternative = _async(measured, async_line)
@@ -137,18 +138,6 @@ def recommend(
 
 
 # --- /etc/exports -------------------------------------------------------------------------------------------------
-
-
-def _refuse_unread(files: Mapping[str, str], share: str) -> None:
-    """A share written after the line where exportfs stops reading: it is the admin's, not a new one."""
-    for name, text in files.items():
-        doc = parse(text)
-        for entry in doc.entries:
-            if entry.path == share and doc.stop is not None:
-                raise ConfigError(
-                    f"{name} line {entry.line} exports {share}, but exportfs stops reading that file at line "
-                    f"{doc.stop.line} ({doc.stop.error}): correct that line first"
-                )
 
 
 def _new_export(share: str, client_spec: str | None, measured: Measured) -> tuple[str, list[Reason], str]:

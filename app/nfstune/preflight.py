@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nfstune.nfs.export_options import ASYNC_RISK, FSID_ROOT_RISK, INSECURE_RISK
-from nfstune.nfs.exports import findings, parse
+from nfstune.nfs.exports import findings, parsed_in_order
 from nfstune.remote.probe import async_setting_hint
 from nfstune.remote.probe_parse import HostFacts
 from nfstune.remote.tools import PACKAGES, install_hint
@@ -181,8 +181,7 @@ def exports_problems(files: Mapping[str, str]) -> list[Problem]:
     after which exportfs stops reading, a space before "(" (the options then go to the whole world), a bare path
     (exported to everyone), no_root_squash for any host, clients exportfs skips, relative paths."""
     found = []
-    for file, text in files.items():
-        doc = parse(text)
+    for file, doc in parsed_in_order(files):
         stop = doc.stop
         if stop is not None:
             what = (

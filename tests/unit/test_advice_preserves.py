@@ -15,9 +15,9 @@ from nfstune.advice import Measured, recommend
 from nfstune.bench.stats import compare
 from nfstune.errors import ConfigError
 from nfstune.nfs.apply import plan_apply
-from nfstune.nfs.apply_plan import TUNED_MOUNT_OPTIONS, defining_entry, files_in_order, find_nfs_entry
+from nfstune.nfs.apply_plan import TUNED_MOUNT_OPTIONS, defining_entry, find_nfs_entry
 from nfstune.nfs.export_options import ASYNC, ExportOptions
-from nfstune.nfs.exports import ExportEntry, encode_word, parse
+from nfstune.nfs.exports import ExportEntry, encode_word, files_in_order, parse
 from nfstune.nfs.fstab import Fstab
 from nfstune.nfs.mounts import escape_field, mount_source, split_source
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from nfstune.errors import ConfigError
 from nfstune.nfs.export_options import ASYNC, FLAG_OPTIONS, FLAVOURS, SECINFO_FLAGS, ExportOptions
 from nfstune.nfs.exports import (
+    EXPORTS_FILE,
     Client,
     ExportEntry,
     ExportsFile,
@@ -29,12 +30,13 @@ from nfstune.nfs.exports import (
     findings,
     matches_everyone,
     parse,
+    parsed_in_order,
 )
 from nfstune.nfs.fstab import Fstab, FstabEntry, FstabLine
 from nfstune.nfs.mount_options import MountOptions
 from nfstune.nfs.mounts import split_source
 
-EXPORTS = "/etc/exports"
+EXPORTS = EXPORTS_FILE
 FSTAB = "/etc/fstab"
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")  # lines split on "\n" only: a CR, VT or FF stays inside its line
 
@@ -105,16 +107,10 @@ for _name, (_bit, _on) in FLAG_OPTIONS.items():
     _FLAG_NAMES.setdefault((_bit, _on), _name)
 
 
-def files_in_order(files: Mapping[str, str]) -> list[str]:
-    """The exports files in the order exportfs reads them: /etc/exports, then exports.d by name."""
-    return sorted(files, key=lambda f: (f != EXPORTS, f))
-
-
 def defining_entry(files: Mapping[str, str], share: str) -> tuple[str, ExportsFile, ExportEntry] | None:
     """The file, its parse and the entry that exportfs reads first for `share` (an entry with an error
     included: exportfs exports its clients before the error), or None when no file exports it."""
-    for file in files_in_order(files):
-        doc = parse(files[file])
+    for file, doc in parsed_in_order(files):
         entry = doc.find(share)
         if entry is not None:
             return file, doc, entry
@@ -246,15 +242,21 @@ def _others(doc: ExportsFile, skip: int) -> list[object]:
     ]
 
 
+def refuse_unread(files: Mapping[str, str], share: str) -> None:
+    """ConfigError when `share` is written only after a line where exportfs stops reading: it is the admin's
+    export (never a new one to add), and nothing is written to that file until the line is corrected."""
+    for file, doc in parsed_in_order(files):
+        for entry in doc.entries:
+            if entry.path == share and doc.stop is not None:
+                raise ConfigError(
+                    f"{file} line {entry.line} exports {share}, but exportfs stops reading that file at line "
+                    f"{doc.stop.line} ({doc.stop.error}): correct that line first"
+                )
+
+
 def _new_export(files: Mapping[str, str], share: str, body: str, new: ExportEntry, host: str) -> FileEdit:
     """A share exported nowhere yet: its line at the end of /etc/exports, never to everyone read-write."""
-    for file in files_in_order(files):
-        for entry in parse(files[file]).entries:
-            if entry.path == share:
-                raise ConfigError(
-                    f"{file} line {entry.line} exports {share}, but exportfs stops reading that file before it: "
-                    "correct the file first"
-                )
+    refuse_unread(files, share)
     if any(client.start == client.end for client in new.clients):
         raise ConfigError(f"the new exports line names no client (it would export to everyone): {body!r}")
     skipped = exported(parse(body + "\n"))[1]
@@ -283,8 +285,7 @@ def exports_findings(files: Mapping[str, str]) -> list[str]:
     """What the admin should know about the exports files before anything is applied: each file's risks and
     no-ops (the "host (rw)" trap, no_root_squash to everyone...) and the line where exportfs stops reading."""
     out = []
-    for file in files_in_order(files):
-        doc = parse(files[file])
+    for file, doc in parsed_in_order(files):
         for found in findings(doc):
             client = f" {found.client}" if found.client else ""
             out.append(f"{file} line {found.line} ({found.path}{client}): {found.finding.message}")

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from nfstune.errors import NfstuneError
-from nfstune.nfs.exports import parse
+from nfstune.nfs.exports import files_in_order, parse, parsed_in_order
 
 # options of which an export has exactly one; setting one member drops the others
 EXCLUSIVE = (
@@ -30,9 +30,9 @@ class ExportLocation:
 def locate(files: Mapping[str, str], path: str) -> ExportLocation:
     """The file that defines the export of `path` (exportfs reads /etc/exports, then /etc/exports.d/*.exports
     in name order, and the first entry of a path wins)."""
-    order = sorted(files, key=lambda f: (f != "/etc/exports", f))
-    for file in order:
-        entry = parse(files[file]).find(path)
+    order = files_in_order(files)
+    for file, doc in parsed_in_order(files):
+        entry = doc.find(path)
         if entry is not None and entry.error is None:
             return ExportLocation(file, path, tuple(c.name for c in entry.clients))
     raise NfstuneError(f"no export of {path} in {', '.join(order) or 'the exports files'}")

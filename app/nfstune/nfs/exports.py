@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import bisect
 import ipaddress
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -535,6 +535,22 @@ def _unescape(word: str) -> str:
             out.append(word[i])
             i += 1
     return "".join(out)
+
+
+# --- the files exportfs reads -------------------------------------------------------------------------------------
+
+EXPORTS_FILE = "/etc/exports"
+
+
+def files_in_order(files: Mapping[str, str]) -> list[str]:
+    """The exports files in the order exportfs reads them: /etc/exports, then /etc/exports.d/*.exports by name
+    (the first entry of a path wins)."""
+    return sorted(files, key=lambda f: (f != EXPORTS_FILE, f))
+
+
+def parsed_in_order(files: Mapping[str, str]) -> list[tuple[str, ExportsFile]]:
+    """Each exports file (path -> text) parsed, in exportfs's order."""
+    return [(file, parse(files[file])) for file in files_in_order(files)]
 
 
 # --- findings ---------------------------------------------------------------------------------------------------
