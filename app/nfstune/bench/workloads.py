@@ -119,6 +119,9 @@ class WorkloadResult:
     lat_p50_us: float | None = None
     lat_p99_us: float | None = None
     raw: str = field(default="", repr=False)  # the tool's output, unedited, for the store
+    # sequential workloads: the rate once start-up is over (median of the per-second stream), MB/s; None when
+    # the run was too short to tell
+    steady_mb_per_s: float | None = None
 
     # derived, so that they can never disagree with bytes/seconds/ops
     @property
