@@ -28,7 +28,7 @@ from nfstune.store import Journal, Results
 # per scale when the facts lack RAM or free space: a few seconds a repeat in the emulated lab ("small"), a real
 # NAS's RAM-beating sizes ("normal")
 FALLBACK_SIZES = {
-    "small": WorkloadSizes(seq_file_bytes=8 * MIB, small_file_count=30, small_file_bytes=4096, sync_4k_count=40),
+    "small": WorkloadSizes(seq_file_bytes=96 * MIB, small_file_count=20, small_file_bytes=4096, sync_4k_count=50),
     "normal": WorkloadSizes(
         seq_file_bytes=1024 * MIB, small_file_count=2000, small_file_bytes=16384, sync_4k_count=2000
     ),

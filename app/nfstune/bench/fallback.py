@@ -13,6 +13,7 @@ import math
 import re
 from decimal import Decimal
 
+from nfstune.bench.steady import steady_mb_per_s
 from nfstune.bench.workloads import (
     MIB,
     SEQ_FILE,
@@ -168,6 +169,7 @@ class DdStreamParser:
         self._records_out: int | None = None
         self._summary: tuple[int, float] | None = None  # bytes, dd's own seconds
         self._total_bytes = 0
+        self._points: list[tuple[float, int]] = []  # (dd's seconds, bytes so far) of each progress line
 
     def feed(self, chunk: str) -> list[Progress]:
         return self._read(self._lines.feed(chunk))
@@ -184,6 +186,7 @@ class DdStreamParser:
                 if self._records_out is not None:
                     self._summary = (total, seconds)  # the line after "records out" is the summary
                 progress.append(Progress(seconds, total - self._total_bytes, total))
+                self._points.append((seconds, total))
                 self._total_bytes = total
         return progress
 
@@ -201,7 +204,12 @@ class DdStreamParser:
         ops = self._records_out
         # dd gives no per-operation times: the mean is the whole run over the count (the writes are serial)
         mean_us = seconds / ops * 1e6 if self.workload is WorkloadId.SYNC_4K and ops else None
-        return WorkloadResult(self.workload, Tool.DD, total, seconds, ops, lat_mean_us=mean_us, raw=raw)
+        steady = None
+        if self.workload is WorkloadId.SEQ_READ:  # a write's figure is its durable rate: see bench/steady.py
+            steady = steady_mb_per_s([*self._points[:-1], (seconds, total)])
+        return WorkloadResult(
+            self.workload, Tool.DD, total, seconds, ops, lat_mean_us=mean_us, raw=raw, steady_mb_per_s=steady
+        )
 
 
 class TarParser:

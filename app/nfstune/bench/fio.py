@@ -11,6 +11,7 @@ import json
 import os
 from typing import Any
 
+from nfstune.bench.steady import steady_mb_per_s
 from nfstune.bench.workloads import (
     MIB,
     SEQ_FILE,
@@ -100,6 +101,7 @@ class FioStreamParser:
         self._raw: list[str] = []
         self._last: dict[str, Any] | None = None
         self._total_bytes = 0
+        self._points: list[tuple[float, int]] = []  # (runtime s, bytes so far) of each status document
 
     def feed(self, chunk: str) -> list[Progress]:
         self._raw.append(chunk)
@@ -133,7 +135,12 @@ class FioStreamParser:
             raise WorkloadOutputError(self.workload, Tool.FIO, problem, raw)
         if runtime_ms <= 0:
             raise WorkloadOutputError(self.workload, Tool.FIO, "fio reported a runtime of 0 ms", raw)
-        return WorkloadResult(self.workload, Tool.FIO, io_bytes, runtime_ms / 1000, total_ios, mean, p50, p99, raw)
+        steady = None
+        if self.workload is WorkloadId.SEQ_READ:  # a write's figure is its durable rate: see bench/steady.py
+            steady = steady_mb_per_s([*self._points, (runtime_ms / 1000, io_bytes)])
+        return WorkloadResult(
+            self.workload, Tool.FIO, io_bytes, runtime_ms / 1000, total_ios, mean, p50, p99, raw, steady
+        )
 
     def _next_document(self, *, final: bool) -> dict[str, Any] | None:
         while (start := self._buffer.find("{")) != -1:
@@ -162,6 +169,7 @@ class FioStreamParser:
         # counters only grow within one fio run; a smaller one would be a new run: count it from zero
         interval = total - self._total_bytes if total >= self._total_bytes else total
         self._total_bytes = total
+        self._points.append((runtime_ms / 1000, total))
         return Progress(runtime_ms / 1000, interval, total)
 
 
