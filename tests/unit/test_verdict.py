@@ -178,6 +178,19 @@ def test_no_difference_that_matters() -> None:
     assert narrow.kind == "not settled"
 
 
+def test_a_certain_small_difference_inside_the_margin_does_not_matter() -> None:
+    # log ratios 0.02 +- 0.002: CI exp(0.02 -+ 4.303 * 0.0011547) = 1.0151 to 1.0253, which excludes 1 and lies
+    # inside [1/1.05, 1.05]: a 2 % difference that is certain and does not matter, also where none was expected
+    for expect_same in (False, True):
+        (verdict,) = judge([three_rounds(0.02, 0.002, expect_same=expect_same)])
+        assert verdict.kind == "same"
+        assert verdict.ci == pytest.approx((1.01514, 1.02526), abs=1e-4)
+    # with a 1 % margin the same figures are an effect, or, where none was expected, a broken measurement
+    (effect,) = judge([three_rounds(0.02, 0.002, margin_percent=1)])
+    (broken,) = judge([three_rounds(0.02, 0.002, margin_percent=1, expect_same=True)])
+    assert (effect.kind, broken.kind) == ("faster", "unreliable")
+
+
 def test_not_settled_says_how_many_rounds_would_settle_it() -> None:
     # log ratios 0.1 +- 0.1: t = 0.1 / (0.1 / sqrt 3) = 1.732, p = 0.225. CI exp(0.1 -+ 4.303 * 0.057735):
     # 0.862074 (14 % slower) to 1.416818 (42 % faster). With the spread equal to the effect, the CI excludes 1 once

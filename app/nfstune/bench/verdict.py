@@ -12,10 +12,12 @@ one's CI excludes 1, the one where Holm stops has p above its level, so its CI h
 that step is drawn at the stopping step's level, which its p (no smaller) also fails. The CI shown and the verdict
 thus always agree.
 
-Then: the corrected CI excludes 1 -> "faster"/"slower" ("unreliable" when the two should measure the same), even
-when the whole CI is inside the margin (a certain 2 % is reported as 2 %); else it lies inside [1/(1+m), 1+m] ->
-"same" (an equivalence test with margin m); otherwise "not settled", with an estimate of the rounds that would
-settle it. A question with fewer than 2 pairs is "not settled", untested, and not counted in the family.
+Then: the corrected CI lies inside [1/(1+m), 1+m] -> "same" (an equivalence test with margin m), even when it
+also excludes 1: a certain 2 % within a 5 % margin is a difference that does not matter, and an admin acts on
+that, not on its sign (it also keeps a tiny real effect from flipping between "faster" and "same" from one session
+to the next); else the CI excludes 1 -> "faster"/"slower" ("unreliable" when the two should measure the same);
+otherwise "not settled", with an estimate of the rounds that would settle it. A question with fewer than 2
+pairs is "not settled", untested, and not counted in the family.
 """
 
 from __future__ import annotations
@@ -196,7 +198,10 @@ def _verdict(
     settle: str | None = None
     rounds_needed: int | None = None
     kind: Kind
-    if rejected and question.expect_same:
+    if 1 / margin <= ci[0] and ci[1] <= margin:
+        kind = "same"
+        text = f"{other}: no difference that matters against {base} (within ±{question.margin_percent:g} %; {ci_text})"
+    elif rejected and question.expect_same:
         kind = "unreliable"
         why = f" ({question.why_same})" if question.why_same else ""
         text = (
@@ -206,9 +211,6 @@ def _verdict(
     elif rejected:
         kind = "faster" if estimate.log_ratio > 0 else "slower"
         text = f"{other} is {format_change(ratio)} than {base} ({ci_text})"
-    elif 1 / margin <= ci[0] and ci[1] <= margin:
-        kind = "same"
-        text = f"{other}: no difference that matters against {base} (within ±{question.margin_percent:g} %; {ci_text})"
     else:
         kind = "not settled"
         text = f"{other} against {base}: not settled ({format_change(ratio)} so far; {ci_text})"
