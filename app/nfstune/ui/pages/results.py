@@ -109,6 +109,13 @@ def recipe_verdict_lines(groups: Sequence[WorkloadResults], recipe: Recipe | Non
     return lines + list(capped.values()) + other
 
 
+def _rounds(config: ConfigResult) -> dict[int, float]:
+    """Round -> figure. Read defensively until summary.ConfigResult carries `rounds` (issue 10): the values in
+    the order they were measured, numbered from 1."""
+    rounds = getattr(config, "rounds", None)
+    return dict(rounds) if rounds else dict(enumerate(config.values, 1))
+
+
 def _cell(text: str, *, right: bool = False, colour: str | None = None) -> QTableWidgetItem:
     item = QTableWidgetItem(text)
     if right:
@@ -265,9 +272,8 @@ class ResultsPage(QWidget):
         chart = ResultChart()
         chart.note.setWordWrap(True)  # the legend line must not widen the chart past its column
         chart.setFixedSize(CHART_WIDTH, CHART_HEIGHT)
-        bars = [(c.label, c.summary.median, c.summary.min, c.summary.max, c.summary.n)
-                for c in group.configs if c.summary is not None]  # fmt: skip
-        chart.set_data(f"{group.workload} ({group.unit})", group.unit, group.higher_is_better, bars)
+        strips = [(c.label, _rounds(c)) for c in group.configs if c.summary is not None]
+        chart.set_data(f"{group.workload} ({group.unit})", group.unit, group.higher_is_better, strips)
         chart.setObjectName(f"{group.recipe}-{group.workload}")
         self._charts.append(chart)
         return chart
