@@ -188,6 +188,15 @@ class Controller(QObject):
             raise RuntimeError("both hosts must be connected and a share chosen first")
         return Pair(self.hosts["server"], self.hosts["client"], self.server_address or "", self.share)
 
+    def plan_inputs(self) -> tuple[Pair | None, Facts | None]:
+        """What the plan of a run is built from: the connected pair and its probed facts, each None until there
+        is one (the planner then assumes the defaults)."""
+        facts = self.probe.facts if self.probe is not None else None
+        try:
+            return self.pair(), facts
+        except RuntimeError:
+            return None, facts
+
     # --- probe --------------------------------------------------------------------------------------------------
 
     def probe_hosts(self) -> None:
@@ -237,7 +246,8 @@ class Controller(QObject):
 
     # --- run ----------------------------------------------------------------------------------------------------
 
-    def start_run(self, recipes: list[Recipe], scale: str) -> None:
+    def start_run(self, recipes: list[Recipe], scale: str, seed: int | None = None) -> None:
+        """`seed`: the visit order's, as in the plan the admin was shown (None: a new one)."""
         pair, probed = self.pair(), self.probe
         if probed is None:
             raise RuntimeError("probe the hosts first")
@@ -264,7 +274,7 @@ class Controller(QObject):
 
             conn = open_store(self.store_path)  # this thread's own connection: sqlite objects stay on one thread
             results, journal = Results(conn), Journal(conn)
-            plan = plan_for(pair, probed.facts, recipes, scale)
+            plan = plan_for(pair, probed.facts, recipes, scale, seed)
             for reason in plan.skipped:
                 emit(Event("log", reason))
             ids = [r.id for r in recipes]

@@ -58,6 +58,7 @@ class MainWindow(QMainWindow):
         self.connect_page = ConnectPage(self.controller, self.settings)
         self.preflight_page = PreflightPage()
         self.recipes_page = RecipesPage(self.recipes, self.scale)
+        self.recipes_page.plan_context = self.controller.plan_inputs
         self.run_page = RunPage(self.controller)
         self.results_page = ResultsPage()
         self.recommendation_page = RecommendationPage()
@@ -174,7 +175,7 @@ class MainWindow(QMainWindow):
 
     def start_run(self) -> None:
         chosen = [r for r in self.recipes if r.id in self.recipes_page.selected_ids()]
-        self.controller.start_run(chosen, self.recipes_page.scale)
+        self.controller.start_run(chosen, self.recipes_page.scale, self.recipes_page.run_seed())
         self.run_page.start()
         self.steps.setCurrentRow(3)
         self._update_nav()

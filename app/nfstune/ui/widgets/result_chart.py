@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from nfstune.bench.stats import format_value
@@ -83,6 +83,7 @@ class ResultChart(QWidget):
         self.median_items: list[pg.PlotDataItem] = []
         self.value_labels: list[pg.TextItem] = []
         self.y_ticks: list[float] = []
+        self._labels: list[str] = []
 
     def set_data(self, title: str, unit: str, higher_is_better: bool, strips: Sequence[Strip]) -> None:
         """`strips`: the configurations in column order (the baseline first), each with its rounds' figures."""
@@ -120,7 +121,20 @@ class ResultChart(QWidget):
             text.setPos(column, max(ordered) + 0.02 * max(top, 1e-9))
             self.plot.addItem(text)
             self.value_labels.append(text)
-        labels = [label for label, _ in strips]
+        self._labels = [label for label, _ in strips]
+        self._set_bottom_ticks()
+        self.y_ticks = nice_ticks(top * HEADROOM)
+        step = self.y_ticks[1] - self.y_ticks[0]
+        self.plot.getAxis("left").setTicks([[(t, tick_text(t, step)) for t in self.y_ticks], []])
+        self.plot.setXRange(-0.6, len(strips) - 0.4, padding=0)
+        self.plot.setYRange(0, self.y_ticks[-1], padding=0)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._set_bottom_ticks()  # labels that collided at one width may not at another
+
+    def _set_bottom_ticks(self) -> None:
+        labels = list(self._labels)
         bottom = self.plot.getAxis("bottom")
         if self._labels_collide(labels):
             # every other label a line lower, so that long neighbours ("no_wdelay", "rsize=128K") do not overlap;
@@ -131,11 +145,6 @@ class ResultChart(QWidget):
         else:
             bottom.setHeight(None)
         bottom.setTicks([[(float(i), label) for i, label in enumerate(labels)]])
-        self.y_ticks = nice_ticks(top * HEADROOM)
-        step = self.y_ticks[1] - self.y_ticks[0]
-        self.plot.getAxis("left").setTicks([[(t, tick_text(t, step)) for t in self.y_ticks], []])
-        self.plot.setXRange(-0.6, len(strips) - 0.4, padding=0)
-        self.plot.setYRange(0, self.y_ticks[-1], padding=0)
 
     def _labels_collide(self, labels: Sequence[str]) -> bool:
         """Whether two neighbouring labels would touch at the chart's present width (the page fixes it first)."""
