@@ -39,6 +39,7 @@ from nfstune.workflow import Facts, Pair, plan_for
 
 PRESELECTED = ("quick-check",)  # a first visit: the overview recipe
 CONFIG_HEADER = ("Configuration", "Client mount options", "Server export options", "Workloads")
+CONFIG_WORKLOADS_MIN_WIDTH = 150  # px
 ID_ROLE = Qt.ItemDataRole.UserRole
 WARNING_STYLE = "background: #fff4e5; border: 2px solid #d9480f; border-radius: 4px; padding: 8px; color: #202020;"
 SCALE_NOTE = {
@@ -199,7 +200,8 @@ class RecipesPage(QWidget):
         self.warning_label = wrapped_label(rich=True)
         self.warning_label.setStyleSheet(WARNING_STYLE)
         self.warning_label.setAccessibleName("Warning")
-        self.config_table = RowsTable(CONFIG_HEADER, stretch=CONFIG_HEADER[-1:])
+        # the workloads wrap; a pane too narrow for the options scrolls the table sideways rather than cut them
+        self.config_table = RowsTable(CONFIG_HEADER, stretch=CONFIG_HEADER[-1:], min_stretch=CONFIG_WORKLOADS_MIN_WIDTH)
         self.estimate_label = wrapped_label(rich=True)
 
         details = QWidget()
