@@ -8,6 +8,7 @@ import getpass
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from contextlib import ExitStack
 from typing import Any
 
@@ -19,10 +20,11 @@ from nfstune.nfs.change import read_export_files
 from nfstune.nfs.kernel_view import parse_exportfs_s
 from nfstune.preflight import blocking, check
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
+from nfstune.recipes.model import Recipe
 from nfstune.remote import open_host
 from nfstune.signals import terminate_as_interrupt
 from nfstune.store import Journal, Results, open_store
-from nfstune.summary import repeat_agreement, results_text
+from nfstune.summary import aa_checks, aa_summary, results_text, summarize_session
 from nfstune.workflow import (
     CurrentConfig,
     Pair,
@@ -31,6 +33,7 @@ from nfstune.workflow import (
     pick_recipes,
     plan_for,
     probe_pair,
+    recipes_by_id,
     recommendation,
     start_session,
 )
@@ -232,17 +235,18 @@ def _indent(text: str, prefix: str = "  ") -> str:
     return "\n".join(prefix + line for line in text.split("\n"))
 
 
-def report_text(results: Results, session_id: int) -> str:
+def report_text(results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None) -> str:
     """The results of a session as text: the ceilings measured first, per recipe and workload each
-    configuration's median, spread, n and verdict against the baseline, then the session's check of itself (the
-    same configuration measured twice)."""
+    configuration's median, spread, n and verdict against the baseline, then the session's A/A checks (a
+    configuration expected to measure as its baseline)."""
     data = results.session(session_id)
-    lines = [results_text(data)]
+    recipes = recipes_by_id() if recipes is None else recipes
+    lines = [results_text(data, recipes)]
     if data["baselines"]:
         lines.append("\nceilings (measured before the recipes)")
         lines += [f"  {baseline_label(b)}: {b['mb_per_s']:.3g} MB/s" for b in data["baselines"]]
-    agreements = repeat_agreement(data)
-    if agreements:
-        lines.append("\nthe same configuration measured twice")
-        lines += [f"  {a.text}" for a in agreements]
+    checks = aa_checks(summarize_session(data, recipes))
+    if checks:
+        lines.append("\nA/A checks (expected to measure the same as the baseline): " + aa_summary(checks))
+        lines += [f"  {c.text}" for c in checks]
     return "\n".join(lines)
