@@ -62,7 +62,7 @@ class MainWindow(QMainWindow):
         self.run_page = RunPage(self.controller)
         self.results_page = ResultsPage()
         self.recommendation_page = RecommendationPage()
-        self.history_page = HistoryPage(self.results_store)
+        self.history_page = HistoryPage(self.results_store, recipes={r.id: r for r in self.recipes})
         self.pages = [self.connect_page, self.preflight_page, self.recipes_page, self.run_page, self.results_page,
                       self.recommendation_page]  # fmt: skip
 

@@ -27,12 +27,12 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.bench.stats import format_value
-from nfstune.bench.verdict import Verdict, format_change
 from nfstune.nfs.mount_options import MountOptions
 from nfstune.recipe_info import size_text
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.summary import ConfigResult, WorkloadResults, negotiated_view, summarize_session
 from nfstune.ui.pages.recipes import RowsTable
+from nfstune.ui.verdicts import KIND_COLOURS, KIND_WORDS, ci_text, verdict_sentence
 from nfstune.ui.widgets.result_chart import ResultChart
 
 DASH = "\u2013"
@@ -52,9 +52,6 @@ VERDICT_STYLE = "background: #f4f7fb; border: 1px solid #c5d3e3; border-radius: 
 NO_DIFFERENCE_EXPECTED = "no measurable difference expected"
 
 
-KIND_WORDS = {"faster": "faster", "slower": "slower", "same": "no difference that matters",
-              "not settled": "not settled", "unreliable": "unreliable"}  # fmt: skip
-KIND_COLOURS = {"unreliable": "#a33c00", "not settled": "#505050"}
 KIND_ORDER = ("faster", "slower", "unreliable", "not settled", "same")  # the detail's order: effects first
 
 
@@ -85,30 +82,6 @@ def _capped_text(config: ConfigResult) -> str | None:
                 f"where {wanted} was requested")  # fmt: skip
     parts = [f"{key} at {cut} ({size_text(cut)}, {wanted} requested)" for key, (wanted, cut) in capped.items()]
     return f"{config.label}: the server capped " + " and ".join(parts)
-
-
-def ci_text(verdict: Verdict) -> str:
-    """The estimate and its CI in words, for the verdict column: '23 % faster (95 % CI 12 % to 35 % faster)'."""
-    if verdict.ratio is None or verdict.ci is None:
-        return f"too few rounds for a CI ({verdict.n} measured in pairs)"
-    low, high = verdict.ci
-    estimate = format_change(verdict.ratio)
-    if verdict.kind == "not settled":
-        estimate += " so far"
-    elif verdict.kind == "unreliable":
-        estimate = f"should be the same, came out {estimate}"
-    return f"{estimate} (95 % CI {_range_text(format_change(low), format_change(high))})"
-
-
-def _range_text(low: str, high: str) -> str:
-    """'3.2x to 5.3x faster' rather than '3.2x faster to 5.3x faster'; '3.1 % slower to 2.4 % faster' as is."""
-    low_value, _, low_word = low.rpartition(" ")
-    return f"{low_value} to {high}" if high.endswith(f" {low_word}") else f"{low} to {high}"
-
-
-def verdict_sentence(verdict: Verdict) -> str:
-    """The full sentence, and what would settle it when it is not settled."""
-    return verdict.text + (f"; {verdict.settle}" if verdict.settle else "")
 
 
 def recipe_verdict_lines(groups: Sequence[WorkloadResults], recipe: Recipe | None) -> list[str]:
