@@ -5,10 +5,11 @@ Values are one figure per repeat (MB/s, seconds, milliseconds), warm-up runs alr
 Choices, and why:
 - The confidence interval is for the *mean*, with Student's t quantile, because that is what the comparison tests;
   the median is reported next to it as the robust figure to show.
-- Comparisons use Welch's t-test (unequal variances: two configurations rarely have the same spread). The p-value
-  comes from the t distribution's CDF, written with the regularized incomplete beta function (continued fraction,
-  modified Lentz, as in Numerical Recipes 6.4); t quantiles invert the same CDF by bisection. This is exact to
-  about 1e-12, needs no table, and works for Welch's non-integer degrees of freedom.
+- Comparisons use Welch's t-test (unequal variances: two configurations rarely have the same spread). Quantiles
+  and p-values come from scipy.stats.t (Welch's degrees of freedom are not whole numbers). Welch's t and df are
+  computed here rather than by scipy.stats.ttest_ind, which warns ("catastrophic cancellation") on nearly equal
+  values, a normal case for repeated measurements.
+- verdict.py holds the session's paired comparisons (the verdicts); compare() below is the older unpaired phrasing.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from scipy import stats as _scipy_stats  # type: ignore[import-untyped]
 
 CONFIDENCE = 0.95
 ALPHA = 0.05
@@ -97,68 +100,34 @@ def should_stop(values: Sequence[float], *, min_repeats: int, max_repeats: int, 
     return False, f"CV {cv:.1f} % > {cv_target:g} % after {n} repeats: repeating (at most {max_repeats})"
 
 
-# --- the t distribution ------------------------------------------------------------------------------------------
-
-
-def _beta_continued_fraction(a: float, b: float, x: float) -> float:
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
-    d = 1 / (d if abs(d) > tiny else tiny)
-    result = d
-    for m in range(1, 1000):
-        for numerator in (
-            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
-        ):
-            d = 1 + numerator * d
-            d = 1 / (d if abs(d) > tiny else tiny)
-            c = 1 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            result *= c * d
-        if abs(c * d - 1) < 1e-15:
-            break
-    return result
-
-
-def regularized_beta(x: float, a: float, b: float) -> float:
-    """I_x(a, b), the regularized incomplete beta function, for a, b > 0."""
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    # the continued fraction converges fast only below (a+1)/(a+b+2); above it use the symmetry I_x(a,b) = 1-I_1-x(b,a)
-    if x < (a + 1) / (a + b + 2):
-        return math.exp(log_front) * _beta_continued_fraction(a, b, x) / a
-    return 1 - math.exp(log_front) * _beta_continued_fraction(b, a, 1 - x) / b
+# --- the t distribution (scipy.stats.t, wrapped so that the rest of nfstune sees plain floats) --------------------
 
 
 def t_two_sided_p(t: float, df: float) -> float:
     """P(|T| >= |t|) for Student's t with `df` (> 0, not necessarily whole) degrees of freedom."""
-    if df <= 0:
+    if not df > 0:
         raise ValueError(f"degrees of freedom must be positive, got {df}")
-    return regularized_beta(df / (df + t * t), df / 2, 0.5)
+    if math.isinf(t):
+        return 0.0
+    return min(1.0, float(2 * _scipy_stats.t.sf(abs(t), df)))
 
 
 def t_quantile(p: float, df: float) -> float:
-    """The t with P(T <= t) = p (0 < p < 1), by bisection on the CDF."""
+    """The t with P(T <= t) = p (0 < p < 1)."""
     if not 0 < p < 1:
         raise ValueError(f"p must be between 0 and 1, got {p}")
-    if p < 0.5:
-        return -t_quantile(1 - p, df)
-    tail = 2 * (1 - p)  # the two-sided p of the answer
-    low, high = 0.0, 1.0
-    while t_two_sided_p(high, df) > tail:
-        low, high = high, high * 2
-    for _ in range(200):
-        middle = (low + high) / 2
-        if t_two_sided_p(middle, df) > tail:
-            low = middle
-        else:
-            high = middle
-        if high - low <= 1e-13 * high:
-            break
-    return (low + high) / 2
+    if not df > 0:
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
+    return float(_scipy_stats.t.ppf(p, df))
+
+
+def t_quantiles(p: float, dfs: Sequence[float]) -> list[float]:
+    """t_quantile(p, df) for each of `dfs`, in one call to scipy (which is slow per call, fast per element)."""
+    if not 0 < p < 1:
+        raise ValueError(f"p must be between 0 and 1, got {p}")
+    if not all(df > 0 for df in dfs):
+        raise ValueError(f"degrees of freedom must be positive, got {list(dfs)}")
+    return [float(t) for t in _scipy_stats.t.ppf(p, list(dfs))] if dfs else []
 
 
 @dataclass(frozen=True)
@@ -248,10 +217,14 @@ def format_factor(factor: float | None) -> str:
         return ""
     if factor >= TIMES_FROM:
         return f"{factor:.1f}x " if factor < 10 else f"{factor:.0f}x "
-    percent = (factor - 1) * 100
+    return format_percent((factor - 1) * 100) + " "
+
+
+def format_percent(percent: float) -> str:
+    """'12 %', '4.3 %', '<0.1 %' for a non-negative percentage."""
     if percent >= 10:
-        return f"{percent:.0f} % "
-    return f"{percent:.1f} % " if percent >= 0.05 else "<0.1 % "
+        return f"{percent:.0f} %"
+    return f"{percent:.1f} %" if percent >= 0.05 else "<0.1 %"
 
 
 def format_p(p: float) -> str:

@@ -1,0 +1,289 @@
+"""The verdict on a configuration against the baseline: faster, slower, no difference that matters, or not settled.
+
+Paired (a session run in rounds): each round gives a speed ratio r = other/baseline (baseline/other for figures where
+lower is better), so r > 1 means the configuration is faster, and drift between rounds, which both visits of a round
+share, cancels. The estimate is the geometric mean of r; its CI is the t interval on log r (df = n - 1).
+Unpaired (an old session, two sessions): Welch's test on the log figures; the estimate is the ratio of geometric means.
+
+All questions given to one judge() call are one family, corrected with Holm (1979): sort the raw p ascending; step k
+(1-based, of m) rejects when p_(k) <= alpha/(m-k+1) and every earlier step rejected. A t test rejects at level a
+exactly when its (1 - a) interval excludes 1, so each comparison's CI is drawn at the level of its step: a rejected
+one's CI excludes 1, the one where Holm stops has p above its level, so its CI holds 1, and every comparison after
+that step is drawn at the stopping step's level, which its p (no smaller) also fails. The CI shown and the verdict
+thus always agree.
+
+Then: the corrected CI excludes 1 -> "faster"/"slower" ("unreliable" when the two should measure the same), even
+when the whole CI is inside the margin (a certain 2 % is reported as 2 %); else it lies inside [1/(1+m), 1+m] ->
+"same" (an equivalence test with margin m); otherwise "not settled", with an estimate of the rounds that would
+settle it. A question with fewer than 2 pairs is "not settled", untested, and not counted in the family.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from nfstune.bench.stats import (
+    TIMES_FROM,
+    format_factor,
+    format_percent,
+    t_quantile,
+    t_quantiles,
+    t_two_sided_p,
+    welch_test,
+)
+
+Kind = Literal["faster", "slower", "same", "not settled", "unreliable"]
+
+MIN_PAIRS = 2
+MOST_ROUNDS_ADVISED = 30  # beyond this, more rounds are not a practical way to settle a comparison
+LARGEST_FACTOR_SHOWN = 1000.0  # a CI of two rounds in a large family can reach 1e7: say ">1000x"
+
+
+@dataclass(frozen=True)
+class Question:
+    key: tuple[str, ...]  # the caller's key, e.g. (recipe, workload, label)
+    baseline: Mapping[int, float]  # round -> the baseline's figure in that round (figures in their own unit)
+    other: Mapping[int, float]  # round -> the configuration's figure
+    higher_is_better: bool
+    names: tuple[str, str]  # (baseline label, configuration label), used in the texts
+    margin_percent: float = 5.0
+    expect_same: bool = False
+    why_same: str = ""  # shown in the "unreliable" text: "the kernel ignores no_wdelay on v3/v4"
+    paired: bool = True  # False: independent samples (an old session, two sessions): Welch on log values
+
+
+@dataclass(frozen=True)
+class Verdict:
+    key: tuple[str, ...]
+    kind: Kind
+    ratio: float | None  # speed of the configuration relative to the baseline; None below 2 pairs
+    ci: tuple[float, float] | None  # of that ratio, at the Holm-corrected level
+    family: int  # comparisons corrected together
+    n: int  # pairs (paired) or the smaller sample (unpaired)
+    p_value: float | None  # raw, before correction
+    text: str  # one sentence
+    settle: str | None  # for "not settled": what would settle it
+    rounds_needed: int | None  # estimate of the total rounds that would settle it (None: more rounds won't)
+
+    @property
+    def effect(self) -> bool:
+        return self.kind in ("faster", "slower")
+
+    @property
+    def settled(self) -> bool:
+        return self.kind != "not settled"
+
+
+@dataclass(frozen=True)
+class _Estimate:
+    log_ratio: float  # log of the speed ratio: > 0 when the configuration is faster
+    se: float  # its standard error
+    df: float
+    n: int
+    p_value: float
+    spread: float  # se * sqrt(n): what the standard error would be divided by sqrt(n') with n' rounds
+    df_per_round: float  # df = df_per_round * (n - 1): 1 paired; Welch's ratio (1 to 2) unpaired
+
+    def ci(self, alpha: float) -> tuple[float, float]:
+        if self.se == 0:
+            return _exp(self.log_ratio), _exp(self.log_ratio)
+        half = t_quantile(1 - alpha / 2, self.df) * self.se
+        return _exp(self.log_ratio - half), _exp(self.log_ratio + half)
+
+
+def speed_ratios(baseline: Mapping[int, float], other: Mapping[int, float], higher_is_better: bool) -> dict[int, float]:
+    """Per round measured in both: how many times faster the configuration was than the baseline (> 1: faster)."""
+    _check_figures(baseline, "baseline")
+    _check_figures(other, "other")
+    rounds = sorted(baseline.keys() & other.keys())
+    if higher_is_better:
+        return {r: other[r] / baseline[r] for r in rounds}
+    return {r: baseline[r] / other[r] for r in rounds}
+
+
+def _check_figures(figures: Mapping[int, float], whose: str) -> None:
+    for number, value in figures.items():
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f"{whose}: round {number}: the figure {value!r} is not a positive number")
+
+
+def judge(questions: Sequence[Question], alpha: float = 0.05) -> list[Verdict]:
+    """One verdict per question, in the same order; all questions form one family (Holm)."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    estimates = [_estimate(q) for q in questions]
+    tested = [i for i, e in enumerate(estimates) if e is not None]
+    levels, rejected = _holm([e.p_value for e in estimates if e is not None], alpha)
+    level_of = dict(zip(tested, levels, strict=True))
+    rejected_of = dict(zip(tested, rejected, strict=True))
+    verdicts = []
+    for i, (question, estimate) in enumerate(zip(questions, estimates, strict=True)):
+        if estimate is None:
+            verdicts.append(_too_few(question, len(tested)))
+        else:
+            verdicts.append(_verdict(question, estimate, level_of[i], rejected_of[i], len(tested), alpha))
+    return verdicts
+
+
+def _estimate(question: Question) -> _Estimate | None:
+    what = " / ".join(question.key)
+    if not (math.isfinite(question.margin_percent) and question.margin_percent >= 0):
+        raise ValueError(f"{what}: the margin must be a percentage >= 0, got {question.margin_percent!r}")
+    _check_figures(question.baseline, f"{what}: {question.names[0]}")
+    _check_figures(question.other, f"{what}: {question.names[1]}")
+    if question.paired:
+        logs = [
+            math.log(r) for r in speed_ratios(question.baseline, question.other, question.higher_is_better).values()
+        ]
+        n = len(logs)
+        if n < MIN_PAIRS:
+            return None
+        mean, spread = statistics.fmean(logs), statistics.stdev(logs)
+        se, df = spread / math.sqrt(n), n - 1.0
+        return _Estimate(mean, se, df, n, _p_value(mean, se, df), spread, 1.0)
+    base = [math.log(v) for v in question.baseline.values()]
+    other = [math.log(v) for v in question.other.values()]
+    n = min(len(base), len(other))
+    if n < MIN_PAIRS:
+        return None
+    welch = welch_test(other, base)
+    difference = statistics.fmean(other) - statistics.fmean(base)
+    log_ratio = difference if question.higher_is_better else -difference
+    var_base, var_other = statistics.variance(base), statistics.variance(other)
+    se = math.sqrt(var_base / len(base) + var_other / len(other))
+    total = var_base + var_other
+    df_per_round = total**2 / (var_base**2 + var_other**2) if total > 0 else 1.0
+    return _Estimate(log_ratio, se, welch.df, n, welch.p_value, math.sqrt(total), df_per_round)
+
+
+def _p_value(mean: float, se: float, df: float) -> float:
+    if se == 0:  # every round gave the same ratio: certain, whatever it is
+        return 1.0 if mean == 0 else 0.0
+    return t_two_sided_p(mean / se, df)
+
+
+def _holm(p_values: Sequence[float], alpha: float) -> tuple[list[float], list[bool]]:
+    """Per comparison: the level its CI is drawn at, and whether Holm rejects it (see the module's docstring)."""
+    m = len(p_values)
+    levels, rejected = [0.0] * m, [False] * m
+    stopped_at: float | None = None
+    for step, i in enumerate(sorted(range(m), key=lambda i: p_values[i])):
+        if stopped_at is not None:
+            levels[i] = stopped_at
+            continue
+        levels[i] = alpha / (m - step)
+        if p_values[i] <= levels[i]:
+            rejected[i] = True
+        else:
+            stopped_at = levels[i]
+    return levels, rejected
+
+
+def _verdict(
+    question: Question, estimate: _Estimate, level: float, rejected: bool, family: int, alpha: float
+) -> Verdict:
+    base, other = question.names
+    ratio = _exp(estimate.log_ratio)
+    ci = estimate.ci(level)
+    ci_text = _ci_text(ci, alpha, question.paired)
+    if family > 1 and ci[0] != ci[1]:
+        ci_text += f", corrected for {family} comparisons"
+    margin = 1 + question.margin_percent / 100
+    settle: str | None = None
+    rounds_needed: int | None = None
+    kind: Kind
+    if rejected and question.expect_same:
+        kind = "unreliable"
+        why = f" ({question.why_same})" if question.why_same else ""
+        text = (
+            f"{other} should measure the same as {base}{why} but came out {format_change(ratio)} ({ci_text}): "
+            "the measurement is not reliable on these hosts, so no effect is shown for it"
+        )
+    elif rejected:
+        kind = "faster" if estimate.log_ratio > 0 else "slower"
+        text = f"{other} is {format_change(ratio)} than {base} ({ci_text})"
+    elif 1 / margin <= ci[0] and ci[1] <= margin:
+        kind = "same"
+        text = f"{other}: no difference that matters against {base} (within ±{question.margin_percent:g} %; {ci_text})"
+    else:
+        kind = "not settled"
+        text = f"{other} against {base}: not settled ({format_change(ratio)} so far; {ci_text})"
+        rounds_needed = _rounds_needed(estimate, level, math.log(margin))
+        if rounds_needed is None:
+            settle = "more rounds alone would not settle it soon: larger files or a quieter network would"
+        else:
+            more = rounds_needed - estimate.n
+            settle = f"about {more} more round{'' if more == 1 else 's'} would settle it"
+    return Verdict(question.key, kind, ratio, ci, family, estimate.n, estimate.p_value, text, settle, rounds_needed)
+
+
+def _rounds_needed(estimate: _Estimate, level: float, log_margin: float) -> int | None:
+    """The fewest rounds in all whose CI, with the spread seen so far, would exclude 1 or fit in the margin."""
+    effect = abs(estimate.log_ratio)
+    candidates = range(estimate.n + 1, MOST_ROUNDS_ADVISED + 1)
+    quantiles = t_quantiles(1 - level / 2, [estimate.df_per_round * (rounds - 1) for rounds in candidates])
+    for rounds, quantile in zip(candidates, quantiles, strict=True):
+        half = quantile * estimate.spread / math.sqrt(rounds)
+        if half < effect or effect + half <= log_margin:
+            return rounds
+    return None
+
+
+def _too_few(question: Question, family: int) -> Verdict:
+    base, other = question.names
+    if question.paired:
+        n = len(question.baseline.keys() & question.other.keys())
+        measured = "no round" if n == 0 else f"only {n} round"
+        why = f"{measured} with both measured; at least {MIN_PAIRS} are needed"
+        settle = f"at least {MIN_PAIRS} rounds in which both are measured"
+    else:
+        n = min(len(question.baseline), len(question.other))
+        why = (
+            f"{base} measured {len(question.baseline)} and {other} {len(question.other)} times; "
+            f"at least {MIN_PAIRS} of each are needed"
+        )
+        settle = f"at least {MIN_PAIRS} measurements of each"
+    text = f"{other} against {base}: not settled ({why})"
+    return Verdict(question.key, "not settled", None, None, family, n, None, text, settle, None)
+
+
+def format_change(ratio: float) -> str:
+    """A speed ratio in words: 1.23 -> '23 % faster', 0.8 -> '20 % slower', 4.1 -> '4.1x faster'."""
+    amount, direction = _change(ratio)
+    return f"{amount} {direction}" if direction else amount
+
+
+def _change(ratio: float) -> tuple[str, str]:
+    if not ratio >= 0:
+        raise ValueError(f"a speed ratio is >= 0, got {ratio!r}")
+    if ratio == 1:
+        return "no change", ""
+    direction = "faster" if ratio > 1 else "slower"
+    factor = ratio if ratio > 1 else (1 / ratio if ratio else math.inf)
+    if factor > LARGEST_FACTOR_SHOWN:
+        return f">{LARGEST_FACTOR_SHOWN:.0f}x", direction
+    if factor >= TIMES_FROM:
+        return format_factor(factor).strip(), direction
+    # slower in percent of the speed lost: 0.8 is 20 % slower (not 25 %), as 1.25 is 25 % faster
+    return format_percent(abs(ratio - 1) * 100), direction
+
+
+def _ci_text(ci: tuple[float, float], alpha: float, paired: bool) -> str:
+    low, high = ci
+    if low == high:
+        return "every round gave the same ratio" if paired else "no spread in the figures"
+    label = f"{100 * (1 - alpha):g} % CI"
+    (low_amount, low_direction), (high_amount, high_direction) = _change(low), _change(high)
+    if low_direction == high_direction == "faster":
+        return f"{label} {low_amount} to {high_amount} faster"
+    if low_direction == high_direction == "slower":  # the smaller slowdown first, as in "10 % to 30 % slower"
+        return f"{label} {high_amount} to {low_amount} slower"
+    return f"{label} {format_change(low)} to {format_change(high)}"
+
+
+def _exp(x: float) -> float:
+    return math.inf if x > 709 else math.exp(x)  # math.exp raises OverflowError above ~709.78
