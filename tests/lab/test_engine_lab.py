@@ -95,6 +95,10 @@ def test_sync_vs_async_small_files(lab: LabConfig, tmp_path: Path) -> None:
     assert [(label, number) for _t, label, number in ran] == [(v.label, v.round) for v in plan.recipes[0].visits]
     assert all(r["raw_output"] for run in data["runs"] for r in run["repeats"])  # raw tool output kept
     assert runs["async"]["export_options"].startswith("async")
+    # the lab's line is already sync: the sync visits write nothing and journal nothing, but still read the options
+    assert runs["sync"]["export_options"].startswith("sync")
+    files = conn.execute("SELECT count(*) FROM journal WHERE kind = 'file'").fetchone()[0]
+    assert files == 3  # one journaled write of /etc/exports per async visit
     assert "vers=4.2" in runs["sync"]["negotiated_options"]
     # paired by round: async beats sync in each round (the hdd profile's 8 ms per synchronous write)
     seconds = {
