@@ -31,7 +31,7 @@ from nfstune.workflow import (
     current_export,
     make_engine,
     pick_recipes,
-    plan_session,
+    plan_for,
     probe_pair,
     recipes_by_id,
     recommendation,
@@ -113,6 +113,9 @@ def run(args: argparse.Namespace, printer: Any) -> int:
     for error in errors:
         printer(f"warning: {error}")
     chosen = pick_recipes(recipes, args.recipe)
+    if getattr(args, "dry_run", False):
+        print(dry_run_text(args, chosen))
+        return 0
     conn = open_store()
     results, journal = Results(conn), Journal(conn)
     with ExitStack() as stack:
@@ -134,10 +137,10 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         if blocking(problems):
             stops = "; ".join(p.title for p in problems if p.severity == "error")
             raise ConfigError(f"preflight: {stops}. Nothing was changed.")
-        planned, skipped = plan_session(chosen, facts, args.scale)
-        for reason in skipped:
+        plan = plan_for(pair, facts, chosen, args.scale)
+        for reason in plan.skipped:
             printer(reason)
-        sid = start_session(results, pair, facts, scale=args.scale, recipe_ids=args.recipe)
+        sid = start_session(results, pair, facts, scale=args.scale, recipe_ids=args.recipe, plan=plan)
 
         def confirm(change: ServerChange) -> bool:
             # the engine has just logged change.message(): the list of connected clients
@@ -169,7 +172,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             pair, facts, scale=args.scale, results=results, journal=journal, emit=on_event,
             cancel=threading.Event(), baselines=not getattr(args, "no_baselines", False), confirm=confirm,
         )  # fmt: skip
-        engine.run(sid, planned)
+        engine.run(sid, plan)
         current = current_export(pair.server, pair.share, pair.client)
     text = report_text(results, sid) + "\n" + advice_text(results, sid, share=pair.share, server=pair.address,
                                                            current=current)  # fmt: skip
@@ -181,6 +184,22 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         write_html(results, sid, html, text)
         print(f"\nreport: {html}")
     return 0
+
+
+def dry_run_text(args: argparse.Namespace, chosen: list[Any]) -> str:
+    """The plan without connecting to any host (the lab need not be up): the share and the server's address come
+    from the arguments."""
+    from nfstune.recipes.plan import plan_text
+    from nfstune.remote.target import split_spec
+
+    if args.lab:
+        share, address = getattr(args, "share", None) or "/export", "nas"
+    else:
+        if not args.share:
+            raise ConfigError("--server needs --share too (the plan names the exported path)")
+        share, address = args.share, args.server_address or split_spec(args.server)[0]
+    plan = plan_for(None, None, chosen, args.scale, share=share, address=address)
+    return plan_text(plan) + "\n\nDry run: no host was contacted and nothing was changed."
 
 
 def advice_text(results: Results, session_id: int, *, share: str, server: str, current: CurrentConfig) -> str:

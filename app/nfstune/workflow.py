@@ -6,20 +6,23 @@ and the desktop's jobs both use it, so that a session is the same whichever star
 from __future__ import annotations
 
 import json
+import random
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from nfstune.advice import Measured, Recommendation, recommend
 from nfstune.bench.sizing import plan_sizes
 from nfstune.bench.verdict import Verdict
 from nfstune.bench.workloads import MIB, WorkloadSizes
-from nfstune.engine import Engine, Event, PlannedConfig, plan
+from nfstune.engine import Engine, Event
 from nfstune.errors import ConfigError
 from nfstune.guard import ServerChange
-from nfstune.nfs.change import host_key
+from nfstune.nfs.change import SCRATCH_PREFIX, host_key
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
 from nfstune.recipes.model import Recipe, recipe_facts
+from nfstune.recipes.plan import Plan, build_plan, plan_json
 from nfstune.remote import Host
 from nfstune.remote.probe import probe
 from nfstune.remote.probe_parse import HostFacts
@@ -83,17 +86,49 @@ def pick_recipes(recipes: Sequence[Recipe], ids: Sequence[str]) -> list[Recipe]:
     return [by_id[i] for i in ids]
 
 
-def plan_session(recipes: Sequence[Recipe], facts: Facts, scale: str) -> tuple[list[PlannedConfig], list[str]]:
-    """On an appliance, the configurations that change the export are skipped with the vendor's own setting."""
-    return plan(recipes, recipe_facts(facts.server, facts.client), scale, appliance=facts.server.appliance)
+def plan_for(
+    pair: Pair | None,
+    facts: Facts | None,
+    recipes: Sequence[Recipe],
+    scale: str,
+    seed: int | None = None,
+    *,
+    share: str | None = None,
+    address: str | None = None,
+) -> Plan:
+    """The plan of a session, with or without the hosts: unknown facts give the scale's default sizes, fio assumed
+    on the client, every condition unknown (such configurations are tried). On an appliance the configurations
+    that change the export are skipped with the vendor's own setting. `share`/`address` name the export and the
+    server when there is no pair (a dry run)."""
+    if seed is None:
+        seed = random.SystemRandom().randrange(1, 10**6)
+    notes = []
+    if facts is None:
+        notes.append(
+            f"the hosts were not probed: the scale's default sizes ({FALLBACK_SIZES[scale].seq_file_bytes // MIB} MiB "
+            "files), fio assumed on the client (dd and tar run where it is missing), and every condition on the "
+            "hosts unknown (such configurations are tried)"
+        )
+    plan = build_plan(
+        recipes, recipe_facts(facts.server, facts.client) if facts else {}, scale=scale, seed=seed,
+        sizes=sizes_for(scale, facts) if facts else FALLBACK_SIZES[scale],
+        fio_available=facts.client.fio_version is not None if facts else True,
+        share=pair.share if pair else share or "/share", server_address=pair.address if pair else address or "server",
+        scratch_name=f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}",
+        appliance=facts.server.appliance if facts else None,
+    )  # fmt: skip
+    return replace(plan, notes=tuple(notes))
 
 
-def start_session(results: Results, pair: Pair, facts: Facts, *, scale: str, recipe_ids: Sequence[str]) -> int:
+def start_session(
+    results: Results, pair: Pair, facts: Facts, *, scale: str, recipe_ids: Sequence[str], plan: Plan | None = None
+) -> int:
     return results.start_session(
         server_host=results.upsert_host(host_key(pair.server), pair.server.label, facts.server.to_json()),
         client_host=results.upsert_host(host_key(pair.client), pair.client.label, facts.client.to_json()),
         share=pair.share, scale=scale, recipes=list(recipe_ids),
         server_facts=facts.server.to_json(), client_facts=facts.client.to_json(),
+        plan=plan_json(plan) if plan is not None else None,
     )  # fmt: skip
 
 

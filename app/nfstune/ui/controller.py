@@ -257,24 +257,25 @@ class Controller(QObject):
             from nfstune.workflow import (
                 current_export,
                 make_engine,
-                plan_session,
+                plan_for,
                 recommendation,
                 start_session,
             )
 
             conn = open_store(self.store_path)  # this thread's own connection: sqlite objects stay on one thread
             results, journal = Results(conn), Journal(conn)
-            planned, skipped = plan_session(recipes, probed.facts, scale)
-            for reason in skipped:
+            plan = plan_for(pair, probed.facts, recipes, scale)
+            for reason in plan.skipped:
                 emit(Event("log", reason))
-            sid = start_session(results, pair, probed.facts, scale=scale, recipe_ids=[r.id for r in recipes])
+            ids = [r.id for r in recipes]
+            sid = start_session(results, pair, probed.facts, scale=scale, recipe_ids=ids, plan=plan)
             engine = make_engine(
                 pair, probed.facts, scale=scale, results=results, journal=journal, emit=emit, cancel=job.cancel,
                 confirm=self.prompter.server_change,  # asked on the GUI thread; the worker waits for the answer
             )  # fmt: skip
             try:
                 try:
-                    engine.run(sid, planned)
+                    engine.run(sid, plan)
                 except Cancelled as exc:
                     return RunOutcome(sid, "cancelled", str(exc))
                 except NfstuneError as exc:  # the engine undid its changes and stored why
