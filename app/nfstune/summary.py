@@ -154,15 +154,23 @@ def _config(recipe: Recipe | None, label: str) -> Config | None:
 
 def _why_same(recipe: Recipe | None, label: str, run: Mapping[str, Any], base: Mapping[str, Any]) -> str | None:
     """Why `label` must measure as the baseline, or None when it may differ: the recipe says so (expect =
-    "same"), or the settings in force were the baseline's (export options as stored, negotiated
-    vers/rsize/wsize/nconnect, read-ahead), so that any difference is the hosts', not the configuration's."""
+    "same"), or the settings in force were the baseline's (export options as stored, the mount's options as
+    /proc/mounts showed them, read-ahead), so that any difference is the hosts', not the configuration's."""
     config = _config(recipe, label)
     if config is not None and getattr(config, "expect", None) == "same":
         return _expectation_reason(config.expectation or (recipe.expectation if recipe else None))
-    mine, theirs = in_force(run), in_force(base)
-    if mine is not None and mine == theirs:
-        return f"the same settings were in force: {mine}"
+    shown = in_force(run)
+    if shown is not None and _settings(run) == _settings(base):
+        return f"the same settings were in force: {shown}"
     return None
+
+
+def _settings(run: Mapping[str, Any]) -> tuple[object, ...]:
+    # the whole /proc/mounts list, not only what in_force() shows: a user recipe may change any mount option
+    config = run.get("config") or {}
+    ahead = config.get("read_ahead_kb") if isinstance(config, Mapping) else None
+    negotiated = frozenset((run["negotiated_options"] or "").split(","))
+    return run["export_options"] or "", negotiated, ahead
 
 
 def _expectation_reason(text: str | None) -> str:

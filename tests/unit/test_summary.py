@@ -152,6 +152,8 @@ def test_the_same_settings_in_force_are_an_aa_check(results: Results) -> None:
         ("quick-check", "baseline", "sync-4k", "sync,wdelay", "vers=4.2", NEG, DRIFT),
         ("quick-check", "rsize=128K", "sync-4k", "sync,wdelay", asked, NEG, drifting(1 / 1.3)),
         ("quick-check", "vers=3", "sync-4k", "sync,wdelay", "vers=3", NEG.replace("4.2", "3"), drifting(1 / 1.3)),
+        # a user recipe's mount option that the essentials do not show: /proc/mounts still tells it apart
+        ("quick-check", "noatime", "sync-4k", "sync,wdelay", "noatime", NEG.replace("rw,", "rw,noatime,"), DRIFT),
     ]
     session = {**results.session(store_session(results, runs)), "plan": PLAN}
     small_files, sync_4k = summarize_session(session)
@@ -165,6 +167,7 @@ def test_the_same_settings_in_force_are_an_aa_check(results: Results) -> None:
     assert "not reliable" in broken.verdict.text
     vers3 = sync_4k.configs[2]  # another version negotiated: a real comparison, the same 30 % is an effect
     assert vers3.same_as_baseline is None and vers3.verdict is not None and vers3.verdict.kind == "faster"
+    assert sync_4k.configs[3].label == "noatime" and sync_4k.configs[3].same_as_baseline is None
     checks = aa_checks([small_files, sync_4k])
     assert [(c.workload, c.label) for c in checks] == [("small-files", "rsize=128K"), ("sync-4k", "rsize=128K")]
     assert aa_summary(checks).startswith("1 of 2 A/A checks came out different")

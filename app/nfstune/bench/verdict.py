@@ -12,9 +12,10 @@ one's CI excludes 1, the one where Holm stops has p above its level, so its CI h
 that step is drawn at the stopping step's level, which its p (no smaller) also fails. The CI shown and the verdict
 thus always agree.
 
-Then: the corrected CI excludes 1 -> "faster"/"slower" ("unreliable" when the two should measure the same); it lies
-inside [1/(1+m), 1+m] -> "same" (an equivalence test with margin m); otherwise "not settled", with an estimate of the
-rounds that would settle it.
+Then: the corrected CI excludes 1 -> "faster"/"slower" ("unreliable" when the two should measure the same), even
+when the whole CI is inside the margin (a certain 2 % is reported as 2 %); else it lies inside [1/(1+m), 1+m] ->
+"same" (an equivalence test with margin m); otherwise "not settled", with an estimate of the rounds that would
+settle it. A question with fewer than 2 pairs is "not settled", untested, and not counted in the family.
 """
 
 from __future__ import annotations
@@ -116,10 +117,7 @@ def judge(questions: Sequence[Question], alpha: float = 0.05) -> list[Verdict]:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
     estimates = [_estimate(q) for q in questions]
     tested = [i for i, e in enumerate(estimates) if e is not None]
-    levels, rejected = _holm(
-        [e.p_value for e in estimates if e is not None],
-        alpha,
-    )
+    levels, rejected = _holm([e.p_value for e in estimates if e is not None], alpha)
     level_of = dict(zip(tested, levels, strict=True))
     rejected_of = dict(zip(tested, rejected, strict=True))
     verdicts = []
@@ -206,7 +204,7 @@ def _verdict(
             "the measurement is not reliable on these hosts, so no effect is shown for it"
         )
     elif rejected:
-        kind = "faster" if ratio > 1 else "slower"
+        kind = "faster" if estimate.log_ratio > 0 else "slower"
         text = f"{other} is {format_change(ratio)} than {base} ({ci_text})"
     elif 1 / margin <= ci[0] and ci[1] <= margin:
         kind = "same"
