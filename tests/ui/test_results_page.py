@@ -20,7 +20,14 @@ from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
 from nfstune.store import Results, open_store
 from nfstune.ui.main_window import STEPS, MainWindow
-from nfstune.ui.pages.results import OPTIONS_COLUMN, TABLE_HEADER, VERDICT_COLUMN, WRAPPED_MIN_WIDTH, ResultsPage
+from nfstune.ui.pages.results import (
+    OPTIONS_COLUMN,
+    TABLE_HEADER,
+    VERDICT_COLUMN,
+    WRAPPED_MIN_WIDTH,
+    ResultsPage,
+    WorkloadBlock,
+)
 from tests.unit.test_summary import FIRST_SESSION, StoredRun, store_session
 
 # the practice lab's server has 256 MiB of RAM: max_block_size 64 KiB, so every mount negotiates 65536
@@ -241,10 +248,11 @@ def test_the_detail_quotes_every_sentence_effects_first(
     assert "significant" not in detail
 
 
-@pytest.mark.parametrize("size", [(1024, 700), (1280, 720)])
+@pytest.mark.parametrize(("size", "side_by_side"), [((1024, 700), False), ((1280, 720), False), ((1920, 1080), True)])
 def test_every_table_fits_the_window_or_scrolls_sideways_without_cutting_text(
-    qtbot: QtBot, tmp_path: Path, results: Results, recipes: dict[str, Recipe], size: tuple[int, int]
-) -> None:
+    qtbot: QtBot, tmp_path: Path, results: Results, recipes: dict[str, Recipe], size: tuple[int, int],
+    side_by_side: bool,
+) -> None:  # fmt: skip
     settings = QSettings(str(tmp_path / "nfstune.ini"), QSettings.Format.IniFormat)
     window = MainWindow(store_path=tmp_path / "window.sqlite3", scale="small", settings=settings)
     qtbot.addWidget(window)
@@ -272,3 +280,6 @@ def test_every_table_fits_the_window_or_scrolls_sideways_without_cutting_text(
             assert table.horizontalScrollBar().isVisible()
         left = table.mapTo(scroll.widget(), QPoint(0, 0)).x()
         assert left + table.width() <= scroll.viewport().width()  # nothing runs off the page's right edge
+    # the chart beside its table only where both fit; above it otherwise, so the table gets the page's width
+    blocks = scroll.widget().findChildren(WorkloadBlock)
+    assert len(blocks) == len(tables) and all(block.side_by_side is side_by_side for block in blocks)

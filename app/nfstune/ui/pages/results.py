@@ -1,5 +1,6 @@
-"""The results page: a tab per recipe of a finished (or stopped) session, with what it showed in plain words, and
-per workload a chart (median bars, slowest-to-fastest whiskers) beside the table of figures and options."""
+"""The results page: a tab per recipe of a finished (or stopped) session, with every verdict in plain words and its
+CI, and per workload a strip plot (a dot per round beside the median) with the table of figures, verdicts and
+options."""
 
 from __future__ import annotations
 
@@ -50,8 +51,6 @@ CHART_HEIGHT = 260
 CHART_MAX_WIDTH = 640  # above the table: wider than beside it, not so wide that the dots lose their columns
 VERDICT_STYLE = "background: #f4f7fb; border: 1px solid #c5d3e3; border-radius: 4px; padding: 8px; color: #202020;"
 NO_DIFFERENCE_EXPECTED = "no measurable difference expected"
-
-
 KIND_ORDER = ("faster", "slower", "unreliable", "not settled", "same")  # the detail's order: effects first
 
 
