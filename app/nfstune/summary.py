@@ -10,6 +10,7 @@ interleaved), as independent samples for older sessions, whose repeat numbers ar
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -92,6 +93,7 @@ def summarize_session(session: Mapping[str, Any], recipes: Mapping[str, Recipe] 
     # options belong to the configuration, not to the workload: the last run of a configuration tells them
     options: dict[tuple[str, str], Mapping[str, Any]] = {(r["recipe"], r["config_label"]): r for r in session["runs"]}
     paired = is_paired(session)
+    margins = planned_margins(session)
     questions: list[Question] = []
     shapes = []  # per group: (recipe, workload, baseline, runs, rounds, why the same)
     for (recipe_id, workload), runs in runs_by_key.items():
@@ -109,7 +111,7 @@ def summarize_session(session: Mapping[str, Any], recipes: Mapping[str, Recipe] 
                     Question(
                         key=(recipe_id, workload, label), baseline=rounds[baseline], other=rounds[label],
                         higher_is_better=w.higher_is_better, names=(baseline, label),
-                        margin_percent=_margin(recipe), expect_same=same[label] is not None,
+                        margin_percent=_margin(recipe, margins.get(recipe_id)), expect_same=same[label] is not None,
                         why_same=same[label] or "", paired=paired,
                     )
                 )  # fmt: skip
@@ -141,9 +143,20 @@ def _baseline_label(recipe: Recipe | None, runs: Mapping[str, Any]) -> str:
     return "baseline" if "baseline" in runs else next(iter(runs))
 
 
-def _margin(recipe: Recipe | None) -> float:
-    rounds = getattr(recipe, "rounds", None)  # Recipe.rounds arrives with interleaved rounds (issue 10)
-    return float(getattr(rounds, "margin_percent", DEFAULT_MARGIN_PERCENT))
+def _margin(recipe: Recipe | None, planned: float | None = None) -> float:
+    """The margin the session ran with (its stored plan), else the recipe's as it is now, else the default."""
+    if planned is not None:
+        return planned
+    return recipe.rounds.margin_percent if recipe is not None else DEFAULT_MARGIN_PERCENT
+
+
+def planned_margins(session: Mapping[str, Any]) -> dict[str, float]:
+    """recipe id -> the margin stored in the session's plan (recipes.plan.plan_json); {} without a plan."""
+    try:
+        plan = json.loads(session.get("plan") or "{}")
+        return {str(r["id"]): float(r["rounds"]["margin_percent"]) for r in plan.get("recipes", [])}
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return {}  # a plan this version cannot read: the recipes' margins serve
 
 
 def _config(recipe: Recipe | None, label: str) -> Config | None:
@@ -157,7 +170,7 @@ def _why_same(recipe: Recipe | None, label: str, run: Mapping[str, Any], base: M
     "same"), or the settings in force were the baseline's (export options as stored, the mount's options as
     /proc/mounts showed them, read-ahead), so that any difference is the hosts', not the configuration's."""
     config = _config(recipe, label)
-    if config is not None and getattr(config, "expect", None) == "same":
+    if config is not None and config.expect == "same":
         return _expectation_reason(config.expectation or (recipe.expectation if recipe else None))
     shown = in_force(run)
     if shown is not None and _settings(run) == _settings(base):
