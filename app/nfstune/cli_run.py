@@ -258,6 +258,9 @@ def report_text(results: Results, session_id: int, recipes: Mapping[str, Recipe]
         lines += [f"  {baseline_label(b)}: {b['mb_per_s']:.3g} MB/s" for b in data["baselines"]]
     checks = aa_checks(summarize_session(data, recipes))
     if checks:
-        lines.append("\nA/A checks (expected to measure the same as the baseline): " + aa_summary(checks))
+        lines += [
+            "\nA/A checks (configurations expected to measure the same as their baseline)",
+            f"  {aa_summary(checks)}",
+        ]
         lines += [f"  {c.text}" for c in checks]
     return "\n".join(lines)

@@ -165,8 +165,8 @@ def test_the_same_settings_in_force_are_an_aa_check(results: Results) -> None:
         # a user recipe's mount option that the essentials do not show: /proc/mounts still tells it apart
         ("quick-check", "noatime", "sync-4k", "sync,wdelay", "noatime", NEG.replace("rw,", "rw,noatime,"), DRIFT),
     ]
-    session = results.session(store_session(results, runs, plan=PLAN))
-    small_files, sync_4k = summarize_session(session)
+    sid = store_session(results, runs, plan=PLAN)
+    small_files, sync_4k = summarize_session(results.session(sid))
     drift_only = small_files.configs[1]
     assert (
         drift_only.same_as_baseline is not None and "vers=4.2,rsize=131072,wsize=131072" in drift_only.same_as_baseline
@@ -181,6 +181,13 @@ def test_the_same_settings_in_force_are_an_aa_check(results: Results) -> None:
     checks = aa_checks([small_files, sync_4k])
     assert [(c.workload, c.label) for c in checks] == [("small-files", "rsize=128K"), ("sync-4k", "rsize=128K")]
     assert aa_summary(checks).startswith("1 of 2 A/A checks came out different")
+    # nfstune report: the A/A checks replace "48.9 % apart, they differ by more than their CV"
+    from nfstune.cli_run import report_text
+
+    text = report_text(results, sid, {})
+    head = "\nA/A checks (configurations expected to measure the same as their baseline)\n  1 of 2 A/A checks came out"
+    assert head in text and f"  quick-check / sync-4k: {broken.verdict.text}" in text
+    assert "their CV" not in text and "verdicts: paired by round; 4 comparisons corrected together" in text
 
 
 def test_the_margin_stored_with_the_plan_decides_what_matters(results: Results) -> None:
