@@ -11,6 +11,7 @@ interleaved), as independent samples for older sessions, whose repeat numbers ar
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -75,6 +76,12 @@ def measured_rounds(run: Mapping[str, Any]) -> dict[int, float]:
     return {int(r["number"]): stored_value(run["workload"], r) for r in run["repeats"] if not r["warmup"]}
 
 
+def judgeable(rounds: Mapping[int, float]) -> dict[int, float]:
+    """The rounds whose figure can enter a speed ratio: a 0 (a repeat that moved no bytes, or too fast for the
+    clock) has none, and is shown with the figures but left out of the verdict."""
+    return {n: v for n, v in rounds.items() if math.isfinite(v) and v > 0}
+
+
 def is_paired(session: Mapping[str, Any]) -> bool:
     """Whether the session ran interleaved rounds (it stored its plan), so that round N of two configurations
     ran side by side and may be compared pair by pair."""
@@ -106,10 +113,11 @@ def summarize_session(session: Mapping[str, Any], recipes: Mapping[str, Recipe] 
             if label == baseline:
                 continue
             same[label] = _why_same(recipe, label, options[(recipe_id, label)], options[(recipe_id, baseline)])
-            if rounds[baseline] and rounds[label]:
+            if judgeable(rounds[baseline]) and judgeable(rounds[label]):
                 questions.append(
                     Question(
-                        key=(recipe_id, workload, label), baseline=rounds[baseline], other=rounds[label],
+                        key=(recipe_id, workload, label), baseline=judgeable(rounds[baseline]),
+                        other=judgeable(rounds[label]),
                         higher_is_better=w.higher_is_better, names=(baseline, label),
                         margin_percent=_margin(recipe, margins.get(recipe_id)), expect_same=same[label] is not None,
                         why_same=same[label] or "", paired=paired,
@@ -316,11 +324,11 @@ def compare_sessions(
     questions = []
     for key in keys:
         found_a, found_b = side_a.get(key), side_b.get(key)
-        if found_a is not None and found_b is not None and found_a.values and found_b.values:
+        if found_a is not None and found_b is not None and judgeable(found_a.rounds) and judgeable(found_b.rounds):
             recipe, workload, _ = key
             questions.append(
                 Question(
-                    key=key, baseline=found_a.rounds, other=found_b.rounds,
+                    key=key, baseline=judgeable(found_a.rounds), other=judgeable(found_b.rounds),
                     higher_is_better=WORKLOADS[workload].higher_is_better, names=SIDE_NAMES,
                     margin_percent=_margin((recipes or {}).get(recipe)), paired=False,
                 )
@@ -351,4 +359,6 @@ def _missing_text(a: ConfigResult | None, b: ConfigResult | None) -> str:
     if a is None or b is None:
         return f"only in {name_a if b is None else name_b}"
     missing = [name for name, c in ((name_a, a), (name_b, b)) if not c.values]
-    return f"no completed repeats in {' and '.join(missing)}"
+    if missing:
+        return f"no completed repeats in {' and '.join(missing)}"
+    return "no figures above 0 to compare"

@@ -190,6 +190,23 @@ def test_the_same_settings_in_force_are_an_aa_check(results: Results) -> None:
     assert "their CV" not in text and "verdicts: paired by round; 4 comparisons corrected together" in text
 
 
+def test_a_zero_figure_is_shown_but_left_out_of_the_verdict(results: Results) -> None:
+    """A repeat too fast for the clock stores 0 s: no speed ratio can be formed with it (verdict.py refuses it)."""
+    runs: list[StoredRun] = [
+        ("sync-vs-async", "sync", "small-files", "sync", "", "", [10.0, 14.0, 11.0, 13.0, 12.0]),
+        ("sync-vs-async", "async", "small-files", "async", "", "", [5.0, 0.0, 5.5, 6.5, 6.0]),
+    ]
+    sid = store_session(results, runs, plan=PLAN)
+    (group,) = summarize_session(results.session(sid))
+    config = group.configs[1]
+    assert config.values == [5.0, 0.0, 5.5, 6.5, 6.0] and config.summary is not None
+    assert config.verdict is not None and config.verdict.n == 4 and config.verdict.kind == "faster"
+    only_zero: list[StoredRun] = [runs[0], ("sync-vs-async", "async", "small-files", "async", "", "", [0.0, 0.0])]
+    a, b = results.session(sid), results.session(store_session(results, only_zero))
+    row = next(r for r in compare_sessions(a, b) if r.config_label == "async")
+    assert (row.verdict, row.text) == (None, "no figures above 0 to compare")
+
+
 def test_the_margin_stored_with_the_plan_decides_what_matters(results: Results) -> None:
     """Within 1 % in every round, under drift: no difference that matters within +-5 %; within +-1 % it is too
     close to call."""
