@@ -59,8 +59,9 @@ def report(args: argparse.Namespace) -> int:
         data = results.session(args.session)
     except KeyError:
         raise ConfigError(f"there is no session {args.session}: see `nfstune history`") from None
+    recipes = recipes_by_id()  # each recipe's baseline, margin and expectations
     if not (args.html or args.csv or args.json):
-        print(report_text(results, args.session))
+        print(report_text(results, args.session, recipes))
         return 0
     written = None
     try:
@@ -72,8 +73,8 @@ def report(args: argparse.Namespace) -> int:
             results.export_json(args.session, args.json)
         if args.html:
             written = args.html
-            text = report_text(results, args.session)
-            write_html(results, args.session, args.html, text if data["runs"] else "")
+            text = report_text(results, args.session, recipes)
+            write_html(results, args.session, args.html, text if data["runs"] else "", recipes)
     except OSError as error:  # checked before, but the disk may fill or the folder go meanwhile
         raise ConfigError(f"cannot write {written}: {error.strerror or error}") from None
     for out in (args.html, args.csv, args.json):
@@ -174,14 +175,16 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         )  # fmt: skip
         engine.run(sid, plan)
         current = current_export(pair.server, pair.share, pair.client)
-    text = report_text(results, sid) + "\n" + advice_text(results, sid, share=pair.share, server=pair.address,
-                                                           current=current)  # fmt: skip
+    by_id = {r.id: r for r in recipes}
+    text = report_text(results, sid, by_id) + "\n" + advice_text(results, sid, share=pair.share,
+                                                                  server=pair.address, current=current,
+                                                                  recipes=by_id)  # fmt: skip
     print(text)
     html = getattr(args, "html", None)
     if html is not None:
         from nfstune.report import write_html
 
-        write_html(results, sid, html, text)
+        write_html(results, sid, html, text, by_id)
         print(f"\nreport: {html}")
     return 0
 
@@ -202,9 +205,17 @@ def dry_run_text(args: argparse.Namespace, chosen: list[Any]) -> str:
     return plan_text(plan) + "\n\nDry run: no host was contacted and nothing was changed."
 
 
-def advice_text(results: Results, session_id: int, *, share: str, server: str, current: CurrentConfig) -> str:
+def advice_text(
+    results: Results,
+    session_id: int,
+    *,
+    share: str,
+    server: str,
+    current: CurrentConfig,
+    recipes: Mapping[str, Recipe] | None = None,
+) -> str:
     try:
-        rec = recommendation(results, session_id, share=share, server=server, current=current)
+        rec = recommendation(results, session_id, share=share, server=server, current=current, recipes=recipes)
     except ConfigError as exc:
         return f"\nNo recommendation: {exc}"
     where = rec.exports_file if rec.exports_before is not None else f"{rec.exports_file}, a new line"
@@ -247,6 +258,9 @@ def report_text(results: Results, session_id: int, recipes: Mapping[str, Recipe]
         lines += [f"  {baseline_label(b)}: {b['mb_per_s']:.3g} MB/s" for b in data["baselines"]]
     checks = aa_checks(summarize_session(data, recipes))
     if checks:
-        lines.append("\nA/A checks (expected to measure the same as the baseline): " + aa_summary(checks))
+        lines += [
+            "\nA/A checks (configurations expected to measure the same as their baseline)",
+            f"  {aa_summary(checks)}",
+        ]
         lines += [f"  {c.text}" for c in checks]
     return "\n".join(lines)

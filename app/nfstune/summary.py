@@ -10,6 +10,8 @@ interleaved), as independent samples for older sessions, whose repeat numbers ar
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -74,6 +76,12 @@ def measured_rounds(run: Mapping[str, Any]) -> dict[int, float]:
     return {int(r["number"]): stored_value(run["workload"], r) for r in run["repeats"] if not r["warmup"]}
 
 
+def judgeable(rounds: Mapping[int, float]) -> dict[int, float]:
+    """The rounds whose figure can enter a speed ratio: a 0 (a repeat that moved no bytes, or too fast for the
+    clock) has none, and is shown with the figures but left out of the verdict."""
+    return {n: v for n, v in rounds.items() if math.isfinite(v) and v > 0}
+
+
 def is_paired(session: Mapping[str, Any]) -> bool:
     """Whether the session ran interleaved rounds (it stored its plan), so that round N of two configurations
     ran side by side and may be compared pair by pair."""
@@ -92,6 +100,7 @@ def summarize_session(session: Mapping[str, Any], recipes: Mapping[str, Recipe] 
     # options belong to the configuration, not to the workload: the last run of a configuration tells them
     options: dict[tuple[str, str], Mapping[str, Any]] = {(r["recipe"], r["config_label"]): r for r in session["runs"]}
     paired = is_paired(session)
+    margins = planned_margins(session)
     questions: list[Question] = []
     shapes = []  # per group: (recipe, workload, baseline, runs, rounds, why the same)
     for (recipe_id, workload), runs in runs_by_key.items():
@@ -104,12 +113,13 @@ def summarize_session(session: Mapping[str, Any], recipes: Mapping[str, Recipe] 
             if label == baseline:
                 continue
             same[label] = _why_same(recipe, label, options[(recipe_id, label)], options[(recipe_id, baseline)])
-            if rounds[baseline] and rounds[label]:
+            if judgeable(rounds[baseline]) and judgeable(rounds[label]):
                 questions.append(
                     Question(
-                        key=(recipe_id, workload, label), baseline=rounds[baseline], other=rounds[label],
+                        key=(recipe_id, workload, label), baseline=judgeable(rounds[baseline]),
+                        other=judgeable(rounds[label]),
                         higher_is_better=w.higher_is_better, names=(baseline, label),
-                        margin_percent=_margin(recipe), expect_same=same[label] is not None,
+                        margin_percent=_margin(recipe, margins.get(recipe_id)), expect_same=same[label] is not None,
                         why_same=same[label] or "", paired=paired,
                     )
                 )  # fmt: skip
@@ -141,9 +151,20 @@ def _baseline_label(recipe: Recipe | None, runs: Mapping[str, Any]) -> str:
     return "baseline" if "baseline" in runs else next(iter(runs))
 
 
-def _margin(recipe: Recipe | None) -> float:
-    rounds = getattr(recipe, "rounds", None)  # Recipe.rounds arrives with interleaved rounds (issue 10)
-    return float(getattr(rounds, "margin_percent", DEFAULT_MARGIN_PERCENT))
+def _margin(recipe: Recipe | None, planned: float | None = None) -> float:
+    """The margin the session ran with (its stored plan), else the recipe's as it is now, else the default."""
+    if planned is not None:
+        return planned
+    return recipe.rounds.margin_percent if recipe is not None else DEFAULT_MARGIN_PERCENT
+
+
+def planned_margins(session: Mapping[str, Any]) -> dict[str, float]:
+    """recipe id -> the margin stored in the session's plan (recipes.plan.plan_json); {} without a plan."""
+    try:
+        plan = json.loads(session.get("plan") or "{}")
+        return {str(r["id"]): float(r["rounds"]["margin_percent"]) for r in plan.get("recipes", [])}
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return {}  # a plan this version cannot read: the recipes' margins serve
 
 
 def _config(recipe: Recipe | None, label: str) -> Config | None:
@@ -157,7 +178,7 @@ def _why_same(recipe: Recipe | None, label: str, run: Mapping[str, Any], base: M
     "same"), or the settings in force were the baseline's (export options as stored, the mount's options as
     /proc/mounts showed them, read-ahead), so that any difference is the hosts', not the configuration's."""
     config = _config(recipe, label)
-    if config is not None and getattr(config, "expect", None) == "same":
+    if config is not None and config.expect == "same":
         return _expectation_reason(config.expectation or (recipe.expectation if recipe else None))
     shown = in_force(run)
     if shown is not None and _settings(run) == _settings(base):
@@ -303,11 +324,11 @@ def compare_sessions(
     questions = []
     for key in keys:
         found_a, found_b = side_a.get(key), side_b.get(key)
-        if found_a is not None and found_b is not None and found_a.values and found_b.values:
+        if found_a is not None and found_b is not None and judgeable(found_a.rounds) and judgeable(found_b.rounds):
             recipe, workload, _ = key
             questions.append(
                 Question(
-                    key=key, baseline=found_a.rounds, other=found_b.rounds,
+                    key=key, baseline=judgeable(found_a.rounds), other=judgeable(found_b.rounds),
                     higher_is_better=WORKLOADS[workload].higher_is_better, names=SIDE_NAMES,
                     margin_percent=_margin((recipes or {}).get(recipe)), paired=False,
                 )
@@ -338,4 +359,6 @@ def _missing_text(a: ConfigResult | None, b: ConfigResult | None) -> str:
     if a is None or b is None:
         return f"only in {name_a if b is None else name_b}"
     missing = [name for name, c in ((name_a, a), (name_b, b)) if not c.values]
-    return f"no completed repeats in {' and '.join(missing)}"
+    if missing:
+        return f"no completed repeats in {' and '.join(missing)}"
+    return "no figures above 0 to compare"

@@ -14,7 +14,7 @@ from nfstune.recipes.model import Recipe
 from nfstune.store import Results, open_store
 from nfstune.summary import summarize_session
 from nfstune.workflow import measured_from
-from tests.unit.test_summary import StoredRun, store_session
+from tests.unit.test_summary import PLAN, StoredRun, store_session
 
 NEG = "rw,vers={},rsize=131072,wsize=131072,hard,proto=tcp"
 SYNC_S = [26.0, 25.8, 26.3, 26.1, 25.9]  # small-files seconds on a sync export, per round
@@ -41,17 +41,24 @@ def test_the_advice_quotes_the_reports_verdicts(results: Results, recipes: dict[
         run("quick-check", "async", "small-files", "async", "4.2", [6.4, 6.1, 5.9, 6.2, 6.0]),  # 4x, every round
         run("quick-check", "baseline", "seq-write", "sync,wdelay", "4.2", [50.0, 52.0, 49.0, 51.0, 50.5]),
         run("quick-check", "async", "seq-write", "async", "4.2", [40.0, 41.5, 39.0, 41.0, 40.2]),  # a fifth less
+        # the kernel ignores no_wdelay on v3/v4 (expect = "same"), yet 20 % faster in every round
+        run("quick-check", "no_wdelay", "seq-write", "sync,no_wdelay", "4.2", [60.0, 62.4, 58.8, 61.2, 60.6]),
     ]
-    sid = store_session(results, runs)
+    sid = store_session(results, runs, plan=PLAN)
     measured = measured_from(results, sid, recipes)
     assert {w: v.kind for w, v in measured.async_vs_sync.items()} == {"small-files": "faster", "seq-write": "slower"}
     groups = summarize_session(results.session(sid), recipes)
     shown = {g.workload: g.configs[1].verdict for g in groups}
     assert dict(measured.async_vs_sync) == shown  # the very verdicts the report shows, one family
+    assert [c.label for c in groups[1].configs] == ["baseline", "async", "no_wdelay"]
+    assert measured.no_wdelay == {"seq-write": groups[1].configs[2].verdict}
+    assert measured.no_wdelay["seq-write"].kind == "unreliable"
     rec = recommend(share="/export", server="nas", exports="/export h(rw)\n", measured=measured)
     assert rec.async_alternative is not None
     slower = shown["seq-write"]
     assert slower is not None and f"Slower with async: seq-write: {slower.text}" in rec.async_alternative.gain
+    (note,) = rec.notes
+    assert note.endswith("the kernel ignores no_wdelay on NFSv3/v4, and the measurement shows no settled effect.")
 
 
 def test_a_version_measured_faster_is_recommended_with_its_verdict(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,7 +16,15 @@ from nfstune.summary import aa_checks, aa_summary, compare_sessions, negotiated_
 NEGOTIATED_8K = "rw,relatime,vers=4.2,rsize=8192,wsize=8192,namlen=255,hard,proto=tcp,timeo=600,retrans=2,sec=sys"
 NEGOTIATED_1M = "rw,relatime,vers=4.2,rsize=1048576,wsize=1048576,namlen=255,hard,proto=tcp,timeo=600,sec=sys"
 
-PLAN = '{"seed": 1}'  # a session that stored its plan ran interleaved rounds: repeat number = round
+
+def plan(margin_percent: float = 5.0, *recipes: str) -> str:
+    """A stored plan, as recipes.plan.plan_json writes it: the session ran interleaved rounds (repeat number =
+    round), with this margin for each recipe."""
+    rounds = {"min": 3, "max": 20, "warmup": 1, "margin_percent": margin_percent}
+    return json.dumps({"seed": 1, "recipes": [{"id": r, "rounds": rounds} for r in recipes]})
+
+
+PLAN = plan()
 StoredRun = tuple[str, str, str, str | None, str, str, list[float]]
 # (recipe, config label, workload, export options, requested, negotiated, measured values); a warm-up repeat
 # (a wildly different figure) runs before each, so a summary that counted it would be visibly wrong
@@ -36,12 +45,14 @@ SECOND_SESSION = [
 ]
 
 
-def store_session(results: Results, runs: Sequence[StoredRun], status: str = "completed") -> int:
+def store_session(
+    results: Results, runs: Sequence[StoredRun], status: str = "completed", plan: str | None = None
+) -> int:
     """A session as the engine stores it: a run per configuration and workload, one warm-up, then the repeats."""
     sid = results.start_session(
         server_host=results.upsert_host("root@nas:22", "nas", None),
         client_host=results.upsert_host("root@client:22", "client", None),
-        share="/export", scale="small", recipes=sorted({r[0] for r in runs}),
+        share="/export", scale="small", recipes=sorted({r[0] for r in runs}), plan=plan,
     )  # fmt: skip
     for recipe, label, workload, export, requested, negotiated, values in runs:
         run = results.start_run(sid, recipe=recipe, config_label=label, config={}, workload=workload)
@@ -132,10 +143,9 @@ def test_rounds_are_paired_when_the_session_has_a_plan(results: Results) -> None
         ("sync-vs-async", "sync", "small-files", "sync", "", "", DRIFT),
         ("sync-vs-async", "async", "small-files", "async", "", "", drifting(1 / 1.1)),
     ]
-    session = results.session(store_session(results, runs))
-    unpaired = summarize_session(session)[0].configs[1]
+    unpaired = summarize_session(results.session(store_session(results, runs)))[0].configs[1]
     assert unpaired.verdict is not None and unpaired.verdict.kind == "not settled" and unpaired.verdict.settle
-    paired = summarize_session({**session, "plan": PLAN})[0].configs[1]
+    paired = summarize_session(results.session(store_session(results, runs, plan=PLAN)))[0].configs[1]
     assert paired.rounds == dict(enumerate(drifting(1 / 1.1), 1))  # round -> figure, the warm-up left out
     v = paired.verdict
     assert v is not None and v.kind == "faster" and v.n == 6 and v.ratio == pytest.approx(1.1, rel=0.01)
@@ -155,8 +165,8 @@ def test_the_same_settings_in_force_are_an_aa_check(results: Results) -> None:
         # a user recipe's mount option that the essentials do not show: /proc/mounts still tells it apart
         ("quick-check", "noatime", "sync-4k", "sync,wdelay", "noatime", NEG.replace("rw,", "rw,noatime,"), DRIFT),
     ]
-    session = {**results.session(store_session(results, runs)), "plan": PLAN}
-    small_files, sync_4k = summarize_session(session)
+    sid = store_session(results, runs, plan=PLAN)
+    small_files, sync_4k = summarize_session(results.session(sid))
     drift_only = small_files.configs[1]
     assert (
         drift_only.same_as_baseline is not None and "vers=4.2,rsize=131072,wsize=131072" in drift_only.same_as_baseline
@@ -171,6 +181,64 @@ def test_the_same_settings_in_force_are_an_aa_check(results: Results) -> None:
     checks = aa_checks([small_files, sync_4k])
     assert [(c.workload, c.label) for c in checks] == [("small-files", "rsize=128K"), ("sync-4k", "rsize=128K")]
     assert aa_summary(checks).startswith("1 of 2 A/A checks came out different")
+    # nfstune report: the A/A checks replace "48.9 % apart, they differ by more than their CV"
+    from nfstune.cli_run import report_text
+
+    text = report_text(results, sid, {})
+    head = "\nA/A checks (configurations expected to measure the same as their baseline)\n  1 of 2 A/A checks came out"
+    assert head in text and f"  quick-check / sync-4k: {broken.verdict.text}" in text
+    assert "their CV" not in text and "verdicts: paired by round; 4 comparisons corrected together" in text
+
+
+def test_a_zero_figure_is_shown_but_left_out_of_the_verdict(results: Results) -> None:
+    """A repeat too fast for the clock stores 0 s: no speed ratio can be formed with it (verdict.py refuses it)."""
+    runs: list[StoredRun] = [
+        ("sync-vs-async", "sync", "small-files", "sync", "", "", [10.0, 14.0, 11.0, 13.0, 12.0]),
+        ("sync-vs-async", "async", "small-files", "async", "", "", [5.0, 0.0, 5.5, 6.5, 6.0]),
+    ]
+    sid = store_session(results, runs, plan=PLAN)
+    (group,) = summarize_session(results.session(sid))
+    config = group.configs[1]
+    assert config.values == [5.0, 0.0, 5.5, 6.5, 6.0] and config.summary is not None
+    assert config.verdict is not None and config.verdict.n == 4 and config.verdict.kind == "faster"
+    only_zero: list[StoredRun] = [runs[0], ("sync-vs-async", "async", "small-files", "async", "", "", [0.0, 0.0])]
+    a, b = results.session(sid), results.session(store_session(results, only_zero))
+    row = next(r for r in compare_sessions(a, b) if r.config_label == "async")
+    assert (row.verdict, row.text) == (None, "no figures above 0 to compare")
+
+
+def test_the_margin_stored_with_the_plan_decides_what_matters(results: Results) -> None:
+    """Within 1 % in every round, under drift: no difference that matters within +-5 %; within +-1 % it is too
+    close to call."""
+    runs: list[StoredRun] = [
+        ("nfs-versions", "vers=4.2", "small-files", None, "", "", DRIFT),
+        ("nfs-versions", "vers=3", "small-files", None, "", "", drifting(1.0, (1.0, 1.01, 0.99, 1.012, 0.99, 1.0))),
+    ]
+    wide = summarize_session(results.session(store_session(results, runs, plan=plan(5.0, "nfs-versions"))))
+    narrow = summarize_session(results.session(store_session(results, runs, plan=plan(1.0, "nfs-versions"))))
+    wide_verdict, narrow_verdict = wide[0].configs[1].verdict, narrow[0].configs[1].verdict
+    assert wide_verdict is not None and wide_verdict.kind == "same" and "±5 %" in wide_verdict.text
+    assert narrow_verdict is not None and narrow_verdict.kind == "not settled"
+
+
+def test_a_configuration_the_recipe_expects_the_same_is_never_an_effect(results: Results) -> None:
+    """quick-check's no_wdelay (expect = "same": the kernel ignores it on v3/v4), 20 % faster in every round: the
+    measurement is unreliable, and the text gives the recipe's reason."""
+    recipes = {r.id: r for r in load_recipes([recipes_dir()])[0]}
+    assert recipes["quick-check"].config("no_wdelay").expect == "same"
+    runs: list[StoredRun] = [
+        ("quick-check", "baseline", "seq-write", "sync,wdelay", "vers=4.2", NEG, [10.0, 14.0, 11.0, 13.0]),
+        ("quick-check", "no_wdelay", "seq-write", "sync,no_wdelay", "vers=4.2", NEG, [12.0, 16.8, 13.2, 15.6]),
+    ]
+    (group,) = summarize_session(results.session(store_session(results, runs, plan=PLAN)), recipes)
+    config = group.configs[1]
+    assert config.same_as_baseline == "current kernels apply write gathering to NFSv2 only"
+    v = config.verdict
+    assert v is not None and v.kind == "unreliable" and not v.effect
+    assert "(current kernels apply write gathering to NFSv2 only)" in v.text and "not reliable" in v.text
+    # without the recipe (other export options in force) the same figures are an effect
+    (bare,) = summarize_session(results.session(store_session(results, runs, plan=PLAN)))
+    assert bare.configs[1].verdict is not None and bare.configs[1].verdict.kind == "faster"
 
 
 def test_text_is_what_nfstune_report_prints(results: Results) -> None:
