@@ -37,19 +37,18 @@ from nfstune.nfs.change import (
     recover_on_connect,
     set_readahead,
 )
-from nfstune.nfs.export_edit import edit_client_options, locate
-from nfstune.nfs.export_options import ASYNC
-from nfstune.nfs.exports import parse
+from nfstune.nfs.export_edit import export_edit
 from nfstune.nfs.kernel_view import parse_exportfs_s
 from nfstune.nfs.mountstats import nfs_mounts
 from nfstune.recipes.model import WORKLOADS, Config
-from nfstune.recipes.model import ExportChange as ExportSettings
 from nfstune.recipes.plan import Plan, RecipePlan, Visit
 from nfstune.remote import Host
 from nfstune.remote.local import is_local
 from nfstune.remote.probe import async_setting_hint
 from nfstune.rounds import Eta, RecipeFigures, stop_reason
 from nfstune.store import Journal, Results
+
+__all__ = ["Cancelled", "Declined", "Engine", "Event", "export_edit", "metric", "stored_value"]
 
 
 class Cancelled(NfstuneError):
@@ -311,7 +310,8 @@ class Engine:
         finally:
             self._flush_samples()
             tx.undo()
-        self.emit(Event("config", f"{recipe.id}: {config.label} done", {"recipe": recipe.id, "config": config.label}))
+        self.emit(Event("config", f"{recipe.id} {name}: {config.label} done",
+                        {"recipe": recipe.id, "config": config.label, "round": visit.round}))  # fmt: skip
 
     def _open_run(
         self, session_id: int, recipe: str, config: Config, workload: str, negotiated: str, export_opts: str | None
@@ -440,26 +440,6 @@ class Engine:
             for argv in commands.cleanup:
                 self.client.run(list(argv), sudo=True, timeout=600)
         return result
-
-
-def export_edit(files: Mapping[str, str], share: str, settings: ExportSettings) -> tuple[str, bytes, str]:
-    """The exports file that defines `share`, its new bytes with `settings` applied to each of the share's
-    clients (every other byte as it was, undecodable ones included), and the write mode the kernel must then
-    run it with."""
-    where = locate(files, share)
-    text = files[where.file]
-    for client in where.clients:
-        text = edit_client_options(text, share, client, settings.set, settings.unset)
-    entry = parse(text).find(share)
-    modes = {"async" if c.options.flag(ASYNC) else "sync" for c in entry.clients} if entry else set()
-    if len(modes) != 1:
-        line = f" line {entry.line}" if entry else ""
-        raise NfstuneError(
-            f"{where.file}{line}: the clients of {share} would not all run the same write mode (sync or async) "
-            "with this configuration, so its figures could not be told apart: nothing was changed"
-        )
-    # read_export_files decoded with surrogateescape: a byte that is not UTF-8 (a Latin-1 comment) goes back as is
-    return where.file, text.encode("utf-8", "surrogateescape"), modes.pop()
 
 
 class _Samplers:

@@ -43,8 +43,8 @@ CONFIG_WORKLOADS_MIN_WIDTH = 150  # px
 ID_ROLE = Qt.ItemDataRole.UserRole
 WARNING_STYLE = "background: #fff4e5; border: 2px solid #d9480f; border-radius: 4px; padding: 8px; color: #202020;"
 SCALE_NOTE = {
-    "small": "scale small: the practice lab's sizes, rounds until settled within a short budget",
-    "normal": "scale normal: files sized from RAM, rounds until settled within a longer budget",
+    "small": "scale small: the practice lab's sizes, rounds within a short time budget",
+    "normal": "scale normal: files sized from RAM, rounds until settled or the budget is spent",
 }
 
 
@@ -169,7 +169,7 @@ class RecipesPage(QWidget):
         list_label.setBuddy(self.recipe_list)
         self.total_label = wrapped_label()
         self.scale_combo = QComboBox()
-        self.scale_combo.addItem("small: the practice lab, a quick run", "small")
+        self.scale_combo.addItem("small: the practice lab, a short time budget", "small")
         self.scale_combo.addItem("normal: a real NAS, files larger than RAM", "normal")
         self.scale_combo.setCurrentIndex(max(0, self.scale_combo.findData(scale)))
         self.scale_combo.currentIndexChanged.connect(self._on_scale_changed)
