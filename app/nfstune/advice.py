@@ -4,15 +4,15 @@ line, each option with its reason, and async only ever as an opt-in alternative 
 
 A recommendation is the admin's own entry with only the tuned knobs changed: today the one tuned export option is
 sync (an async client becomes sync; a sync one is left as written), and the one tuned mount option is the NFS
-version, changed only when a version was measured significantly faster. Every other client, option, byte and
-the fstab entry's mount point stay as they are (shared/DESIGN.md, "Safety model")."""
+version, changed only when a version's verdict was "faster" (and "slower" on no workload). Every other client,
+option, byte and the fstab entry's mount point stay as they are (shared/DESIGN.md, "Safety model")."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from nfstune.bench.stats import Comparison
+from nfstune.bench.verdict import Verdict
 from nfstune.errors import ConfigError
 from nfstune.nfs.apply_plan import (
     EXPORTS,
@@ -84,12 +84,12 @@ class Recommendation:
 class Measured:
     """What the session showed, as the advice needs it (all optional: a recipe may not have run)."""
 
-    async_vs_sync: Mapping[str, Comparison] = field(default_factory=dict)  # workload -> sync (A) vs async (B)
-    no_wdelay: Mapping[str, Comparison] = field(default_factory=dict)  # workload -> wdelay (A) vs no_wdelay (B)
+    async_vs_sync: Mapping[str, Verdict] = field(default_factory=dict)  # workload -> async against sync
+    no_wdelay: Mapping[str, Verdict] = field(default_factory=dict)  # workload -> no_wdelay against wdelay
     negotiated_rsize: int | None = None
     server_max_block_size: int | None = None
-    best_version: str | None = None  # the fastest NFS version measured, if one was significantly faster
-    version_reason: str | None = None
+    best_version: str | None = None  # an NFS version whose verdict was "faster" (never "slower"); None: keep it
+    version_reason: str | None = None  # the verdicts that say so, with their CIs
 
 
 NEW_EXPORT_OPTIONS = ("rw", "sync", "no_subtree_check", "root_squash")
@@ -126,11 +126,7 @@ def recommend(
         alternative = _async(measured, _async_text(doc, entry, share)) if doc.stop is None else None
     fstab_line, fstab_reasons, fstab_before, fstab_notes = _fstab(fstab, server, share, mount_point, measured)
     notes += fstab_notes
-    for workload, comp in measured.no_wdelay.items():
-        note = f"no_wdelay, {workload}: {comp.text}. Not recommended: {NEVER['no_wdelay']}"
-        if comp.significant:  # the kernel gives the option nothing to do here: the difference is the host's
-            note += "; a difference this size is this host's run-to-run variation, not the option"
-        notes.append(note + ".")
+    notes += [_no_wdelay_note(workload, verdict) for workload, verdict in measured.no_wdelay.items()]
     return Recommendation(
         exports_line, tuple(reasons), fstab_line, tuple(fstab_reasons), alternative, tuple(notes),
         exports_file=file, exports_before=before, fstab_before=fstab_before,
@@ -247,10 +243,28 @@ def _async_text(doc: ExportsFile, entry: ExportEntry, share: str) -> str:
 
 
 def _async(m: Measured, text: str) -> AsyncAlternative | None:
-    wins = [(w, c) for w, c in m.async_vs_sync.items() if c.significant and c.faster == "async"]
+    """Offered only where async's verdict is "faster"; a workload it made slower is said plainly."""
+    wins = [f"{w}: {v.text}" for w, v in m.async_vs_sync.items() if v.kind == "faster"]
     if not wins:
         return None
-    return AsyncAlternative(text, "; ".join(f"{w}: {c.text}" for w, c in wins))
+    losses = [f"{w}: {v.text}" for w, v in m.async_vs_sync.items() if v.kind == "slower"]
+    gain = "; ".join(wins)
+    if losses:
+        gain += ". Slower with async: " + "; ".join(losses)
+    return AsyncAlternative(text, gain)
+
+
+def _no_wdelay_note(workload: str, verdict: Verdict) -> str:
+    """no_wdelay is never recommended; the note says what was measured without contradicting that."""
+    head = f"no_wdelay, {workload}: {verdict.text}. Not recommended"
+    if verdict.kind in ("unreliable", "not settled"):
+        return f"{head}: the kernel ignores no_wdelay on NFSv3/v4, and the measurement shows no settled effect."
+    if verdict.effect:  # the kernel has no code for it on v3/v4: the difference came from the hosts
+        return (
+            f"{head}: the kernel ignores no_wdelay on NFSv3/v4, so this difference is not the option's but the "
+            "hosts' drift during the measurement."
+        )
+    return f"{head}: {NEVER['no_wdelay']}."
 
 
 # --- /etc/fstab ---------------------------------------------------------------------------------------------------
@@ -288,7 +302,7 @@ def _fstab(
             notes.append(f"NFS {version} measured faster, but your entry has type nfs4, which mounts NFSv4 only.")
         else:
             options = _set_version(options, version)
-            reasons.append(Reason(f"vers={version}", measured.version_reason or "measured significantly faster"))
+            reasons.append(Reason(f"vers={version}", measured.version_reason or "measured faster"))
     new = line if options == (entry.options or MountOptions()) else line.with_options(options)
     reasons.append(
         Reason(
@@ -319,12 +333,13 @@ def _set_version(options: MountOptions, version: str) -> MountOptions:
 
 
 def _sync_reason(m: Measured) -> str:
-    gains = [f"{w}: {c.text}" for w, c in m.async_vs_sync.items() if c.significant and c.faster == "async"]
-    if gains:
-        return "writes are on disk before the server confirms them; async measured faster (" + "; ".join(gains) + ")"
-    if m.async_vs_sync:
-        return "writes are on disk before the server confirms them; async measured no faster here"
-    return "writes are on disk before the server confirms them (the default)"
+    why = "writes are on disk before the server confirms them"
+    if not m.async_vs_sync:
+        return why + " (the default)"
+    measured = "; ".join(f"{w}: {v.text}" for w, v in m.async_vs_sync.items())
+    if any(v.kind == "faster" for v in m.async_vs_sync.values()):
+        return f"{why}; async measured faster ({measured})"
+    return f"{why}; async was not measured faster here ({measured})"
 
 
 def _block_reason(m: Measured) -> str:

@@ -116,11 +116,15 @@ def _add_run_parsers(sub: Any) -> None:
     )  # fmt: skip
     run.add_argument("--recipe", action="append", required=True, help="recipe id (repeatable); see `nfstune info`")
     run.add_argument(
-        "--scale", choices=("small", "normal"), default="normal", help="sizes and repeats: small for the lab"
+        "--scale", choices=("small", "normal"), default="normal", help="sizes and time budget: small for the lab"
     )
     run.add_argument(
         "--no-baselines", action="store_true", help="skip the iperf3 and server-disk ceilings measured first"
     )
+    run.add_argument(
+        "--dry-run", action="store_true",
+        help="print the plan (the order of the visits, every command, its undo, the time) without connecting",
+    )  # fmt: skip
     run.add_argument("--html", type=output_file, help="also write the session's report (self-contained HTML) here")
     run.add_argument(
         "--yes", action="store_true",

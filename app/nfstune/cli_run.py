@@ -8,6 +8,7 @@ import getpass
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from contextlib import ExitStack
 from typing import Any
 
@@ -19,18 +20,20 @@ from nfstune.nfs.change import read_export_files
 from nfstune.nfs.kernel_view import parse_exportfs_s
 from nfstune.preflight import blocking, check
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
+from nfstune.recipes.model import Recipe
 from nfstune.remote import open_host
 from nfstune.signals import terminate_as_interrupt
 from nfstune.store import Journal, Results, open_store
-from nfstune.summary import repeat_agreement, results_text
+from nfstune.summary import aa_checks, aa_summary, results_text, summarize_session
 from nfstune.workflow import (
     CurrentConfig,
     Pair,
     current_export,
     make_engine,
     pick_recipes,
-    plan_session,
+    plan_for,
     probe_pair,
+    recipes_by_id,
     recommendation,
     start_session,
 )
@@ -56,8 +59,9 @@ def report(args: argparse.Namespace) -> int:
         data = results.session(args.session)
     except KeyError:
         raise ConfigError(f"there is no session {args.session}: see `nfstune history`") from None
+    recipes = recipes_by_id()  # each recipe's baseline, margin and expectations
     if not (args.html or args.csv or args.json):
-        print(report_text(results, args.session))
+        print(report_text(results, args.session, recipes))
         return 0
     written = None
     try:
@@ -69,8 +73,8 @@ def report(args: argparse.Namespace) -> int:
             results.export_json(args.session, args.json)
         if args.html:
             written = args.html
-            text = report_text(results, args.session)
-            write_html(results, args.session, args.html, text if data["runs"] else "")
+            text = report_text(results, args.session, recipes)
+            write_html(results, args.session, args.html, text if data["runs"] else "", recipes)
     except OSError as error:  # checked before, but the disk may fill or the folder go meanwhile
         raise ConfigError(f"cannot write {written}: {error.strerror or error}") from None
     for out in (args.html, args.csv, args.json):
@@ -110,6 +114,9 @@ def run(args: argparse.Namespace, printer: Any) -> int:
     for error in errors:
         printer(f"warning: {error}")
     chosen = pick_recipes(recipes, args.recipe)
+    if getattr(args, "dry_run", False):
+        print(dry_run_text(args, chosen))
+        return 0
     conn = open_store()
     results, journal = Results(conn), Journal(conn)
     with ExitStack() as stack:
@@ -131,10 +138,10 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         if blocking(problems):
             stops = "; ".join(p.title for p in problems if p.severity == "error")
             raise ConfigError(f"preflight: {stops}. Nothing was changed.")
-        planned, skipped = plan_session(chosen, facts, args.scale)
-        for reason in skipped:
+        plan = plan_for(pair, facts, chosen, args.scale)
+        for reason in plan.skipped:
             printer(reason)
-        sid = start_session(results, pair, facts, scale=args.scale, recipe_ids=args.recipe)
+        sid = start_session(results, pair, facts, scale=args.scale, recipe_ids=args.recipe, plan=plan)
 
         def confirm(change: ServerChange) -> bool:
             # the engine has just logged change.message(): the list of connected clients
@@ -166,23 +173,49 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             pair, facts, scale=args.scale, results=results, journal=journal, emit=on_event,
             cancel=threading.Event(), baselines=not getattr(args, "no_baselines", False), confirm=confirm,
         )  # fmt: skip
-        engine.run(sid, planned)
+        engine.run(sid, plan)
         current = current_export(pair.server, pair.share, pair.client)
-    text = report_text(results, sid) + "\n" + advice_text(results, sid, share=pair.share, server=pair.address,
-                                                           current=current)  # fmt: skip
+    by_id = {r.id: r for r in recipes}
+    text = report_text(results, sid, by_id) + "\n" + advice_text(results, sid, share=pair.share,
+                                                                  server=pair.address, current=current,
+                                                                  recipes=by_id)  # fmt: skip
     print(text)
     html = getattr(args, "html", None)
     if html is not None:
         from nfstune.report import write_html
 
-        write_html(results, sid, html, text)
+        write_html(results, sid, html, text, by_id)
         print(f"\nreport: {html}")
     return 0
 
 
-def advice_text(results: Results, session_id: int, *, share: str, server: str, current: CurrentConfig) -> str:
+def dry_run_text(args: argparse.Namespace, chosen: list[Any]) -> str:
+    """The plan without connecting to any host (the lab need not be up): the share and the server's address come
+    from the arguments."""
+    from nfstune.recipes.plan import plan_text
+    from nfstune.remote.target import split_spec
+
+    if args.lab:
+        share, address = getattr(args, "share", None) or "/export", "nas"
+    else:
+        if not args.share:
+            raise ConfigError("--server needs --share too (the plan names the exported path)")
+        share, address = args.share, args.server_address or split_spec(args.server)[0]
+    plan = plan_for(None, None, chosen, args.scale, share=share, address=address)
+    return plan_text(plan) + "\n\nDry run: no host was contacted and nothing was changed."
+
+
+def advice_text(
+    results: Results,
+    session_id: int,
+    *,
+    share: str,
+    server: str,
+    current: CurrentConfig,
+    recipes: Mapping[str, Recipe] | None = None,
+) -> str:
     try:
-        rec = recommendation(results, session_id, share=share, server=server, current=current)
+        rec = recommendation(results, session_id, share=share, server=server, current=current, recipes=recipes)
     except ConfigError as exc:
         return f"\nNo recommendation: {exc}"
     where = rec.exports_file if rec.exports_before is not None else f"{rec.exports_file}, a new line"
@@ -213,17 +246,21 @@ def _indent(text: str, prefix: str = "  ") -> str:
     return "\n".join(prefix + line for line in text.split("\n"))
 
 
-def report_text(results: Results, session_id: int) -> str:
+def report_text(results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None) -> str:
     """The results of a session as text: the ceilings measured first, per recipe and workload each
-    configuration's median, spread, n and verdict against the baseline, then the session's check of itself (the
-    same configuration measured twice)."""
+    configuration's median, spread, n and verdict against the baseline, then the session's A/A checks (a
+    configuration expected to measure as its baseline)."""
     data = results.session(session_id)
-    lines = [results_text(data)]
+    recipes = recipes_by_id() if recipes is None else recipes
+    lines = [results_text(data, recipes)]
     if data["baselines"]:
         lines.append("\nceilings (measured before the recipes)")
         lines += [f"  {baseline_label(b)}: {b['mb_per_s']:.3g} MB/s" for b in data["baselines"]]
-    agreements = repeat_agreement(data)
-    if agreements:
-        lines.append("\nthe same configuration measured twice")
-        lines += [f"  {a.text}" for a in agreements]
+    checks = aa_checks(summarize_session(data, recipes))
+    if checks:
+        lines += [
+            "\nA/A checks (configurations expected to measure the same as their baseline)",
+            f"  {aa_summary(checks)}",
+        ]
+        lines += [f"  {c.text}" for c in checks]
     return "\n".join(lines)

@@ -1,19 +1,20 @@
-"""Walks recipes on a server and a client: for each configuration it changes the export and/or mounts with the
-given options (journaled), runs each workload with a warm-up and repeats until the result is stable, stores every
-repeat with its raw output, and undoes every change. Reports plain events through a callback; never imports Qt.
+"""Executes a plan (recipes.plan) on a server and a client: for each recipe the warm-up visits, then rounds in
+which every configuration is visited once in the plan's order. A visit changes the export and/or mounts with the
+configuration's options (journaled), runs each workload once, stores the figure with its raw output as the repeat
+of that round, and undoes every change. The rounds stop by rounds.stop_reason. Reports plain events through a
+callback; never imports Qt.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from nfstune.baselines import Baseline, measure_all
 from nfstune.bench.live import HostSampler
-from nfstune.bench.stats import should_stop
 from nfstune.bench.workloads import (
     DROP_CACHES,
     SMALL_FILES_TAR,
@@ -26,7 +27,6 @@ from nfstune.bench.workloads import (
 from nfstune.errors import NfstuneError
 from nfstune.guard import AsyncStep, ServerChange
 from nfstune.nfs.change import (
-    SCRATCH_PREFIX,
     ApplianceRefused,
     ClientMount,
     ExportChange,
@@ -37,17 +37,18 @@ from nfstune.nfs.change import (
     recover_on_connect,
     set_readahead,
 )
-from nfstune.nfs.export_edit import edit_client_options, locate
-from nfstune.nfs.export_options import ASYNC
-from nfstune.nfs.exports import parse
+from nfstune.nfs.export_edit import export_edit
 from nfstune.nfs.kernel_view import parse_exportfs_s
 from nfstune.nfs.mountstats import nfs_mounts
-from nfstune.recipes.model import WORKLOADS, Config, FactValue, Recipe, Repeats
-from nfstune.recipes.model import ExportChange as ExportSettings
+from nfstune.recipes.model import WORKLOADS, Config
+from nfstune.recipes.plan import Plan, RecipePlan, Visit
 from nfstune.remote import Host
 from nfstune.remote.local import is_local
 from nfstune.remote.probe import async_setting_hint
+from nfstune.rounds import Eta, RecipeFigures, stop_reason
 from nfstune.store import Journal, Results
+
+__all__ = ["Cancelled", "Declined", "Engine", "Event", "export_edit", "metric", "stored_value"]
 
 
 class Cancelled(NfstuneError):
@@ -66,9 +67,10 @@ class Event:
 
 
 def metric(workload: str, result: WorkloadResult) -> float:
-    """The figure a workload is judged by, in its recipe unit (MB/s, s, ms)."""
+    """The figure a workload is judged by, in its recipe unit (MB/s, s, ms); sequential ones by their steady
+    state when the run was long enough to tell it."""
     if workload in ("seq-write", "seq-read"):
-        return result.mb_per_s
+        return result.steady_mb_per_s if result.steady_mb_per_s is not None else result.mb_per_s
     if workload == "small-files":
         return result.seconds
     return (result.lat_mean_us / 1000) if result.lat_mean_us is not None else result.seconds * 1000 / result.ops
@@ -77,51 +79,13 @@ def metric(workload: str, result: WorkloadResult) -> float:
 def stored_value(workload: str, repeat: Mapping[str, Any]) -> float:
     """metric() of a repeat as the store keeps it."""
     if workload.startswith("seq"):
-        return float(repeat["mb_per_s"])
+        steady = repeat.get("steady_mb_per_s")
+        return float(steady if steady is not None else repeat["mb_per_s"])
     if workload == "small-files":
         return float(repeat["seconds"])
     if repeat["lat_mean_us"] is not None:
         return float(repeat["lat_mean_us"]) / 1000
     return float(repeat["seconds"]) * 1000 / max(1, int(repeat["ops"] or 1))
-
-
-@dataclass
-class PlannedConfig:
-    recipe: Recipe
-    config: Config
-    workloads: tuple[str, ...]
-    repeats: Repeats
-
-
-# scale "small" (tests, the lab demo) caps repeats so that a recipe ends in minutes on emulated CPUs
-SMALL_REPEATS = Repeats(min=3, max=4, cv_target=5.0, warmup=1)
-
-
-def plan(
-    recipes: Sequence[Recipe], facts: Mapping[str, FactValue], scale: str = "normal", appliance: str | None = None
-) -> tuple[list[PlannedConfig], list[str]]:
-    """The configurations to run (those whose conditions hold), and why the others are skipped. On an appliance
-    (`appliance`: its vendor) every configuration that changes the export is skipped: its own UI owns it."""
-    planned, skipped = [], []
-    for recipe in recipes:
-        for config in recipe.configs:
-            if config.when.holds(facts) is False:
-                skipped.append(f"{recipe.id} {config.label}: skipped ({config.when.describe()})")
-                continue
-            if appliance is not None and config.export:
-                skipped.append(
-                    f"{recipe.id} {config.label}: skipped (the server is a {appliance} appliance, which owns its "
-                    f"exports; set it in its own UI instead: {async_setting_hint(appliance)})"
-                )
-                continue
-            reps = recipe.repeats
-            if scale == "small":
-                reps = Repeats(
-                    min=min(reps.min, SMALL_REPEATS.min), max=min(reps.max, SMALL_REPEATS.max),
-                    cv_target=reps.cv_target, warmup=min(reps.warmup, SMALL_REPEATS.warmup),
-                )  # fmt: skip
-            planned.append(PlannedConfig(recipe, config, config.workloads or recipe.workloads, reps))
-    return planned, skipped
 
 
 class Engine:
@@ -162,16 +126,15 @@ class Engine:
         self.sample_interval_s = sample_interval_s
         self.baselines, self.iperf_available, self.iperf_seconds = baselines, iperf_available, iperf_seconds
         self.appliance, self.client_address, self.confirm = appliance, client_address, confirm
-        self._steps_done = 0
-        self._steps_total = 1
+        self._eta: Eta | None = None
         self._t0 = time.monotonic()
         self.last_wire_bytes = 0
         # samples arrive on the samplers' threads; sqlite is written from the engine's thread only
         self._samples_lock = threading.Lock()
         self._pending_samples: list[tuple[int, str, str, float, float]] = []
         self._current_run: int | None = None
-        self._scratch_name: str | None = None  # the session's scratch directory: its name, and its server path
-        self._scratch = ""
+        self._plan: Plan | None = None
+        self._scratch = ""  # the session's scratch directory on the server
 
     def log(self, message: str) -> None:
         self.emit(Event("log", message))
@@ -180,16 +143,16 @@ class Engine:
         if self.cancel.is_set():
             raise Cancelled("cancelled: every change was undone")
 
-    def run(self, session_id: int, planned: Sequence[PlannedConfig]) -> None:
+    def run(self, session_id: int, plan: Plan) -> None:
         recover_on_connect([self.server, self.client], self.journal, self.log)
         try:
-            self._guard_server(planned)
+            if not plan.scratch_name:
+                raise NfstuneError("the plan names no scratch directory: it was not made for a session")
+            self._guard_server(plan)
         except BaseException as exc:
             self.results.end_session(session_id, "cancelled" if isinstance(exc, Cancelled) else "failed", str(exc))
             raise
-        self._steps_total = max(
-            1, sum(len(p.workloads) * (p.recipe.repeats.warmup + p.recipe.repeats.max) for p in planned)
-        )
+        self._plan, self._eta = plan, Eta(plan)
         # one scratch directory for the whole session, on the server, used by every configuration: the files of
         # each configuration then land in the same part of the disk. Measured in the lab (hdd profile): with a new
         # directory per configuration, ext4 put each in another block group, and the same settings' seq-write
@@ -197,13 +160,12 @@ class Engine:
         session_tx = Transaction(self.journal, self.log)
         try:
             try:
-                self._scratch_name = f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}"
-                self._scratch = make_scratch(self.server, session_tx, self.share, self._scratch_name)
+                self._scratch = make_scratch(self.server, session_tx, self.share, plan.scratch_name)
                 if self.baselines:
                     self._measure_baselines(session_id)
-                for item in planned:
+                for item in plan.recipes:
                     self._check_cancel()
-                    self._run_config(session_id, item)
+                    self._run_recipe(session_id, item)
             finally:
                 session_tx.undo()
         except Cancelled as exc:
@@ -214,14 +176,14 @@ class Engine:
             raise
         self.results.end_session(session_id, "completed")
 
-    def _guard_server(self, planned: Sequence[PlannedConfig]) -> None:
+    def _guard_server(self, plan: Plan) -> None:
         """Before anything is changed: refuse an appliance's exports, and have the admin confirm a change of the
         export while other clients use the server."""
-        server_side = [p for p in planned if p.config.export]
+        server_side = [(item, c) for item in plan.recipes for c in item.configs if c.export]
         if not server_side:
             return
         if self.appliance is not None:
-            names = ", ".join(f"{p.recipe.id} {p.config.label}" for p in server_side)
+            names = ", ".join(f"{item.recipe.id} {c.label}" for item, c in server_side)
             raise ApplianceRefused(
                 f"{self.server.label} is a {self.appliance} appliance, which owns its NFS configuration: nfstune "
                 f"does not write its exports ({names} would). Nothing was changed. To switch asynchronous writes "
@@ -232,9 +194,13 @@ class Engine:
             self.log(f"{self.server.label}: no other NFS client is connected")
             return
         steps = tuple(
-            AsyncStep(f"{p.recipe.id} {p.config.label}", len(p.workloads), p.repeats.warmup + p.repeats.max)
-            for p in server_side
-            if "async" in p.config.export.set
+            AsyncStep(
+                f"{item.recipe.id} {c.label}",
+                len(c.workloads or item.recipe.workloads),
+                sum(1 for v in item.visits if v.label == c.label),
+            )
+            for item, c in server_side
+            if "async" in c.export.set
         )
         change = ServerChange(
             self.server.label, self.share, tuple(clients), self.client_address, self.client.label, len(server_side),
@@ -268,20 +234,58 @@ class Engine:
         self._check_cancel()
 
     def _progress(self, message: str) -> None:
-        done = self._steps_done / self._steps_total
         elapsed = time.monotonic() - self._t0
-        eta = elapsed / done * (1 - done) if done > 0 else None
+        eta = self._eta.remaining_s() if self._eta is not None else None
+        done = elapsed / (elapsed + eta) if eta is not None and elapsed + eta > 0 else 0.0
         self.emit(Event("progress", message, {"fraction": done, "eta_s": eta}))
 
-    def _run_config(self, session_id: int, item: PlannedConfig) -> None:
-        recipe, config = item.recipe, item.config
-        self._progress(f"{recipe.id}: {config.label}")
+    def _run_recipe(self, session_id: int, item: RecipePlan) -> None:
+        """The warm-up visits, then round after round until stop_reason says why not another; one run per
+        (configuration, workload), opened at its first visit and ended with the recipe."""
+        assert self._eta is not None
+        runs: dict[tuple[str, str], int] = {}
+        figures = RecipeFigures(item)
+        status = "failed"
+        started, round_times = time.monotonic(), []
+        try:
+            for number in range(item.rounds.max + 1):
+                self._eta.round_started(item, number)
+                round_start = time.monotonic()
+                for visit in (v for v in item.visits if v.round == number):
+                    self._check_cancel()
+                    visit_start = time.monotonic()
+                    self._visit(session_id, item, visit, runs, figures)
+                    self._eta.visit_done(visit, time.monotonic() - visit_start)
+                if number == 0:
+                    continue
+                round_times.append(time.monotonic() - round_start)
+                why = stop_reason(figures, number, time.monotonic() - started, round_times)
+                if why is not None:
+                    self.log(f"{item.recipe.id}: {why}")
+                    break
+            status = "completed"
+        except Cancelled:
+            status = "cancelled"
+            raise
+        finally:
+            for run_id in runs.values():
+                self.results.end_run(run_id, status)
+
+    def _visit(
+        self, session_id: int, item: RecipePlan, visit: Visit, runs: dict[tuple[str, str], int],
+        figures: RecipeFigures,
+    ) -> None:  # fmt: skip
+        assert self._plan is not None
+        recipe, config = item.recipe, item.recipe.config(visit.label)
+        name = "warm-up" if visit.warmup else f"round {visit.round}"
+        self._progress(f"{recipe.id} {name}: {config.label}")
         tx = Transaction(self.journal, self.log)
         try:
             change = self._change_export(tx, config)
             mount = ClientMount(
                 self.client, self.server, tx, server_address=self.server_address, export_path=self.share,
-                options=config.mount.render(), scratch_name=self._scratch_name,
+                options=config.mount.render(), scratch_name=self._plan.scratch_name,
+                mount_point=self._plan.mount_point,
             )  # fmt: skip
             negotiated = mount.mount()
             if config.read_ahead_kb is not None:
@@ -290,17 +294,36 @@ class Engine:
             if change is not None:
                 self.client.run(["ls", mount.scratch])  # the kernel fills its caches when a client uses them
                 change.verify_kernel(change.expect)
+            if config.export:
                 export_opts = ",".join(next(iter(self._table(self.share).values()), ()))
-            if "small-files" in item.workloads:  # its tar is built on the client's own disk: ours to remove
+            if "small-files" in visit.workloads:  # its tar is built on the client's own disk: ours to remove
                 tx.record(self.client, "tempfile", SMALL_FILES_TAR)
             with self._samplers(mount.mount_point):
-                for workload in item.workloads:
+                for workload in visit.workloads:
                     self._check_cancel()
-                    self._run_workload(session_id, item, workload, mount, negotiated, export_opts)
+                    run_id = runs.get((config.label, workload))
+                    if run_id is None:
+                        run_id = runs[(config.label, workload)] = self._open_run(
+                            session_id, recipe.id, config, workload, negotiated, export_opts
+                        )
+                    self._run_workload(visit, workload, run_id, mount, figures)
         finally:
             self._flush_samples()
             tx.undo()
-        self.emit(Event("config", f"{recipe.id}: {config.label} done", {"recipe": recipe.id, "config": config.label}))
+        self.emit(Event("config", f"{recipe.id} {name}: {config.label} done",
+                        {"recipe": recipe.id, "config": config.label, "round": visit.round}))  # fmt: skip
+
+    def _open_run(
+        self, session_id: int, recipe: str, config: Config, workload: str, negotiated: str, export_opts: str | None
+    ) -> int:
+        run_id = self.results.start_run(
+            session_id, recipe=recipe, config_label=config.label,
+            config={"mount": config.mount.render(), "export_set": list(config.export.set),
+                    "read_ahead_kb": config.read_ahead_kb, "expect": config.expect},
+            workload=workload,
+        )  # fmt: skip
+        self.results.set_run_options(run_id, requested=config.mount.render(), negotiated=negotiated, export=export_opts)
+        return run_id
 
     def _samplers(self, mount_point: str) -> _Samplers:
         # the machine nfstune runs on is read through psutil (and its own /proc/self/mountstats), not a shell loop
@@ -336,9 +359,15 @@ class Engine:
         return {client: opts for (p, client), opts in table.items() if p == path}
 
     def _change_export(self, tx: Transaction, config: Config) -> ExportChange | None:
+        """None when the configuration changes no export option, or when the file already says what it would
+        (nothing is written nor journaled then)."""
         if not config.export:
             return None
-        file, new_text, mode = export_edit(read_export_files(self.server), self.share, config.export)
+        files = read_export_files(self.server)
+        file, new_text, mode = export_edit(files, self.share, config.export)
+        if new_text == files[file].encode("utf-8", "surrogateescape"):
+            self.log(f"{self.server.label}: {file} already has {config.label}'s options: not written")
+            return None
         change = ExportChange(
             self.server, tx, file=file, new_text=new_text, expect={self.share: mode}, appliance=self.appliance
         )
@@ -346,59 +375,30 @@ class Engine:
         return change
 
     def _run_workload(
-        self, session_id: int, item: PlannedConfig, workload: str, mount: ClientMount, negotiated: str,
-        export_opts: str | None,
-    ) -> None:  # fmt: skip
-        recipe, config, reps = item.recipe, item.config, item.repeats
-        run_id = self.results.start_run(
-            session_id, recipe=recipe.id, config_label=config.label,
-            config={"mount": config.mount.render(), "export_set": list(config.export.set),
-                    "read_ahead_kb": config.read_ahead_kb},
-            workload=workload,
-        )  # fmt: skip
-        self.results.set_run_options(run_id, requested=config.mount.render(), negotiated=negotiated, export=export_opts)
-        values: list[float] = []
-        status = "failed"
+        self, visit: Visit, workload: str, run_id: int, mount: ClientMount, figures: RecipeFigures
+    ) -> None:
         self._current_run = run_id
         try:
-            for number in range(reps.warmup + reps.max):
-                self._check_cancel()
-                warmup = number < reps.warmup
-                result = self._repeat(WorkloadId(workload), mount)
-                value = metric(workload, result)
-                self.results.add_repeat(
-                    run_id, number, warmup=warmup,
-                    values={"tool": str(result.tool), "bytes": result.bytes, "seconds": result.seconds,
-                            "mb_per_s": result.mb_per_s, "ops": result.ops, "ops_per_s": result.ops_per_s,
-                            "lat_mean_us": result.lat_mean_us, "lat_p50_us": result.lat_p50_us,
-                            "lat_p99_us": result.lat_p99_us, "wire_bytes": self.last_wire_bytes,
-                            "raw_output": result.raw},
-                )  # fmt: skip
-                self._flush_samples()
-                self._steps_done += 1
-                self._progress(f"{recipe.id}: {config.label}")
-                unit = WORKLOADS[workload].unit
-                label = "warm-up" if warmup else f"repeat {number - reps.warmup + 1}"
-                self.emit(
-                    Event("repeat", f"{recipe.id} {config.label} {workload} {label}: {value:.3g} {unit}",
-                          {"run_id": run_id, "value": value, "warmup": warmup})
-                )  # fmt: skip
-                if warmup:
-                    continue
-                values.append(value)
-                stop, why = should_stop(values, min_repeats=reps.min, max_repeats=reps.max, cv_target=reps.cv_target)
-                if stop:
-                    self.log(f"{recipe.id} {config.label} {workload}: {why}")
-                    self._steps_done += reps.warmup + reps.max - number - 1
-                    break
-            status = "completed"
-        except Cancelled:
-            status = "cancelled"
-            raise
+            result = self._repeat(WorkloadId(workload), mount)
+            value = metric(workload, result)
+            self.results.add_repeat(
+                run_id, visit.round, warmup=visit.warmup,
+                values={"tool": str(result.tool), "bytes": result.bytes, "seconds": result.seconds,
+                        "mb_per_s": result.mb_per_s, "ops": result.ops, "ops_per_s": result.ops_per_s,
+                        "lat_mean_us": result.lat_mean_us, "lat_p50_us": result.lat_p50_us,
+                        "lat_p99_us": result.lat_p99_us, "wire_bytes": self.last_wire_bytes,
+                        "steady_mb_per_s": result.steady_mb_per_s, "raw_output": result.raw},
+            )  # fmt: skip
         finally:
             self._flush_samples()
             self._current_run = None
-            self.results.end_run(run_id, status)
+        figures.add(workload, visit.label, visit.round, value)
+        unit = WORKLOADS[workload].unit
+        label = "warm-up" if visit.warmup else f"round {visit.round}"
+        self.emit(
+            Event("repeat", f"{visit.recipe} {visit.label} {workload} {label}: {value:.3g} {unit}",
+                  {"run_id": run_id, "value": value, "warmup": visit.warmup, "round": visit.round})
+        )  # fmt: skip
 
     def _wire_bytes(self, mount_point: str) -> int:
         """Bytes our mount moved on the wire so far (server_read + server_write of its mountstats), to check the
@@ -440,26 +440,6 @@ class Engine:
             for argv in commands.cleanup:
                 self.client.run(list(argv), sudo=True, timeout=600)
         return result
-
-
-def export_edit(files: Mapping[str, str], share: str, settings: ExportSettings) -> tuple[str, bytes, str]:
-    """The exports file that defines `share`, its new bytes with `settings` applied to each of the share's
-    clients (every other byte as it was, undecodable ones included), and the write mode the kernel must then
-    run it with."""
-    where = locate(files, share)
-    text = files[where.file]
-    for client in where.clients:
-        text = edit_client_options(text, share, client, settings.set, settings.unset)
-    entry = parse(text).find(share)
-    modes = {"async" if c.options.flag(ASYNC) else "sync" for c in entry.clients} if entry else set()
-    if len(modes) != 1:
-        line = f" line {entry.line}" if entry else ""
-        raise NfstuneError(
-            f"{where.file}{line}: the clients of {share} would not all run the same write mode (sync or async) "
-            "with this configuration, so its figures could not be told apart: nothing was changed"
-        )
-    # read_export_files decoded with surrogateescape: a byte that is not UTF-8 (a Latin-1 comment) goes back as is
-    return where.file, text.encode("utf-8", "surrogateescape"), modes.pop()
 
 
 class _Samplers:

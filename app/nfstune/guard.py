@@ -11,11 +11,12 @@ from nfstune.nfs.kernel_view import NfsClient
 
 @dataclass(frozen=True)
 class AsyncStep:
-    """One configuration that runs the export async: its name, workloads and the most repeats it takes."""
+    """One configuration that runs the export async: its name, workloads and the most visits it gets (one a
+    round, and the warm-ups when it is the baseline)."""
 
     name: str
     workloads: int
-    repeats: int  # warm-ups included
+    visits: int  # warm-ups included
 
 
 @dataclass(frozen=True)
@@ -37,10 +38,12 @@ class ServerChange:
             own = f" (from {self.own_label}, the client nfstune uses)" if self.own_address == c.host else ""
             lines.append(f"  {c.address}  NFS {c.version}{'  ' + c.name if c.name else ''}{own}")
         if self.async_steps:
-            repeats = sum(s.workloads * s.repeats for s in self.async_steps)
+            runs = sum(s.workloads * s.visits for s in self.async_steps)
+            visits = sum(s.visits for s in self.async_steps)
             names = ", ".join(s.name for s in self.async_steps)
             lines.append(
-                f"The export runs async during {names}: {repeats} timed repeat(s) at most, while each client's "
+                f"The export runs async during {names}: {visits} visit(s) of a few workload runs each ({runs} timed "
+                "run(s)) at most, each undone when it ends, while each client's "
                 "writes may be acknowledged before they reach the server's disk; a crash or power cut of the server "
                 "in that window can lose them (exports(5))."
             )

@@ -1,8 +1,8 @@
 """A recipe in plain words, for the page where the admin picks recipes: what it varies, what it changes on which
 host and how that is undone, what it risks, and about how long it takes. Pure (no Qt, no I/O).
 
-The duration comes from the same plan the engine walks (engine.plan: the configurations, each one's workloads and
-its repeats at that scale) times a typical time per repeat; see PER_REPEAT_S for where those figures come from.
+The duration comes from the same plan the engine walks (recipes.plan: the warm-up, the minimum rounds, the time
+budget of the scale); see recipes.plan.RUN_S and VISIT_S for where the times per visit come from.
 """
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from nfstune.engine import plan
+from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.recipes.model import Config, Recipe
+from nfstune.recipes.plan import build_plan
 
 SERVER_CHANGES = (
     "On the server: changes the export's options in /etc/exports (or its file in /etc/exports.d) on the server, "
@@ -25,19 +26,8 @@ CLIENT_CHANGES = (
 CLIENT_ONLY = "The server's configuration is not touched."
 READAHEAD_CHANGES = "It sets read_ahead_kb of nfstune's own mount only."
 
-# Seconds per repeat (warm-up or counted) of each workload, cache drops included.
-# "small": measured on the practice lab (hdd disk profile, sync export; bench/sizing.py has the raw figures):
-#   16 MiB sequential write or read ~3 s, 20 small files ~8 s, 50 synchronous 4 KiB writes ~4 s.
-# "normal": from the sizes bench/sizing.py plans for a real NAS on 1 GbE: a 1-4 GiB file at ~110 MB/s is
-#   10-37 s (~40 s with the final fsync or the cold start of a read); 1000 small files ~30 s on an HDD-backed sync
-#   export (~1 s on SSD or async); 1000 synchronous 4 KiB writes at 5-30 ms each, ~20 s.
-PER_REPEAT_S: Mapping[str, Mapping[str, float]] = {
-    "small": {"seq-write": 3.0, "seq-read": 3.0, "small-files": 8.0, "sync-4k": 4.0},
-    "normal": {"seq-write": 40.0, "seq-read": 40.0, "small-files": 30.0, "sync-4k": 20.0},
-}
-# Per configuration: change the export (exportfs -ra and its checks), mount, and undo both. ~15 s in the lab;
-# a real server with many exports and clients takes a little longer.
-PER_CONFIG_S: Mapping[str, float] = {"small": 15.0, "normal": 20.0}
+# the sizes only change the commands shown, not the estimate: any valid ones do
+_SIZES = WorkloadSizes(seq_file_bytes=8 * MIB, small_file_count=30, small_file_bytes=4096, sync_4k_count=40)
 
 _KEY_NAMES = {"vers": "NFS version", "rsize": "rsize", "wsize": "wsize", "nconnect": "nconnect"}
 _BYTE_KEYS = ("rsize", "wsize", "rsize/wsize")
@@ -161,24 +151,15 @@ def _differences(recipe: Recipe, dims: Mapping[str, Sequence[str | None]]) -> li
 # --- how long it takes -----------------------------------------------------------------------------------------
 
 
-def estimate_seconds(
-    recipe: Recipe, scale: str, per_repeat_s: Mapping[str, float] | None = None
-) -> tuple[float, float]:
-    """The time the recipe takes at this scale, low and high: each planned configuration's change and undo, then
-    for each of its workloads the warm-up and the minimum (low) or maximum (high) number of counted repeats.
-    Configurations whose conditions need the hosts' facts count as if they run (the planner tries them)."""
-    times = per_repeat_s if per_repeat_s is not None else PER_REPEAT_S.get(scale, PER_REPEAT_S["normal"])
-    overhead = PER_CONFIG_S.get(scale, PER_CONFIG_S["normal"])
-    planned, _ = plan([recipe], {}, scale)
-    low = high = 0.0
-    for step in planned:
-        low += overhead
-        high += overhead
-        for workload in step.workloads:
-            each = times.get(workload, max(times.values(), default=0.0))
-            low += (step.repeats.warmup + step.repeats.min) * each
-            high += (step.repeats.warmup + step.repeats.max) * each
-    return low, high
+def estimate_seconds(recipe: Recipe, scale: str) -> tuple[float, float]:
+    """The time the recipe takes at this scale, low and high: the warm-up and the minimum rounds (low), up to its
+    time budget for the scale or its maximum rounds, whichever comes first (high). Configurations whose conditions
+    need the hosts' facts count as if they run (the planner tries them)."""
+    plan = build_plan(
+        [recipe], {}, scale=scale, seed=0, sizes=_SIZES, fio_available=True, share="/share",
+        server_address="server", scratch_name=".nfstune-0",
+    )  # fmt: skip
+    return plan.estimate_s
 
 
 def estimate_total(recipes: Sequence[Recipe], scale: str) -> tuple[float, float]:

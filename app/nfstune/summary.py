@@ -1,26 +1,33 @@
-"""A stored session as figures: per recipe and workload, each configuration's summary and what it means against
-the recipe's baseline; and two sessions side by side. Pure (no Qt, no I/O): the history page, the text report and
-the HTML report all read the same figures from here.
+"""A stored session as figures: per recipe and workload, each configuration's summary and its verdict against the
+recipe's baseline; and two sessions side by side. Pure (no Qt, no I/O): the history page, the results page, the
+text report and the HTML report all read the same figures and verdicts from here.
 
 Values are the stored metric of every repeat that is not a warm-up (engine.stored_value), so the figures here are
-exactly those the engine measured and the stop rule judged.
+exactly those the engine measured and the stop rule judged. Every comparison of a session is judged in ONE family
+(bench.verdict.judge, Holm-corrected): paired by round when the session stored its plan (the rounds were
+interleaved), as independent samples for older sessions, whose repeat numbers are only a counter.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
-from nfstune.bench.stats import Summary, compare, summarize
+from nfstune.bench.stats import Summary, summarize
+from nfstune.bench.verdict import Question, Verdict, judge
 from nfstune.engine import stored_value
-from nfstune.recipes.model import WORKLOADS
+from nfstune.recipes.model import WORKLOADS, Config, Recipe
 
 # what /proc/mounts says that a recipe can change; the rest of its option list is noise next to the requested ones
 NEGOTIATED_KEYS = ("vers", "rsize", "wsize", "nconnect")
 # the two sides of compare_sessions(), as they appear in its texts ("B is 12 % faster than A")
 SIDE_NAMES = ("A", "B")
+DEFAULT_MARGIN_PERCENT = 5.0
+WHY_MAX = 120  # characters of a recipe's expectation quoted in an A/A check's text
 
 
 @dataclass(frozen=True)
@@ -31,9 +38,10 @@ class ConfigResult:
     requested: str  # mount options nfstune asked for ("" = the defaults)
     negotiated: str  # the mount's options as /proc/mounts showed them ("" when not read back)
     export_options: str | None  # the export's options during the run (server-side recipes)
-    verdict: str | None  # compare() text against the baseline; None for the baseline itself or when not comparable
-    significant: bool | None  # whether that difference is significant; None when there is no verdict
+    verdict: Verdict | None  # against the baseline; None for the baseline itself or when nothing was measured
     status: str | None  # the run's status ("completed", "failed", ...); None while it runs
+    rounds: dict[int, float]  # round (the repeat's number) -> figure, warm-ups left out
+    same_as_baseline: str | None = None  # why this is an A/A check (expected to measure as the baseline); else None
 
 
 @dataclass(frozen=True)
@@ -55,50 +63,161 @@ class ComparisonRow:
     median_a: float | None  # None: not measured in session A
     median_b: float | None
     change_percent: float | None  # of the median, B against A; None when a side is missing or A's median is 0
-    text: str  # in words: "B is 12 % faster than A (...)", "no measurable difference (...)", "only in A"
-    significant: bool | None = None  # None when the two could not be compared
+    text: str  # the verdict's sentence (B against A, with its CI), or "only in A", "no completed repeats in B"
+    verdict: Verdict | None = None  # None when the two could not be compared
 
 
 def measured_values(run: Mapping[str, Any]) -> list[float]:
     return [stored_value(run["workload"], r) for r in run["repeats"] if not r["warmup"]]
 
 
-def summarize_session(session: Mapping[str, Any], baselines: Mapping[str, str] | None = None) -> list[WorkloadResults]:
+def measured_rounds(run: Mapping[str, Any]) -> dict[int, float]:
+    """Round -> figure. In a session with a plan the repeat's number is its round; in an older one a counter."""
+    return {int(r["number"]): stored_value(run["workload"], r) for r in run["repeats"] if not r["warmup"]}
+
+
+def judgeable(rounds: Mapping[int, float]) -> dict[int, float]:
+    """The rounds whose figure can enter a speed ratio: a 0 (a repeat that moved no bytes, or too fast for the
+    clock) has none, and is shown with the figures but left out of the verdict."""
+    return {n: v for n, v in rounds.items() if math.isfinite(v) and v > 0}
+
+
+def is_paired(session: Mapping[str, Any]) -> bool:
+    """Whether the session ran interleaved rounds (it stored its plan), so that round N of two configurations
+    ran side by side and may be compared pair by pair."""
+    return bool(session.get("plan"))
+
+
+def summarize_session(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None) -> list[WorkloadResults]:
     """Per recipe and workload (in the order they ran), each configuration's figures and its verdict against the
-    baseline: the configuration named in `baselines[recipe]` when it ran that workload, else the first one that
-    did (what `nfstune report` has always compared with). A configuration that ran twice counts with its last run.
-    """
+    baseline: the recipe's own baseline when it ran that workload, else a configuration labelled "baseline",
+    else the first that ran. A configuration that ran twice counts with its last run. All comparisons of the
+    session are judged together, as one family."""
+    recipes = recipes or {}
     runs_by_key: dict[tuple[str, str], dict[str, Mapping[str, Any]]] = {}
     for run in session["runs"]:
         runs_by_key.setdefault((run["recipe"], run["workload"]), {})[run["config_label"]] = run
     # options belong to the configuration, not to the workload: the last run of a configuration tells them
     options: dict[tuple[str, str], Mapping[str, Any]] = {(r["recipe"], r["config_label"]): r for r in session["runs"]}
-    found = []
-    for (recipe, workload), runs in runs_by_key.items():
+    paired = is_paired(session)
+    margins = planned_margins(session)
+    questions: list[Question] = []
+    shapes = []  # per group: (recipe, workload, baseline, runs, rounds, why the same)
+    for (recipe_id, workload), runs in runs_by_key.items():
         w = WORKLOADS[workload]
-        values = {label: measured_values(run) for label, run in runs.items()}
-        wanted = (baselines or {}).get(recipe)
-        baseline = wanted if wanted in runs else next(iter(runs))
+        recipe = recipes.get(recipe_id)
+        baseline = _baseline_label(recipe, runs)
+        rounds = {label: measured_rounds(run) for label, run in runs.items()}
+        same: dict[str, str | None] = {}
+        for label in runs:
+            if label == baseline:
+                continue
+            same[label] = _why_same(recipe, label, options[(recipe_id, label)], options[(recipe_id, baseline)])
+            if judgeable(rounds[baseline]) and judgeable(rounds[label]):
+                questions.append(
+                    Question(
+                        key=(recipe_id, workload, label), baseline=judgeable(rounds[baseline]),
+                        other=judgeable(rounds[label]),
+                        higher_is_better=w.higher_is_better, names=(baseline, label),
+                        margin_percent=_margin(recipe, margins.get(recipe_id)), expect_same=same[label] is not None,
+                        why_same=same[label] or "", paired=paired,
+                    )
+                )  # fmt: skip
+        shapes.append((recipe_id, workload, baseline, runs, rounds, same))
+    verdicts = {v.key: v for v in judge(questions)} if questions else {}
+    found = []
+    for recipe_id, workload, baseline, runs, rounds, same in shapes:
+        w = WORKLOADS[workload]
         configs = []
         for label, run in runs.items():
-            verdict, significant = None, None
-            if label != baseline and values[baseline] and values[label]:
-                c = compare(
-                    values[baseline], values[label], higher_is_better=w.higher_is_better, names=(baseline, label),
-                    unit=w.unit,
-                )  # fmt: skip
-                verdict, significant = c.text, c.significant
-            opts = options[(recipe, label)]
-            result = ConfigResult(
-                label=label, values=values[label], summary=summarize(values[label]) if values[label] else None,
-                requested=opts["requested_options"] or "", negotiated=opts["negotiated_options"] or "",
-                export_options=opts["export_options"], verdict=verdict, significant=significant, status=run["status"],
+            values = list(rounds[label].values())
+            opts = options[(recipe_id, label)]
+            configs.append(
+                ConfigResult(
+                    label=label, values=values, summary=summarize(values) if values else None,
+                    requested=opts["requested_options"] or "", negotiated=opts["negotiated_options"] or "",
+                    export_options=opts["export_options"], verdict=verdicts.get((recipe_id, workload, label)),
+                    status=run["status"], rounds=rounds[label], same_as_baseline=same.get(label),
+                )
             )  # fmt: skip
-            configs.append(result)
-        if baseline != next(iter(runs)):  # the baseline leads, as in every table of results
-            configs.sort(key=lambda c: c.label != baseline)
-        found.append(WorkloadResults(recipe, workload, w.unit, w.higher_is_better, configs, baseline))
+        configs.sort(key=lambda c: c.label != baseline)  # the baseline leads, as in every table of results
+        found.append(WorkloadResults(recipe_id, workload, w.unit, w.higher_is_better, configs, baseline))
     return found
+
+
+def _baseline_label(recipe: Recipe | None, runs: Mapping[str, Any]) -> str:
+    if recipe is not None and recipe.baseline in runs:
+        return recipe.baseline
+    return "baseline" if "baseline" in runs else next(iter(runs))
+
+
+def _margin(recipe: Recipe | None, planned: float | None = None) -> float:
+    """The margin the session ran with (its stored plan), else the recipe's as it is now, else the default."""
+    if planned is not None:
+        return planned
+    return recipe.rounds.margin_percent if recipe is not None else DEFAULT_MARGIN_PERCENT
+
+
+def planned_margins(session: Mapping[str, Any]) -> dict[str, float]:
+    """recipe id -> the margin stored in the session's plan (recipes.plan.plan_json); {} without a plan."""
+    try:
+        plan = json.loads(session.get("plan") or "{}")
+        return {str(r["id"]): float(r["rounds"]["margin_percent"]) for r in plan.get("recipes", [])}
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return {}  # a plan this version cannot read: the recipes' margins serve
+
+
+def _config(recipe: Recipe | None, label: str) -> Config | None:
+    if recipe is None:
+        return None
+    return next((c for c in recipe.configs if c.label == label), None)
+
+
+def _why_same(recipe: Recipe | None, label: str, run: Mapping[str, Any], base: Mapping[str, Any]) -> str | None:
+    """Why `label` must measure as the baseline, or None when it may differ: the recipe says so (expect =
+    "same"), or the settings in force were the baseline's (export options as stored, the mount's options as
+    /proc/mounts showed them, read-ahead), so that any difference is the hosts', not the configuration's."""
+    config = _config(recipe, label)
+    if config is not None and config.expect == "same":
+        return _expectation_reason(config.expectation or (recipe.expectation if recipe else None))
+    shown = in_force(run)
+    if shown is not None and _settings(run) == _settings(base):
+        return f"the same settings were in force: {shown}"
+    return None
+
+
+def _settings(run: Mapping[str, Any]) -> tuple[object, ...]:
+    # the whole /proc/mounts list, not only what in_force() shows: a user recipe may change any mount option
+    config = run.get("config") or {}
+    ahead = config.get("read_ahead_kb") if isinstance(config, Mapping) else None
+    negotiated = frozenset((run["negotiated_options"] or "").split(","))
+    return run["export_options"] or "", negotiated, ahead
+
+
+def _expectation_reason(text: str | None) -> str:
+    """The reason of an expectation such as "No measurable difference expected on NFSv3/v4: current kernels apply
+    write gathering to NFSv2 only, and ...": "current kernels apply write gathering to NFSv2 only"."""
+    if not text:
+        return "the recipe expects no difference"
+    reason = text.split(": ", 1)[1] if ": " in text else text
+    reason = re.split(r"[,.;]\s", " ".join(reason.split()), maxsplit=1)[0].rstrip(".")
+    return reason if len(reason) <= WHY_MAX else reason[: WHY_MAX - 1].rstrip() + "…"
+
+
+def in_force(run: Mapping[str, Any]) -> str | None:
+    """What was actually in force for a run: the export's options as stored, the negotiated vers/rsize/wsize/
+    nconnect, read-ahead; None when the mount's options were not read back (nothing to compare)."""
+    essentials = negotiated_essentials(run["negotiated_options"] or "")
+    if not essentials:
+        return None
+    parts = [f"mount {essentials}"]
+    config = run.get("config") or {}
+    ahead = config.get("read_ahead_kb") if isinstance(config, Mapping) else None
+    if ahead is not None:
+        parts.append(f"read_ahead_kb={ahead}")
+    if run["export_options"]:
+        parts.append(f"export {run['export_options']}")
+    return "; ".join(parts)
 
 
 def negotiated_essentials(negotiated: str, keys: Sequence[str] = NEGOTIATED_KEYS) -> str:
@@ -115,36 +234,108 @@ def negotiated_view(requested: str, negotiated: str) -> str:
     return f"{asked} · negotiated {essentials}" if essentials else asked
 
 
-def results_text(session: Mapping[str, Any], baselines: Mapping[str, str] | None = None) -> str:
+def results_text(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None) -> str:
     """The session's results as `nfstune report` prints them: per recipe and workload each configuration's median,
-    spread, n and CV, its verdict against the baseline, and the requested and negotiated options."""
+    min and max, n, its verdict against the baseline (with the CI), and the requested and negotiated options."""
+    groups = summarize_session(session, recipes)
     lines = [f"\nsession {session['id']}: {session['status']}"]
-    for group in summarize_session(session, baselines):
+    family = next((c.verdict.family for g in groups for c in g.configs if c.verdict is not None), 0)
+    if family:
+        how = "paired by round" if is_paired(session) else "unpaired (a session from before interleaved rounds)"
+        lines.append(f"verdicts: {how}; {family} comparisons corrected together (Holm)")
+    for group in groups:
         better = "higher" if group.higher_is_better else "lower"
-        lines.append(f"\n{group.recipe} / {group.workload} ({group.unit}, {better} is better)")
+        lines.append(f"\n{group.recipe} / {group.workload} ({group.unit}, {better} is better; "
+                     f"against {group.baseline_label})")  # fmt: skip
         for c in group.configs:
             s = c.summary
             if s is None:
                 lines.append(f"  {c.label:14} no completed repeats")
                 continue
-            line = f"  {c.label:14} median {s.median:8.3g}  min {s.min:8.3g}  max {s.max:8.3g}  n={s.n}"
-            line += f"  CV {s.cv_percent:4.1f} %"
-            if c.verdict is not None:
-                line += f"\n  {'':14} {c.verdict}"
-            lines.append(line)
+            lines.append(f"  {c.label:14} median {s.median:8.3g}  min {s.min:8.3g}  max {s.max:8.3g}  n={s.n}")
+            lines += [f"  {'':14} {text}" for text in verdict_lines(c)]
             essentials = negotiated_essentials(c.negotiated)
             if essentials:
                 lines.append(f"  {'':14} requested {c.requested or '(defaults)'}; negotiated {essentials}")
     return "\n".join(lines)
 
 
-def compare_sessions(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[ComparisonRow]:
+def verdict_lines(config: ConfigResult) -> list[str]:
+    """The verdict's sentence, and what would settle it when it is not settled."""
+    v = config.verdict
+    if v is None:
+        return []
+    return [v.text] + ([v.settle] if v.settle else [])
+
+
+@dataclass(frozen=True)
+class AACheck:
+    """A configuration expected to measure as its baseline (an A/A check of the measurement itself)."""
+
+    recipe: str
+    workload: str
+    label: str
+    why: str  # why it must measure the same
+    verdict: Verdict
+
+    @property
+    def text(self) -> str:
+        return f"{self.recipe} / {self.workload}: {self.verdict.text}"
+
+
+def aa_checks(groups: Sequence[WorkloadResults]) -> list[AACheck]:
+    """Every comparison that is an A/A check: the recipe expects no difference, or the same settings were in
+    force as for the baseline. One that shows an effect says the measurement is unreliable on these hosts."""
+    return [
+        AACheck(g.recipe, g.workload, c.label, c.same_as_baseline, c.verdict)
+        for g in groups
+        for c in g.configs
+        if c.same_as_baseline is not None and c.verdict is not None
+    ]
+
+
+def aa_summary(checks: Sequence[AACheck]) -> str:
+    """One sentence on the session's A/A checks."""
+    broken = [c for c in checks if c.verdict.kind == "unreliable"]
+    if broken:
+        return (
+            f"{len(broken)} of {len(checks)} A/A checks came out different where nothing differed: the measurement "
+            "is not reliable on these hosts for effects of that size"
+        )
+    unsettled = [c for c in checks if not c.verdict.settled]
+    if unsettled:
+        return (
+            f"{len(checks) - len(unsettled)} of {len(checks)} A/A checks measured no difference that matters; "
+            f"{len(unsettled)} not settled"
+        )
+    return f"all {len(checks)} A/A checks measured no difference that matters"
+
+
+def compare_sessions(
+    a: Mapping[str, Any], b: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None
+) -> list[ComparisonRow]:
     """Each (recipe, workload, configuration) measured in either session: both medians, the change of B against A,
-    and whether that change is real (Welch's test, as against a baseline). Rows follow A's order, then B's own."""
-    side_a = _by_config(summarize_session(a))
-    side_b = _by_config(summarize_session(b))
+    and the verdict of B against A. The two sessions' rounds did not run side by side, so the samples are
+    independent (unpaired), and every comparison of the two sessions is one family. Rows follow A's order, then
+    B's own."""
+    side_a = _by_config(summarize_session(a, recipes))
+    side_b = _by_config(summarize_session(b, recipes))
+    keys = [*side_a, *(k for k in side_b if k not in side_a)]
+    questions = []
+    for key in keys:
+        found_a, found_b = side_a.get(key), side_b.get(key)
+        if found_a is not None and found_b is not None and judgeable(found_a.rounds) and judgeable(found_b.rounds):
+            recipe, workload, _ = key
+            questions.append(
+                Question(
+                    key=key, baseline=judgeable(found_a.rounds), other=judgeable(found_b.rounds),
+                    higher_is_better=WORKLOADS[workload].higher_is_better, names=SIDE_NAMES,
+                    margin_percent=_margin((recipes or {}).get(recipe)), paired=False,
+                )
+            )  # fmt: skip
+    verdicts = {v.key: v for v in judge(questions)} if questions else {}
     rows = []
-    for key in [*side_a, *(k for k in side_b if k not in side_a)]:
+    for key in keys:
         recipe, workload, label = key
         found_a, found_b = side_a.get(key), side_b.get(key)
         median_a = found_a.summary.median if found_a and found_a.summary else None
@@ -152,9 +343,10 @@ def compare_sessions(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Compari
         change = None
         if median_a is not None and median_b is not None and median_a != 0:
             change = 100 * (median_b - median_a) / median_a
-        text, significant = _difference_text(found_a, found_b, workload)
+        verdict = verdicts.get(key)
+        text = verdict.text if verdict is not None else _missing_text(found_a, found_b)
         rows.append(ComparisonRow(recipe, workload, label, WORKLOADS[workload].unit, median_a, median_b, change,
-                                  text, significant))  # fmt: skip
+                                  text, verdict))  # fmt: skip
     return rows
 
 
@@ -162,78 +354,11 @@ def _by_config(groups: list[WorkloadResults]) -> dict[tuple[str, str, str], Conf
     return {(g.recipe, g.workload, c.label): c for g in groups for c in g.configs}
 
 
-def _difference_text(a: ConfigResult | None, b: ConfigResult | None, workload: str) -> tuple[str, bool | None]:
+def _missing_text(a: ConfigResult | None, b: ConfigResult | None) -> str:
     name_a, name_b = SIDE_NAMES
     if a is None or b is None:
-        return f"only in {name_a if b is None else name_b}", None
-    if not a.values or not b.values:
-        missing = [name for name, c in ((name_a, a), (name_b, b)) if not c.values]
-        return f"no completed repeats in {' and '.join(missing)}", None
-    w = WORKLOADS[workload]
-    # with fewer than 2 repeats on a side compare() says so itself, and never calls that significant
-    c = compare(a.values, b.values, higher_is_better=w.higher_is_better, names=SIDE_NAMES, unit=w.unit)
-    return c.text, (c.significant if c.test is not None else None)
-
-
-@dataclass(frozen=True)
-class Agreement:
-    """One configuration measured twice in a session (under two labels or recipes): do the two runs agree?"""
-
-    workload: str
-    unit: str
-    in_force: str  # what was actually in force: export options, negotiated mount options, read-ahead
-    first: str  # "recipe: label"
-    second: str
-    median_first: float
-    median_second: float
-    difference_percent: float  # of the second median against the first
-    cv_percent: float  # the larger of the two runs' CVs
-    agrees: bool  # the difference is within that CV
-
-    @property
-    def text(self) -> str:
-        verdict = "agree within" if self.agrees else "differ by more than"
-        return (
-            f"{self.workload}: {self.first} {self.median_first:.3g} {self.unit} and {self.second} "
-            f"{self.median_second:.3g} {self.unit} ran the same configuration ({self.in_force}): "
-            f"{abs(self.difference_percent):.1f} % apart, they {verdict} their CV ({self.cv_percent:.1f} %)"
-        )
-
-
-def _in_force(run: Mapping[str, Any]) -> str:
-    config = run.get("config") or {}
-    ahead = config.get("read_ahead_kb") if isinstance(config, Mapping) else None
-    parts = [
-        f"export {run['export_options'] or '(as it was)'}",
-        f"mount {negotiated_essentials(run['negotiated_options'] or '')}",
-    ]
-    if ahead is not None:
-        parts.append(f"read_ahead_kb={ahead}")
-    return "; ".join(parts)
-
-
-def repeat_agreement(session: Mapping[str, Any]) -> list[Agreement]:
-    """Runs of one workload with the same settings in force (the export's options as exportfs showed them, the
-    negotiated vers/rsize/wsize/nconnect, read-ahead) under different labels: a check of the measurement itself.
-    Two runs of the same configuration should agree within their spread; when they do not, the host was busy
-    with something else, and every difference of that size in the session is suspect."""
-    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for run in session["runs"]:
-        if run["negotiated_options"] and len(measured_values(run)) >= 2:
-            groups.setdefault((run["workload"], _in_force(run)), []).append(run)
-    found = []
-    for (workload, in_force), runs in groups.items():
-        for first, second in pairwise(runs):
-            a, b = summarize(measured_values(first)), summarize(measured_values(second))
-            if a.median == 0:
-                continue
-            difference = 100 * (b.median - a.median) / a.median
-            cv = max(a.cv_percent, b.cv_percent)
-            found.append(
-                Agreement(
-                    workload, WORKLOADS[workload].unit, in_force, f"{first['recipe']}: {first['config_label']}",
-                    f"{second['recipe']}: {second['config_label']}", a.median, b.median, difference, cv,
-                    abs(difference) <= cv,
-                )
-            )  # fmt: skip
-    return found
+        return f"only in {name_a if b is None else name_b}"
+    missing = [name for name, c in ((name_a, a), (name_b, b)) if not c.values]
+    if missing:
+        return f"no completed repeats in {' and '.join(missing)}"
+    return "no figures above 0 to compare"

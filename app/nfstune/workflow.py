@@ -6,24 +6,28 @@ and the desktop's jobs both use it, so that a session is the same whichever star
 from __future__ import annotations
 
 import json
+import random
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from nfstune.advice import Measured, Recommendation, recommend
 from nfstune.bench.sizing import plan_sizes
-from nfstune.bench.stats import compare
+from nfstune.bench.verdict import Verdict
 from nfstune.bench.workloads import MIB, WorkloadSizes
-from nfstune.engine import Engine, Event, PlannedConfig, plan, stored_value
+from nfstune.engine import Engine, Event
 from nfstune.errors import ConfigError
 from nfstune.guard import ServerChange
-from nfstune.nfs.change import host_key
-from nfstune.recipes.model import WORKLOADS, Recipe, recipe_facts
+from nfstune.nfs.change import SCRATCH_PREFIX, host_key
+from nfstune.recipes.loader import default_recipe_dirs, load_recipes
+from nfstune.recipes.model import Recipe, recipe_facts
+from nfstune.recipes.plan import Plan, build_plan, plan_json
 from nfstune.remote import Host
 from nfstune.remote.probe import probe
 from nfstune.remote.probe_parse import HostFacts
 from nfstune.store import Journal, Results
+from nfstune.summary import WorkloadResults, summarize_session
 
 # per scale when the facts lack RAM or free space: a few seconds a repeat in the emulated lab ("small"), a real
 # NAS's RAM-beating sizes ("normal")
@@ -82,17 +86,49 @@ def pick_recipes(recipes: Sequence[Recipe], ids: Sequence[str]) -> list[Recipe]:
     return [by_id[i] for i in ids]
 
 
-def plan_session(recipes: Sequence[Recipe], facts: Facts, scale: str) -> tuple[list[PlannedConfig], list[str]]:
-    """On an appliance, the configurations that change the export are skipped with the vendor's own setting."""
-    return plan(recipes, recipe_facts(facts.server, facts.client), scale, appliance=facts.server.appliance)
+def plan_for(
+    pair: Pair | None,
+    facts: Facts | None,
+    recipes: Sequence[Recipe],
+    scale: str,
+    seed: int | None = None,
+    *,
+    share: str | None = None,
+    address: str | None = None,
+) -> Plan:
+    """The plan of a session, with or without the hosts: unknown facts give the scale's default sizes, fio assumed
+    on the client, every condition unknown (such configurations are tried). On an appliance the configurations
+    that change the export are skipped with the vendor's own setting. `share`/`address` name the export and the
+    server when there is no pair (a dry run)."""
+    if seed is None:
+        seed = random.SystemRandom().randrange(1, 10**6)
+    notes = []
+    if facts is None:
+        notes.append(
+            f"the hosts were not probed: the scale's default sizes ({FALLBACK_SIZES[scale].seq_file_bytes // MIB} MiB "
+            "files), fio assumed on the client (dd and tar run where it is missing), and every condition on the "
+            "hosts unknown (such configurations are tried)"
+        )
+    plan = build_plan(
+        recipes, recipe_facts(facts.server, facts.client) if facts else {}, scale=scale, seed=seed,
+        sizes=sizes_for(scale, facts) if facts else FALLBACK_SIZES[scale],
+        fio_available=facts.client.fio_version is not None if facts else True,
+        share=pair.share if pair else share or "/share", server_address=pair.address if pair else address or "server",
+        scratch_name=f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}",
+        appliance=facts.server.appliance if facts else None,
+    )  # fmt: skip
+    return replace(plan, notes=tuple(notes))
 
 
-def start_session(results: Results, pair: Pair, facts: Facts, *, scale: str, recipe_ids: Sequence[str]) -> int:
+def start_session(
+    results: Results, pair: Pair, facts: Facts, *, scale: str, recipe_ids: Sequence[str], plan: Plan | None = None
+) -> int:
     return results.start_session(
         server_host=results.upsert_host(host_key(pair.server), pair.server.label, facts.server.to_json()),
         client_host=results.upsert_host(host_key(pair.client), pair.client.label, facts.client.to_json()),
         share=pair.share, scale=scale, recipes=list(recipe_ids),
         server_facts=facts.server.to_json(), client_facts=facts.client.to_json(),
+        plan=plan_json(plan) if plan is not None else None,
     )  # fmt: skip
 
 
@@ -148,41 +184,90 @@ def current_export(server: Host, share: str, client: Host | None = None) -> Curr
     return CurrentConfig(read_export_files(server), text)
 
 
+def recipes_by_id() -> dict[str, Recipe]:
+    """The recipes as they are now (shipped and the user's), by id: what a stored session's baselines, margins
+    and A/A checks are read from."""
+    recipes, _errors = load_recipes(default_recipe_dirs())
+    return {r.id: r for r in recipes}
+
+
 def recommendation(
-    results: Results, session_id: int, *, share: str, server: str, current: CurrentConfig
+    results: Results,
+    session_id: int,
+    *,
+    share: str,
+    server: str,
+    current: CurrentConfig,
+    recipes: Mapping[str, Recipe] | None = None,
 ) -> Recommendation:
     """Raises ConfigError when there is nothing to start from (the share is not exported any more)."""
     return recommend(
         share=share, server=server, exports=current.exports, fstab=current.fstab,
-        measured=measured_from(results, session_id),
+        measured=measured_from(results, session_id, recipes),
     )  # fmt: skip
 
 
-def measured_from(results: Results, session_id: int) -> Measured:
+ASYNC_PAIRS = (("sync", "async"), ("baseline", "async"))
+NO_WDELAY_PAIRS = (("wdelay", "no_wdelay"), ("sync,wdelay", "sync,no_wdelay"), ("baseline", "no_wdelay"))
+
+
+def measured_from(results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None) -> Measured:
+    """What the advice needs from a session: the verdicts the report shows (summary.summarize_session, the
+    session's one family), by workload."""
     data = results.session(session_id)
-    values: dict[tuple[str, str, str], list[float]] = {}
+    groups = summarize_session(data, recipes_by_id() if recipes is None else recipes)
     negotiated_rsize = None
     for run in data["runs"]:
-        vals = [stored_value(run["workload"], r) for r in run["repeats"] if not r["warmup"]]
-        values[(run["recipe"], run["config_label"], run["workload"])] = vals
         for opt in (run["negotiated_options"] or "").split(","):
             if opt.startswith("rsize=") and "rsize" not in (run["requested_options"] or ""):
                 negotiated_rsize = int(opt[6:])
-
-    def comparisons(a_label: str, b_label: str) -> dict[str, Any]:
-        found = {}
-        for (recipe, label, workload), a in values.items():
-            b = values.get((recipe, b_label, workload))
-            if label == a_label and b and len(a) > 1 and len(b) > 1:
-                w = WORKLOADS[workload]
-                names = (a_label, b_label)
-                found[workload] = compare(a, b, higher_is_better=w.higher_is_better, names=names, unit=w.unit)
-        return found
-
     facts = json.loads(data["server_facts"] or "{}")
-    async_vs_sync = comparisons("sync", "async") or comparisons("baseline", "async")
-    no_wdelay = comparisons("wdelay", "no_wdelay") or comparisons("baseline", "no_wdelay")
+    best_version, version_reason = _best_version(groups)
     return Measured(
-        async_vs_sync=async_vs_sync, no_wdelay=no_wdelay, negotiated_rsize=negotiated_rsize,
-        server_max_block_size=facts.get("nfsd_max_block_size"),
+        async_vs_sync=_verdicts(groups, ASYNC_PAIRS), no_wdelay=_verdicts(groups, NO_WDELAY_PAIRS),
+        negotiated_rsize=negotiated_rsize, server_max_block_size=facts.get("nfsd_max_block_size"),
+        best_version=best_version, version_reason=version_reason,
     )  # fmt: skip
+
+
+def _verdicts(groups: Sequence[WorkloadResults], pairs: Sequence[tuple[str, str]]) -> dict[str, Verdict]:
+    """workload -> the verdict of the first (baseline, other) pair of labels found, in the order of `pairs`."""
+    found: dict[str, Verdict] = {}
+    for baseline, other in pairs:
+        for group in groups:
+            if group.baseline_label != baseline or group.workload in found:
+                continue
+            config = next((c for c in group.configs if c.label == other), None)
+            if config is not None and config.verdict is not None:
+                found[group.workload] = config.verdict
+    return found
+
+
+def _best_version(groups: Sequence[WorkloadResults]) -> tuple[str | None, str | None]:
+    """An NFS version measured faster than the baseline's on some workload and slower on none (an unreliable or
+    unsettled comparison counts as neither), with the verdicts that say so; (None, None) keeps the version."""
+    by_version: dict[str, list[tuple[str, Verdict]]] = {}
+    for group in groups:
+        base = next((c for c in group.configs if c.label == group.baseline_label), None)
+        base_vers = _vers(base.negotiated) if base is not None else None
+        for config in group.configs:
+            vers = _vers(config.negotiated)
+            if config.verdict is None or vers is None or base_vers is None or vers == base_vers:
+                continue
+            if not config.label.startswith("vers="):
+                continue  # another knob, which happened to negotiate another version
+            by_version.setdefault(vers, []).append((group.workload, config.verdict))
+    candidates = [
+        (sum(v.kind == "faster" for _, v in found), vers, found)
+        for vers, found in by_version.items()
+        if any(v.kind == "faster" for _, v in found) and not any(v.kind == "slower" for _, v in found)
+    ]
+    if not candidates:
+        return None, None
+    _count, vers, found = max(candidates, key=lambda c: c[0])
+    quoted = "; ".join(f"{workload}: {v.text}" for workload, v in found if v.kind == "faster")
+    return vers, f"measured faster: {quoted}"
+
+
+def _vers(negotiated: str) -> str | None:
+    return next((o[5:] for o in negotiated.split(",") if o.startswith("vers=")), None)

@@ -1,4 +1,5 @@
-"""The engine on the lab's real NFS: sync vs async on small files, stored, compared, and every change undone."""
+"""The engine on the lab's real NFS: sync vs async on small files in interleaved rounds, stored by round, and every
+change undone."""
 
 from __future__ import annotations
 
@@ -6,15 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.bench.stats import compare
 from nfstune.cli_run import report_text
-from nfstune.engine import Cancelled, Engine, Event, plan
+from nfstune.engine import Cancelled, Engine, Event
 from nfstune.lab import LabConfig, host
 from nfstune.recipes.loader import load_recipe_file
-from nfstune.recipes.model import recipe_facts
+from nfstune.recipes.model import Recipe, recipe_facts
+from nfstune.recipes.plan import Plan, build_plan, plan_json
 from nfstune.remote.probe import probe
 from nfstune.store import Journal, Results, open_store
 from nfstune.workflow import FALLBACK_SIZES as SIZES
+from nfstune.workflow import plan_for
 
 pytestmark = pytest.mark.lab
 
@@ -27,7 +29,7 @@ changes_host = "server"
 workloads = ["small-files"]
 baseline = "sync"
 
-[repeats]
+[rounds]
 min = 3
 max = 3
 warmup = 1
@@ -46,6 +48,10 @@ export = { set = ["async"] }
 SNAPSHOT = "sha256sum /etc/exports; exportfs -s; ls -A /export; ls -A /etc/exports.d 2>&1; true"
 
 
+def lab_plan(recipe: Recipe) -> Plan:
+    return plan_for(None, None, [recipe], "small", share="/export", address="nas")
+
+
 def test_sync_vs_async_small_files(lab: LabConfig, tmp_path: Path) -> None:
     (tmp_path / "mini-sync-async.toml").write_text(RECIPE)
     recipe, errors = load_recipe_file(tmp_path / "mini-sync-async.toml")
@@ -56,31 +62,52 @@ def test_sync_vs_async_small_files(lab: LabConfig, tmp_path: Path) -> None:
     with host(lab, "nas") as nas, host(lab, "client") as client:
         before = nas.run(SNAPSHOT).stdout
         facts = recipe_facts(probe(nas, path="/export"), probe(client, peer="10.99.0.1"))
-        planned, skipped = plan([recipe], facts, "small")
-        assert skipped == [] and [p.config.label for p in planned] == ["sync", "async"]
+        plan = build_plan(
+            [recipe], facts, scale="small", seed=11, sizes=SIZES["small"], fio_available=True, share="/export",
+            server_address="nas", scratch_name=".nfstune-test1",
+        )  # fmt: skip
+        assert plan.skipped == () and [c.label for c in plan.recipes[0].configs] == ["sync", "async"]
         sid = results.start_session(
-            server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id]
-        )
+            server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id],
+            plan=plan_json(plan),
+        )  # fmt: skip
         engine = Engine(
             server=nas, client=client, server_address="nas", share="/export", sizes=SIZES["small"], results=results,
             journal=journal, emit=events.append, fio_available=True, baselines=False,
         )  # fmt: skip
-        engine.run(sid, planned)
+        engine.run(sid, plan)
         after = nas.run(SNAPSHOT).stdout
         mounts = client.run("cat /proc/mounts").stdout
     assert after == before and "/mnt/nfstune/" not in mounts and journal.pending() == []
     data = results.session(sid)
     assert data["status"] == "completed"
-    seconds = {run["config_label"]: [r["seconds"] for r in run["repeats"] if not r["warmup"]] for run in data["runs"]}
-    assert len(seconds["sync"]) == 3 and len(seconds["async"]) == 3
+    assert data["plan"] == plan_json(plan)
+    runs = {run["config_label"]: run for run in data["runs"]}
+    assert set(runs) == {"sync", "async"} and all(run["status"] == "completed" for run in runs.values())
+    # one repeat per visit, numbered by its round; the warm-up (round 0) visits the baseline only
+    rounds = {label: [(r["number"], bool(r["warmup"])) for r in run["repeats"]] for label, run in runs.items()}
+    assert rounds == {
+        "sync": [(0, True), (1, False), (2, False), (3, False)],
+        "async": [(1, False), (2, False), (3, False)],
+    }
+    # the visits ran in the plan's order: every repeat of the session by the time it started
+    ran = sorted((r["started_at"], label, r["number"]) for label, run in runs.items() for r in run["repeats"])
+    assert [(label, number) for _t, label, number in ran] == [(v.label, v.round) for v in plan.recipes[0].visits]
     assert all(r["raw_output"] for run in data["runs"] for r in run["repeats"])  # raw tool output kept
-    assert data["runs"][1]["export_options"].startswith("async")
-    assert "vers=4.2" in data["runs"][0]["negotiated_options"]
-    comparison = compare(seconds["sync"], seconds["async"], higher_is_better=False, names=("sync", "async"))
-    assert comparison.significant and comparison.faster == "async", comparison.text  # the hdd profile's 8 ms
-    assert any(e.kind == "progress" for e in events) and any(e.kind == "repeat" for e in events)
-    text = report_text(results, sid)
-    assert "async is" in text and "faster than sync (significant" in text
+    assert runs["async"]["export_options"].startswith("async")
+    # the lab's line is already sync: the sync visits write nothing and journal nothing, but still read the options
+    assert runs["sync"]["export_options"].startswith("sync")
+    files = conn.execute("SELECT count(*) FROM journal WHERE kind = 'file'").fetchone()[0]
+    assert files == 3  # one journaled write of /etc/exports per async visit
+    assert "vers=4.2" in runs["sync"]["negotiated_options"]
+    # paired by round: async beats sync in each round (the hdd profile's 8 ms per synchronous write)
+    seconds = {
+        label: {r["number"]: r["seconds"] for r in run["repeats"] if not r["warmup"]} for label, run in runs.items()
+    }
+    assert all(seconds["async"][n] < seconds["sync"][n] for n in (1, 2, 3)), seconds
+    progress = [e for e in events if e.kind == "progress"]
+    assert progress and all(e.data["eta_s"] is not None for e in progress) and any(e.kind == "repeat" for e in events)
+    assert "async" in report_text(results, sid)
 
 
 def test_cancel_mid_run_undoes_everything(lab: LabConfig, tmp_path: Path) -> None:
@@ -91,7 +118,7 @@ def test_cancel_mid_run_undoes_everything(lab: LabConfig, tmp_path: Path) -> Non
     results, journal = Results(conn), Journal(conn)
     with host(lab, "nas") as nas, host(lab, "client") as client:
         before = nas.run(SNAPSHOT).stdout
-        planned, _ = plan([recipe], {}, "small")
+        planned = lab_plan(recipe)
         sid = results.start_session(
             server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id]
         )
@@ -120,7 +147,7 @@ why = "Tests."
 changes_host = "client"
 workloads = ["seq-write", "seq-read"]
 
-[repeats]
+[rounds]
 min = 2
 max = 2
 warmup = 1
@@ -142,7 +169,7 @@ def test_seq_read_repeats_read_the_file_seq_write_left(lab: LabConfig, tmp_path:
     conn = open_store(tmp_path / "s.sqlite3")
     results, journal = Results(conn), Journal(conn)
     with host(lab, "nas") as nas, host(lab, "client") as client:
-        planned, _ = plan([recipe], {}, "small")
+        planned = lab_plan(recipe)
         sid = results.start_session(
             server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id]
         )
@@ -158,7 +185,8 @@ def test_seq_read_repeats_read_the_file_seq_write_left(lab: LabConfig, tmp_path:
             assert h.run("pgrep -af 'NFSTUNE_SAMPL[E]|^iperf[3]' || true").stdout.strip() == "", h.label
     data = results.session(sid)
     reads = [r for run in data["runs"] if run["workload"] == "seq-read" for r in run["repeats"]]
-    assert len(reads) == 2 * 3 and all(r["bytes"] == SIZES["small"].seq_file_bytes for r in reads)
+    # 2 rounds of both configurations, and the baseline's warm-up
+    assert len(reads) == 2 * 2 + 1 and all(r["bytes"] == SIZES["small"].seq_file_bytes for r in reads)
     # the bytes the tool reports agree with what the client's kernel counted on the wire (mountstats)
     writes = [r for run in data["runs"] if run["workload"] == "seq-write" for r in run["repeats"]]
     for r in reads + writes:

@@ -10,18 +10,20 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from nfstune.engine import Declined, Engine, PlannedConfig, plan
+from nfstune.engine import Declined, Engine
 from nfstune.guard import ServerChange
 from nfstune.lab import LabConfig, host
 from nfstune.nfs.change import ApplianceRefused
 from nfstune.recipes.loader import load_recipe_file
+from nfstune.recipes.plan import Plan
 from nfstune.remote import Host
 from nfstune.store import Journal, Results, open_store
-from nfstune.workflow import Facts, Pair, make_engine, plan_session, probe_pair
+from nfstune.workflow import Facts, Pair, make_engine, plan_for, probe_pair
 
 pytestmark = pytest.mark.lab
 
@@ -34,7 +36,7 @@ changes_host = "server"
 workloads = ["sync-4k"]
 baseline = "plain"
 
-[repeats]
+[rounds]
 min = 2
 max = 2
 warmup = 0
@@ -60,12 +62,16 @@ def hosts(lab: LabConfig) -> Iterator[tuple[Host, Host]]:
 
 
 @pytest.fixture
-def server_side(tmp_path: Path) -> list[PlannedConfig]:
+def server_side(tmp_path: Path) -> Plan:
+    """The plan of the recipe's server-side configuration only (as a caller that planned without the facts)."""
     (tmp_path / "guard.toml").write_text(RECIPE)
     recipe, errors = load_recipe_file(tmp_path / "guard.toml")
     assert errors == [] and recipe is not None
-    planned, _ = plan([recipe], {}, "small")
-    return [p for p in planned if p.config.export]
+    plan = plan_for(None, None, [recipe], "small", share="/export", address="nas")
+    (item,) = plan.recipes
+    configs = tuple(c for c in item.configs if c.export)
+    visits = tuple(v for v in item.visits if v.label in {c.label for c in configs})
+    return replace(plan, recipes=(replace(item, configs=configs, visits=visits),))
 
 
 def engine_for(pair: Pair, facts: Facts, store: Path, shown: list[ServerChange], answer: bool) -> Engine:
@@ -93,7 +99,7 @@ def journal_rows(store: Path) -> int:
 
 
 def test_an_appliance_is_refused_and_a_latin1_exports_file_survives_a_run(
-    hosts: tuple[Host, Host], server_side: list[PlannedConfig], tmp_path: Path
+    hosts: tuple[Host, Host], server_side: Plan, tmp_path: Path
 ) -> None:
     nas, client = hosts
     pair = Pair(nas, client, "nas", "/export")
@@ -112,7 +118,7 @@ def test_an_appliance_is_refused_and_a_latin1_exports_file_survives_a_run(
         before = nas.run(SNAPSHOT).stdout
         assert "/export" in before
         # the plan skips the server-side configuration, naming the dataset's Sync setting instead
-        _, skipped = plan_session([server_side[0].recipe], facts, "small")
+        skipped = plan_for(pair, facts, [server_side.recipes[0].recipe], "small").skipped
         assert any("async-unset" in s and "'Sync' option" in s for s in skipped)
         # and the engine refuses it before any change even when a caller planned it anyway
         shown: list[ServerChange] = []
@@ -142,7 +148,7 @@ def test_an_appliance_is_refused_and_a_latin1_exports_file_survives_a_run(
 
 
 def test_another_client_is_listed_and_the_admin_decides(
-    hosts: tuple[Host, Host], server_side: list[PlannedConfig], tmp_path: Path, lab_state_home: Path
+    hosts: tuple[Host, Host], server_side: Plan, tmp_path: Path, lab_state_home: Path
 ) -> None:
     nas, client = hosts
     pair = Pair(nas, client, "nas", "/export")

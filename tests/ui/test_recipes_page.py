@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
 from nfstune import paths
 from nfstune.recipe_info import estimate_seconds, format_duration
 from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
-from nfstune.ui.pages.recipes import CONFIG_HEADER, RecipesPage
+from nfstune.ui.main_window import STEPS, MainWindow
+from nfstune.ui.pages.recipes import CONFIG_HEADER, CONFIG_WORKLOADS_MIN_WIDTH, RecipesPage
 
 ORDER = ["quick-check", "sync-vs-async", "block-size", "nfs-versions", "nconnect", "readahead", "no-wdelay"]
 
@@ -97,3 +100,23 @@ def test_set_scale_updates_the_estimates(page: RecipesPage, recipes: list[Recipe
     assert normal in page.estimate_label.text() and normal in page.total_label.text()
     assert "scale normal" in page.total_label.text()
     assert (page.total_label.text(), page.estimate_label.text()) != (small_total, small_details)
+
+
+def test_at_1024_the_configurations_scroll_sideways_rather_than_lose_a_column(qtbot: QtBot, tmp_path: Path) -> None:
+    settings = QSettings(str(tmp_path / "nfstune.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(store_path=tmp_path / "nfstune.sqlite3", scale="small", settings=settings)
+    qtbot.addWidget(window)
+    window.stack.setCurrentIndex(STEPS.index("Recipes"))
+    window.resize(1024, 700)
+    window.show()
+    qtbot.waitExposed(window)
+    table = window.recipes_page.config_table
+    header = table.horizontalHeader()
+    qtbot.waitUntil(lambda: header.length() > 0)
+    for column, name in enumerate(CONFIG_HEADER):
+        if name == "Workloads":
+            assert header.sectionSize(column) >= CONFIG_WORKLOADS_MIN_WIDTH  # wraps, never squeezed away
+        else:
+            assert header.sectionSize(column) >= table.sizeHintForColumn(column), name
+    assert header.length() > table.viewport().width()  # the pane is narrower than the table at 1024 px...
+    assert table.horizontalScrollBar().isVisible()  # ...so it scrolls sideways

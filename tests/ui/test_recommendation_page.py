@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from nfstune.advice import EXPORTS_ASYNC_WARNING, PLAIN_RISK, Measured, Recommendation, recommend
-from nfstune.bench.stats import compare
+from nfstune.bench.verdict import Question, Verdict, judge
 from nfstune.ui.pages.recommendation import RecommendationPage
 
 SYNC_S = [26.0, 25.8, 26.3, 26.1, 25.9]  # lab-poc figures: untar on a sync export, hdd profile (seconds)
@@ -24,16 +24,21 @@ EXPORTS_SENTENCE = (
 )
 
 
+def verdict(baseline: list[float], other: list[float], names: tuple[str, str]) -> Verdict:
+    """Lower is better (seconds, ms); round n of one beside round n of the other."""
+    question = Question(("w",), dict(enumerate(baseline, 1)), dict(enumerate(other, 1)), False, names)
+    (found,) = judge([question])
+    return found
+
+
 @pytest.fixture
 def with_async() -> Recommendation:
     return recommend(
         share="/srv/data", server="nas", mount_point="/mnt/data",
         exports="/srv/data 192.168.1.0/24(rw,async,no_root_squash)\n",
         measured=Measured(
-            async_vs_sync={"small-files": compare(SYNC_S, ASYNC_S, higher_is_better=False, names=("sync", "async"),
-                                                  unit="s")},
-            no_wdelay={"sync-4k": compare(WDELAY_MS, NO_WDELAY_MS, higher_is_better=False,
-                                          names=("wdelay", "no_wdelay"), unit="ms")},
+            async_vs_sync={"small-files": verdict(SYNC_S, ASYNC_S, ("sync", "async"))},
+            no_wdelay={"sync-4k": verdict(WDELAY_MS, NO_WDELAY_MS, ("wdelay", "no_wdelay"))},
             negotiated_rsize=65536, server_max_block_size=65536,
         ),
     )  # fmt: skip
@@ -66,7 +71,9 @@ def test_lines_and_reasons(page: RecommendationPage, with_async: Recommendation)
     reasons = shown_text(page.exports_reasons)
     assert "sync: writes are on disk before the server confirms them; async measured faster" in reasons
     assert "max_block_size 65536" in shown_text(page.fstab_reasons)
-    assert "no_wdelay, sync-4k: no measurable difference" in shown_text(page.notes_label)
+    notes = shown_text(page.notes_label)
+    assert "no_wdelay, sync-4k: no_wdelay against wdelay: not settled (" in notes and "95 % CI" in notes
+    assert "significant" not in notes + reasons
 
 
 def test_async_box_is_hidden_until_asked_for(
@@ -92,7 +99,7 @@ def test_async_box_is_hidden_until_asked_for(
 
 
 def test_without_an_async_alternative_the_checkbox_is_hidden(page: RecommendationPage) -> None:
-    same = compare(SYNC_S, [26.2, 25.7, 26.0, 26.4, 25.9], higher_is_better=False, names=("sync", "async"))
+    same = verdict(SYNC_S, [26.2, 25.7, 26.0, 26.4, 25.9], ("sync", "async"))
     rec = recommend(share="/srv/data", exports="/srv/data *(ro)\n", server="nas", mount_point="/mnt/nas",
                     measured=Measured(async_vs_sync={"small-files": same}))  # fmt: skip
     assert rec.async_alternative is None

@@ -2,19 +2,32 @@
 
 from __future__ import annotations
 
+import html
+import math
+import re
+import statistics
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QScrollArea, QTableWidgetItem
 from pytestqt.qtbot import QtBot
 
 from nfstune import paths
 from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
 from nfstune.store import Results, open_store
-from nfstune.ui.pages.results import TABLE_HEADER, ResultsPage
+from nfstune.ui.main_window import STEPS, MainWindow
+from nfstune.ui.pages.results import (
+    OPTIONS_COLUMN,
+    TABLE_HEADER,
+    VERDICT_COLUMN,
+    WRAPPED_MIN_WIDTH,
+    ResultsPage,
+    WorkloadBlock,
+)
 from tests.unit.test_summary import FIRST_SESSION, StoredRun, store_session
 
 # the practice lab's server has 256 MiB of RAM: max_block_size 64 KiB, so every mount negotiates 65536
@@ -41,6 +54,20 @@ NO_WDELAY: list[StoredRun] = [
     ("no-wdelay", "sync,wdelay", "sync-4k", "sync,wdelay", "", "", [61.0, 64.0, 59.0, 63.0, 60.5]),
     ("no-wdelay", "sync,no_wdelay", "sync-4k", "sync,no_wdelay", "", "", [62.0, 60.0, 63.5, 61.0, 62.5]),
 ]
+
+# a quick-check of interleaved rounds (round n of every configuration ran side by side), built so that each kind of
+# verdict shows: async is far faster in every round; no_wdelay within 0.3 % of the baseline in every round; vers=3
+# swings both ways; rsize=128K ran with the baseline's negotiated options (so it is the same configuration) yet
+# came out ~20 % faster in every round
+PAIRED: list[StoredRun] = [
+    ("quick-check", "baseline", "small-files", "sync,wdelay", "vers=4.2", V42, [7.4, 7.9, 7.1, 7.6, 7.5, 7.3]),
+    ("quick-check", "baseline", "sync-4k", "sync,wdelay", "vers=4.2", V42, [62.0, 58.0, 66.0, 60.0, 61.0, 63.0]),
+    ("quick-check", "baseline", "seq-read", "sync,wdelay", "vers=4.2", V42, [5.84, 5.86, 5.83, 5.85, 5.80, 5.82]),
+    ("quick-check", "async", "small-files", "async", "vers=4.2", V42, [1.9, 2.0, 1.8, 1.9, 1.95, 1.85]),
+    ("quick-check", "no_wdelay", "sync-4k", "sync,no_wdelay", "vers=4.2", V42, [62.1, 57.9, 66.1, 60.1, 61.0, 62.9]),
+    ("quick-check", "rsize=128K", "seq-read", "sync,wdelay", R128K, V42, [7.0, 7.05, 7.02, 6.98, 7.01, 6.99]),
+    ("quick-check", "vers=3", "small-files", "sync,wdelay", "vers=3", V3, [5.0, 11.0, 6.5, 9.9, 7.0, 10.5]),
+]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -87,17 +114,16 @@ def test_a_tab_per_recipe_with_charts_and_tables(
     charts = page.chart_widgets()
     assert len(charts) == 4  # one per workload of quick-check; block-size did not run
     small_files = charts[0]
-    assert small_files.bar_item is not None
-    assert list(small_files.bar_item.opts["height"]) == [7.5, 1.9, 9.9]  # the medians, baseline first
+    assert small_files.medians == [7.5, 1.9, 9.9]  # baseline first
+    assert [len(dots.points()) for dots in small_files.dots] == [4, 4, 3]  # a dot per measured round
     assert small_files.plot.getAxis("bottom")._tickLevels[0] == [(0.0, "baseline"), (1.0, "async"), (2.0, "vers=3")]
     assert cells(page, "quick-check", "small-files", "Median") == ["7.50 s", "1.90 s", "9.90 s"]
     assert cells(page, "quick-check", "small-files", "Min\u2013max") == ["7.10\u20137.90", "1.80\u20132.00",
                                                                       "9.80\u201310.4"]  # fmt: skip
-    assert cells(page, "quick-check", "small-files", "n") == ["4", "4", "3"]
-    assert cells(page, "quick-check", "small-files", "CV")[0].endswith(" %")
-    verdicts = cells(page, "quick-check", "small-files", "Against the baseline")
+    assert cells(page, "quick-check", "small-files", "Rounds") == ["4", "4", "3"]
+    verdicts = cells(page, "quick-check", "small-files", VERDICT_COLUMN)
     assert verdicts[0] == "baseline"
-    assert verdicts[1].startswith("async is 3.9x faster than baseline (significant, p")
+    assert verdicts[1].startswith("faster\n3.9x faster (95 % CI ")
     options = cells(page, "quick-check", "seq-read", "Requested vs negotiated")[1]
     # ", " so that the narrow column can wrap; the export's own list cut to the options recipes change
     assert options.splitlines() == [f"requested {R128K}".replace(",", ", "),
@@ -109,15 +135,14 @@ def test_verdict_in_words_with_expectation_cap_and_failure(
 ) -> None:
     page.show_session(failed_session(results), recipes)
     verdict = page.verdict_labels["quick-check"].text()
-    assert "small-files: async is 3.9x faster than baseline (significant, p" in verdict
-    assert (
-        "no_wdelay made no measurable difference here (sync-4k, seq-write) \u2013 expected: current kernels "
-        "apply write gathering to NFSv2 only"
-    ) in verdict
+    assert "small-files: async is 3.9x faster than baseline (95 % CI " in verdict
+    no_wdelay = [line for line in verdict.split("<br>") if ": no_wdelay" in line]
+    assert len(no_wdelay) == 2  # sync-4k and seq-write, each with the reason the recipe expects no difference
+    assert all("\u2013 expected: current kernels apply write gathering to NFSv2 only" in line for line in no_wdelay)
     assert "rsize=128K: the server capped rsize and wsize at 65536 (64 KiB) where 131072 was requested" in verdict
-    assert "vers=3, seq-write: failed with no completed repeat" in verdict
+    assert "vers=3, seq-write: failed with no completed round" in verdict
     assert cells(page, "quick-check", "seq-write", "Configuration")[-1] == "vers=3 (failed)"
-    assert cells(page, "quick-check", "seq-write", "Median")[-1] == "no completed repeats"
+    assert cells(page, "quick-check", "seq-write", "Median")[-1] == "no completed rounds"
     assert "Not run: the session ended (failed)" in page.verdict_labels["block-size"].text()
 
 
@@ -126,8 +151,11 @@ def test_no_wdelay_recipe_expected_no_difference(
 ) -> None:
     page.show_session(results.session(store_session(results, NO_WDELAY)), recipes)
     verdict = page.verdict_labels["no-wdelay"].text()
-    assert "sync,no_wdelay made no measurable difference here (sync-4k) \u2013 expected: current kernels" in verdict
-    assert cells(page, "no-wdelay", "sync-4k", "Against the baseline")[1].startswith("no measurable difference")
+    assert (
+        "sync-4k: sync,no_wdelay: no difference that matters against sync,wdelay (within \u00b15 %; 95 % CI "
+    ) in verdict
+    assert "\u2013 expected: current kernels apply write gathering to NFSv2 only" in verdict
+    assert cells(page, "no-wdelay", "sync-4k", VERDICT_COLUMN)[1].startswith("no difference that matters\n")
 
 
 def test_without_recipes_the_ids_name_the_tabs_and_charts_save(
@@ -137,7 +165,7 @@ def test_without_recipes_the_ids_name_the_tabs_and_charts_save(
     assert [page.tabs.tabText(i) for i in range(page.tabs.count())] == ["sync-vs-async", "block-size"]
     assert "async is 4.3x faster than sync" in page.verdict_labels["sync-vs-async"].text()
     seq_read = page.chart_widgets()[-1]
-    assert seq_read.bar_item is not None and list(seq_read.bar_item.opts["height"]) == [30.9, 89.0]
+    assert seq_read.medians == [30.9, 89.0]
     target = tmp_path / "chart.png"
     seq_read.save_png(target)
     assert QImage(str(target)).width() > 0
@@ -159,3 +187,99 @@ def test_save_charts_as_png_writes_one_file_per_chart(
     assert written[-1] == "03-block-size-seq-read.png"
     assert all(QImage(str(out / name)).width() > 100 for name in written)
     assert "3 PNG files saved" in page.header_label.text()
+
+
+def paired_session(results: Results) -> dict[str, Any]:
+    session = results.session(store_session(results, PAIRED))
+    session["plan"] = '{"seed": 7}'  # what makes the rounds paired: the session ran a plan of interleaved rounds
+    return session
+
+
+def verdict_cells(page: ResultsPage, workload: str) -> dict[str, QTableWidgetItem]:
+    table = page.tables[("quick-check", workload)]
+    column = TABLE_HEADER.index(VERDICT_COLUMN)
+    return {table.item(row, 0).text(): table.item(row, column) for row in range(table.rowCount())}
+
+
+def test_verdict_column_shows_the_kind_and_the_ci_with_the_sentence_as_tooltip(
+    page: ResultsPage, results: Results, recipes: dict[str, Recipe]
+) -> None:
+    page.show_session(paired_session(results), recipes)
+    small_files = verdict_cells(page, "small-files")
+    assert small_files["baseline"].text() == "baseline"
+    kind, ci = small_files["async"].text().split("\n")
+    assert kind == "faster" and small_files["async"].font().bold()
+    # the estimate is the geometric mean of the per-round speed ratios (time: baseline / async): about 3.9x
+    base, fast = [r[-1] for r in PAIRED if r[2] == "small-files"][:2]
+    mean = math.exp(statistics.fmean(math.log(b / a) for b, a in zip(base, fast, strict=True)))
+    found = re.fullmatch(r"([\d.]+)x faster \(95 % CI ([\d.]+)x to ([\d.]+)x faster\)", ci)
+    assert found is not None, ci
+    estimate, low, high = map(float, found.groups())
+    assert estimate == pytest.approx(mean, abs=0.06) and low < mean < high
+    assert small_files["async"].toolTip().startswith("async is ") and "95 % CI" in small_files["async"].toolTip()
+
+    kind, ci = small_files["vers=3"].text().split("\n")
+    assert kind == "not settled" and "so far (95 % CI " in ci and " slower to " in ci and ci.endswith(" faster)")
+    tip = small_files["vers=3"].toolTip()
+    assert "not settled" in tip and ("more rounds" in tip or "larger files" in tip)  # what would settle it
+
+    kind, ci = verdict_cells(page, "sync-4k")["no_wdelay"].text().split("\n")
+    assert kind == "no difference that matters" and "(95 % CI " in ci
+    kind, ci = verdict_cells(page, "seq-read")["rsize=128K"].text().split("\n")
+    assert kind == "unreliable" and ci.startswith("should be the same, came out 20 % faster (95 % CI")
+    assert "not reliable" in verdict_cells(page, "seq-read")["rsize=128K"].toolTip()
+
+
+def test_the_detail_quotes_every_sentence_effects_first(
+    page: ResultsPage, results: Results, recipes: dict[str, Recipe]
+) -> None:
+    page.show_session(paired_session(results), recipes)
+    detail = page.verdict_labels["quick-check"].text()
+    tips = {
+        label: cell.toolTip()
+        for workload in ("small-files", "sync-4k", "seq-read")
+        for label, cell in verdict_cells(page, workload).items()
+        if label != "baseline"
+    }
+    for tip in tips.values():
+        assert html.escape(tip) in detail  # the full sentence, and what would settle it
+    positions = [detail.index(html.escape(tips[label])) for label in ("async", "rsize=128K", "vers=3", "no_wdelay")]
+    assert positions == sorted(positions)  # faster, then unreliable, then not settled, then no difference
+    assert "significant" not in detail
+
+
+@pytest.mark.parametrize(("size", "side_by_side"), [((1024, 700), False), ((1280, 720), False), ((1920, 1080), True)])
+def test_every_table_fits_the_window_or_scrolls_sideways_without_cutting_text(
+    qtbot: QtBot, tmp_path: Path, results: Results, recipes: dict[str, Recipe], size: tuple[int, int],
+    side_by_side: bool,
+) -> None:  # fmt: skip
+    settings = QSettings(str(tmp_path / "nfstune.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(store_path=tmp_path / "window.sqlite3", scale="small", settings=settings)
+    qtbot.addWidget(window)
+    window.results_page.show_session(paired_session(results), recipes)
+    window.stack.setCurrentIndex(STEPS.index("Results"))
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    scroll = window.results_page.tabs.currentWidget()
+    assert isinstance(scroll, QScrollArea)
+    tables = list(window.results_page.tables.values())
+    qtbot.waitUntil(lambda: all(t.width() < scroll.viewport().width() for t in tables))  # laid out in the page
+    for table in tables:
+        header = table.horizontalHeader()
+        for column, name in enumerate(TABLE_HEADER):
+            if name in (VERDICT_COLUMN, OPTIONS_COLUMN):
+                assert header.sectionSize(column) >= WRAPPED_MIN_WIDTH, name  # wrapped, not squeezed
+            else:
+                assert header.sectionSize(column) >= table.sizeHintForColumn(column), name  # whole figures
+        for row in range(table.rowCount()):
+            assert table.rowHeight(row) >= table.sizeHintForRow(row)  # every wrapped line shows
+        rows_height = header.height() + table.verticalHeader().length()
+        assert table.viewport().height() >= rows_height - header.height()  # every row shows: the page scrolls
+        if header.length() > table.viewport().width():  # wider than the window: the table scrolls sideways
+            assert table.horizontalScrollBar().isVisible()
+        left = table.mapTo(scroll.widget(), QPoint(0, 0)).x()
+        assert left + table.width() <= scroll.viewport().width()  # nothing runs off the page's right edge
+    # the chart beside its table only where both fit; above it otherwise, so the table gets the page's width
+    blocks = scroll.widget().findChildren(WorkloadBlock)
+    assert len(blocks) == len(tables) and all(block.side_by_side is side_by_side for block in blocks)

@@ -12,7 +12,7 @@ from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from nfstune.ui.widgets.live_plot import LIVE_SERIES, LivePlot, SeriesBuffer
-from nfstune.ui.widgets.result_chart import ResultChart
+from nfstune.ui.widgets.result_chart import ResultChart, nice_ticks
 
 NETWORK = "network (iperf3, client→server)"
 
@@ -183,34 +183,81 @@ def test_live_plot_png(qtbot: QtBot, tmp_path: Path) -> None:
 
 # --- ResultChart -----------------------------------------------------------------------------------------------
 
-BARS = [("baseline (sync)", 5.62, 5.41, 5.80, 5), ("async", 5.86, 5.79, 5.90, 5), ("rsize=1M", 5.70, 5.32, 5.88, 4)]
+# seq-write in MB/s, round -> figure; vers=3 missed round 2 (a failed visit)
+STRIPS = [
+    ("baseline", {1: 5.41, 2: 5.62, 3: 5.80, 4: 5.55, 5: 5.70}),
+    ("async", {1: 5.86, 2: 5.79, 3: 5.90, 4: 5.81, 5: 6.02}),
+    ("vers=3", {1: 6.40, 3: 6.10, 4: 6.55, 5: 6.20}),
+]
 
 
-def test_result_chart_bars_and_whiskers(qtbot: QtBot, tmp_path: Path) -> None:
+def dots_of(chart: ResultChart, column: int) -> list[tuple[float, float, int]]:
+    return [(p.pos().x(), p.pos().y(), p.data()) for p in chart.dots[column].points()]
+
+
+def test_result_chart_is_a_strip_plot_with_a_dot_per_round(qtbot: QtBot, tmp_path: Path) -> None:
     chart = ResultChart()
     qtbot.addWidget(chart)
     chart.resize(640, 420)
-    chart.set_data("seq-write (64 MiB, fsync)", "MB/s", True, BARS)
-    assert chart.bar_item is not None and chart.error_item is not None
-    assert list(chart.bar_item.opts["height"]) == [5.62, 5.86, 5.70]
-    error = chart.error_item.opts
-    assert list(error["y"] + error["top"]) == pytest.approx([5.80, 5.90, 5.88])
-    assert list(error["y"] - error["bottom"]) == pytest.approx([5.41, 5.79, 5.32])
-    assert [label for _, label in chart.plot.getAxis("bottom")._tickLevels[0]] == [b[0] for b in BARS]
+    chart.set_data("seq-write (64 MiB, fsync)", "MB/s", True, STRIPS)
+    assert len(chart.dots) == 3
+    for column, (_label, rounds) in enumerate(STRIPS):
+        dots = dots_of(chart, column)
+        assert len(dots) == len(rounds)  # one dot per round, no more
+        assert {(data, y) for _x, y, data in dots} == set(rounds.items())
+        xs = [x for x, _y, _data in dots]
+        assert all(column - 0.3 < x < column + 0.3 for x in xs)  # inside its own column
+        assert len(set(xs)) == len(xs)  # jittered: no two rounds on one vertical line
+    # the median mark of each column: 5.62 (of 5.41 5.55 5.62 5.70 5.80), 5.86, (6.20 + 6.40) / 2
+    assert chart.medians == pytest.approx([5.62, 5.86, 6.30])
+    for column, item in enumerate(chart.median_items):
+        x, y = item.getData()
+        assert list(y) == pytest.approx([chart.medians[column]] * 2) and x[0] < column < x[1]
+    assert [label for _, label in chart.plot.getAxis("bottom")._tickLevels[0]] == ["baseline", "async", "vers=3"]
     assert chart.plot.getAxis("left").labelText == "MB/s"
     assert chart.plot.titleLabel.text == "seq-write (64 MiB, fsync)"
     assert chart.note.text().startswith("higher is better")
-    assert [label.toPlainText() for label in chart.value_labels] == ["5.62  (n=5)", "5.86  (n=5)", "5.7  (n=4)"]
+    assert [label.toPlainText() for label in chart.value_labels] == ["5.62", "5.86", "6.30"]
     chart.save_png(tmp_path / "chart.png")
     assert QImage(str(tmp_path / "chart.png")).width() == 640
+
+
+def test_result_chart_jitter_is_the_same_on_every_draw(qtbot: QtBot) -> None:
+    first, second = ResultChart(), ResultChart()
+    qtbot.addWidget(first)
+    qtbot.addWidget(second)
+    first.set_data("a", "MB/s", True, STRIPS)
+    second.set_data("a", "MB/s", True, STRIPS)
+    first.set_data("a", "MB/s", True, STRIPS)  # drawn again
+    assert [dots_of(first, c) for c in range(3)] == [dots_of(second, c) for c in range(3)]
+
+
+def test_result_chart_value_axis_has_round_ticks(qtbot: QtBot) -> None:
+    chart = ResultChart()
+    qtbot.addWidget(chart)
+    chart.set_data("seq-write", "MB/s", True, STRIPS)  # highest dot 6.55
+    (major, _minor) = chart.plot.getAxis("left")._tickLevels
+    assert [text for _, text in major] == ["0", "2", "4", "6", "8"]
+    chart.set_data("sync-4k", "ms", False, [("baseline", {1: 0.61, 2: 0.64}), ("async", {1: 0.09, 2: 0.11})])
+    (major, _minor) = chart.plot.getAxis("left")._tickLevels
+    assert [text for _, text in major] == ["0", "0.2", "0.4", "0.6", "0.8"]
+
+
+@pytest.mark.parametrize(
+    ("top", "ticks"),
+    [(7.83, [0, 2, 4, 6, 8]), (10.0, [0, 2, 4, 6, 8, 10]), (11.0, [0, 2.5, 5, 7.5, 10, 12.5]),
+     (0.07, [0, 0.02, 0.04, 0.06, 0.08]), (523.0, [0, 200, 400, 600]), (0.0, [0, 1])],
+)  # fmt: skip
+def test_nice_ticks(top: float, ticks: list[float]) -> None:
+    assert nice_ticks(top) == pytest.approx(ticks)
 
 
 def test_result_chart_replaces_its_data(qtbot: QtBot) -> None:
     chart = ResultChart()
     qtbot.addWidget(chart)
-    chart.set_data("first", "MB/s", True, BARS)
-    chart.set_data("untar", "s", False, [("sync", 41.3, 39.8, 44.0, 3), ("async", 12.1, 11.7, 12.9, 3)])
-    assert chart.bar_item is not None and list(chart.bar_item.opts["height"]) == [41.3, 12.1]
-    assert sum(isinstance(i, pg.BarGraphItem) for i in chart.plot.items) == 1
+    chart.set_data("first", "MB/s", True, STRIPS)
+    chart.set_data("untar", "s", False, [("sync", {1: 41.3, 2: 39.8, 3: 44.0}), ("async", {1: 12.1, 2: 11.7})])
+    assert chart.medians == pytest.approx([41.3, 11.9])
+    assert sum(isinstance(i, pg.ScatterPlotItem) for i in chart.plot.items) == 2
     assert len([i for i in chart.plot.items if isinstance(i, pg.TextItem)]) == 2
     assert chart.note.text().startswith("lower is better") and chart.plot.getAxis("left").labelText == "s"

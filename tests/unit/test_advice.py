@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from nfstune.advice import EXPORTS_ASYNC_WARNING, Measured, recommend
-from nfstune.bench.stats import compare
+from nfstune.bench.verdict import Question, Verdict, judge
 from nfstune.errors import ConfigError
 from nfstune.nfs.apply_plan import plan_exports_change, plan_fstab_change
 from nfstune.nfs.export_options import ASYNC
@@ -17,9 +17,18 @@ from nfstune.nfs.mounts import split_source
 
 SYNC_S = [26.0, 25.8, 26.3, 26.1, 25.9]  # lab-poc figures: untar on a sync export, hdd profile (seconds)
 ASYNC_S = [6.4, 6.1, 5.9, 6.2, 6.0]
-FASTER = Measured(
-    async_vs_sync={"small-files": compare(SYNC_S, ASYNC_S, higher_is_better=False, names=("sync", "async"), unit="s")}
-)
+
+
+def verdict(baseline: list[float], other: list[float], names: tuple[str, str], *, higher_is_better: bool = False,
+            expect_same: bool = False) -> Verdict:  # fmt: skip
+    """The verdict of `other` against `baseline`, round by round (the figures' order)."""
+    question = Question(("w",), dict(enumerate(baseline, 1)), dict(enumerate(other, 1)), higher_is_better, names,
+                        expect_same=expect_same, why_same="the kernel ignores no_wdelay on v3/v4")  # fmt: skip
+    (found,) = judge([question])
+    return found
+
+
+FASTER = Measured(async_vs_sync={"small-files": verdict(SYNC_S, ASYNC_S, ("sync", "async"))})
 
 
 def test_async_is_never_the_recommended_line_but_an_alternative_with_the_warning() -> None:
@@ -36,15 +45,36 @@ def test_async_is_never_the_recommended_line_but_an_alternative_with_the_warning
     assert "changed from async for 10.99.0.0/24" in rec.exports_reasons[0].why
 
 
-def test_no_async_alternative_without_a_significant_gain() -> None:
-    comp = compare(SYNC_S, [26.2, 25.7, 26.0, 26.4, 25.9], higher_is_better=False, names=("sync", "async"))
+def test_no_async_alternative_without_a_measured_gain() -> None:
+    same = verdict(SYNC_S, [26.2, 25.7, 26.0, 26.4, 25.9], ("sync", "async"))  # within 1 % in every round
+    assert not same.effect
     rec = recommend(
         share="/srv/data", server="nas", exports="/srv/data 192.168.1.0/24(rw)\n",
-        measured=Measured(async_vs_sync={"small-files": comp}),
+        measured=Measured(async_vs_sync={"small-files": same}),
     )  # fmt: skip
     assert rec.async_alternative is None
-    assert "async measured no faster here" in rec.exports_reasons[0].why
+    assert "async was not measured faster here (small-files: " + same.text + ")" in rec.exports_reasons[0].why
     assert rec.exports_line == "/srv/data 192.168.1.0/24(rw)"  # already sync (the default): left as written
+
+
+def test_async_is_offered_only_where_faster_and_a_slower_workload_is_said() -> None:
+    faster = verdict(SYNC_S, ASYNC_S, ("sync", "async"))  # 4x fewer seconds in every round
+    slower = verdict([50.0, 52.0, 49.0, 51.0, 50.5], [40.0, 41.5, 39.0, 41.0, 40.2], ("sync", "async"),
+                     higher_is_better=True)  # MB/s: a fifth less in every round  # fmt: skip
+    unsettled = verdict([4.0, 4.1, 3.9, 4.2, 4.0], [2.0, 6.5, 3.0, 5.9, 2.4], ("sync", "async"))
+    assert (faster.kind, slower.kind, unsettled.kind) == ("faster", "slower", "not settled")
+    measured = Measured(async_vs_sync={"small-files": faster, "seq-write": slower, "sync-4k": unsettled})
+    rec = recommend(share="/export", server="nas", exports="/export h(rw)\n", measured=measured)
+    alt = rec.async_alternative
+    assert alt is not None and alt.gain.startswith("small-files: " + faster.text)
+    assert "Slower with async: seq-write: " + slower.text in alt.gain and "sync-4k" not in alt.gain
+    assert "95 % CI" in alt.gain and "significant" not in alt.gain
+    why = rec.exports_reasons[0].why
+    assert "async measured faster (" in why and unsettled.text in why and "significant" not in why
+    # nothing faster: no alternative, whatever else was measured
+    rec = recommend(share="/export", server="nas", exports="/export h(rw)\n",
+                    measured=Measured(async_vs_sync={"seq-write": slower, "sync-4k": unsettled}))  # fmt: skip
+    assert rec.async_alternative is None and "async was not measured faster" in rec.exports_reasons[0].why
 
 
 def test_a_new_export_gets_safe_options_for_the_named_clients_only() -> None:
@@ -83,26 +113,33 @@ def test_the_admins_own_folklore_is_kept_not_added_to() -> None:
     assert rec.exports_line == "/export *(ro,no_wdelay,fsid=0,insecure)"
 
 
+WDELAY = [10.1, 10.3, 9.9, 10.0, 10.2, 10.0]  # MB/s per round
+
+
 def test_no_wdelay_is_reported_as_measured_and_never_recommended() -> None:
-    same = compare(
-        [10.1, 10.3, 9.9, 10.0], [10.2, 10.0, 10.1, 9.8], higher_is_better=True, names=("wdelay", "no_wdelay")
-    )
+    same = verdict(WDELAY, [10.2, 10.2, 10.0, 9.9, 10.1, 10.1], ("wdelay", "no_wdelay"), higher_is_better=True)
+    assert same.kind == "same"
     rec = recommend(
         share="/export", server="nas", exports="/export h(rw)\n", measured=Measured(no_wdelay={"seq-write": same})
     )
     (note,) = rec.notes
-    assert "no measurable difference" in note and "NFSv2 only" in note
+    assert note.startswith(f"no_wdelay, seq-write: {same.text}. Not recommended: ") and "NFSv2 only" in note
 
 
-def test_a_significant_no_wdelay_difference_is_called_host_variation() -> None:
-    faster = compare(
-        [10.1, 10.3, 9.9, 10.0], [12.2, 12.0, 12.1, 11.8], higher_is_better=True, names=("wdelay", "no_wdelay")
-    )
-    rec = recommend(
-        share="/export", server="nas", exports="/export h(rw)\n", measured=Measured(no_wdelay={"seq-write": faster})
-    )
-    (note,) = rec.notes
-    assert "significant" in note and "run-to-run variation, not the option" in note
+def test_an_unreliable_or_unsettled_no_wdelay_note_does_not_contradict_itself() -> None:
+    """It said "19 % faster (significant) ... a difference this size is this host's run-to-run variation"."""
+    unreliable = verdict(WDELAY, [12.2, 12.4, 12.0, 12.1, 12.3, 12.1], ("wdelay", "no_wdelay"),
+                         higher_is_better=True, expect_same=True)  # 20 % apart in every round  # fmt: skip
+    unsettled = verdict(WDELAY, [7.0, 14.0, 9.0, 13.5, 8.0, 12.0], ("wdelay", "no_wdelay"), higher_is_better=True)
+    assert (unreliable.kind, unsettled.kind) == ("unreliable", "not settled")
+    measured = Measured(no_wdelay={"seq-write": unreliable, "sync-4k": unsettled})
+    rec = recommend(share="/export", server="nas", exports="/export h(rw)\n", measured=measured)
+    for note, v in zip(rec.notes, (unreliable, unsettled), strict=True):
+        assert note.startswith(f"no_wdelay, {'seq-write' if v is unreliable else 'sync-4k'}: {v.text}. ")
+        assert note.endswith(
+            "Not recommended: the kernel ignores no_wdelay on NFSv3/v4, and the measurement shows no settled effect."
+        )
+        assert "significant" not in note and "variation" not in note
     assert "no_wdelay" not in rec.exports_line
 
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nfstune.advice import Measured, recommend
-from nfstune.bench.stats import compare
+from nfstune.bench.verdict import Question, judge
 from nfstune.errors import ConfigError
 from nfstune.nfs.apply import plan_apply
 from nfstune.nfs.apply_plan import TUNED_MOUNT_OPTIONS, defining_entry, find_nfs_entry
@@ -21,10 +21,11 @@ from nfstune.nfs.exports import ExportEntry, encode_word, files_in_order, parse
 from nfstune.nfs.fstab import Fstab
 from nfstune.nfs.mounts import escape_field, mount_source, split_source
 
-FASTER = compare([26.0, 25.8, 26.3, 26.1, 25.9], [6.4, 6.1, 5.9, 6.2, 6.0], higher_is_better=False,
-                 names=("sync", "async"), unit="s")  # fmt: skip
-SAME = compare([26.0, 25.8, 26.3, 26.1, 25.9], [26.2, 25.7, 26.0, 26.4, 25.9], higher_is_better=False,
-               names=("sync", "async"), unit="s")  # fmt: skip
+SYNC_S = dict(enumerate([26.0, 25.8, 26.3, 26.1, 25.9], 1))  # seconds per round
+FASTER, SAME = judge([
+    Question(("small-files",), SYNC_S, dict(enumerate([6.4, 6.1, 5.9, 6.2, 6.0], 1)), False, ("sync", "async")),
+    Question(("small-files",), SYNC_S, dict(enumerate([26.2, 25.7, 26.0, 26.4, 25.9], 1)), False, ("sync", "async")),
+])  # fmt: skip
 
 OPTIONS = [
     "ro", "rw", "sync", "async", "root_squash", "no_root_squash", "all_squash", "no_all_squash", "anonuid=1000",

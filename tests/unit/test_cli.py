@@ -233,3 +233,22 @@ def test_report_says_when_a_write_fails_after_the_checks(tmp_path: Path, one_ses
     result = nfstune(tmp_path, "report", str(one_session), "--json", "/dev/full")
     assert result.returncode == 2 and "cannot write /dev/full: No space left on device" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_dry_run_prints_the_interleaved_plan_and_touches_no_host(tmp_path: Path) -> None:
+    # the lab is not up here, and nas.invalid resolves nowhere: a dry run that connected would fail
+    result = nfstune(tmp_path, "run", "--lab", "--recipe", "quick-check", "--scale", "small", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    orders = [line.split(": ", 1)[1].split(", ") for line in out.splitlines() if line.startswith("  round ")]
+    assert len(orders) >= 3
+    assert all(sorted(o) == sorted(["baseline", "async", "no_wdelay", "rsize=128K", "vers=3"]) for o in orders[:3])
+    assert orders[0] != orders[1] != orders[2]
+    assert "  warm-up: baseline (not counted)" in out
+    assert "sudo mount -t nfs -o nosharecache,vers=3 nas:/export /mnt/nfstune/" in out
+    assert "server$ sudo sh -c 'exportfs -ra && exportfs -f'" in out  # the undo of an export change
+    assert "fio assumed on the client" in out and "no host was contacted" in out
+    assert nothing_created(tmp_path)
+    remote = nfstune(tmp_path, "run", *REMOTE, "--share", "/srv/nfs", "--scale", "small", "--dry-run")
+    assert remote.returncode == 0, remote.stderr
+    assert "nas.invalid:/srv/nfs /mnt/nfstune/" in remote.stdout and nothing_created(tmp_path)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from nfstune import paths
-from nfstune.engine import export_edit, plan
+from nfstune.engine import export_edit
 from nfstune.errors import NfstuneError
 from nfstune.guard import AsyncStep, ServerChange
 from nfstune.nfs.change import ApplianceRefused
@@ -21,7 +21,7 @@ from nfstune.recipes.model import ExportChange
 from nfstune.remote import Host
 from nfstune.remote.probe import parse_probe_output
 from nfstune.store import Journal, Results, open_store
-from nfstune.workflow import Facts, Pair, make_engine, plan_session
+from nfstune.workflow import Facts, Pair, make_engine, plan_for
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "probe"
 
@@ -41,13 +41,14 @@ def lab_facts(appliance: str | None) -> Facts:
 
 def test_an_appliance_skips_every_server_side_configuration_with_the_vendor_setting(shipped: dict) -> None:
     chosen = [shipped["quick-check"], shipped["block-size"]]
-    planned, skipped = plan_session(chosen, lab_facts("OpenMediaVault"), "small")
-    assert planned and all(not p.config.export for p in planned)  # block-size still runs: client-side only
-    assert {p.recipe.id for p in planned} == {"block-size"}
-    assert len(skipped) == len(shipped["quick-check"].configs)
-    assert all("OpenMediaVault appliance" in s and "'Extra options'" in s for s in skipped)
-    plain, _ = plan_session(chosen, lab_facts(None), "small")
-    assert any(p.config.export for p in plain)
+    plan = plan_for(None, lab_facts("OpenMediaVault"), chosen, "small")
+    configs = [c for item in plan.recipes for c in item.configs]
+    assert configs and all(not c.export for c in configs)  # block-size still runs: client-side only
+    assert {item.recipe.id for item in plan.recipes} == {"block-size"}
+    assert len(plan.skipped) == len(shipped["quick-check"].configs)
+    assert all("OpenMediaVault appliance" in s and "'Extra options'" in s for s in plan.skipped)
+    plain = plan_for(None, lab_facts(None), chosen, "small")
+    assert any(c.export for item in plain.recipes for c in item.configs)
 
 
 def test_the_engine_refuses_an_appliance_before_touching_it(shipped: dict, tmp_path: Path) -> None:
@@ -55,7 +56,7 @@ def test_the_engine_refuses_an_appliance_before_touching_it(shipped: dict, tmp_p
     results, journal = Results(conn), Journal(conn)
     nowhere = Host("127.0.0.1", port=9, known_hosts=tmp_path / "kh", label="truenas")  # never contacted
     facts = lab_facts("TrueNAS")
-    planned, _ = plan([shipped["quick-check"]], {}, "small")  # as a caller that planned without the facts
+    planned = plan_for(None, None, [shipped["quick-check"]], "small")  # as a caller that planned without the facts
     engine = make_engine(
         Pair(nowhere, nowhere, "nas", "/export"), facts, scale="small", results=results, journal=journal,
         emit=lambda e: None, cancel=threading.Event(),
@@ -100,10 +101,11 @@ def test_what_the_admin_confirms() -> None:
         NfsClient("10.99.0.7:812", "4.2", "Linux NFSv4.2 laptop", "confirmed"),
         NfsClient("10.99.0.2:934", "3 (or another TCP client)", ""),
     )
-    steps = (AsyncStep("quick-check async", 3, 5),)
+    steps = (AsyncStep("quick-check async", 3, 5),)  # 3 workloads, visited in 5 rounds
     text = ServerChange("nas", "/export", clients, "10.99.0.2", "client", 5, steps).message()
     assert "/export on nas" in text and "5 server-side" in text
     assert "10.99.0.7:812  NFS 4.2  Linux NFSv4.2 laptop\n" in text + "\n"
     assert "10.99.0.2:934  NFS 3 (or another TCP client) (from client, the client nfstune uses)" in text
-    assert "quick-check async: 15 timed repeat(s) at most" in text and "power cut" in text
+    assert "quick-check async: 5 visit(s) of a few workload runs each (15 timed run(s)) at most" in text
+    assert "power cut" in text
     assert "No configuration runs the export async" in ServerChange("nas", "/e", clients, None, "c", 1, ()).message()

@@ -8,9 +8,10 @@ from dataclasses import replace
 import pytest
 
 from nfstune import paths
-from nfstune.recipe_info import PER_CONFIG_S, describe, estimate_seconds, estimate_total, format_duration, size_text
+from nfstune.recipe_info import describe, estimate_seconds, estimate_total, format_duration, size_text
 from nfstune.recipes.loader import load_recipes
-from nfstune.recipes.model import Recipe, Repeats
+from nfstune.recipes.model import Recipe, Rounds
+from nfstune.recipes.plan import RUN_S, VISIT_S
 
 
 @pytest.fixture(scope="module")
@@ -52,24 +53,23 @@ def test_varies_is_built_from_the_configurations(shipped: dict[str, Recipe]) -> 
     assert versions.startswith("NFS version 3, 4.0, 4.1, 4.2") and "vers=4.0 only when" in versions
 
 
-def test_estimate_counts_configurations_workloads_warmups_and_repeats(shipped: dict[str, Recipe]) -> None:
-    recipe = shipped["sync-vs-async"]  # 2 configurations x 3 workloads, repeats 5..10, one warm-up
-    times = {"small-files": 10.0, "sync-4k": 10.0, "seq-write": 10.0}
-    low, high = estimate_seconds(recipe, "normal", times)
-    assert low == 2 * PER_CONFIG_S["normal"] + 2 * 3 * (1 + 5) * 10.0
-    assert high == 2 * PER_CONFIG_S["normal"] + 2 * 3 * (1 + 10) * 10.0
-    # scale "small" caps the repeats as the engine's planner does (3..4)
-    assert estimate_seconds(recipe, "small", times) == (2 * 15.0 + 6 * 4 * 10.0, 2 * 15.0 + 6 * 5 * 10.0)
+def test_estimate_runs_from_the_minimum_rounds_to_the_budget(shipped: dict[str, Recipe]) -> None:
+    recipe = shipped["sync-vs-async"]  # 2 server-side configurations x 3 workloads, one warm-up, 3..20 rounds
+    visit = VISIT_S["normal"]["server"] + sum(RUN_S["normal"][w] for w in recipe.workloads)
+    low, high = estimate_seconds(recipe, "normal")
+    assert low == visit + 3 * 2 * visit
+    assert high == recipe.rounds.budget_minutes["normal"] * 60  # 20 rounds would take longer than the budget
+    assert estimate_seconds(recipe, "small")[1] == 15 * 60
 
 
-def test_estimate_grows_with_scale_and_with_repeats(shipped: dict[str, Recipe]) -> None:
+def test_estimate_grows_with_scale_and_with_rounds(shipped: dict[str, Recipe]) -> None:
     for recipe in shipped.values():
         small, normal = estimate_seconds(recipe, "small"), estimate_seconds(recipe, "normal")
-        assert small[0] <= small[1] < normal[0] <= normal[1]
+        assert small[0] <= small[1] and small[0] < normal[0] <= normal[1] and small[1] <= normal[1]
     recipe = shipped["block-size"]
-    more = replace(recipe, repeats=Repeats(min=8, max=20))
+    more = replace(recipe, rounds=Rounds(min=8, max=20))
     assert estimate_seconds(more, "normal")[0] > estimate_seconds(recipe, "normal")[0]
-    assert estimate_seconds(more, "normal")[1] > estimate_seconds(recipe, "normal")[1]
+    assert estimate_seconds(more, "normal")[1] == estimate_seconds(recipe, "normal")[1]  # the budget caps both
     both = estimate_total([shipped["block-size"], shipped["nconnect"]], "small")
     assert both[0] == estimate_seconds(recipe, "small")[0] + estimate_seconds(shipped["nconnect"], "small")[0]
     assert estimate_total([], "small") == (0.0, 0.0)

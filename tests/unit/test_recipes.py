@@ -132,7 +132,8 @@ def test_nconnect_readahead_and_quick_check() -> None:
     assert all(not c.mount.options for c in readahead.configs)
     quick = recipes["quick-check"]
     assert [c.label for c in quick.configs] == ["baseline", "async", "no_wdelay", "rsize=128K", "vers=3"]
-    assert (quick.repeats.min, quick.repeats.max, quick.repeats.warmup) == (3, 5, 1)
+    assert (quick.rounds.min, quick.rounds.warmup, quick.rounds.budget_minutes["small"]) == (3, 1, 12.0)
+    assert quick.config("no_wdelay").expect == "same" and quick.config("async").expect is None
     assert not quick.may_recommend(quick.config("no_wdelay")) and quick.may_recommend(quick.config("async"))
     assert quick.config("no_wdelay").workloads == ("sync-4k", "seq-write")
 
@@ -294,6 +295,29 @@ ERROR_CASES = [
         id="repeats-range",
     ),
     pytest.param(
+        edited('label = "b"', 'label = "b"\nexpect = "faster"'),
+        "14: configs[1].expect: must be 'same' (it measures the same as the baseline), not 'faster'",
+        id="expect-value",
+    ),
+    pytest.param(
+        BASE + "\n[rounds]\nmin = 1\n", "17: rounds.min: must be an integer from 2 to 50, not 1", id="rounds-min"
+    ),
+    pytest.param(
+        BASE + "\n[rounds]\nmargin = 0\n",
+        "17: rounds.margin: must be a number above 0 and at most 50, not 0",
+        id="rounds-margin",
+    ),
+    pytest.param(
+        BASE + "\n[rounds]\nbudget_minutes = { quick = 5 }\n",
+        "17: rounds.budget_minutes: unknown key 'quick'",
+        id="rounds-budget-scale",
+    ),
+    pytest.param(
+        BASE + "\n[rounds]\nmin = 3\n\n[repeats]\nmin = 3\n",
+        "19: repeats: the recipe has [rounds]: remove the older [repeats] table",
+        id="rounds-and-repeats",
+    ),
+    pytest.param(
         BASE + "\n[repeats]\ncv_target = 0\n",
         "17: repeats.cv_target: must be a percentage above 0 and at most 100, not 0",
         id="cv-target",
@@ -358,7 +382,27 @@ def test_a_broken_recipe_gives_file_line_key_message(tmp_path: Path, text: str, 
 def test_the_base_recipe_is_valid(tmp_path: Path) -> None:
     recipe, errors = load_recipe_file(write(tmp_path, "demo", BASE))
     assert errors == [] and recipe is not None
-    assert (recipe.baseline, recipe.repeats.min, recipe.repeats.max, recipe.repeats.cv_target) == ("a", 5, 10, 5.0)
+    assert (recipe.baseline, recipe.rounds.min, recipe.rounds.max, recipe.rounds.margin_percent) == ("a", 3, 20, 5.0)
+    assert dict(recipe.rounds.budget_minutes) == {"small": 15.0, "normal": 60.0}
+
+
+def test_rounds_and_the_older_repeats_table(tmp_path: Path) -> None:
+    text = BASE + "\n[rounds]\nmin = 4\nmax = 9\nwarmup = 2\nmargin = 2.5\nbudget_minutes = { small = 7 }\n"
+    recipe, errors = load_recipe_file(write(tmp_path, "demo", text))
+    assert errors == [] and recipe is not None
+    assert (recipe.rounds.min, recipe.rounds.max, recipe.rounds.warmup, recipe.rounds.margin_percent) == (4, 9, 2, 2.5)
+    assert dict(recipe.rounds.budget_minutes) == {"small": 7.0, "normal": 60.0}
+    # a user's recipe from before rounds: min/max/warmup map across (a pair needs 2 rounds), cv_target is ignored
+    old = BASE + "\n[repeats]\nmin = 1\nmax = 6\ncv_target = 5\nwarmup = 0\n"
+    recipe, errors = load_recipe_file(write(tmp_path, "demo", old))
+    assert errors == [] and recipe is not None
+    assert (recipe.rounds.min, recipe.rounds.max, recipe.rounds.warmup) == (2, 6, 0)
+
+
+def test_expect_same_on_a_configuration(tmp_path: Path) -> None:
+    recipe, errors = load_recipe_file(write(tmp_path, "demo", edited('label = "b"', 'label = "b"\nexpect = "same"')))
+    assert errors == [] and recipe is not None
+    assert [c.expect for c in recipe.configs] == [None, "same"]
 
 
 def test_error_fields_and_a_typo_in_a_shipped_recipe(tmp_path: Path) -> None:

@@ -82,6 +82,42 @@ def test_migration_from_v1_keeps_the_journal(tmp_path: Path) -> None:
     assert list(tmp_path.glob("s.sqlite3.v1.*.bak"))
 
 
+def test_migration_to_rounds_keeps_older_sessions_unpaired(tmp_path: Path) -> None:
+    """A file made by the schema before rounds: its session reads back with plan None (its repeats are not paired)
+    and its repeats with steady_mb_per_s None; new sessions store both."""
+    from nfstune.store import Results
+    from nfstune.store.db import MIGRATIONS
+
+    path = tmp_path / "s.sqlite3"
+    with sqlite3.connect(path) as old:
+        for migration in MIGRATIONS[:4]:
+            for statement in migration:
+                old.execute(statement)
+        old.execute("PRAGMA user_version = 4")
+        old.execute(
+            "INSERT INTO sessions (id, started_at, share, scale, recipes) VALUES (1, 0, '/export', 'small', '[]')"
+        )
+        old.execute(
+            "INSERT INTO runs (id, session_id, recipe, config_label, config, workload, started_at) "
+            "VALUES (1, 1, 'quick-check', 'baseline', '{}', 'seq-write', 0)"
+        )
+        old.execute("INSERT INTO repeats (run_id, number, tool, mb_per_s, started_at) VALUES (1, 1, 'fio', 9.5, 0)")
+    old.close()
+    results = Results(open_store(path))
+    before = results.session(1)
+    assert before["plan"] is None
+    assert [(r["mb_per_s"], r["steady_mb_per_s"]) for r in before["runs"][0]["repeats"]] == [(9.5, None)]
+    assert list(tmp_path.glob("s.sqlite3.v4.*.bak"))
+    sid = results.start_session(
+        server_host=None, client_host=None, share="/export", scale="small", recipes=["quick-check"],
+        plan='{"seed": 7}',
+    )  # fmt: skip
+    run = results.start_run(sid, recipe="quick-check", config_label="baseline", config={}, workload="seq-read")
+    results.add_repeat(run, 1, warmup=False, values={"tool": "fio", "mb_per_s": 9.0, "steady_mb_per_s": 11.5})
+    after = results.session(sid)
+    assert after["plan"] == '{"seed": 7}' and after["runs"][0]["repeats"][0]["steady_mb_per_s"] == 11.5
+
+
 def test_results_round_trip_and_exports(tmp_path: Path) -> None:
     import csv
     import json

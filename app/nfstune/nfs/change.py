@@ -273,13 +273,16 @@ class ClientMount:
         export_path: str,
         options: str,
         scratch_name: str | None = None,
+        mount_point: str | None = None,
     ) -> None:
         """`scratch_name`: a scratch directory the caller already made (and journaled) in the export, to use
-        instead of making one for this mount."""
+        instead of making one for this mount. `mount_point`: the one a plan named (under MOUNT_ROOT)."""
         self.client, self.server, self.tx = client, server, tx
         self.server_address, self.export_path, self.options = server_address, export_path, options
         stamp = f"{int(time.time() * 1000) % 10**10}"
-        self.mount_point = f"{MOUNT_ROOT}/{stamp}"
+        if mount_point is not None and posixpath.dirname(mount_point) != MOUNT_ROOT:
+            raise NfstuneError(f"{mount_point} is not a mount point of nfstune's (under {MOUNT_ROOT})")
+        self.mount_point = mount_point or f"{MOUNT_ROOT}/{stamp}"
         self.own_scratch = scratch_name is None
         self.scratch_name = scratch_name or f"{SCRATCH_PREFIX}{stamp}"
         self.negotiated = ""
@@ -295,10 +298,9 @@ class ClientMount:
             tx.record(c, "dir", MOUNT_ROOT)
         tx.record(c, "mount", self.mount_point)
         c.run(["mkdir", "-p", self.mount_point], sudo=True)
-        opts = ",".join(o for o in ("nosharecache", self.options) if o)
-        source = mount_source(self.server_address, self.export_path)
-        tx.progress(f"{c.label}: mount -t nfs -o {opts} {source} {self.mount_point}")
-        c.run(["mount", "-t", "nfs", "-o", opts, source, self.mount_point], sudo=True, timeout=120)
+        argv = mount_argv(self.server_address, self.export_path, self.options, self.mount_point)
+        tx.progress(f"{c.label}: {' '.join(argv)}")
+        c.run(list(argv), sudo=True, timeout=120)
         mounts = c.run(["cat", "/proc/mounts"]).stdout.splitlines()
         line = next((ln for ln in mounts if ln.split()[1:2] == [self.mount_point]), "")
         self.negotiated = line.split()[3] if line else ""
@@ -309,6 +311,18 @@ class ClientMount:
         if c.run(["test", "-d", self.scratch], check=False).exit_status != 0:
             raise ChangeFailed(f"{c.label}: {self.scratch} is not visible through the mount")
         return self.negotiated
+
+
+def mount_argv(server_address: str, export_path: str, options: str, mount_point: str) -> tuple[str, ...]:
+    """The client's mount command for nfstune's own mount: `nosharecache` first, then the configuration's
+    options."""
+    opts = ",".join(o for o in ("nosharecache", options) if o)
+    return ("mount", "-t", "nfs", "-o", opts, mount_source(server_address, export_path), mount_point)
+
+
+def mount_point_for(scratch_name: str) -> str:
+    """The session's mount point (every visit mounts there in turn), named after its scratch directory."""
+    return f"{MOUNT_ROOT}/{scratch_name.removeprefix(SCRATCH_PREFIX)}"
 
 
 def make_scratch(server: Host, tx: Transaction, export_path: str, name: str) -> str:

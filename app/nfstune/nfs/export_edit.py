@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from nfstune.errors import NfstuneError
+from nfstune.nfs.export_options import ASYNC
 from nfstune.nfs.exports import files_in_order, parse, parsed_in_order
+
+if TYPE_CHECKING:
+    from nfstune.recipes.model import ExportChange as ExportSettings
 
 # options of which an export has exactly one; setting one member drops the others
 EXCLUSIVE = (
@@ -77,3 +82,23 @@ def edit_client_options(text: str, path: str, client: str, set_: Sequence[str], 
     if options == current:
         return text
     return doc.with_client_options(path, client, options).render()
+
+
+def export_edit(files: Mapping[str, str], share: str, settings: ExportSettings) -> tuple[str, bytes, str]:
+    """The exports file that defines `share`, its new bytes with `settings` applied to each of the share's
+    clients (every other byte as it was, undecodable ones included), and the write mode the kernel must then
+    run it with."""
+    where = locate(files, share)
+    text = files[where.file]
+    for client in where.clients:
+        text = edit_client_options(text, share, client, settings.set, settings.unset)
+    entry = parse(text).find(share)
+    modes = {"async" if c.options.flag(ASYNC) else "sync" for c in entry.clients} if entry else set()
+    if len(modes) != 1:
+        line = f" line {entry.line}" if entry else ""
+        raise NfstuneError(
+            f"{where.file}{line}: the clients of {share} would not all run the same write mode (sync or async) "
+            "with this configuration, so its figures could not be told apart: nothing was changed"
+        )
+    # read_export_files decoded with surrogateescape: a byte that is not UTF-8 (a Latin-1 comment) goes back as is
+    return where.file, text.encode("utf-8", "surrogateescape"), modes.pop()

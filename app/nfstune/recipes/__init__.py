@@ -1,4 +1,4 @@
-"""Recipes: declarative TOML files saying what to vary, on which host, with which workloads and repeats."""
+"""Recipes: declarative TOML files saying what to vary, on which host, with which workloads and rounds."""
 
 from nfstune.recipes.loader import RecipeError, default_recipe_dirs, load_recipe_file, load_recipes
 from nfstune.recipes.model import (
@@ -10,7 +10,7 @@ from nfstune.recipes.model import (
     FactTest,
     Note,
     Recipe,
-    Repeats,
+    Rounds,
     Workload,
     recipe_facts,
 )
@@ -25,7 +25,7 @@ __all__ = [
     "Note",
     "Recipe",
     "RecipeError",
-    "Repeats",
+    "Rounds",
     "Workload",
     "default_recipe_dirs",
     "load_recipe_file",

@@ -15,7 +15,7 @@ from bisect import bisect_left
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from nfstune import paths
 from nfstune.nfs.export_options import FLAG_OPTIONS, OptionError, parse_options
@@ -31,7 +31,7 @@ from nfstune.recipes.model import (
     FactTest,
     Note,
     Recipe,
-    Repeats,
+    Rounds,
     Scalar,
     placeholders,
 )
@@ -369,8 +369,11 @@ ID_DIGITS = 10  # a uid or gid is 32 bits: 4294967295
 
 LABEL_MAX = 24  # a column heading
 TITLE_MAX = 60
-REPEATS_LIMIT = 50
+ROUNDS_LIMIT = 50
 WARMUP_LIMIT = 10
+MARGIN_MAX = 50  # percent: a wider "no difference that matters" would call almost anything the same
+BUDGET_MAX_MINUTES = 24 * 60
+SCALES = ("small", "normal")
 READ_AHEAD_KB_MAX = 1048576
 
 
@@ -479,13 +482,15 @@ class Problem:
 # key -> whether it is required
 RECIPE_KEYS = {
     "id": True, "title": True, "summary": True, "why": True, "changes_host": True, "workloads": True,
-    "configs": True, "baseline": False, "repeats": False, "warning": False, "expectation": False,
+    "configs": True, "baseline": False, "rounds": False, "repeats": False, "warning": False, "expectation": False,
     "never_recommend": False, "show_negotiated": False, "notes": False,
 }  # fmt: skip
 CONFIG_KEYS = {
     "label": True, "mount": False, "read_ahead_kb": False, "export": False, "when": False, "workloads": False,
-    "expectation": False, "warning": False, "never_recommend": False,
+    "expectation": False, "warning": False, "never_recommend": False, "expect": False,
 }  # fmt: skip
+ROUNDS_KEYS = {"min": False, "max": False, "warmup": False, "margin": False, "budget_minutes": False}
+# the table of nfstune 0.x (user recipes still have it): min/max/warmup map across, cv_target is not used any more
 REPEATS_KEYS = {"min": False, "max": False, "cv_target": False, "warmup": False}
 EXPORT_KEYS = {"set": False, "unset": False}
 NOTE_KEYS = {"text": True, "when": False}
@@ -579,7 +584,7 @@ class Checker:
         if "changes_host" in data and changes_host not in ("client", "server"):
             self.problem(("changes_host",), f"must be 'client' or 'server', not {describe(changes_host)}")
         workloads = self.workloads(data, ("workloads",)) if "workloads" in data else ()
-        repeats = self.repeats(data.get("repeats", {}))
+        rounds = self.rounds(data)
         shown = []
         for path, name in self.strings(data, ("show_negotiated",)):
             if name in MOUNT_VALUED:
@@ -607,7 +612,7 @@ class Checker:
             configs=tuple(configs),
             workloads=workloads,
             baseline=baseline,
-            repeats=repeats,
+            rounds=rounds,
             warning=warning,
             expectation=expectation,
             never_recommend=never_recommend,
@@ -639,26 +644,52 @@ class Checker:
                 found.append(name)
         return tuple(found)
 
-    def repeats(self, value: object) -> Repeats:
-        path: KeyPath = ("repeats",)
-        table = self.table(value, path, REPEATS_KEYS)
+    def rounds(self, data: dict[str, Any]) -> Rounds:
+        if "rounds" in data and "repeats" in data:
+            self.problem(("repeats",), "the recipe has [rounds]: remove the older [repeats] table")
+            return Rounds()
+        old = "rounds" not in data and "repeats" in data
+        name = "repeats" if old else "rounds"
+        path: KeyPath = (name,)
+        table = self.table(data.get(name, {}), path, REPEATS_KEYS if old else ROUNDS_KEYS)
         if table is None:
-            return Repeats()
-        low = self.integer(table, (*path, "min"), 1, REPEATS_LIMIT)
-        high = self.integer(table, (*path, "max"), 1, REPEATS_LIMIT)
+            return Rounds()
+        low = self.integer(table, (*path, "min"), 1 if old else 2, ROUNDS_LIMIT)
+        high = self.integer(table, (*path, "max"), 1 if old else 2, ROUNDS_LIMIT)
         warmup = self.integer(table, (*path, "warmup"), 0, WARMUP_LIMIT)
-        cv_target = table.get("cv_target", Repeats.cv_target)
-        if isinstance(cv_target, bool) or not isinstance(cv_target, int | float) or not 0 < cv_target <= 100:
-            self.problem(
-                (*path, "cv_target"), f"must be a percentage above 0 and at most 100, not {describe(cv_target)}"
-            )
-            cv_target = Repeats.cv_target
+        if old:
+            cv_target = table.get("cv_target", 5.0)
+            if isinstance(cv_target, bool) or not isinstance(cv_target, int | float) or not 0 < cv_target <= 100:
+                self.problem(
+                    (*path, "cv_target"), f"must be a percentage above 0 and at most 100, not {describe(cv_target)}"
+                )
+            # a paired comparison needs two rounds at least
+            low, high = (None if v is None else max(2, v) for v in (low, high))
+        defaults = Rounds()
+        margin = self.number(table, (*path, "margin"), MARGIN_MAX, defaults.margin_percent)
+        budgets = dict(defaults.budget_minutes)
+        budget_path = (*path, "budget_minutes")
+        if "budget_minutes" in table:
+            given = self.table(table["budget_minutes"], budget_path, dict.fromkeys(SCALES, False))
+            for scale in SCALES:
+                if given is not None and scale in given:
+                    budgets[scale] = self.number(given, (*budget_path, scale), BUDGET_MAX_MINUTES, budgets[scale])
         # an unset bound follows the one given, so `min = 12` alone is not an error against the default max
-        low_value = low if low is not None else min(Repeats.min, high or Repeats.min)
-        high_value = high if high is not None else max(Repeats.max, low_value)
+        low_value = low if low is not None else min(defaults.min, high or defaults.min)
+        high_value = high if high is not None else max(defaults.max, low_value)
         if low_value > high_value:
             self.problem(path, f"min ({low_value}) is larger than max ({high_value})", at=(*path, "min"))
-        return Repeats(low_value, high_value, float(cv_target), Repeats.warmup if warmup is None else warmup)
+        return Rounds(low_value, high_value, defaults.warmup if warmup is None else warmup, margin, budgets)
+
+    def number(self, table: dict[str, Any], path: KeyPath, high: float, default: float) -> float:
+        """A positive number (integer or float) at most `high`; `default` when absent or wrong."""
+        value = table.get(str(path[-1]))
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= high:
+            self.problem(path, f"must be a number above 0 and at most {high:g}, not {describe(value)}")
+            return default
+        return float(value)
 
     def configs(self, value: object, workloads: tuple[str, ...]) -> list[Config]:
         path: KeyPath = ("configs",)
@@ -698,8 +729,18 @@ class Checker:
             expectation=self.text(value, (*path, "expectation")),
             warning=self.text(value, (*path, "warning")),
             never_recommend=self.boolean(value, (*path, "never_recommend")),
+            expect=self.expect(value, (*path, "expect")),
         )
         return None if label is None else config
+
+    def expect(self, table: dict[str, Any], path: KeyPath) -> Literal["same"] | None:
+        value = table.get(str(path[-1]))
+        if value is None:
+            return None
+        if value != "same":
+            self.problem(path, f"must be 'same' (it measures the same as the baseline), not {describe(value)}")
+            return None
+        return "same"
 
     def mount(self, value: object, path: KeyPath) -> MountOptions:
         if not isinstance(value, dict):

@@ -1,4 +1,4 @@
-"""What a recipe is once loaded: configurations (changes on the server and the client), workloads, repeats, texts.
+"""What a recipe is once loaded: configurations (changes on the server and the client), workloads, rounds, texts.
 
 Conditions (`when`) test host facts by name. The facts are a small fixed vocabulary (FACTS) computed from the
 probes of both hosts (recipe_facts); a condition is data, never code: a fact, a value, and at most a comparison.
@@ -204,18 +204,32 @@ class Config:
     expectation: str | None = None
     warning: str | None = None
     never_recommend: bool = False
+    expect: Literal["same"] | None = None  # measures the same as the baseline: a difference means unreliable figures
 
     @property
     def changes_server(self) -> bool:
         return bool(self.export)
 
 
+def _default_budgets() -> Mapping[str, float]:
+    return {"small": 15.0, "normal": 60.0}
+
+
 @dataclass(frozen=True)
-class Repeats:
-    min: int = 5
-    max: int = 10
-    cv_target: float = 5.0  # percent
-    warmup: int = 1  # discarded runs before the counted ones
+class Rounds:
+    """How a recipe runs: rounds, in each of which every configuration is visited once (in a new order). After
+    `warmup` discarded visits of the baseline, at least `min` rounds; then the rounds stop when every comparison is
+    settled, when another would not fit in the scale's time budget, or at `max`."""
+
+    min: int = 3
+    max: int = 20
+    warmup: int = 1  # warm-up visits of the baseline before round 1
+    margin_percent: float = 5.0  # "no difference that matters" within +-margin
+    budget_minutes: Mapping[str, float] = field(default_factory=_default_budgets, hash=False)  # per scale
+
+    def budget_s(self, scale: str) -> float:
+        minutes = self.budget_minutes.get(scale, _default_budgets().get(scale, 60.0))
+        return minutes * 60.0
 
 
 @dataclass(frozen=True)
@@ -228,7 +242,7 @@ class Recipe:
     configs: tuple[Config, ...]
     workloads: tuple[str, ...]
     baseline: str  # the label of the configuration the others are compared with
-    repeats: Repeats = Repeats()
+    rounds: Rounds = field(default_factory=Rounds)
     warning: str | None = None
     expectation: str | None = None
     never_recommend: bool = False

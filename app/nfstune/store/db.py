@@ -130,6 +130,12 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE journal_v4 RENAME TO journal",
         "CREATE INDEX journal_pending ON journal (host, state)",
     ],
+    [
+        # a session run in rounds keeps its plan (seed, rounds, visit order; NULL before): its repeats are paired
+        # by round (repeats.number); sequential figures keep their steady-state rate besides bytes over time
+        "ALTER TABLE sessions ADD COLUMN plan TEXT",
+        "ALTER TABLE repeats ADD COLUMN steady_mb_per_s REAL",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

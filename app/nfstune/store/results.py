@@ -14,7 +14,7 @@ from typing import Any
 
 REPEAT_FIELDS = (
     "tool", "bytes", "seconds", "mb_per_s", "ops", "ops_per_s", "lat_mean_us", "lat_p50_us", "lat_p99_us",
-    "wire_bytes", "raw_output",
+    "wire_bytes", "steady_mb_per_s", "raw_output",
 )  # fmt: skip
 
 
@@ -57,10 +57,12 @@ class Results:
         recipes: Sequence[str],
         server_facts: str | None = None,
         client_facts: str | None = None,
+        plan: str | None = None,
     ) -> int:
+        """`plan`: recipes.plan.plan_json of the plan the session runs (its repeats are then paired by round)."""
         cur = self._conn.execute(
             "INSERT INTO sessions (started_at, server_host, client_host, share, scale, recipes, server_facts, "
-            "client_facts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "client_facts, plan) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 time.time(),
                 server_host,
@@ -70,6 +72,7 @@ class Results:
                 json.dumps(list(recipes)),
                 server_facts,
                 client_facts,
+                plan,
             ),
         )
         assert cur.lastrowid is not None

@@ -188,6 +188,15 @@ class Controller(QObject):
             raise RuntimeError("both hosts must be connected and a share chosen first")
         return Pair(self.hosts["server"], self.hosts["client"], self.server_address or "", self.share)
 
+    def plan_inputs(self) -> tuple[Pair | None, Facts | None]:
+        """What the plan of a run is built from: the connected pair and its probed facts, each None until there
+        is one (the planner then assumes the defaults)."""
+        facts = self.probe.facts if self.probe is not None else None
+        try:
+            return self.pair(), facts
+        except RuntimeError:
+            return None, facts
+
     # --- probe --------------------------------------------------------------------------------------------------
 
     def probe_hosts(self) -> None:
@@ -237,7 +246,8 @@ class Controller(QObject):
 
     # --- run ----------------------------------------------------------------------------------------------------
 
-    def start_run(self, recipes: list[Recipe], scale: str) -> None:
+    def start_run(self, recipes: list[Recipe], scale: str, seed: int | None = None) -> None:
+        """`seed`: the visit order's, as in the plan the admin was shown (None: a new one)."""
         pair, probed = self.pair(), self.probe
         if probed is None:
             raise RuntimeError("probe the hosts first")
@@ -257,24 +267,25 @@ class Controller(QObject):
             from nfstune.workflow import (
                 current_export,
                 make_engine,
-                plan_session,
+                plan_for,
                 recommendation,
                 start_session,
             )
 
             conn = open_store(self.store_path)  # this thread's own connection: sqlite objects stay on one thread
             results, journal = Results(conn), Journal(conn)
-            planned, skipped = plan_session(recipes, probed.facts, scale)
-            for reason in skipped:
+            plan = plan_for(pair, probed.facts, recipes, scale, seed)
+            for reason in plan.skipped:
                 emit(Event("log", reason))
-            sid = start_session(results, pair, probed.facts, scale=scale, recipe_ids=[r.id for r in recipes])
+            ids = [r.id for r in recipes]
+            sid = start_session(results, pair, probed.facts, scale=scale, recipe_ids=ids, plan=plan)
             engine = make_engine(
                 pair, probed.facts, scale=scale, results=results, journal=journal, emit=emit, cancel=job.cancel,
                 confirm=self.prompter.server_change,  # asked on the GUI thread; the worker waits for the answer
             )  # fmt: skip
             try:
                 try:
-                    engine.run(sid, planned)
+                    engine.run(sid, plan)
                 except Cancelled as exc:
                     return RunOutcome(sid, "cancelled", str(exc))
                 except NfstuneError as exc:  # the engine undid its changes and stored why

@@ -58,10 +58,11 @@ class MainWindow(QMainWindow):
         self.connect_page = ConnectPage(self.controller, self.settings)
         self.preflight_page = PreflightPage()
         self.recipes_page = RecipesPage(self.recipes, self.scale)
+        self.recipes_page.plan_context = self.controller.plan_inputs
         self.run_page = RunPage(self.controller)
         self.results_page = ResultsPage()
         self.recommendation_page = RecommendationPage()
-        self.history_page = HistoryPage(self.results_store)
+        self.history_page = HistoryPage(self.results_store, recipes={r.id: r for r in self.recipes})
         self.pages = [self.connect_page, self.preflight_page, self.recipes_page, self.run_page, self.results_page,
                       self.recommendation_page]  # fmt: skip
 
@@ -174,7 +175,7 @@ class MainWindow(QMainWindow):
 
     def start_run(self) -> None:
         chosen = [r for r in self.recipes if r.id in self.recipes_page.selected_ids()]
-        self.controller.start_run(chosen, self.recipes_page.scale)
+        self.controller.start_run(chosen, self.recipes_page.scale, self.recipes_page.run_seed())
         self.run_page.start()
         self.steps.setCurrentRow(3)
         self._update_nav()

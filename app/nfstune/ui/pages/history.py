@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,8 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.bench.stats import format_value
-from nfstune.recipes.model import WORKLOADS
+from nfstune.bench.verdict import Verdict
+from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report import write_html
 from nfstune.store import Results, SessionRow
 from nfstune.summary import (
@@ -48,6 +49,7 @@ from nfstune.summary import (
     results_text,
     summarize_session,
 )
+from nfstune.ui.verdicts import KIND_WORDS, verdict_sentence
 
 COLUMNS = ("Session", "Started", "Status", "Server → client", "Share", "Recipes", "Scale")
 SORT_ROLE = Qt.ItemDataRole.UserRole  # raw values, so that ids and times sort as numbers, not as text
@@ -147,7 +149,7 @@ def details_html(row: SessionRow, groups: Sequence[WorkloadResults]) -> str:
             options = negotiated_view(c.requested, c.negotiated)
             if c.export_options:
                 options += f" · export {c.export_options}"
-            verdict = "baseline" if c.label == g.baseline_label else (c.verdict or DASH)
+            verdict = _verdict_html(c.verdict, baseline=c.label == g.baseline_label)
             if s is None:
                 cells = "<td colspan='4'>no completed repeats</td>"
             else:
@@ -155,10 +157,19 @@ def details_html(row: SessionRow, groups: Sequence[WorkloadResults]) -> str:
                 figures = [_figure(s.median, g.unit), spread, str(s.n), f"{s.cv_percent:.1f} %"]
                 cells = "".join(f"<td align='right'>{e(f)}</td>" for f in figures)
             label = c.label if c.status in ("completed", None) else f"{c.label} ({c.status})"
-            weight = " style='font-weight:bold'" if c.significant else ""
-            parts.append(f"<tr><td>{e(label)}</td>{cells}<td{weight}>{e(verdict)}</td><td>{e(options)}</td></tr>")
+            parts.append(f"<tr><td>{e(label)}</td>{cells}<td>{verdict}</td><td>{e(options)}</td></tr>")
         parts.append("</table>")
     return "".join(parts)
+
+
+def _verdict_html(verdict: Verdict | None, *, baseline: bool) -> str:
+    """The kind in words (bold for an effect), then the full sentence: a text view has room for it."""
+    if baseline:
+        return "baseline"
+    if verdict is None:
+        return DASH
+    kind = html.escape(KIND_WORDS.get(verdict.kind, verdict.kind))
+    return f"{f'<b>{kind}</b>' if verdict.effect else kind}: {html.escape(verdict_sentence(verdict))}"
 
 
 def comparison_html(a: SessionRow, b: SessionRow, rows: Sequence[ComparisonRow]) -> str:
@@ -168,7 +179,7 @@ def comparison_html(a: SessionRow, b: SessionRow, rows: Sequence[ComparisonRow])
              f"<table {TABLE_STYLE}>{_header_row(COMPARISON_HEADER)}"]  # fmt: skip
     for r in rows:
         change = DASH if r.change_percent is None else f"{r.change_percent:+.1f} %"
-        weight = " style='font-weight:bold'" if r.significant else ""
+        weight = " style='font-weight:bold'" if r.verdict is not None and r.verdict.effect else ""
         parts.append(f"<tr><td>{e(r.recipe)} / {e(r.workload)}</td><td>{e(r.config_label)}</td>"
                      f"<td align='right'>{e(_figure(r.median_a, r.unit))}</td>"
                      f"<td align='right'>{e(_figure(r.median_b, r.unit))}</td><td align='right'>{change}</td>"
@@ -179,9 +190,14 @@ def comparison_html(a: SessionRow, b: SessionRow, rows: Sequence[ComparisonRow])
 
 
 class HistoryPage(QWidget):
-    def __init__(self, results: Results, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, results: Results, parent: QWidget | None = None, recipes: Mapping[str, Recipe] | None = None
+    ) -> None:
+        """`recipes`: what a session's baselines, margins and A/A checks are read from (None: each is judged
+        without its recipe)."""
         super().__init__(parent)
         self._results = results
+        self._recipes = recipes
         # an attribute, not a call to QFileDialog, so that tests (and a caller that remembers folders) replace it
         self.ask_save_path: SaveDialog = QFileDialog.getSaveFileName
         self.model = SessionTableModel(self)
@@ -290,7 +306,7 @@ class HistoryPage(QWidget):
         for button in self.export_buttons.values():
             button.setEnabled(len(ids) == 1)
         if len(ids) == 1:
-            groups = summarize_session(self._results.session(ids[0]))
+            groups = summarize_session(self._results.session(ids[0]), self._recipes)
             self.details.setHtml(details_html(self._row(ids[0]), groups))
         elif len(ids) == 2:
             self.details.setPlainText(f"Sessions {ids[0]} and {ids[1]} selected: press Compare (Alt+C).")
@@ -300,14 +316,15 @@ class HistoryPage(QWidget):
     @Slot()
     def _on_compare_clicked(self) -> None:
         a, b = self.selected_ids()
-        rows = compare_sessions(self._results.session(a), self._results.session(b))
+        rows = compare_sessions(self._results.session(a), self._results.session(b), self._recipes)
         self.details.setHtml(comparison_html(self._row(a), self._row(b), rows))
 
     @Slot()
     def _on_export_html_clicked(self) -> None:
         def write(session_id: int, path: Path) -> None:
             session = self._results.session(session_id)
-            write_html(self._results, session_id, path, results_text(session) if session["runs"] else "")
+            text = results_text(session, self._recipes) if session["runs"] else ""
+            write_html(self._results, session_id, path, text, self._recipes)
 
         self._export("html", write)
 

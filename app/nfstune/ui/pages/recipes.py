@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import html
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
+    QPushButton,
     QScrollArea,
     QSplitter,
     QTableWidget,
@@ -27,17 +29,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from nfstune.errors import NfstuneError
 from nfstune.recipe_info import describe, estimate_seconds, estimate_total, format_duration, size_text
 from nfstune.recipes.model import Config, Recipe
+from nfstune.recipes.plan import plan_text
+from nfstune.ui.plan_dialog import PlanDialog
 from nfstune.ui.widgets.labels import wrapped_label
+from nfstune.workflow import Facts, Pair, plan_for
 
 PRESELECTED = ("quick-check",)  # a first visit: the overview recipe
 CONFIG_HEADER = ("Configuration", "Client mount options", "Server export options", "Workloads")
+CONFIG_WORKLOADS_MIN_WIDTH = 150  # px
 ID_ROLE = Qt.ItemDataRole.UserRole
 WARNING_STYLE = "background: #fff4e5; border: 2px solid #d9480f; border-radius: 4px; padding: 8px; color: #202020;"
 SCALE_NOTE = {
-    "small": "scale small: the practice lab's sizes, few repeats",
-    "normal": "scale normal: files sized from RAM, 5\u201310 repeats",
+    "small": "scale small: the practice lab's sizes, rounds within a short time budget",
+    "normal": "scale normal: files sized from RAM, rounds until settled or the budget is spent",
 }
 
 
@@ -57,32 +64,73 @@ def export_text(config: Config) -> str:
 class RowsTable(QTableWidget):
     """A read-only table inside a scrolled page that shows every row (the page scrolls, not the table), with
     wrapped text: rows follow their text as the columns settle, and the table's height follows its rows. The
-    columns named in `stretch` share the width left over; the others fit their contents."""
+    columns named in `stretch` share the width left over; the others fit their contents.
 
-    def __init__(self, header: Sequence[str], stretch: Sequence[str], parent: QWidget | None = None) -> None:
+    With `min_stretch` (px), the stretched columns never get narrower than that: when the table's width cannot
+    hold them and the others' contents, it scrolls sideways instead of cutting text."""
+
+    def __init__(
+        self, header: Sequence[str], stretch: Sequence[str], parent: QWidget | None = None, *,
+        min_stretch: int | None = None,
+    ) -> None:  # fmt: skip
         super().__init__(0, len(header), parent)
         self.setHorizontalHeaderLabels(list(header))
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setTabKeyNavigation(False)  # Tab leaves the table; the arrows move within it
         self.setWordWrap(True)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._min_stretch = min_stretch
+        self._stretched = [column for column, name in enumerate(header) if name in stretch]
+        sideways = Qt.ScrollBarPolicy.ScrollBarAsNeeded if min_stretch else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        self.setHorizontalScrollBarPolicy(sideways)
+        self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         rows = self.verticalHeader()
         rows.setVisible(False)
         rows.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         columns = self.horizontalHeader()
-        for column, name in enumerate(header):
-            mode = QHeaderView.ResizeMode.Stretch if name in stretch else QHeaderView.ResizeMode.ResizeToContents
+        # with a floor, the stretched columns are sized here (Stretch would squeeze them to fit the viewport)
+        stretch_mode = QHeaderView.ResizeMode.Fixed if min_stretch else QHeaderView.ResizeMode.Stretch
+        for column in range(len(header)):
+            mode = stretch_mode if column in self._stretched else QHeaderView.ResizeMode.ResizeToContents
             columns.setSectionResizeMode(column, mode)
+        columns.setStretchLastSection(False)
         rows.sectionResized.connect(self._on_section_resized)
         columns.sectionResized.connect(self._on_section_resized)
 
     def fit_height(self) -> None:
         height = self.horizontalHeader().sizeHint().height() + self.verticalHeader().length()
+        if self._min_stretch and self.horizontalHeader().length() > self.viewport().width():
+            height += self.horizontalScrollBar().sizeHint().height()  # the sideways scrollbar shows
         self.setFixedHeight(height + 2 * self.frameWidth())
+
+    def natural_width(self) -> int:
+        """The width that shows every column whole without scrolling (the stretched ones at their floor)."""
+        columns = self.horizontalHeader()
+        widths = [
+            (self._min_stretch or 0) if c in self._stretched
+            else max(self.sizeHintForColumn(c), columns.sectionSizeHint(c))
+            for c in range(self.columnCount())
+        ]  # fmt: skip
+        return sum(widths) + 2 * self.frameWidth()
+
+    def fit_columns(self) -> None:
+        """The stretched columns share what the others leave of the viewport, each at least `min_stretch`."""
+        if not self._min_stretch or not self._stretched:
+            return
+        columns = self.horizontalHeader()
+        others = sum(columns.sectionSize(c) for c in range(self.columnCount()) if c not in self._stretched)
+        share = (self.viewport().width() - others) // len(self._stretched)
+        for column in self._stretched:
+            columns.resizeSection(column, max(self._min_stretch, share))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self.fit_columns()
+        self.fit_height()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)
+        self.fit_columns()
         self.fit_height()  # the rows' heights are only known once the columns have their widths
 
     @Slot(int, int, int)
@@ -98,6 +146,12 @@ class RecipesPage(QWidget):
         super().__init__(parent)
         self._recipes = {r.id: r for r in recipes}
         self._scale = scale
+        # what the plan is built from: the connected pair and its probed facts once there are, else (None, None)
+        # and the planner assumes the defaults; the main window hands in the controller's
+        self.plan_context: Callable[[], tuple[Pair | None, Facts | None]] = lambda: (None, None)
+        self.plan_seed: int | None = None  # None: a new seed each time, as a run would draw (tests fix one)
+        self.plan_dialog: PlanDialog | None = None
+        self._shown: tuple[tuple[str, ...], str, int] | None = None  # the last plan shown: recipes, scale, seed
 
         self.recipe_list = QListWidget()
         self.recipe_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -115,7 +169,7 @@ class RecipesPage(QWidget):
         list_label.setBuddy(self.recipe_list)
         self.total_label = wrapped_label()
         self.scale_combo = QComboBox()
-        self.scale_combo.addItem("small: the practice lab, few repeats", "small")
+        self.scale_combo.addItem("small: the practice lab, a short time budget", "small")
         self.scale_combo.addItem("normal: a real NAS, files larger than RAM", "normal")
         self.scale_combo.setCurrentIndex(max(0, self.scale_combo.findData(scale)))
         self.scale_combo.currentIndexChanged.connect(self._on_scale_changed)
@@ -129,6 +183,13 @@ class RecipesPage(QWidget):
         left_layout.addWidget(scale_label)
         left_layout.addWidget(self.scale_combo)
         left_layout.addWidget(self.total_label)
+        self.plan_button = QPushButton("Show the &plan…")
+        self.plan_button.setToolTip(
+            "What a run of the checked recipes would do, before it runs: every command on each host, in which "
+            "order, how it is undone, and the estimated time"
+        )
+        self.plan_button.clicked.connect(self._on_plan_clicked)
+        left_layout.addWidget(self.plan_button)
 
         self.title_label = wrapped_label()
         self.title_label.setStyleSheet("font-size: 14pt; font-weight: bold;")
@@ -139,7 +200,8 @@ class RecipesPage(QWidget):
         self.warning_label = wrapped_label(rich=True)
         self.warning_label.setStyleSheet(WARNING_STYLE)
         self.warning_label.setAccessibleName("Warning")
-        self.config_table = RowsTable(CONFIG_HEADER, stretch=CONFIG_HEADER[-1:])
+        # the workloads wrap; a pane too narrow for the options scrolls the table sideways rather than cut them
+        self.config_table = RowsTable(CONFIG_HEADER, stretch=CONFIG_HEADER[-1:], min_stretch=CONFIG_WORKLOADS_MIN_WIDTH)
         self.estimate_label = wrapped_label(rich=True)
 
         details = QWidget()
@@ -214,8 +276,38 @@ class RecipesPage(QWidget):
     def _estimate_text(self, seconds: tuple[float, float]) -> str:
         return f"{format_duration(seconds)} ({SCALE_NOTE.get(self._scale, f'scale {self._scale}')})"
 
+    def show_plan(self) -> PlanDialog | None:
+        """The plan of the checked recipes, in a dialog. Planning is pure and fast (no SSH, no I/O: the facts were
+        probed before; all seven shipped recipes at scale normal plan and print in about 70 ms), so it runs here on
+        the GUI thread rather than in a job."""
+        chosen = [self._recipes[i] for i in self.selected_ids()]
+        if not chosen:
+            return None
+        pair, facts = self.plan_context()
+        try:
+            plan = plan_for(pair, facts, chosen, self._scale, seed=self.plan_seed)
+        except NfstuneError as exc:
+            QMessageBox.warning(self, "No plan", f"Could not plan {', '.join(r.id for r in chosen)}:\n{exc}")
+            return None
+        self._shown = (tuple(r.id for r in chosen), self._scale, plan.seed)
+        where = "the probed hosts" if facts is not None else "default facts (the hosts are not probed yet)"
+        title = f"The plan of {', '.join(r.id for r in chosen)}: seed {plan.seed}, {where}"
+        if self.plan_dialog is not None:
+            self.plan_dialog.close()
+        self.plan_dialog = PlanDialog(title, plan_text(plan), self)
+        self.plan_dialog.open()
+        return self.plan_dialog
+
+    def run_seed(self) -> int | None:
+        """The seed of the plan last shown, when it was for the recipes checked now at this scale, so that the run
+        visits the configurations in the order the admin read; else `plan_seed` (None: the run draws one)."""
+        if self._shown is not None and self._shown[:2] == (tuple(self.selected_ids()), self._scale):
+            return self._shown[2]
+        return self.plan_seed
+
     def _show_total(self) -> None:
         chosen = [self._recipes[i] for i in self.selected_ids()]
+        self.plan_button.setEnabled(bool(chosen))
         if not chosen:
             self.total_label.setText("No recipe checked: check at least one to continue.")
             return
@@ -259,6 +351,10 @@ class RecipesPage(QWidget):
     @Slot(QListWidgetItem, QListWidgetItem)
     def _on_current_item_changed(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
         self._show_details(None if current is None else self._recipes[current.data(ID_ROLE)])
+
+    @Slot()
+    def _on_plan_clicked(self) -> None:
+        self.show_plan()
 
     @Slot(QListWidgetItem)
     def _on_item_changed(self, _item: QListWidgetItem) -> None:

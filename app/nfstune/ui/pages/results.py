@@ -1,5 +1,6 @@
-"""The results page: a tab per recipe of a finished (or stopped) session, with what it showed in plain words, and
-per workload a chart (median bars, slowest-to-fastest whiskers) beside the table of figures and options."""
+"""The results page: a tab per recipe of a finished (or stopped) session, with every verdict in plain words and its
+CI, and per workload a strip plot (a dot per round beside the median) with the table of figures, verdicts and
+options."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Slot
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QResizeEvent
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QFileDialog,
     QFrame,
     QHBoxLayout,
@@ -31,17 +33,25 @@ from nfstune.recipe_info import size_text
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.summary import ConfigResult, WorkloadResults, negotiated_view, summarize_session
 from nfstune.ui.pages.recipes import RowsTable
+from nfstune.ui.verdicts import KIND_COLOURS, KIND_WORDS, ci_text, verdict_sentence
 from nfstune.ui.widgets.result_chart import ResultChart
 
 DASH = "\u2013"
-TABLE_HEADER = ("Configuration", "Median", f"Min{DASH}max", "n", "CV", "Against the baseline",
+TABLE_HEADER = ("Configuration", "Median", f"Min{DASH}max", "Rounds", "Against the baseline",
                 "Requested vs negotiated")  # fmt: skip
+VERDICT_COLUMN = "Against the baseline"
+OPTIONS_COLUMN = "Requested vs negotiated"
+# px: the verdict and the options share what the figures leave, each at least this wide (narrower, they would
+# wrap into too many lines); a window too narrow for that scrolls the table sideways
+WRAPPED_MIN_WIDTH = 200
 EXPORT_KNOBS = {"sync", "async", "wdelay", "no_wdelay"}  # what the shipped recipes change
 FAILED_COLOUR = "#b3261e"
 CHART_WIDTH = 420
 CHART_HEIGHT = 260
+CHART_MAX_WIDTH = 640  # above the table: wider than beside it, not so wide that the dots lose their columns
 VERDICT_STYLE = "background: #f4f7fb; border: 1px solid #c5d3e3; border-radius: 4px; padding: 8px; color: #202020;"
 NO_DIFFERENCE_EXPECTED = "no measurable difference expected"
+KIND_ORDER = ("faster", "slower", "unreliable", "not settled", "same")  # the detail's order: effects first
 
 
 def _expected_no_difference(*texts: str | None) -> str | None:
@@ -74,39 +84,37 @@ def _capped_text(config: ConfigResult) -> str | None:
 
 
 def recipe_verdict_lines(groups: Sequence[WorkloadResults], recipe: Recipe | None) -> list[str]:
-    """What a recipe's results mean, a sentence per finding: the significant differences, the configurations that
-    made none (with the reason none was expected, where the recipe gives one), what failed, what the server capped.
-    """
-    significant: list[str] = []
-    unclear: dict[str, list[str]] = {}  # label -> the workloads where it made no measurable difference
+    """What a recipe's results mean, a sentence per comparison with its CI: the effects first, then the A/A checks
+    that came out different (unreliable), what is not settled (and what would settle it), what made no difference
+    that matters (with the reason none was expected, where the recipe gives one); then what the server capped and
+    what failed."""
+    by_kind: dict[str, list[str]] = {kind: [] for kind in KIND_ORDER}
     other: list[str] = []
     capped: dict[str, str] = {}
     for group in groups:
         for config in group.configs:
             if config.status not in ("completed", None):
-                done = f"after {config.summary.n} repeats" if config.summary else "with no completed repeat"
+                done = f"after {config.summary.n} rounds" if config.summary else "with no completed round"
                 other.append(f"{config.label}, {group.workload}: {config.status} {done}")
             text = _capped_text(config)
             if text:
                 capped.setdefault(config.label, text)
-            if config.verdict is None:
+            verdict = config.verdict
+            if verdict is None:
                 continue
-            if config.significant:
-                significant.append(f"{group.workload}: {config.verdict}")
-            elif config.verdict.startswith("no measurable difference"):
-                unclear.setdefault(config.label, []).append(group.workload)
-            else:
-                other.append(f"{config.label}, {group.workload}: {config.verdict}")
-    lines = list(significant)
-    for label, workloads in unclear.items():
-        line = f"{label} made no measurable difference here ({', '.join(workloads)})"
-        if recipe is not None:
-            own = next((c.expectation for c in recipe.configs if c.label == label), None)
-            reason = _expected_no_difference(own, recipe.expectation)
-            if reason:
-                line += f" {DASH} expected: {reason}"
-        lines.append(line)
-    return lines + list(capped.values()) + other
+            line = f"{group.workload}: {verdict_sentence(verdict)}"
+            if verdict.kind in ("same", "not settled") and recipe is not None:
+                own = next((c.expectation for c in recipe.configs if c.label == config.label), None)
+                reason = _expected_no_difference(own, recipe.expectation)
+                if reason:
+                    line += f" {DASH} expected: {reason}"
+            by_kind.setdefault(verdict.kind, []).append(line)
+    return [line for kind in by_kind for line in by_kind[kind]] + list(capped.values()) + other
+
+
+def _rounds(config: ConfigResult) -> dict[int, float]:
+    """Round -> figure, in the order the rounds ran."""
+    return dict(sorted(config.rounds.items())) if config.rounds else dict(enumerate(config.values, 1))
 
 
 def _cell(text: str, *, right: bool = False, colour: str | None = None) -> QTableWidgetItem:
@@ -116,6 +124,25 @@ def _cell(text: str, *, right: bool = False, colour: str | None = None) -> QTabl
     if colour:
         item.setForeground(QColor(colour))
     return item
+
+
+def _verdict_cell(group: WorkloadResults, config: ConfigResult, failed: bool) -> QTableWidgetItem:
+    verdict = config.verdict
+    if config.label == group.baseline_label:
+        return _cell("baseline")
+    if verdict is None:
+        return _cell(
+            f"{config.status}: no completed rounds" if failed else DASH, colour=FAILED_COLOUR if failed else None
+        )
+    cell = _cell(
+        f"{KIND_WORDS.get(verdict.kind, verdict.kind)}\n{ci_text(verdict)}", colour=KIND_COLOURS.get(verdict.kind)
+    )
+    cell.setToolTip(verdict_sentence(verdict))
+    if verdict.effect:
+        font = cell.font()
+        font.setBold(True)
+        cell.setFont(font)
+    return cell
 
 
 def _row_cells(group: WorkloadResults, config: ConfigResult) -> list[QTableWidgetItem]:
@@ -128,24 +155,42 @@ def _row_cells(group: WorkloadResults, config: ConfigResult) -> list[QTableWidge
         shown = [o for o in config.export_options.split(",") if o in EXPORT_KNOBS]
         options += f"\nexport {','.join(shown) or config.export_options}"
     options = options.replace(",", ", ")  # so that a narrow column can wrap a long option list
-    if config.label == group.baseline_label:
-        verdict = "baseline"
-    else:
-        verdict = config.verdict or (f"{config.status}: no completed repeats" if failed else DASH)
     s = config.summary
     if s is None:
-        figures = ["no completed repeats", DASH, "0", DASH]
+        figures = ["no completed rounds", DASH, "0"]
     else:
         figures = [f"{format_value(s.median)} {group.unit}", f"{format_value(s.min)}{DASH}{format_value(s.max)}",
-                   str(s.n), f"{s.cv_percent:.1f} %"]  # fmt: skip
+                   str(s.n)]  # fmt: skip
     cells = [_cell(label, colour=colour)]
     cells += [_cell(f, right=True, colour=colour) for f in figures]
-    verdict_cell = _cell(verdict, colour=colour)
-    if config.significant:
-        font = verdict_cell.font()
-        font.setBold(True)
-        verdict_cell.setFont(font)
-    return [*cells, verdict_cell, _cell(options)]
+    return [*cells, _verdict_cell(group, config, failed), _cell(options)]
+
+
+class WorkloadBlock(QWidget):
+    """A workload's chart and table: side by side when the table fits whole beside the chart, else the chart above
+    the table (wider then, up to CHART_MAX_WIDTH), so that a narrow window (1024 px) gives the table the full
+    width before it has to scroll."""
+
+    def __init__(self, chart: ResultChart, table: RowsTable, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.chart, self.table = chart, table
+        self.box = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        self.box.setContentsMargins(0, 0, 0, 0)
+        self.box.addWidget(chart, 0, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.box.addWidget(table, 1, Qt.AlignmentFlag.AlignTop)
+
+    @property
+    def side_by_side(self) -> bool:
+        return self.box.direction() is QBoxLayout.Direction.LeftToRight
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        width = event.size().width()
+        side = width >= CHART_WIDTH + self.box.spacing() + self.table.natural_width()
+        self.chart.setFixedWidth(CHART_WIDTH if side else max(CHART_WIDTH, min(width, CHART_MAX_WIDTH)))
+        direction = QBoxLayout.Direction.LeftToRight if side else QBoxLayout.Direction.TopToBottom
+        if self.box.direction() is not direction:
+            self.box.setDirection(direction)  # changes the height only: the width comes from the page
+        super().resizeEvent(event)
 
 
 class ResultsPage(QWidget):
@@ -209,7 +254,7 @@ class ResultsPage(QWidget):
         self.header_label.setText(header)
         colour = FAILED_COLOUR if status in ("failed", "cancelled") else "#202020"
         self.header_label.setStyleSheet(f"font-weight: bold; color: {colour};")
-        groups = summarize_session(session, {rid: r.baseline for rid, r in recipes.items()})
+        groups = summarize_session(session, recipes)
         by_recipe: dict[str, list[WorkloadResults]] = {}
         for group in groups:
             by_recipe.setdefault(group.recipe, []).append(group)
@@ -241,10 +286,7 @@ class ResultsPage(QWidget):
             layout.addWidget(expected)
         for group in groups:
             layout.addWidget(self._workload_heading(group))
-            row = QHBoxLayout()
-            row.addWidget(self._chart(group), 0, Qt.AlignmentFlag.AlignTop)
-            row.addWidget(self._table(group), 1, Qt.AlignmentFlag.AlignTop)
-            layout.addLayout(row)
+            layout.addWidget(WorkloadBlock(self._chart(group), self._table(group)))
         layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidget(content)
@@ -265,16 +307,16 @@ class ResultsPage(QWidget):
         chart = ResultChart()
         chart.note.setWordWrap(True)  # the legend line must not widen the chart past its column
         chart.setFixedSize(CHART_WIDTH, CHART_HEIGHT)
-        bars = [(c.label, c.summary.median, c.summary.min, c.summary.max, c.summary.n)
-                for c in group.configs if c.summary is not None]  # fmt: skip
-        chart.set_data(f"{group.workload} ({group.unit})", group.unit, group.higher_is_better, bars)
+        strips = [(c.label, _rounds(c)) for c in group.configs if c.summary is not None]
+        chart.set_data(f"{group.workload} ({group.unit})", group.unit, group.higher_is_better, strips)
         chart.setObjectName(f"{group.recipe}-{group.workload}")
         self._charts.append(chart)
         return chart
 
     def _table(self, group: WorkloadResults) -> RowsTable:
-        # the verdict wraps; the options keep their lines whole (an option list cut short would mislead)
-        table = RowsTable(TABLE_HEADER, stretch=TABLE_HEADER[-2:])
+        # the verdict and the options wrap; the figures fit their contents; what does not fit scrolls sideways (an
+        # option list cut short would mislead)
+        table = RowsTable(TABLE_HEADER, stretch=(VERDICT_COLUMN, OPTIONS_COLUMN), min_stretch=WRAPPED_MIN_WIDTH)
         table.setTextElideMode(Qt.TextElideMode.ElideNone)
         table.setRowCount(len(group.configs))
         for row, config in enumerate(group.configs):

@@ -1,22 +1,63 @@
-"""The chart of a finished comparison: one bar per configuration (the median of its repeats), with the spread from
-the fastest to the slowest repeat, so that a difference smaller than the noise shows as overlapping whiskers."""
+"""The chart of a finished comparison, a strip plot: every round's figure as a dot beside a median mark for each
+configuration (the baseline first), so that the spread of the rounds shows next to the difference between the
+configurations: a difference smaller than the round-to-round noise shows as overlapping dots."""
 
 from __future__ import annotations
 
+import itertools
+import math
+import statistics
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-# label, median, min, max, number of repeats
-Bar = tuple[str, float, float, float, int]
+from nfstune.bench.stats import format_value
+
+# a configuration's label and its figure in each round (round number -> figure)
+Strip = tuple[str, Mapping[int, float]]
 
 TEXT_COLOR = "#202020"
-BAR_COLOR = "#8fb3d9"  # light, so that the whisker shows inside the bar
-WHISKER_COLOR = "#202020"
-BAR_WIDTH = 0.6
-HEADROOM = 1.2  # room above the highest whisker for the value labels
+DOT_COLOR = (31, 95, 160, 170)  # translucent, so that rounds with the same figure darken where they overlap
+BASELINE_DOT_COLOR = (90, 90, 90, 170)
+MEDIAN_COLOR = "#d9480f"
+DOT_SIZE = 7
+MEDIAN_WIDTH = 0.56  # of a column's width (1.0)
+SPREAD = 0.36  # the dots of a column lie within +-SPREAD/2 of its centre
+HEADROOM = 1.15  # room above the highest dot for the median labels
+TICK_TARGET = 5  # about this many labelled ticks on the value axis
+
+
+def nice_ticks(top: float, target: int = TICK_TARGET) -> list[float]:
+    """Ticks from 0 to at least `top` at a round step (1, 2, 2.5 or 5 times a power of ten), about `target` of
+    them: 0, 2, 4, 6, 8 rather than 2.61, 5.22, 7.83."""
+    if not math.isfinite(top) or top <= 0:
+        return [0.0, 1.0]
+    raw = top / target
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * power >= raw)
+    count = math.ceil(top / step - 1e-9)
+    return [round(i * step, 12) for i in range(count + 1)]
+
+
+def tick_text(value: float, step: float) -> str:
+    """As few decimals as the value needs at the step's precision: 0, 0.5, 1, 1.5 (not 0.0, 1.0); 0, 2.5, 5."""
+    decimals = 0
+    while decimals < 9 and abs(round(step, decimals) - step) > 1e-9 * step:
+        decimals += 1
+    text = f"{value:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def jitter(count: int) -> list[float]:
+    """The horizontal offsets of a column's dots, in round order: spread evenly across the column, left to right
+    (so that a drift over the rounds shows as a slope), the same offsets on every draw."""
+    if count <= 1:
+        return [0.0] * count
+    return [SPREAD * (i / (count - 1) - 0.5) for i in range(count)]
 
 
 class ResultChart(QWidget):
@@ -27,7 +68,7 @@ class ResultChart(QWidget):
         self.plot: pg.PlotItem = self.graphics.addPlot()
         self.plot.setMouseEnabled(x=False, y=False)  # a result is read, not explored
         self.plot.hideButtons()
-        # no grid: with one, pyqtgraph drops the 0 label at the axis' end, and the bars' baseline matters
+        # no grid: with one, pyqtgraph drops the 0 label at the axis' end, and the dots' distance from 0 matters
         for side in ("left", "bottom"):
             self.plot.getAxis(side).setTextPen(TEXT_COLOR)
         self.note = QLabel()
@@ -37,39 +78,83 @@ class ResultChart(QWidget):
         layout.setSpacing(0)
         layout.addWidget(self.graphics)
         layout.addWidget(self.note)
-        self.bar_item: pg.BarGraphItem | None = None
-        self.error_item: pg.ErrorBarItem | None = None
+        self.dots: list[pg.ScatterPlotItem] = []  # one per configuration, in column order
+        self.medians: list[float] = []
+        self.median_items: list[pg.PlotDataItem] = []
         self.value_labels: list[pg.TextItem] = []
+        self.y_ticks: list[float] = []
+        self._labels: list[str] = []
 
-    def set_data(self, title: str, unit: str, higher_is_better: bool, bars: list[Bar]) -> None:
+    def set_data(self, title: str, unit: str, higher_is_better: bool, strips: Sequence[Strip]) -> None:
+        """`strips`: the configurations in column order (the baseline first), each with its rounds' figures."""
         self.plot.clear()
-        self.value_labels = []
+        self.dots, self.medians, self.median_items, self.value_labels = [], [], [], []
         self.plot.setTitle(title, color=TEXT_COLOR, size="11pt")
         self.plot.setLabel("left", unit, color=TEXT_COLOR)  # text only: units= would rescale to SI prefixes
         self.note.setText(
             ("higher is better" if higher_is_better else "lower is better")
-            + " · bar: median of the repeats · whisker: slowest to fastest repeat"
+            + " · a dot per round, in order · bar: median"
         )
-        x = np.arange(len(bars), dtype=float)
-        medians = np.array([b[1] for b in bars], dtype=float)
-        lows = np.array([b[2] for b in bars], dtype=float)
-        highs = np.array([b[3] for b in bars], dtype=float)
-        self.bar_item = pg.BarGraphItem(x=x, height=medians, width=BAR_WIDTH, brush=BAR_COLOR, pen=None)
-        # ErrorBarItem takes lengths below and above y, not the ends themselves
-        self.error_item = pg.ErrorBarItem(
-            x=x, y=medians, top=highs - medians, bottom=medians - lows, beam=BAR_WIDTH / 3, pen=WHISKER_COLOR
-        )
-        self.plot.addItem(self.bar_item)
-        self.plot.addItem(self.error_item)
-        top = float(highs.max()) if len(bars) else 1.0
-        for i, (_, median, _, high, n) in enumerate(bars):
-            label = pg.TextItem(f"{median:.3g}  (n={n})", color=TEXT_COLOR, anchor=(0.5, 1))
-            label.setPos(i, high + 0.02 * top)
-            self.plot.addItem(label)
-            self.value_labels.append(label)
-        self.plot.getAxis("bottom").setTicks([[(float(i), b[0]) for i, b in enumerate(bars)]])
-        self.plot.setXRange(-0.6, len(bars) - 0.4, padding=0)
-        self.plot.setYRange(0, max(top, 1e-9) * HEADROOM, padding=0)
+        top = max((v for _, rounds in strips for v in rounds.values()), default=0.0)
+        for column, (label, rounds) in enumerate(strips):
+            ordered = [rounds[r] for r in sorted(rounds)]
+            xs = np.array([column + dx for dx in jitter(len(ordered))], dtype=float)
+            colour = BASELINE_DOT_COLOR if column == 0 else DOT_COLOR
+            dots = pg.ScatterPlotItem(
+                x=xs, y=np.array(ordered, dtype=float), data=sorted(rounds), size=DOT_SIZE, pen=None,
+                brush=pg.mkBrush(colour), hoverable=True,
+                tip=lambda x, y, data, label=label: f"{label}, round {data}: {format_value(y)} {unit}",
+            )  # fmt: skip
+            self.plot.addItem(dots)
+            self.dots.append(dots)
+            if not ordered:
+                continue
+            median = statistics.median(ordered)
+            self.medians.append(median)
+            mark = pg.PlotDataItem(
+                [column - MEDIAN_WIDTH / 2, column + MEDIAN_WIDTH / 2], [median, median],
+                pen=pg.mkPen(MEDIAN_COLOR, width=3),
+            )  # fmt: skip
+            self.plot.addItem(mark)
+            self.median_items.append(mark)
+            text = pg.TextItem(format_value(median), color=TEXT_COLOR, anchor=(0.5, 1))
+            text.setPos(column, max(ordered) + 0.02 * max(top, 1e-9))
+            self.plot.addItem(text)
+            self.value_labels.append(text)
+        self._labels = [label for label, _ in strips]
+        self._set_bottom_ticks()
+        self.y_ticks = nice_ticks(top * HEADROOM)
+        step = self.y_ticks[1] - self.y_ticks[0]
+        self.plot.getAxis("left").setTicks([[(t, tick_text(t, step)) for t in self.y_ticks], []])
+        self.plot.setXRange(-0.6, len(strips) - 0.4, padding=0)
+        self.plot.setYRange(0, self.y_ticks[-1], padding=0)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._set_bottom_ticks()  # labels that collided at one width may not at another
+
+    def _set_bottom_ticks(self) -> None:
+        labels = list(self._labels)
+        bottom = self.plot.getAxis("bottom")
+        if self._labels_collide(labels):
+            # every other label a line lower, so that long neighbours ("no_wdelay", "rsize=128K") do not overlap;
+            # the axis is made two lines high at once (pyqtgraph would grow it only after a first, clipped paint)
+            labels = [("\n" + label) if i % 2 else label for i, label in enumerate(labels)]
+            metrics = QFontMetrics(bottom.style["tickFont"] or QFont())
+            bottom.setHeight(2 * metrics.lineSpacing() + bottom.style["tickTextOffset"][1] + 6)
+        else:
+            bottom.setHeight(None)
+        bottom.setTicks([[(float(i), label) for i, label in enumerate(labels)]])
+
+    def _labels_collide(self, labels: Sequence[str]) -> bool:
+        """Whether two neighbouring labels would touch at the chart's present width (the page fixes it first)."""
+        if len(labels) < 2:
+            return False
+        axis = self.plot.getAxis("left")
+        column = max(1.0, (self.width() - axis.width() - 20) / len(labels))  # 20: the plot's own margins
+        metrics = QFontMetrics(self.plot.getAxis("bottom").style["tickFont"] or QFont())
+        widths = [metrics.horizontalAdvance(label) for label in labels]
+        return any((a + b) / 2 + 8 > column for a, b in itertools.pairwise(widths))
 
     def save_png(self, path: str | Path) -> None:
         if not self.grab().save(str(path), "PNG"):

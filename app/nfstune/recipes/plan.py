@@ -1,0 +1,305 @@
+"""A session as a plan, before anything runs: for each recipe, warm-up visits of its baseline, then rounds in which
+every configuration is visited once, in an order that changes every round (random from a stored seed), and each
+visit's exact remote commands: its setup, its workloads, its undo. Pure: no SSH. The engine walks the visits;
+`nfstune run --dry-run` and the desktop's "Show the plan" print plan_text.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from nfstune.bench.workloads import DROP_CACHES, SMALL_FILES_TAR, WorkloadId, WorkloadSizes, workload_commands
+from nfstune.nfs.change import MOUNT_ROOT, mount_argv, mount_point_for
+from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
+from nfstune.remote.probe import async_setting_hint
+
+# Seconds a visit takes beyond its workloads, and per run of each workload (cache drop or sync included).
+# "small": measured on the practice lab (hdd profile): an export change and the mount ~5 s, their undo ~5 s (a
+#   client-only visit, mount and unmount, about half), each workload run 5-8 s of which ~4 s are SSH round trips.
+# "normal": sizes bench/sizing.py plans for a real NAS on 1 GbE: a 1-4 GiB file at ~110 MB/s is 10-37 s (~40 s with
+#   the final fsync or the cold start of a read); 2000 small files ~30 s on an HDD-backed sync export; 2000
+#   synchronous 4 KiB writes at 5-30 ms each, ~20 s.
+VISIT_S: Mapping[str, Mapping[str, float]] = {
+    "small": {"server": 10.0, "client": 5.0},
+    "normal": {"server": 15.0, "client": 8.0},
+}
+RUN_S: Mapping[str, Mapping[str, float]] = {
+    "small": {"seq-write": 6.0, "seq-read": 7.0, "small-files": 8.0, "sync-4k": 6.0},
+    "normal": {"seq-write": 40.0, "seq-read": 40.0, "small-files": 30.0, "sync-4k": 20.0},
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    host: Literal["server", "client"]
+    argv: tuple[str, ...]  # the exact remote argv (a shell string is ("sh", "-c", "..."))
+    sudo: bool
+    what: str
+
+    def text(self) -> str:
+        """One line: a multi-line script shows its first line and how many more it has."""
+        shown = [a if "\n" not in a.strip() else f"{a.splitlines()[0]} ...({a.strip().count(chr(10))} more lines)"
+                 for a in self.argv]  # fmt: skip
+        return f"{self.host}$ {'sudo ' if self.sudo else ''}{shlex.join(shown)}"
+
+
+@dataclass(frozen=True)
+class Visit:
+    recipe: str
+    label: str
+    round: int  # 0 = warm-up
+    workloads: tuple[str, ...]
+    setup: tuple[Step, ...]
+    run: tuple[Step, ...]  # per workload: prepare, cache drop or sync, the tool, cleanup
+    undo: tuple[Step, ...]
+
+    @property
+    def warmup(self) -> bool:
+        return self.round == 0
+
+
+@dataclass(frozen=True)
+class RecipePlan:
+    recipe: Recipe
+    configs: tuple[Config, ...]  # the configurations that run (conditions hold, not an appliance's export)
+    rounds: Rounds
+    budget_s: float
+    visits: tuple[Visit, ...]  # warm-up visits, then rounds 1..rounds.max in their visit order
+
+    def round_s(self, scale: str) -> float:
+        """The estimated time of one round."""
+        return sum(visit_seconds(v, scale) for v in self.visits if v.round == 1)
+
+    def order(self, round_number: int) -> list[str]:
+        return [v.label for v in self.visits if v.round == round_number]
+
+
+@dataclass(frozen=True)
+class Plan:
+    seed: int
+    scale: str
+    recipes: tuple[RecipePlan, ...]
+    skipped: tuple[str, ...]
+    estimate_s: tuple[float, float]  # at least (min rounds), at most (the budgets)
+    scratch_name: str = ""  # the session's scratch directory in the export
+    mount_point: str = ""  # where every visit mounts the export, in turn
+    notes: tuple[str, ...] = ()  # what the plan assumed (unknown facts)
+
+
+def visit_seconds(visit: Visit, scale: str) -> float:
+    per_run = RUN_S.get(scale, RUN_S["normal"])
+    per_visit = VISIT_S.get(scale, VISIT_S["normal"])
+    changes_server = any(step.host == "server" for step in visit.setup)
+    return per_visit["server" if changes_server else "client"] + sum(per_run.get(w, 10.0) for w in visit.workloads)
+
+
+def round_orders(labels: Sequence[str], rounds: int, rng: random.Random) -> list[list[str]]:
+    """One order of `labels` per round, shuffled each round; with two or more configurations no round repeats the
+    order of the round before (there is always another order)."""
+    orders: list[list[str]] = []
+    for _ in range(rounds):
+        order = list(labels)
+        rng.shuffle(order)
+        if orders and len(order) > 1 and order == orders[-1]:
+            order = order[1:] + order[:1]  # a rotation of distinct labels is a different order
+        orders.append(order)
+    return orders
+
+
+def build_plan(
+    recipes: Sequence[Recipe],
+    facts: Mapping[str, FactValue],
+    *,
+    scale: str,
+    seed: int,
+    sizes: WorkloadSizes,
+    fio_available: bool,
+    share: str,
+    server_address: str,
+    scratch_name: str,
+    appliance: str | None = None,
+) -> Plan:
+    """The plan of a session. Configurations whose condition fails on the facts are skipped with the reason (an
+    unknown fact: tried); on an appliance (`appliance`: its vendor) so is every one that changes the export."""
+    mount_point = mount_point_for(scratch_name)
+    context = _Context(sizes, fio_available, share, server_address, f"{mount_point}/{scratch_name}", mount_point)
+    plans: list[RecipePlan] = []
+    skipped: list[str] = []
+    for recipe in recipes:
+        configs = []
+        for config in recipe.configs:
+            if config.when.holds(facts) is False:
+                skipped.append(f"{recipe.id} {config.label}: skipped ({config.when.describe()})")
+            elif appliance is not None and config.export:
+                skipped.append(
+                    f"{recipe.id} {config.label}: skipped (the server is a {appliance} appliance, which owns its "
+                    f"exports; set it in its own UI instead: {async_setting_hint(appliance)})"
+                )
+            else:
+                configs.append(config)
+        if not configs:
+            continue
+        rounds = recipe.rounds
+        # str seeds are hashed with sha512 by random.Random: the same order on every machine and Python run
+        rng = random.Random(f"{seed}:{recipe.id}")
+        labels = [c.label for c in configs]
+        warm = recipe.baseline if recipe.baseline in labels else labels[0]
+        by_label = {c.label: c for c in configs}
+        visits = [context.visit(recipe, by_label[warm], 0) for _ in range(rounds.warmup)]
+        for number, order in enumerate(round_orders(labels, rounds.max, rng), start=1):
+            visits.extend(context.visit(recipe, by_label[label], number) for label in order)
+        plans.append(RecipePlan(recipe, tuple(configs), rounds, rounds.budget_s(scale), tuple(visits)))
+    low = high = 0.0
+    for item in plans:
+        warmup = sum(visit_seconds(v, scale) for v in item.visits if v.warmup)
+        each = item.round_s(scale)
+        low += warmup + item.rounds.min * each
+        high += max(warmup + item.rounds.min * each, min(warmup + item.rounds.max * each, item.budget_s))
+    return Plan(seed, scale, tuple(plans), tuple(skipped), (low, high), scratch_name, mount_point)
+
+
+@dataclass(frozen=True)
+class _Context:
+    sizes: WorkloadSizes
+    fio_available: bool
+    share: str
+    server_address: str
+    scratch: str  # the scratch directory as the client sees it
+    mount_point: str
+
+    def visit(self, recipe: Recipe, config: Config, number: int) -> Visit:
+        """One visit's steps; its undo runs newest change first, as the engine's transaction undoes them."""
+        workloads = config.workloads or recipe.workloads
+        mp = shlex.quote(self.mount_point)
+        bdi = f"/sys/class/bdi/$(mountpoint -d {mp})/read_ahead_kb"
+        options = config.mount.render()
+        setup: list[Step] = []
+        undo: list[Step] = []
+        if config.export:
+            changes = ", ".join(
+                [*(f"set {o}" for o in config.export.set), *(f"unset {o}" for o in config.export.unset)]
+            )
+            setup.append(
+                Step("server", ("exportfs", "-ra"), True,
+                     f"write the exports file that defines {self.share} ({changes} for each of its clients; the "
+                     "original bytes journaled first; not written when nothing changes) and exportfs -ra")
+            )  # fmt: skip
+            undo.append(
+                Step("server", ("sh", "-c", "exportfs -ra && exportfs -f"), True,
+                     "write the journaled original bytes of that exports file back, and exportfs -ra")
+            )  # fmt: skip
+        setup += [
+            Step("client", ("mkdir", "-p", self.mount_point), True, f"make the mount point {self.mount_point}"),
+            Step("client", mount_argv(self.server_address, self.share, options, self.mount_point), True,
+                 f"mount {self.share} with {options or 'the defaults'} (nosharecache)"),
+        ]  # fmt: skip
+        undo.insert(
+            0,
+            Step("client", ("sh", "-c", f"if mountpoint -q {mp}; then umount {mp} || umount -l {mp}; fi; rmdir {mp}"),
+                 True, f"unmount {self.mount_point} and remove it"),
+        )  # fmt: skip
+        if config.read_ahead_kb is not None:
+            setup.append(
+                Step("client", ("sh", "-c", f"echo {int(config.read_ahead_kb)} > {bdi}"), True,
+                     f"read_ahead_kb {config.read_ahead_kb} for that mount (the value before is journaled)")
+            )  # fmt: skip
+            undo.insert(
+                0,
+                Step("client", ("sh", "-c", f"echo <the value before> > {bdi}"), True,
+                     "put read_ahead_kb back (gone with the mount anyway)"),
+            )  # fmt: skip
+        if "small-files" in workloads:
+            undo.insert(0, Step("client", ("rm", "-f", SMALL_FILES_TAR), True, "remove the small-files tar"))
+        run = [step for w in workloads for step in self.workload_steps(WorkloadId(w))]
+        return Visit(recipe.id, config.label, number, tuple(workloads), tuple(setup), tuple(run), tuple(undo))
+
+    def workload_steps(self, workload: WorkloadId) -> list[Step]:
+        commands = workload_commands(workload, self.scratch, self.sizes, fio_available=self.fio_available)
+        steps = [Step("client", argv, True, f"{workload}: prepare (untimed)") for argv in commands.prepare]
+        if commands.needs_cold_cache:
+            steps += [
+                Step(host, ("sh", "-c", DROP_CACHES), True, f"{workload}: drop the {host}'s page cache")
+                for host in ("client", "server")
+            ]
+        else:
+            steps += [
+                Step(host, ("sync",), False, f"{workload}: flush what the step before left dirty")
+                for host in ("client", "server")
+            ]
+        steps.append(Step("client", commands.run, True, f"{workload}: the timed run ({commands.tool})"))
+        if workload not in (WorkloadId.SEQ_WRITE, WorkloadId.SEQ_READ):
+            steps += [Step("client", argv, True, f"{workload}: clean up") for argv in commands.cleanup]
+        return steps
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
+    """The plan as the admin reads it before it runs: per recipe the visit order of every round up to the minimum,
+    and every command of the warm-up and the first `rounds_shown` rounds, with how each change is undone."""
+    low, high = plan.estimate_s
+    lines = [
+        f"Plan: scale {plan.scale}, seed {plan.seed}, about {_minutes(low)} to {_minutes(high)}",
+        f"Mount point {plan.mount_point or MOUNT_ROOT + '/...'}, scratch directory {plan.scratch_name} in the export "
+        "(both removed at the end). Every change of a visit is undone when the visit ends, on cancel and on failure.",
+    ]
+    lines += [f"Note: {note}" for note in plan.notes]
+    lines += [f"Skipped: {text}" for text in plan.skipped]
+    for item in plan.recipes:
+        rounds = item.rounds
+        lines += [
+            "",
+            f"{item.recipe.id}: {len(item.configs)} configurations, {rounds.min} to {rounds.max} rounds (stops when "
+            f"every comparison is settled, or before the {_minutes(item.budget_s)} budget is spent); about "
+            f"{_minutes(item.round_s(plan.scale))} a round",
+        ]
+        if rounds.warmup:
+            lines.append(f"  warm-up: {', '.join(item.order(0))} (not counted)")
+        for number in range(1, rounds.min + 1):
+            lines.append(f"  round {number}: {', '.join(item.order(number))}")
+        if rounds.max > rounds.min:
+            lines.append(f"  rounds {rounds.min + 1} to {rounds.max}, while needed: each in a new order")
+        for visit in item.visits:
+            if visit.round > rounds_shown:
+                break
+            name = "warm-up" if visit.warmup else f"round {visit.round}"
+            lines.append(f"  {name}, {visit.label}: {', '.join(visit.workloads)}")
+            for title, steps in (("set up", visit.setup), ("run", visit.run), ("undo", visit.undo)):
+                lines.append(f"    {title}:")
+                lines += [f"      {step.text()}    # {step.what}" for step in steps]
+    return "\n".join(lines)
+
+
+def plan_json(plan: Plan) -> str:
+    """What a session stores of its plan: the seed, the rounds and the visit order of every round."""
+    return json.dumps(
+        {
+            "seed": plan.seed,
+            "scale": plan.scale,
+            "estimate_s": list(plan.estimate_s),
+            "skipped": list(plan.skipped),
+            "recipes": [
+                {
+                    "id": item.recipe.id,
+                    "configs": [c.label for c in item.configs],
+                    "rounds": {
+                        "min": item.rounds.min,
+                        "max": item.rounds.max,
+                        "warmup": item.rounds.warmup,
+                        "margin_percent": item.rounds.margin_percent,
+                    },
+                    "budget_s": item.budget_s,
+                    "order": [item.order(n) for n in range(item.rounds.max + 1)],
+                }
+                for item in plan.recipes
+            ],
+        },
+        sort_keys=True,
+    )

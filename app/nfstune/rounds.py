@@ -1,0 +1,110 @@
+"""When a recipe's rounds stop, and how long the session still has to go. Pure: the engine feeds it what it
+measured (each visit's figures by round, each visit's time) and asks after every round.
+
+The stop rule: never before `min` rounds; then stop when every comparison of the recipe is settled (faster, slower,
+no difference that matters, or unreliable), when another round would not fit in the recipe's budget (the rounds
+measured so far say how long one takes), or at `max` rounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from nfstune.recipes.model import WORKLOADS
+from nfstune.recipes.plan import Plan, RecipePlan, Visit, visit_seconds
+
+if TYPE_CHECKING:
+    from nfstune.bench.verdict import Question
+
+
+@dataclass
+class RecipeFigures:
+    """One recipe's figures: (workload, configuration label) -> round -> the workload's figure in that round."""
+
+    item: RecipePlan
+    figures: dict[tuple[str, str], dict[int, float]] = field(default_factory=dict)
+
+    def add(self, workload: str, label: str, round_number: int, value: float) -> None:
+        if round_number > 0:  # warm-ups are never counted
+            self.figures.setdefault((workload, label), {})[round_number] = value
+
+    def questions(self) -> list[Question]:
+        """Each configuration against the baseline, per workload both ran: one family (bench.verdict)."""
+        from nfstune.bench.verdict import Question  # scipy loads only when a recipe is judged
+
+        recipe = self.item.recipe
+        found: list[Question] = []
+        for config in self.item.configs:
+            if config.label == recipe.baseline:
+                continue
+            for workload in config.workloads or recipe.workloads:
+                base = self.figures.get((workload, recipe.baseline))
+                other = self.figures.get((workload, config.label))
+                if not base or not other:
+                    continue
+                found.append(
+                    Question(
+                        key=(recipe.id, workload, config.label), baseline=dict(base), other=dict(other),
+                        higher_is_better=WORKLOADS[workload].higher_is_better,
+                        names=(recipe.baseline, config.label), margin_percent=self.item.rounds.margin_percent,
+                        expect_same=config.expect == "same",
+                        why_same="the recipe expects it to measure the same" if config.expect == "same" else "",
+                    )
+                )  # fmt: skip
+        return found
+
+    def unsettled(self) -> list[str]:
+        """The comparisons not settled yet, as their verdicts' texts."""
+        from nfstune.bench.verdict import judge
+
+        questions = self.questions()
+        return [v.text for v in judge(questions) if not v.settled]
+
+
+def stop_reason(figures: RecipeFigures, rounds_done: int, elapsed_s: float, round_times: Sequence[float]) -> str | None:
+    """Why the recipe stops after `rounds_done` rounds (`elapsed_s` spent on it, warm-up included), or None to go
+    on with another round."""
+    rounds, budget = figures.item.rounds, figures.item.budget_s
+    if rounds_done < rounds.min:
+        return None
+    if rounds_done >= rounds.max:
+        return f"stopped at the maximum of {rounds.max} rounds"
+    unsettled = figures.unsettled()
+    if not unsettled:
+        return f"every comparison is settled after {rounds_done} rounds"
+    next_round = max(round_times[-3:]) if round_times else 0.0  # the slowest of the last rounds: drift is upward
+    if elapsed_s + next_round > budget:
+        return (
+            f"another round (about {next_round:.0f} s) would not fit in the {budget / 60:.0f}-minute budget "
+            f"({elapsed_s / 60:.1f} min spent); {len(unsettled)} comparison(s) not settled"
+        )
+    return None
+
+
+class Eta:
+    """The time left: what the plan still expects (warm-ups and the minimum rounds of every recipe, plus each
+    round started beyond the minimum) scaled by how the visits measured so far compare with the plan."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.scale = plan.scale
+        self.expected_s = sum(
+            visit_seconds(v, plan.scale) for item in plan.recipes for v in item.visits if v.round <= item.rounds.min
+        )
+        self.planned_done_s = 0.0
+        self.measured_done_s = 0.0
+
+    def round_started(self, item: RecipePlan, round_number: int) -> None:
+        if round_number > item.rounds.min:
+            self.expected_s += sum(visit_seconds(v, self.scale) for v in item.visits if v.round == round_number)
+
+    def visit_done(self, visit: Visit, seconds: float) -> None:
+        planned = visit_seconds(visit, self.scale)
+        self.expected_s = max(0.0, self.expected_s - planned)
+        self.planned_done_s += planned
+        self.measured_done_s += seconds
+
+    def remaining_s(self) -> float:
+        factor = self.measured_done_s / self.planned_done_s if self.planned_done_s > 0 else 1.0
+        return self.expected_s * factor

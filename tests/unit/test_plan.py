@@ -1,0 +1,142 @@
+"""The plan of a session: visit order (warm-up first, every configuration once a round, a new order each round)
+and the exact remote argv of a visit; pure, no SSH and no VMs."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from nfstune import paths
+from nfstune.bench.workloads import MIB, WorkloadSizes
+from nfstune.recipes import Recipe, load_recipes
+from nfstune.recipes.plan import Plan, build_plan, plan_json, plan_text, round_orders
+
+SIZES = WorkloadSizes(seq_file_bytes=8 * MIB, small_file_count=30, small_file_bytes=4096, sync_4k_count=40)
+FIVE = ["baseline", "async", "no_wdelay", "rsize=128K", "vers=3"]
+
+
+@pytest.fixture(scope="module")
+def shipped() -> dict[str, Recipe]:
+    recipes, errors = load_recipes([paths.recipes_dir()])
+    assert errors == []
+    return {r.id: r for r in recipes}
+
+
+def quick_plan(shipped: dict[str, Recipe], seed: int = 7, *, fio: bool = True) -> Plan:
+    return build_plan(
+        [shipped["quick-check"]], {}, scale="small", seed=seed, sizes=SIZES, fio_available=fio, share="/srv/export",
+        server_address="192.0.2.10", scratch_name=".nfstune-4242",
+    )  # fmt: skip
+
+
+def test_warmup_first_then_every_configuration_once_a_round_in_a_new_order(shipped: dict[str, Recipe]) -> None:
+    item = quick_plan(shipped).recipes[0]
+    assert [(v.round, v.label) for v in item.visits[: item.rounds.warmup]] == [(0, "baseline")]
+    rounds = [v.round for v in item.visits]
+    assert rounds == sorted(rounds) and max(rounds) == item.rounds.max == 20
+    orders = [item.order(n) for n in range(1, item.rounds.max + 1)]
+    assert all(sorted(order) == sorted(FIVE) for order in orders)
+    assert all(a != b for a, b in pairwise(orders))
+    assert len({tuple(o) for o in orders}) > 10  # shuffled, not a rotation of one order
+    # the same seed gives the same plan (it is stored with the session and reproduces the order)
+    assert json.loads(plan_json(quick_plan(shipped)))["recipes"][0]["order"][1:4] == orders[:3]
+    assert [quick_plan(shipped, seed=8).recipes[0].order(n) for n in (1, 2, 3)] != orders[:3]
+
+
+def test_two_configurations_alternate_when_the_shuffle_repeats() -> None:
+
+    orders = round_orders(["sync", "async"], 30, random.Random(1))
+    assert all(a != b for a, b in pairwise(orders))
+    assert Counter(tuple(o) for o in orders) == {("sync", "async"): 15, ("async", "sync"): 15}
+
+
+def test_a_visit_carries_its_exact_remote_argv(shipped: dict[str, Recipe]) -> None:
+    item = quick_plan(shipped).recipes[0]
+    visit = next(v for v in item.visits if v.round == 1 and v.label == "no_wdelay")
+    mp = "/mnt/nfstune/4242"
+    scratch = f"{mp}/.nfstune-4242"
+    assert visit.workloads == ("sync-4k", "seq-write")
+    assert [(s.host, s.argv, s.sudo) for s in visit.setup] == [
+        ("server", ("exportfs", "-ra"), True),
+        ("client", ("mkdir", "-p", mp), True),
+        ("client", ("mount", "-t", "nfs", "-o", "nosharecache,vers=4.2", "192.0.2.10:/srv/export", mp), True),
+    ]
+    assert "set sync, set no_wdelay" in visit.setup[0].what
+    fio = ("fio", "--ioengine=psync", "--direct=0", "--fallocate=none", "--output-format=json+",
+           "--status-interval=1", "--eta=never")  # fmt: skip
+    assert [(s.host, s.argv, s.sudo) for s in visit.run] == [
+        ("client", ("rm", "-f", "--", f"{scratch}/nfstune-sync4k.dat"), True),
+        ("client", ("sync",), False),
+        ("server", ("sync",), False),
+        ("client", (fio[0], "--name=sync-4k", f"--filename={scratch}/nfstune-sync4k.dat", "--bs=4096",
+                    "--size=163840", "--rw=write", "--sync=dsync", "--lat_percentiles=1", "--percentile_list=50:99",
+                    *fio[1:]), True),
+        ("client", ("rm", "-f", "--", f"{scratch}/nfstune-sync4k.dat"), True),
+        ("client", ("rm", "-f", "--", f"{scratch}/nfstune-seq.dat"), True),
+        ("client", ("sync",), False),
+        ("server", ("sync",), False),
+        ("client", (fio[0], "--name=seq-write", f"--filename={scratch}/nfstune-seq.dat", "--bs=1048576",
+                    "--size=8388608", "--rw=write", "--end_fsync=1", *fio[1:]), True),
+    ]  # fmt: skip
+    assert [(s.host, s.argv, s.sudo) for s in visit.undo] == [
+        ("client", ("sh", "-c", f"if mountpoint -q {mp}; then umount {mp} || umount -l {mp}; fi; rmdir {mp}"), True),
+        ("server", ("sh", "-c", "exportfs -ra && exportfs -f"), True),
+    ]
+    assert "journaled original bytes" in visit.undo[1].what
+
+
+def test_a_cold_read_drops_both_caches_and_a_client_recipe_never_touches_the_server(
+    shipped: dict[str, Recipe],
+) -> None:
+    plan = build_plan(
+        [shipped["readahead"]], {}, scale="small", seed=1, sizes=SIZES, fio_available=False, share="/export",
+        server_address="[2001:db8::1]", scratch_name=".nfstune-9",
+    )  # fmt: skip
+    visit = next(v for v in plan.recipes[0].visits if v.label == "ra=1M" and v.round == 1)
+    assert all(s.host == "client" for s in visit.setup + visit.undo)
+    assert visit.setup[2].argv == (
+        "sh",
+        "-c",
+        "echo 1024 > /sys/class/bdi/$(mountpoint -d /mnt/nfstune/9)/read_ahead_kb",
+    )
+    drops = [s for s in visit.run if s.argv == ("sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches")]
+    assert [s.host for s in drops] == ["client", "server"]
+    assert "fio" not in visit.run[-1].argv[0] and "\ndd " in visit.run[-1].argv[2]  # the fallback
+
+
+def test_conditions_and_an_appliance_skip_configurations(shipped: dict[str, Recipe]) -> None:
+    plan = build_plan(
+        [shipped["nfs-versions"], shipped["sync-vs-async"]], {"server_nfs_version": frozenset({"3", "4.2"})},
+        scale="normal", seed=3, sizes=SIZES, fio_available=True, share="/export", server_address="192.0.2.10",
+        scratch_name=".nfstune-1", appliance="synology",
+    )  # fmt: skip
+    assert [r.recipe.id for r in plan.recipes] == ["nfs-versions"]
+    assert [c.label for c in plan.recipes[0].configs] == ["vers=3", "vers=4.1", "vers=4.2"]
+    assert plan.skipped[0] == "nfs-versions vers=4.0: skipped (server_nfs_version includes 4.0)"
+    assert all("synology appliance" in s for s in plan.skipped[1:]) and len(plan.skipped) == 3
+
+
+def test_estimate_runs_from_the_minimum_rounds_to_the_budget(shipped: dict[str, Recipe]) -> None:
+    plan = quick_plan(shipped)
+    item = plan.recipes[0]
+    low, high = plan.estimate_s
+    assert low < high <= item.budget_s == 12 * 60
+    assert low > item.rounds.min * item.round_s("small")
+
+
+def test_plan_text_shows_the_order_the_changes_and_their_undo(shipped: dict[str, Recipe]) -> None:
+    plan = quick_plan(shipped)
+    text = plan_text(plan)
+    item = plan.recipes[0]
+    assert f"  round 1: {', '.join(item.order(1))}" in text
+    assert f"  round 3: {', '.join(item.order(3))}" in text
+    assert "warm-up: baseline (not counted)" in text
+    assert "server$ sudo sh -c 'exportfs -ra && exportfs -f'" in text
+    assert "client$ sudo mount -t nfs -o nosharecache,vers=3 192.0.2.10:/srv/export /mnt/nfstune/4242" in text
+    assert "round 3, " not in text  # commands of the first two rounds only
+    assert Path(text.splitlines()[1].split()[2]) == Path("/mnt/nfstune/4242,")

@@ -1,0 +1,80 @@
+"""The stop rule after each round and the time left, from figures by round (pure: no host)."""
+
+from __future__ import annotations
+
+import pytest
+
+from nfstune import paths
+from nfstune.bench.workloads import MIB, WorkloadSizes
+from nfstune.recipes import Recipe, load_recipes
+from nfstune.recipes.plan import Plan, build_plan, visit_seconds
+from nfstune.rounds import Eta, RecipeFigures, stop_reason
+
+SIZES = WorkloadSizes(seq_file_bytes=8 * MIB, small_file_count=30, small_file_bytes=4096, sync_4k_count=40)
+
+
+@pytest.fixture(scope="module")
+def shipped() -> dict[str, Recipe]:
+    recipes, errors = load_recipes([paths.recipes_dir()])
+    assert errors == []
+    return {r.id: r for r in recipes}
+
+
+def plan_of(recipe: Recipe) -> Plan:
+    return build_plan(
+        [recipe], {}, scale="small", seed=5, sizes=SIZES, fio_available=True, share="/export",
+        server_address="nas", scratch_name=".nfstune-1",
+    )  # fmt: skip
+
+
+def figures(plan: Plan, async_factor: dict[int, float]) -> RecipeFigures:
+    """sync-vs-async's figures: sync the same every round, async `async_factor[round]` times as fast."""
+    found = RecipeFigures(plan.recipes[0])
+    base = {"small-files": 10.0, "sync-4k": 8.0, "seq-write": 20.0}
+    for number, factor in async_factor.items():
+        for workload, value in base.items():
+            found.add(workload, "sync", number, value)
+            faster = value * factor if workload == "seq-write" else value / factor  # MB/s vs s and ms
+            found.add(workload, "async", number, faster)
+    found.add("seq-write", "sync", 0, 1.0)  # a warm-up figure is never counted
+    return found
+
+
+def test_no_stop_before_the_minimum_and_always_at_the_maximum(shipped: dict[str, Recipe]) -> None:
+    plan = plan_of(shipped["sync-vs-async"])
+    settled = figures(plan, {1: 5.0, 2: 5.1})
+    assert stop_reason(settled, 2, 10.0, [5.0, 5.0]) is None  # min = 3
+    noisy = figures(plan, {n: (0.5, 2.0)[n % 2] for n in range(1, 21)})
+    assert stop_reason(noisy, 20, 10.0, [5.0] * 20) == "stopped at the maximum of 20 rounds"
+
+
+def test_stop_when_every_comparison_is_settled(shipped: dict[str, Recipe]) -> None:
+    plan = plan_of(shipped["sync-vs-async"])
+    assert figures(plan, {1: 5.0}).figures[("seq-write", "sync")] == {1: 20.0}
+    assert stop_reason(figures(plan, {1: 5.0, 2: 5.1, 3: 4.9}), 3, 60.0, [20.0] * 3) == (
+        "every comparison is settled after 3 rounds"
+    )
+
+
+def test_an_unsettled_recipe_goes_on_while_another_round_fits_the_budget(shipped: dict[str, Recipe]) -> None:
+    plan = plan_of(shipped["sync-vs-async"])
+    budget = plan.recipes[0].budget_s
+    noisy = figures(plan, {1: 0.7, 2: 1.6, 3: 1.1})
+    assert stop_reason(noisy, 3, budget - 100, [40.0, 60.0, 50.0]) is None
+    why = stop_reason(noisy, 3, budget - 50, [40.0, 60.0, 50.0])
+    assert why is not None and why.startswith("another round (about 60 s) would not fit in the 15-minute budget")
+    assert "3 comparison(s) not settled" in why
+
+
+def test_the_time_left_follows_the_visits_measured(shipped: dict[str, Recipe]) -> None:
+    plan = plan_of(shipped["quick-check"])
+    item = plan.recipes[0]
+    eta = Eta(plan)
+    planned = sum(visit_seconds(v, "small") for v in item.visits if v.round <= item.rounds.min)
+    assert eta.remaining_s() == pytest.approx(planned)
+    first = item.visits[0]
+    eta.visit_done(first, 2 * visit_seconds(first, "small"))  # the hosts run at half the planned speed
+    assert eta.remaining_s() == pytest.approx(2 * (planned - visit_seconds(first, "small")))
+    eta.round_started(item, item.rounds.min + 1)  # a round beyond the minimum adds its visits
+    extra = sum(visit_seconds(v, "small") for v in item.visits if v.round == item.rounds.min + 1)
+    assert eta.remaining_s() == pytest.approx(2 * (planned - visit_seconds(first, "small") + extra))
