@@ -161,6 +161,9 @@ class Engine:
         try:
             try:
                 self._scratch = make_scratch(self.server, session_tx, self.share, plan.scratch_name)
+                if any("small-files" in v.workloads for item in plan.recipes for v in item.visits):
+                    # its tar is built once on the client's own disk, kept for every visit, and ours to remove
+                    session_tx.record(self.client, "tempfile", SMALL_FILES_TAR)
                 if self.baselines:
                     self._measure_baselines(session_id)
                 for item in plan.recipes:
@@ -296,8 +299,6 @@ class Engine:
                 change.verify_kernel(change.expect)
             if config.export:
                 export_opts = ",".join(next(iter(self._table(self.share).values()), ()))
-            if "small-files" in visit.workloads:  # its tar is built on the client's own disk: ours to remove
-                tx.record(self.client, "tempfile", SMALL_FILES_TAR)
             with self._samplers(mount.mount_point):
                 for workload in visit.workloads:
                     self._check_cancel()

@@ -9,9 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nfstune.bench.stats import (
-    compare,
     format_value,
-    should_stop,
     summarize,
     t_quantile,
     t_two_sided_p,
@@ -105,42 +103,6 @@ def test_welch_by_hand() -> None:
         welch_test([1], [2, 3])
 
 
-def test_comparison_phrases() -> None:
-    throughput = compare([100, 101, 99, 100.5], [430, 431, 429, 432], higher_is_better=True, unit="MB/s")
-    assert throughput.text == "B is 4.3x faster than A (significant, p<0.001)"
-    assert throughput.faster == "B" and throughput.relative_difference == pytest.approx(
-        330.375 / 100.125
-    )  # means 430.5 and 100.125
-    assert throughput.speedup == pytest.approx(430.5 / 100.125)
-    assert compare([100, 101, 99, 100.5], [112, 113, 111, 112.5], higher_is_better=True).text == (
-        "B is 12 % faster than A (significant, p<0.001)"
-    )
-    assert compare([100, 100.5, 99.5, 100], [104.3, 104.8, 103.8, 104.3], higher_is_better=True).text == (
-        "B is 4.3 % faster than A (significant, p<0.001)"  # Welch: t = -14.9, df = 6
-    )
-    big = compare([10, 12, 11], [43, 50, 47], higher_is_better=True, names=("sync", "async"))
-    assert big.text == "async is 4.2x faster than sync (significant, p=0.0017)"  # Welch: t = -16.9, df = 2.32
-    assert big.test is not None and big.test.p_value == pytest.approx(0.0017486, abs=1e-7)
-
-
-def test_lower_is_better_means_less_time_is_faster() -> None:
-    seconds = compare([20, 21, 19, 20.5], [10, 10.5, 9.5, 10.2], higher_is_better=False, unit="s")
-    assert seconds.text == "B is 2.0x faster than A (significant, p<0.001)"  # 20.125 s against 10.05 s
-    assert seconds.faster == "B" and seconds.relative_difference == pytest.approx(10.05 / 20.125 - 1)
-    slower = compare([10, 10.5, 9.5, 10.2], [20, 21, 19, 20.5], higher_is_better=False)
-    assert slower.text == "A is 2.0x faster than B (significant, p<0.001)" and slower.faster == "A"
-
-
-def test_no_measurable_difference_and_too_few_repeats() -> None:
-    # means 25.1 and 25.4; Welch t = -1.837, df = 2.56, p = 0.179
-    same = compare([25.0, 25.1, 25.2], [25.6, 25.1, 25.5], higher_is_better=False, unit="s")
-    assert same.text == "no measurable difference (A 25.1 s, B 25.4 s; p=0.18)"
-    assert not same.significant and same.faster is None
-    assert compare([1.0], [2.0, 3.0], higher_is_better=True).text == "not enough repeats to compare (A n=1, B n=2)"
-    with pytest.raises(ValueError, match="non-negative"):
-        compare([-1.0, 1.0], [1.0, 2.0], higher_is_better=True)
-
-
 def test_format_value_keeps_three_figures() -> None:
     assert [format_value(v) for v in (25.1, 0.00123, 1234.4, 117.7, 0.0, 9.87)] == [
         "25.1",
@@ -151,31 +113,6 @@ def test_format_value_keeps_three_figures() -> None:
         "9.87",
     ]
 
-
-def test_stop_rule() -> None:
-    assert should_stop([100, 101, 99], min_repeats=5, max_repeats=10, cv_target=5) == (
-        False,
-        "3 of at least 5 repeats done",
-    )
-    assert should_stop([100.0] * 5, min_repeats=5, max_repeats=10, cv_target=5) == (
-        True,
-        "stable: CV 0.0 % <= 5 % after 5 repeats",
-    )
-    noisy = [90, 110] * 3  # mean 100, sample stdev sqrt(600 / 5) = 10.95
-    assert should_stop(noisy, min_repeats=5, max_repeats=10, cv_target=5) == (
-        False,
-        "CV 11.0 % > 5 % after 6 repeats: repeating (at most 10)",
-    )
-    assert should_stop(noisy, min_repeats=5, max_repeats=6, cv_target=5) == (
-        True,
-        "stopped at the maximum of 6 repeats: CV 11.0 % is above the 5 % target",
-    )
-    assert should_stop([], min_repeats=1, max_repeats=1, cv_target=5) == (False, "0 of at least 1 repeats done")
-    with pytest.raises(ValueError, match="min_repeats"):
-        should_stop([1.0], min_repeats=3, max_repeats=2, cv_target=5)
-
-
-# --- properties ---------------------------------------------------------------------------------------------------
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
 measurement = st.floats(min_value=0.01, max_value=1e6, allow_nan=False)
@@ -196,32 +133,3 @@ def test_scaling_keeps_the_cv(values: list[float], factor: float) -> None:
     assert summarize([v * factor for v in values]).cv_percent == pytest.approx(
         summarize(values).cv_percent, rel=1e-6, abs=1e-9
     )
-
-
-@given(samples, st.booleans())
-def test_identical_samples_show_no_difference(values: list[float], higher_is_better: bool) -> None:
-    result = compare(values, list(values), higher_is_better=higher_is_better)
-    assert not result.significant and result.text.startswith("no measurable difference (")
-
-
-@given(samples, samples, st.booleans())
-def test_swapping_a_and_b_flips_the_phrasing(a: list[float], b: list[float], higher_is_better: bool) -> None:
-    forward = compare(a, b, higher_is_better=higher_is_better)
-    backward = compare(b, a, higher_is_better=higher_is_better)
-    assert forward.significant == backward.significant
-    assert forward.test is not None and backward.test is not None
-    assert forward.test.p_value == backward.test.p_value
-    if forward.significant:
-        assert {forward.faster, backward.faster} == {"A", "B"}
-        assert backward.text == forward.text.translate(str.maketrans("AB", "BA"))
-    else:
-        assert forward.text.startswith("no measurable difference") and backward.text.startswith("no measurable")
-
-
-@given(st.lists(measurement, max_size=15), st.integers(1, 8), st.integers(0, 8))
-def test_the_stop_rule_always_stops_at_the_maximum(values: list[float], low: int, extra: int) -> None:
-    stop, reason = should_stop(values, min_repeats=low, max_repeats=low + extra, cv_target=5)
-    if len(values) >= low + extra:
-        assert stop
-    if len(values) < low:
-        assert not stop and reason == f"{len(values)} of at least {low} repeats done"

@@ -1,15 +1,16 @@
-"""Statistics on repeated measurements: summary, stop rule, and a two-configuration comparison in plain words.
+"""Statistics on repeated measurements: their summary, the t distribution, and Welch's test (which verdict.py uses
+for two independent samples).
 
 Values are one figure per repeat (MB/s, seconds, milliseconds), warm-up runs already discarded.
 
 Choices, and why:
 - The confidence interval is for the *mean*, with Student's t quantile, because that is what the comparison tests;
   the median is reported next to it as the robust figure to show.
-- Comparisons use Welch's t-test (unequal variances: two configurations rarely have the same spread). Quantiles
-  and p-values come from scipy.stats.t (Welch's degrees of freedom are not whole numbers). Welch's t and df are
-  computed here rather than by scipy.stats.ttest_ind, which warns ("catastrophic cancellation") on nearly equal
-  values, a normal case for repeated measurements.
-- verdict.py holds the session's paired comparisons (the verdicts); compare() below is the older unpaired phrasing.
+- Independent samples are compared with Welch's t-test (unequal variances: two configurations rarely have the
+  same spread). Quantiles and p-values come from scipy.stats.t (Welch's degrees of freedom are not whole
+  numbers). Welch's t and df are computed here rather than by scipy.stats.ttest_ind, which warns ("catastrophic
+  cancellation") on nearly equal values, a normal case for repeated measurements.
+- verdict.py turns these into the verdicts a session shows (paired by round, corrected together).
 """
 
 from __future__ import annotations
@@ -78,31 +79,6 @@ def _checked(values: Sequence[float], what: str) -> tuple[float, ...]:
     return data
 
 
-def should_stop(values: Sequence[float], *, min_repeats: int, max_repeats: int, cv_target: float) -> tuple[bool, str]:
-    """Whether to stop repeating: n >= min_repeats and CV <= cv_target (percent), or n >= max_repeats.
-
-    `values` are the measured repeats with the warm-ups already discarded."""
-    if not 1 <= min_repeats <= max_repeats:
-        raise ValueError(f"need 1 <= min_repeats <= max_repeats, got {min_repeats} and {max_repeats}")
-    n = len(values)
-    if n == 0:
-        return False, f"0 of at least {min_repeats} repeats done"
-    cv = summarize(values).cv_percent
-    if n >= min_repeats and cv <= cv_target:
-        return True, f"stable: CV {cv:.1f} % <= {cv_target:g} % after {n} repeats"
-    if n >= max_repeats:
-        return (
-            True,
-            f"stopped at the maximum of {max_repeats} repeats: CV {cv:.1f} % is above the {cv_target:g} % target",
-        )
-    if n < min_repeats:
-        return False, f"{n} of at least {min_repeats} repeats done"
-    return False, f"CV {cv:.1f} % > {cv_target:g} % after {n} repeats: repeating (at most {max_repeats})"
-
-
-# --- the t distribution (scipy.stats.t, wrapped so that the rest of nfstune sees plain floats) --------------------
-
-
 def t_two_sided_p(t: float, df: float) -> float:
     """P(|T| >= |t|) for Student's t with `df` (> 0, not necessarily whole) degrees of freedom."""
     if not df > 0:
@@ -154,61 +130,6 @@ def welch_test(a: Sequence[float], b: Sequence[float]) -> WelchTest:
 
 
 # --- comparison in words ------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Comparison:
-    names: tuple[str, str]
-    a: Summary
-    b: Summary
-    higher_is_better: bool
-    relative_difference: float | None  # (mean B - mean A) / mean A, of the metric itself; None if mean A is 0
-    speedup: float | None  # how many times faster B is than A (< 1: A is faster); None if undefined
-    test: WelchTest | None  # None when a sample has fewer than 2 values
-    significant: bool
-    faster: str | None  # the name of the faster configuration when the difference is significant
-    text: str
-
-
-def compare(
-    a_values: Sequence[float],
-    b_values: Sequence[float],
-    *,
-    higher_is_better: bool,
-    names: tuple[str, str] = ("A", "B"),
-    unit: str = "",
-    alpha: float = ALPHA,
-) -> Comparison:
-    """Compare B with A on one metric. Values must be >= 0 (throughput, seconds, latency).
-
-    "Faster" is about speed: for a lower-is-better metric (seconds) B is 2x faster when it takes half the time.
-    Figures are means, because Welch's test compares means."""
-    sa, sb = summarize(a_values), summarize(b_values)
-    if min(sa.min, sb.min) < 0:
-        raise ValueError("compare() takes non-negative measurements")
-    name_a, name_b = names
-    relative = (sb.mean - sa.mean) / sa.mean if sa.mean else None
-    better, worse = (sb.mean, sa.mean) if higher_is_better else (sa.mean, sb.mean)
-    speedup = better / worse if worse else None
-    if sa.n < 2 or sb.n < 2:
-        text = f"not enough repeats to compare ({name_a} n={sa.n}, {name_b} n={sb.n})"
-        return Comparison(names, sa, sb, higher_is_better, relative, speedup, None, False, None, text)
-    test = welch_test(sa.values, sb.values)
-    significant = test.p_value < alpha and sa.mean != sb.mean
-    if not significant:
-        suffix = f" {unit}" if unit else ""
-        text = (
-            f"no measurable difference ({name_a} {format_value(sa.mean)}{suffix}, "
-            f"{name_b} {format_value(sb.mean)}{suffix}; {format_p(test.p_value)})"
-        )
-        return Comparison(names, sa, sb, higher_is_better, relative, speedup, test, False, None, text)
-    b_wins = (sb.mean > sa.mean) == higher_is_better
-    winner, loser = (name_b, name_a) if b_wins else (name_a, name_b)
-    # computed from the two means directly (not as 1/speedup) so that swapping A and B gives the same figure
-    high, low = max(sa.mean, sb.mean), min(sa.mean, sb.mean)
-    factor = high / low if low else None
-    text = f"{winner} is {format_factor(factor)}faster than {loser} (significant, {format_p(test.p_value)})"
-    return Comparison(names, sa, sb, higher_is_better, relative, speedup, test, True, winner, text)
 
 
 def format_factor(factor: float | None) -> str:

@@ -213,8 +213,6 @@ class _Context:
                 Step("client", ("sh", "-c", f"echo <the value before> > {bdi}"), True,
                      "put read_ahead_kb back (gone with the mount anyway)"),
             )  # fmt: skip
-        if "small-files" in workloads:
-            undo.insert(0, Step("client", ("rm", "-f", SMALL_FILES_TAR), True, "remove the small-files tar"))
         run = [step for w in workloads for step in self.workload_steps(WorkloadId(w))]
         return Visit(recipe.id, config.label, number, tuple(workloads), tuple(setup), tuple(run), tuple(undo))
 
@@ -250,6 +248,8 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
         f"Mount point {plan.mount_point or MOUNT_ROOT + '/...'}, scratch directory {plan.scratch_name} in the export "
         "(both removed at the end). Every change of a visit is undone when the visit ends, on cancel and on failure.",
     ]
+    if any("small-files" in v.workloads for item in plan.recipes for v in item.visits):
+        lines.append(f"The small-files tree is packed once into {SMALL_FILES_TAR} on the client (removed at the end).")
     lines += [f"Note: {note}" for note in plan.notes]
     lines += [f"Skipped: {text}" for text in plan.skipped]
     for item in plan.recipes:
