@@ -93,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
 
     gui = sub.add_parser("gui", help="the desktop assistant (also what `nfstune` alone opens)")
     gui.add_argument("--lab", action="store_true", help="connect both hosts to the practice lab at once")
-    gui.add_argument("--scale", choices=("small", "normal"), help="sizes and repeats (default: small on the lab)")
+    gui.add_argument("--scale", choices=("small", "normal"), help="sizes and time budget (default: small on the lab)")
     sub.add_parser("lab-window", help="a window listing the practice lab's VMs and their state")
     demo = sub.add_parser("demo", help="boot the practice lab and show it (window, or a summary without a display)")
     demo.add_argument("--headless", action="store_true", help="print the summary even when a display is available")

@@ -78,3 +78,15 @@ def test_the_time_left_follows_the_visits_measured(shipped: dict[str, Recipe]) -
     eta.round_started(item, item.rounds.min + 1)  # a round beyond the minimum adds its visits
     extra = sum(visit_seconds(v, "small") for v in item.visits if v.round == item.rounds.min + 1)
     assert eta.remaining_s() == pytest.approx(2 * (planned - visit_seconds(first, "small") + extra))
+
+
+def test_sequential_figures_are_the_steady_state_when_known() -> None:
+    from nfstune.bench.workloads import Tool, WorkloadId, WorkloadResult
+    from nfstune.engine import metric, stored_value
+
+    short = WorkloadResult(WorkloadId.SEQ_WRITE, Tool.FIO, bytes=8 * MIB, seconds=2.0, ops=8)
+    steady = WorkloadResult(WorkloadId.SEQ_WRITE, Tool.FIO, bytes=8 * MIB, seconds=2.0, ops=8, steady_mb_per_s=9.5)
+    assert metric("seq-write", short) == short.mb_per_s and metric("seq-write", steady) == 9.5
+    assert stored_value("seq-read", {"mb_per_s": 4.2, "steady_mb_per_s": None}) == 4.2
+    assert stored_value("seq-read", {"mb_per_s": 4.2, "steady_mb_per_s": 6.0}) == 6.0
+    assert stored_value("seq-read", {"mb_per_s": 4.2}) == 4.2  # a repeat read from an older export
