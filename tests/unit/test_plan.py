@@ -60,7 +60,7 @@ def test_a_visit_carries_its_exact_remote_argv(shipped: dict[str, Recipe]) -> No
     visit = next(v for v in item.visits if v.round == 1 and v.label == "no_wdelay")
     mp = "/mnt/nfstune/4242"
     scratch = f"{mp}/.nfstune-4242"
-    assert visit.workloads == ("sync-4k", "seq-write")
+    assert visit.workloads == ("sync-4k",)
     assert [(s.host, s.argv, s.sudo) for s in visit.setup] == [
         ("server", ("exportfs", "-ra"), True),
         ("client", ("mkdir", "-p", mp), True),
@@ -77,11 +77,6 @@ def test_a_visit_carries_its_exact_remote_argv(shipped: dict[str, Recipe]) -> No
                     "--size=163840", "--rw=write", "--sync=dsync", "--lat_percentiles=1", "--percentile_list=50:99",
                     *fio[1:]), True),
         ("client", ("rm", "-f", "--", f"{scratch}/nfstune-sync4k.dat"), True),
-        ("client", ("rm", "-f", "--", f"{scratch}/nfstune-seq.dat"), True),
-        ("client", ("sync",), False),
-        ("server", ("sync",), False),
-        ("client", (fio[0], "--name=seq-write", f"--filename={scratch}/nfstune-seq.dat", "--bs=1048576",
-                    "--size=8388608", "--rw=write", "--end_fsync=1", *fio[1:]), True),
     ]  # fmt: skip
     assert [(s.host, s.argv, s.sudo) for s in visit.undo] == [
         ("client", ("sh", "-c", f"if mountpoint -q {mp}; then umount {mp} || umount -l {mp}; fi; rmdir {mp}"), True),
@@ -125,7 +120,7 @@ def test_estimate_runs_from_the_minimum_rounds_to_the_budget(shipped: dict[str, 
     plan = quick_plan(shipped)
     item = plan.recipes[0]
     low, high = plan.estimate_s
-    assert low < high <= item.budget_s == 12 * 60
+    assert low < high <= item.budget_s == 13 * 60
     assert low > item.rounds.min * item.round_s("small")
 
 
