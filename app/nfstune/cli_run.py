@@ -161,7 +161,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             if event.kind == "progress":
                 eta = event.data.get("eta_s")
                 frac = float(event.data.get("fraction") or 0)  # type: ignore[arg-type]
-                left = f" (about {eta / 60:.0f} min left)" if eta else ""  # type: ignore[operator]
+                left = f" ({eta_text(eta, event.data.get('eta_max_s'))})" if eta else ""  # type: ignore[arg-type]
                 line = f"{frac:4.0%} {event.message}{left}"
                 if event.message != shown["step"] or left != shown.get("left"):
                     printer(line)
@@ -264,3 +264,11 @@ def report_text(results: Results, session_id: int, recipes: Mapping[str, Recipe]
         ]
         lines += [f"  {c.text}" for c in checks]
     return "\n".join(lines)
+
+
+def eta_text(eta_s: float, at_most_s: float | None) -> str:
+    """'about 7 min left, at most 13': rounds go on until the comparisons settle or the budget is spent."""
+    text = f"about {eta_s / 60:.0f} min left"
+    if at_most_s is not None and round(at_most_s / 60) > round(eta_s / 60):
+        text += f", at most {at_most_s / 60:.0f}"
+    return text

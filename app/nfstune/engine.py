@@ -153,6 +153,8 @@ class Engine:
             self.results.end_session(session_id, "cancelled" if isinstance(exc, Cancelled) else "failed", str(exc))
             raise
         self._plan, self._eta = plan, Eta(plan)
+        if plan.sizes is not None:  # the workloads run with what their argv in the plan were made with
+            self.sizes, self.fio_available = plan.sizes, plan.fio_available
         # one scratch directory for the whole session, on the server, used by every configuration: the files of
         # each configuration then land in the same part of the disk. Measured in the lab (hdd profile): with a new
         # directory per configuration, ext4 put each in another block group, and the same settings' seq-write
@@ -239,8 +241,9 @@ class Engine:
     def _progress(self, message: str) -> None:
         elapsed = time.monotonic() - self._t0
         eta = self._eta.remaining_s() if self._eta is not None else None
+        at_most = self._eta.at_most_s(time.monotonic()) if self._eta is not None else None
         done = elapsed / (elapsed + eta) if eta is not None and elapsed + eta > 0 else 0.0
-        self.emit(Event("progress", message, {"fraction": done, "eta_s": eta}))
+        self.emit(Event("progress", message, {"fraction": done, "eta_s": eta, "eta_max_s": at_most}))
 
     def _run_recipe(self, session_id: int, item: RecipePlan) -> None:
         """The warm-up visits, then round after round until stop_reason says why not another; one run per
@@ -250,6 +253,7 @@ class Engine:
         figures = RecipeFigures(item)
         status = "failed"
         started, round_times = time.monotonic(), []
+        self._eta.recipe_started(started)
         try:
             for number in range(item.rounds.max + 1):
                 self._eta.round_started(item, number)

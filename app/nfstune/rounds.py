@@ -94,6 +94,23 @@ class Eta:
         )
         self.planned_done_s = 0.0
         self.measured_done_s = 0.0
+        # the recipes' budgets, for the most the session can still take (a recipe whose comparisons do not
+        # settle runs until its budget is spent)
+        self.budgets = [item.budget_s for item in plan.recipes]
+        self.recipe_index = -1
+        self.recipe_start = 0.0
+
+    def recipe_started(self, now: float) -> None:
+        self.recipe_index += 1
+        self.recipe_start = now
+
+    def at_most_s(self, now: float) -> float:
+        """The most the recipes can still take: the rest of the current one's budget and the later ones' budgets
+        (never less than remaining_s(): a round already started is finished)."""
+        index = max(self.recipe_index, 0)
+        current = self.budgets[index] - (now - self.recipe_start) if self.recipe_index >= 0 else self.budgets[0]
+        later = sum(self.budgets[index + 1 :]) if self.budgets else 0.0
+        return max(self.remaining_s(), max(0.0, current) + later)
 
     def round_started(self, item: RecipePlan, round_number: int) -> None:
         if round_number > item.rounds.min:

@@ -23,8 +23,10 @@ from nfstune.bench.workloads import MIB
 from nfstune.engine import Event
 from nfstune.lab import LabConfig, host
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
+from nfstune.recipes.model import Rounds, recipe_facts
+from nfstune.recipes.plan import build_plan
 from nfstune.store import Journal, Results, open_store
-from nfstune.workflow import Pair, make_engine, plan_session, probe_pair, start_session
+from nfstune.workflow import Pair, make_engine, probe_pair, sizes_for, start_session
 
 
 def main() -> None:
@@ -37,14 +39,20 @@ def main() -> None:
     conn = open_store(Path(tempfile.mkdtemp()) / "bench.sqlite3")
     results, journal = Results(conn), Journal(conn)
     recipes, _ = load_recipes(default_recipe_dirs())
-    quick = [r for r in recipes if r.id == "quick-check"]
+    quick = next(r for r in recipes if r.id == "quick-check")
+    # one configuration (the client's default mount), sequential write then cold read, three counted rounds
+    config = dataclasses.replace(quick.config("baseline"), workloads=("seq-write", "seq-read"))
+    recipe = dataclasses.replace(quick, configs=(config,), rounds=Rounds(min=3, max=3, warmup=1))
     with host(cfg, "nas") as nas, host(cfg, "client") as client:
         pair = Pair(nas, client, "nas", "/export")
         facts = probe_pair(pair)
-        planned, _ = plan_session(quick, facts, "small")
-        item = next(p for p in planned if p.config.label == "rsize=128K")
-        item.workloads = ("seq-write", "seq-read")
-        sid = start_session(results, pair, facts, scale="small", recipe_ids=["quick-check"])
+        sizes = dataclasses.replace(sizes_for("small", facts), seq_file_bytes=args.size_mib * MIB)
+        plan = build_plan(
+            [recipe], recipe_facts(facts.server, facts.client), scale="small", seed=1, sizes=sizes,
+            fio_available=args.tool == "fio", share=pair.share, server_address=pair.address,
+            scratch_name=".nfstune-bench-link",
+        )  # fmt: skip
+        sid = start_session(results, pair, facts, scale="small", recipe_ids=["quick-check"], plan=plan)
 
         def emit(event: Event) -> None:
             if event.kind in ("repeat", "warning", "baseline"):
@@ -53,9 +61,7 @@ def main() -> None:
         engine = make_engine(
             pair, facts, scale="small", results=results, journal=journal, emit=emit, cancel=threading.Event()
         )
-        engine.sizes = dataclasses.replace(engine.sizes, seq_file_bytes=args.size_mib * MIB)
-        engine.fio_available = args.tool == "fio"
-        engine.run(sid, [item])
+        engine.run(sid, plan)
     data = results.session(sid)
     iperf = {b["direction"]: b["mb_per_s"] for b in data["baselines"] if b["kind"] == "network"}
     for run in data["runs"]:

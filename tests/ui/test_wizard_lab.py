@@ -14,12 +14,46 @@ from pytestqt.qtbot import QtBot
 from nfstune.lab import LabConfig, host
 from nfstune.ui.controller import ConnState
 from nfstune.ui.main_window import MainWindow
+from nfstune.ui.pages.results import VERDICT_COLUMN
 
 pytestmark = pytest.mark.lab
 
 SNAPSHOT = "sha256sum /etc/exports; exportfs -s; ls -A /export; ls -A /etc/exports.d 2>&1; true"
 CLIENT_SNAPSHOT = "grep -c ' /mnt/nfstune' /proc/mounts; ls -A /mnt; true"
 RUN_LIMIT_MS = 25 * 60 * 1000
+# The admin's own quick-check (a user recipe replaces the shipped one of its id): the shipped one runs until its
+# comparisons settle or its 13-minute budget is spent; this one keeps the flow to 4 rounds of the three
+# configurations whose verdicts the test reads, about 6 minutes in the lab
+QUICK_CHECK = """
+id = "quick-check"
+title = "Quick check"
+summary = "sync vs async and no_wdelay, shortened for the desktop's lab test"
+why = "A first overview of the four classic knobs, in fewer rounds."
+changes_host = "server"
+workloads = ["small-files", "sync-4k"]
+baseline = "baseline"
+warning = "While this recipe runs the async configuration, a server crash can lose data the clients were told is safe."
+
+[rounds]
+min = 4
+max = 4
+
+[[configs]]
+label = "baseline"
+export = { set = ["sync"], unset = ["no_wdelay"] }
+
+[[configs]]
+label = "async"
+export = { set = ["async"] }
+warning = "async acknowledges writes before they reach stable storage (exports(5))."
+
+[[configs]]
+label = "no_wdelay"
+export = { set = ["sync", "no_wdelay"] }
+workloads = ["sync-4k"]
+never_recommend = true
+expect = "same"
+"""
 
 
 def snapshot(lab: LabConfig) -> tuple[str, str]:
@@ -34,8 +68,20 @@ def cells(table: QTableWidget) -> list[list[str]]:
     ]
 
 
+def verdict_kinds(table: QTableWidget) -> dict[str, str]:
+    """Configuration -> the first line of its verdict cell (the kind, in words)."""
+    header = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    column = header.index(VERDICT_COLUMN)
+    return {row[0]: row[column].splitlines()[0] if row[column] else "" for row in cells(table)}
+
+
 @pytest.fixture
-def window(qtbot: QtBot, lab: LabConfig, tmp_path: Path) -> Iterator[MainWindow]:
+def window(qtbot: QtBot, lab: LabConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MainWindow]:
+    # the user's recipe folder is the real mechanism (paths.data_dir() follows XDG_DATA_HOME)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    own = tmp_path / "data" / "nfstune" / "recipes"
+    own.mkdir(parents=True)
+    (own / "quick-check.toml").write_text(QUICK_CHECK)
     settings = QSettings(str(tmp_path / "nfstune.ini"), QSettings.Format.IniFormat)
     w = MainWindow(store_path=tmp_path / "nfstune.sqlite3", scale="small", settings=settings, lab_config=lab)
     qtbot.addWidget(w)
@@ -78,13 +124,15 @@ def test_connect_quick_check_recommendation(qtbot: QtBot, window: MainWindow, la
     assert w.controller.outcome is not None and w.controller.outcome.status == "completed", w.run_page.current.text()
     assert w.run_page.plot.ceilings, "no network or disk ceiling drawn"
     assert "network (iperf3" in w.run_page.log.toPlainText()
-    # Results: async faster than sync on small files, significant; no_wdelay as measured
+    # Results: async faster than sync on small files, with its CI; no_wdelay as measured, never an effect
     assert w.stack.currentWidget() is w.results_page
     verdict = w.results_page.verdict_labels["quick-check"].text()
-    assert "async is" in verdict and "faster" in verdict, verdict
-    texts = [" ".join(row) for row in cells(w.results_page.tables[("quick-check", "small-files")])]
-    assert any("significant" in t for t in texts), texts
-    assert ("quick-check", "sync-4k") in w.results_page.tables  # where no_wdelay was measured
+    assert "async is" in verdict and "faster" in verdict and "95 % CI" in verdict, verdict
+    kinds = verdict_kinds(w.results_page.tables[("quick-check", "small-files")])
+    assert kinds["async"] == "faster", kinds
+    # the kernel ignores no_wdelay on v3/v4: whatever the lab's noise, it is never shown as an effect
+    kinds = verdict_kinds(w.results_page.tables[("quick-check", "sync-4k")])
+    assert kinds["no_wdelay"] in ("no difference that matters", "not settled", "unreliable"), kinds
     # Recommendation: sync, never async in the line; async only behind the checkbox with the exports(5) text
     qtbot.mouseClick(w.next_button, Qt.MouseButton.LeftButton)
     assert w.stack.currentWidget() is w.recommendation_page

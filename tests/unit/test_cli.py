@@ -252,3 +252,11 @@ def test_dry_run_prints_the_interleaved_plan_and_touches_no_host(tmp_path: Path)
     remote = nfstune(tmp_path, "run", *REMOTE, "--share", "/srv/nfs", "--scale", "small", "--dry-run")
     assert remote.returncode == 0, remote.stderr
     assert "nas.invalid:/srv/nfs /mnt/nfstune/" in remote.stdout and nothing_created(tmp_path)
+
+
+def test_the_time_left_says_the_most_it_can_take() -> None:
+    from nfstune.cli_run import eta_text
+
+    assert eta_text(7 * 60, 13 * 60) == "about 7 min left, at most 13"
+    assert eta_text(7 * 60, 7 * 60 + 10) == "about 7 min left"  # the same minute: said once
+    assert eta_text(7 * 60, None) == "about 7 min left"

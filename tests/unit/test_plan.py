@@ -56,7 +56,10 @@ def test_two_configurations_alternate_when_the_shuffle_repeats() -> None:
 
 
 def test_a_visit_carries_its_exact_remote_argv(shipped: dict[str, Recipe]) -> None:
-    item = quick_plan(shipped).recipes[0]
+    plan = quick_plan(shipped)
+    # the engine runs every workload with what the plan's argv were made with
+    assert (plan.sizes, plan.fio_available) == (SIZES, True)
+    item = plan.recipes[0]
     visit = next(v for v in item.visits if v.round == 1 and v.label == "no_wdelay")
     mp = "/mnt/nfstune/4242"
     scratch = f"{mp}/.nfstune-4242"

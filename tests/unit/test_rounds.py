@@ -20,9 +20,9 @@ def shipped() -> dict[str, Recipe]:
     return {r.id: r for r in recipes}
 
 
-def plan_of(recipe: Recipe) -> Plan:
+def plan_of(*recipes: Recipe) -> Plan:
     return build_plan(
-        [recipe], {}, scale="small", seed=5, sizes=SIZES, fio_available=True, share="/export",
+        list(recipes), {}, scale="small", seed=5, sizes=SIZES, fio_available=True, share="/export",
         server_address="nas", scratch_name=".nfstune-1",
     )  # fmt: skip
 
@@ -78,6 +78,19 @@ def test_the_time_left_follows_the_visits_measured(shipped: dict[str, Recipe]) -
     eta.round_started(item, item.rounds.min + 1)  # a round beyond the minimum adds its visits
     extra = sum(visit_seconds(v, "small") for v in item.visits if v.round == item.rounds.min + 1)
     assert eta.remaining_s() == pytest.approx(2 * (planned - visit_seconds(first, "small") + extra))
+
+
+def test_the_most_time_left_is_the_rest_of_the_budgets(shipped: dict[str, Recipe]) -> None:
+    plan = plan_of(shipped["quick-check"], shipped["sync-vs-async"])
+    quick, sync_async = (item.budget_s for item in plan.recipes)
+    eta = Eta(plan)
+    assert eta.at_most_s(0.0) == pytest.approx(quick + sync_async)  # before the first recipe: every budget
+    eta.recipe_started(1000.0)
+    assert eta.at_most_s(1000.0 + 120) == pytest.approx(quick - 120 + sync_async)
+    eta.recipe_started(5000.0)  # the second recipe: the first one's budget is gone
+    assert eta.at_most_s(5000.0 + 60) == pytest.approx(sync_async - 60)
+    # a round already started is finished even past the budget: never less than the expected time left
+    assert eta.at_most_s(5000.0 + 10 * sync_async) == pytest.approx(eta.remaining_s())
 
 
 def test_sequential_figures_are_the_steady_state_when_known() -> None:

@@ -89,6 +89,10 @@ class Plan:
     scratch_name: str = ""  # the session's scratch directory in the export
     mount_point: str = ""  # where every visit mounts the export, in turn
     notes: tuple[str, ...] = ()  # what the plan assumed (unknown facts)
+    # what the workloads' argv were made with: the engine runs its workloads with these, so that what runs is
+    # what the plan showed
+    sizes: WorkloadSizes | None = None
+    fio_available: bool = True
 
 
 def visit_seconds(visit: Visit, scale: str) -> float:
@@ -160,7 +164,10 @@ def build_plan(
         each = item.round_s(scale)
         low += warmup + item.rounds.min * each
         high += max(warmup + item.rounds.min * each, min(warmup + item.rounds.max * each, item.budget_s))
-    return Plan(seed, scale, tuple(plans), tuple(skipped), (low, high), scratch_name, mount_point)
+    return Plan(
+        seed, scale, tuple(plans), tuple(skipped), (low, high), scratch_name, mount_point, sizes=sizes,
+        fio_available=fio_available,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -39,12 +39,14 @@ SERIES = {
 }
 
 
-def format_eta(seconds: float | None) -> str:
+def format_eta(seconds: float | None, at_most: float | None = None) -> str:
     if seconds is None:
         return "estimating time left…"
-    if seconds < 90:
-        return f"about {seconds:.0f} s left"
-    return f"about {seconds / 60:.0f} min left"
+    text = f"about {seconds:.0f} s left" if seconds < 90 else f"about {seconds / 60:.0f} min left"
+    # rounds go on until every comparison is settled or the recipe's budget is spent
+    if at_most is not None and at_most >= 90 and round(at_most / 60) > round(seconds / 60):
+        text += f", at most {at_most / 60:.0f} min"
+    return text
 
 
 class RunPage(QWidget):
@@ -141,7 +143,7 @@ class RunPage(QWidget):
         if event.kind == "progress":
             fraction = float(event.data.get("fraction") or 0.0)
             self.progress.setValue(int(fraction * 1000))
-            self.eta.setText(format_eta(event.data.get("eta_s")))
+            self.eta.setText(format_eta(event.data.get("eta_s"), event.data.get("eta_max_s")))
             if event.message != self._configuration:  # a new configuration: a marker where it starts
                 self._configuration = event.message
                 self.current.setText(event.message)
