@@ -116,8 +116,10 @@ def _add_run_parsers(sub: Any) -> None:
     )  # fmt: skip
     run.add_argument("--recipe", action="append", required=True, help="recipe id (repeatable); see `nfstune info`")
     run.add_argument(
-        "--scale", choices=("small", "normal"), default="normal", help="sizes and time budget: small for the lab"
-    )
+        "--scale", choices=("small", "normal"),
+        help="sizes and time budget: small (the quick setting, for the emulated lab) or normal (for a real NAS); "
+        "default: small with --lab, else normal",
+    )  # fmt: skip
     run.add_argument(
         "--no-baselines", action="store_true", help="skip the iperf3 and server-disk ceilings measured first"
     )
@@ -295,6 +297,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "run":
         _check_run(parser, args)
+        if args.scale is None:  # the lab's emulated CPUs move a real NAS's sizes far too slowly
+            args.scale = "small" if args.lab else "normal"
     if args.command not in (None, "info", "gui"):
         from nfstune.logs import setup_logging
 

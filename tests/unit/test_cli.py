@@ -254,6 +254,15 @@ def test_dry_run_prints_the_interleaved_plan_and_touches_no_host(tmp_path: Path)
     assert "nas.invalid:/srv/nfs /mnt/nfstune/" in remote.stdout and nothing_created(tmp_path)
 
 
+def test_the_scale_defaults_to_the_quick_setting_on_the_lab_only(tmp_path: Path) -> None:
+    lab = nfstune(tmp_path, "run", "--lab", "--recipe", "quick-check", "--dry-run")
+    assert lab.returncode == 0, lab.stderr
+    assert lab.stdout.startswith("Plan: scale small,")
+    remote = nfstune(tmp_path, "run", *REMOTE, "--share", "/srv/nfs", "--dry-run")
+    assert remote.returncode == 0, remote.stderr
+    assert remote.stdout.startswith("Plan: scale normal,")
+
+
 def test_the_time_left_says_the_most_it_can_take() -> None:
     from nfstune.cli_run import eta_text
 
