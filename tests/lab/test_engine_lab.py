@@ -4,6 +4,8 @@ change undone."""
 from __future__ import annotations
 
 import dataclasses
+import statistics
+import time
 from pathlib import Path
 
 import pytest
@@ -12,12 +14,13 @@ from nfstune.bench.workloads import MIB
 from nfstune.cli_run import report_text
 from nfstune.engine import Cancelled, Engine, Event
 from nfstune.lab import LabConfig, host
+from nfstune.nfs.change import SCRATCH_PREFIX
 from nfstune.recipes.loader import load_recipe_file
 from nfstune.recipes.model import Recipe, recipe_facts
 from nfstune.recipes.plan import Plan, build_plan, plan_json
 from nfstune.remote.probe import probe
 from nfstune.store import Journal, Results, open_store
-from nfstune.workflow import FALLBACK_SIZES, plan_for
+from nfstune.workflow import FALLBACK_SIZES
 
 # what these tests check (order, undo, bytes on the wire, the link's cap) does not need the quick setting's 96 MiB
 # steady-state file: 16 MiB keeps each sequential run to a few seconds on the 50mbit link
@@ -54,7 +57,11 @@ SNAPSHOT = "sha256sum /etc/exports; exportfs -s; ls -A /export; ls -A /etc/expor
 
 
 def lab_plan(recipe: Recipe) -> Plan:
-    return plan_for(None, None, [recipe], "small", share="/export", address="nas")
+    # the engine runs its workloads with the plan's sizes: the tests' own 16 MiB
+    return build_plan(
+        [recipe], {}, scale="small", seed=3, sizes=SIZES["small"], fio_available=True, share="/export",
+        server_address="nas", scratch_name=f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}",
+    )  # fmt: skip
 
 
 def test_sync_vs_async_small_files(lab: LabConfig, tmp_path: Path) -> None:
@@ -214,7 +221,10 @@ def test_seq_read_repeats_read_the_file_seq_write_left(lab: LabConfig, tmp_path:
     assert roles == {"server", "client"}
     read_run = by_label["4.2"]["id"]
     nfs_read = [v for _t, v in results.samples(read_run, "client", "nfs_read_bps")]
-    assert nfs_read and 1e6 < max(nfs_read) < 5.88e6 * 1.1, nfs_read  # bytes/s, capped by the link
+    # bytes/s, capped by the link: the median second of the transfer (one second can count a burst of RPCs that
+    # completed late, measured up to 6.8 MB/s for a second on this link)
+    busy = [v for v in nfs_read if v > 1e6]
+    assert busy and statistics.median(busy) < 5.88e6 * 1.1, nfs_read
     write_run = next(r["id"] for r in data["runs"] if r["workload"] == "seq-write" and r["config_label"] == "4.2")
     assert max(v for _t, v in results.samples(write_run, "server", "disk_write_bps")) > 1e6
     assert results.samples(write_run, "server", "cpu_percent")
