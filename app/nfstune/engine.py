@@ -17,6 +17,7 @@ from nfstune.baselines import Baseline, measure_all
 from nfstune.bench.live import HostSampler
 from nfstune.bench.workloads import (
     DROP_CACHES,
+    MIB,
     SMALL_FILES_TAR,
     WorkloadId,
     WorkloadResult,
@@ -25,6 +26,7 @@ from nfstune.bench.workloads import (
     workload_commands,
 )
 from nfstune.errors import NfstuneError
+from nfstune.growth import next_sizes
 from nfstune.guard import AsyncStep, ServerChange
 from nfstune.nfs.change import (
     ApplianceRefused,
@@ -135,6 +137,8 @@ class Engine:
         self._current_run: int | None = None
         self._plan: Plan | None = None
         self._scratch = ""  # the session's scratch directory on the server
+        self._planned_sizes = sizes  # each recipe starts with these; growth.py may grow them between rounds
+        self._seq_file_bytes: int | None = None  # the size of the sequential file in the scratch directory
 
     def log(self, message: str) -> None:
         self.emit(Event("log", message))
@@ -155,6 +159,7 @@ class Engine:
         self._plan, self._eta = plan, Eta(plan)
         if plan.sizes is not None:  # the workloads run with what their argv in the plan were made with
             self.sizes, self.fio_available = plan.sizes, plan.fio_available
+        self._planned_sizes, self._seq_file_bytes = self.sizes, None
         # one scratch directory for the whole session, on the server, used by every configuration: the files of
         # each configuration then land in the same part of the disk. Measured in the lab (hdd profile): with a new
         # directory per configuration, ext4 put each in another block group, and the same settings' seq-write
@@ -254,6 +259,7 @@ class Engine:
         status = "failed"
         started, round_times = time.monotonic(), []
         self._eta.recipe_started(started)
+        self.sizes = self._planned_sizes
         try:
             for number in range(item.rounds.max + 1):
                 self._eta.round_started(item, number)
@@ -270,6 +276,7 @@ class Engine:
                 if why is not None:
                     self.log(f"{item.recipe.id}: {why}")
                     break
+                self._grow(item, figures, number, time.monotonic() - started, round_times)
             status = "completed"
         except Cancelled:
             status = "cancelled"
@@ -277,6 +284,18 @@ class Engine:
         finally:
             for run_id in runs.values():
                 self.results.end_run(run_id, status)
+
+    def _grow(
+        self, item: RecipePlan, figures: RecipeFigures, rounds_done: int, elapsed_s: float, round_times: list[float]
+    ) -> None:
+        limits = self._plan.size_limits if self._plan is not None else None
+        if limits is None:
+            return
+        growth = next_sizes(figures, self.sizes, limits, rounds_done, elapsed_s, round_times)
+        if growth is not None:
+            self.sizes = growth.sizes
+            for reason in growth.reasons:
+                self.log(f"{item.recipe.id}, from round {rounds_done + 1}: {reason}")
 
     def _visit(
         self, session_id: int, item: RecipePlan, visit: Visit, runs: dict[tuple[str, str], int],
@@ -397,7 +416,7 @@ class Engine:
         finally:
             self._flush_samples()
             self._current_run = None
-        figures.add(workload, visit.label, visit.round, value)
+        figures.add(workload, visit.label, visit.round, value, result.seconds)
         unit = WORKLOADS[workload].unit
         label = "warm-up" if visit.warmup else f"round {visit.round}"
         self.emit(
@@ -416,6 +435,10 @@ class Engine:
 
     def _repeat(self, workload: WorkloadId, mount: ClientMount) -> WorkloadResult:
         commands = workload_commands(workload, mount.scratch, self.sizes, fio_available=self.fio_available)
+        if workload is WorkloadId.SEQ_READ and self._seq_file_bytes != self.sizes.seq_file_bytes:
+            # the file was written at another size (the sizes grew since, or a recipe of other sizes wrote it):
+            # write it again at this size, untimed, before the caches are dropped
+            self._lay_out_seq_file(mount)
         for argv in commands.prepare:
             self.client.run(list(argv), sudo=True, timeout=600)
         if commands.needs_cold_cache:
@@ -439,12 +462,22 @@ class Engine:
                     self.emit(Event("step", "", {"bytes": step.interval_bytes, "elapsed_s": step.elapsed_s}))
         result = parser.result()
         self.last_wire_bytes = self._wire_bytes(mount.mount_point) - wire_before
+        if workload is WorkloadId.SEQ_WRITE:
+            self._seq_file_bytes = self.sizes.seq_file_bytes
         # seq-write leaves its file for seq-read, which reads it again on every repeat; the scratch directory and
         # everything in it goes when the configuration is undone
         if workload not in (WorkloadId.SEQ_WRITE, WorkloadId.SEQ_READ):
             for argv in commands.cleanup:
                 self.client.run(list(argv), sudo=True, timeout=600)
         return result
+
+    def _lay_out_seq_file(self, mount: ClientMount) -> None:
+        write = workload_commands(WorkloadId.SEQ_WRITE, mount.scratch, self.sizes, fio_available=self.fio_available)
+        self.log(f"writing the {self.sizes.seq_file_bytes // MIB} MiB sequential file for seq-read (untimed)")
+        for argv in write.prepare:
+            self.client.run(list(argv), sudo=True, timeout=600)
+        self.client.run(list(write.run), sudo=True, timeout=3600)
+        self._seq_file_bytes = self.sizes.seq_file_bytes
 
 
 class _Samplers:

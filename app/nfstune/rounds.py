@@ -25,10 +25,14 @@ class RecipeFigures:
 
     item: RecipePlan
     figures: dict[tuple[str, str], dict[int, float]] = field(default_factory=dict)
+    # how long each run took, seconds (the tool's timed part): whether a workload is short (growth.py)
+    seconds: dict[tuple[str, str], dict[int, float]] = field(default_factory=dict)
 
-    def add(self, workload: str, label: str, round_number: int, value: float) -> None:
+    def add(self, workload: str, label: str, round_number: int, value: float, seconds: float | None = None) -> None:
         if round_number > 0:  # warm-ups are never counted
             self.figures.setdefault((workload, label), {})[round_number] = value
+            if seconds is not None:
+                self.seconds.setdefault((workload, label), {})[round_number] = seconds
 
     def questions(self) -> list[Question]:
         """Each configuration against the baseline, per workload both ran: one family (bench.verdict)."""

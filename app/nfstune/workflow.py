@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from nfstune.advice import Measured, Recommendation, recommend
-from nfstune.bench.sizing import plan_sizes
+from nfstune.bench.sizing import growth_limits, plan_sizes
 from nfstune.bench.verdict import Verdict
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.engine import Engine, Event
@@ -69,13 +69,17 @@ def probe_pair(pair: Pair) -> Facts:
     return Facts(probe(pair.server, path=pair.share, peer=toward_client), client)
 
 
-def sizes_for(scale: str, facts: Facts) -> WorkloadSizes:
-    """Sizes from the hosts' RAM and the share's free space (never more than half of it)."""
-    fs = facts.server.filesystem
-    server_ram, client_ram = facts.server.mem_total_bytes, facts.client.mem_total_bytes
+def sizes_for(scale: str, facts: Facts | None) -> tuple[WorkloadSizes, WorkloadSizes]:
+    """Sizes from the hosts' RAM and the share's free space (never more than half of it), and the most they may
+    grow to between rounds (bench/sizing.growth_limits)."""
+    fs = facts.server.filesystem if facts else None
+    server_ram = facts.server.mem_total_bytes if facts else None
+    client_ram = facts.client.mem_total_bytes if facts else None
     if client_ram and server_ram and fs is not None and fs.free_bytes is not None:
-        return plan_sizes(client_ram, server_ram, fs.free_bytes, scale).sizes
-    return FALLBACK_SIZES[scale]
+        sizing = plan_sizes(client_ram, server_ram, fs.free_bytes, scale)
+        return sizing.sizes, sizing.limits
+    sizes = FALLBACK_SIZES[scale]
+    return sizes, growth_limits(sizes, max(client_ram or 0, server_ram or 0) or None, None)
 
 
 def pick_recipes(recipes: Sequence[Recipe], ids: Sequence[str]) -> list[Recipe]:
@@ -109,9 +113,10 @@ def plan_for(
             "files), fio assumed on the client (dd and tar run where it is missing), and every condition on the "
             "hosts unknown (such configurations are tried)"
         )
+    sizes, limits = sizes_for(scale, facts)
     plan = build_plan(
         recipes, recipe_facts(facts.server, facts.client) if facts else {}, scale=scale, seed=seed,
-        sizes=sizes_for(scale, facts) if facts else FALLBACK_SIZES[scale],
+        sizes=sizes, size_limits=limits,
         fio_available=facts.client.fio_version is not None if facts else True,
         share=pair.share if pair else share or "/share", server_address=pair.address if pair else address or "server",
         scratch_name=f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}",
@@ -149,7 +154,7 @@ def make_engine(
     route = facts.client.route
     return Engine(
         server=pair.server, client=pair.client, server_address=pair.address, share=pair.share,
-        sizes=sizes_for(scale, facts), results=results, journal=journal, emit=emit,
+        sizes=sizes_for(scale, facts)[0], results=results, journal=journal, emit=emit,
         fio_available=facts.client.fio_version is not None, cancel=cancel,
         # the physical disks under the export (diskstats names them as lsblk does; a dm device on top of them
         # would count the same bytes twice)

@@ -46,7 +46,7 @@ def main() -> None:
     with host(cfg, "nas") as nas, host(cfg, "client") as client:
         pair = Pair(nas, client, "nas", "/export")
         facts = probe_pair(pair)
-        sizes = dataclasses.replace(sizes_for("small", facts), seq_file_bytes=args.size_mib * MIB)
+        sizes = dataclasses.replace(sizes_for("small", facts)[0], seq_file_bytes=args.size_mib * MIB)
         plan = build_plan(
             [recipe], recipe_facts(facts.server, facts.client), scale="small", seed=1, sizes=sizes,
             fio_available=args.tool == "fio", share=pair.share, server_address=pair.address,

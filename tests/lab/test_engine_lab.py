@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from nfstune.bench.sizing import growth_limits
 from nfstune.bench.workloads import MIB
 from nfstune.cli_run import report_text
 from nfstune.engine import Cancelled, Engine, Event
@@ -228,3 +229,69 @@ def test_seq_read_repeats_read_the_file_seq_write_left(lab: LabConfig, tmp_path:
     write_run = next(r["id"] for r in data["runs"] if r["workload"] == "seq-write" and r["config_label"] == "4.2")
     assert max(v for _t, v in results.samples(write_run, "server", "disk_write_bps")) > 1e6
     assert results.samples(write_run, "server", "cpu_percent")
+
+
+GROW_RECIPE = """
+id = "mini-grow"
+title = "growing files"
+summary = "A short test recipe."
+why = "Tests."
+changes_host = "client"
+workloads = ["seq-write", "seq-read"]
+baseline = "4.2"
+
+[rounds]
+min = 3
+max = 3
+warmup = 1
+grow_spread = 0.01
+
+[[configs]]
+label = "4.2"
+mount = { vers = "4.2" }
+
+[[configs]]
+label = "4.1"
+mount = { vers = "4.1" }
+workloads = ["seq-read"]
+"""
+
+
+def test_files_grow_between_rounds_and_a_read_only_visit_lays_out_the_new_file(lab: LabConfig, tmp_path: Path) -> None:
+    (tmp_path / "mini-grow.toml").write_text(GROW_RECIPE)
+    recipe, errors = load_recipe_file(tmp_path / "mini-grow.toml")
+    assert errors == [] and recipe is not None
+    sizes = dataclasses.replace(SIZES["small"], seq_file_bytes=8 * MIB)
+
+    def plan_with(seed: int) -> Plan:
+        return build_plan(
+            [recipe], {}, scale="small", seed=seed, sizes=sizes, fio_available=True, share="/export",
+            server_address="nas", scratch_name=f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}",
+            size_limits=growth_limits(sizes, None, None),
+        )  # fmt: skip
+
+    # a seed whose round 3 starts with the read-only configuration: it must write the grown file itself
+    planned = next(p for p in map(plan_with, range(100)) if p.recipes[0].order(3)[0] == "4.1")
+    conn = open_store(tmp_path / "s.sqlite3")
+    results, journal = Results(conn), Journal(conn)
+    events: list[Event] = []
+    with host(lab, "nas") as nas, host(lab, "client") as client:
+        sid = results.start_session(
+            server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id]
+        )
+        Engine(
+            server=nas, client=client, server_address="nas", share="/export", sizes=sizes, results=results,
+            journal=journal, emit=events.append, fio_available=True, baselines=False,
+        ).run(sid, planned)  # fmt: skip
+        assert nas.run("ls -A /export").stdout.split() == ["lost+found"]
+    logs = [e.message for e in events if e.kind == "log"]
+    assert any("from round 3:" in m and "grows from 8 MiB to 16 MiB" in m for m in logs), logs
+    assert any("writing the 16 MiB sequential file for seq-read (untimed)" in m for m in logs), logs
+    data = results.session(sid)
+    assert data["status"] == "completed"
+    moved = {
+        (run["config_label"], run["workload"], r["number"]): r["bytes"] for run in data["runs"] for r in run["repeats"]
+    }
+    for (label, workload, number), size in moved.items():
+        assert size == (16 if number == 3 else 8) * MIB, (label, workload, number, size)
+    assert {key[2] for key in moved} == {0, 1, 2, 3} and ("4.1", "seq-read", 3) in moved

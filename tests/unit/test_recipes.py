@@ -308,6 +308,11 @@ ERROR_CASES = [
         id="rounds-margin",
     ),
     pytest.param(
+        BASE + "\n[rounds]\ngrow_spread = 150\n",
+        "17: rounds.grow_spread: must be a number above 0 and at most 100, not 150",
+        id="rounds-grow-spread",
+    ),
+    pytest.param(
         BASE + "\n[rounds]\nbudget_minutes = { quick = 5 }\n",
         "17: rounds.budget_minutes: unknown key 'quick'",
         id="rounds-budget-scale",
@@ -387,9 +392,13 @@ def test_the_base_recipe_is_valid(tmp_path: Path) -> None:
 
 
 def test_rounds_and_the_older_repeats_table(tmp_path: Path) -> None:
-    text = BASE + "\n[rounds]\nmin = 4\nmax = 9\nwarmup = 2\nmargin = 2.5\nbudget_minutes = { small = 7 }\n"
+    text = (
+        BASE
+        + "\n[rounds]\nmin = 4\nmax = 9\nwarmup = 2\nmargin = 2.5\ngrow_spread = 25\nbudget_minutes = { small = 7 }\n"
+    )
     recipe, errors = load_recipe_file(write(tmp_path, "demo", text))
     assert errors == [] and recipe is not None
+    assert recipe.rounds.grow_spread_percent == 25.0
     assert (recipe.rounds.min, recipe.rounds.max, recipe.rounds.warmup, recipe.rounds.margin_percent) == (4, 9, 2, 2.5)
     assert dict(recipe.rounds.budget_minutes) == {"small": 7.0, "normal": 60.0}
     # a user's recipe from before rounds: min/max/warmup map across (a pair needs 2 rounds), cv_target is ignored

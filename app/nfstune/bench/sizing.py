@@ -13,6 +13,11 @@ a small part of the time, and short enough that repeats stay affordable:
 
 Free space: all the files of one configuration together (seq file + small files + sync-4k file) never take
 more than half of the share's free space; when even the minimum does not fit, SizingError.
+
+Growth (recipes/growth.py may double the seq file and the sync-4k count between rounds): at most GROWTH_MAX times
+the planned size, the seq file at most twice the larger host's RAM (a larger file adds time without making the
+read any colder: the classic 2x RAM rule), and the grown files of a configuration still within half the free
+space.
 """
 
 from __future__ import annotations
@@ -25,6 +30,14 @@ from nfstune.errors import NfstuneError
 
 GIB = 1024 * MIB
 FS_BLOCK_BYTES = 4096  # what a small file costs at least on the server's filesystem
+GROWTH_MAX = 4  # a workload's size grows at most to this multiple of the planned one
+SHORT_RUN_S = 10.0  # a run shorter than this is mostly start-up and jitter (about 1 s of start-up: bench/steady.py)
+GROWTH_FACTOR = 2
+# the size field of WorkloadSizes -> the workloads it makes, and what it is called
+GROWS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("seq_file_bytes", ("seq-write", "seq-read"), "the sequential file"),
+    ("sync_4k_count", ("sync-4k",), "sync-4k's writes"),
+)
 
 
 class Scale(StrEnum):
@@ -39,7 +52,8 @@ class Sizing:
     warmup_runs: int  # run and discarded before the repeats that count
     min_repeats: int
     max_repeats: int  # the stop rule (stats.py) ends between the two
-    needed_bytes: int  # on the share, at most, during one configuration
+    needed_bytes: int  # on the share, at most, during one configuration (at the planned sizes)
+    limits: WorkloadSizes  # the most growth may reach (module docstring)
 
 
 @dataclass(frozen=True)
@@ -92,4 +106,39 @@ def plan_sizes(client_ram_bytes: int, server_ram_bytes: int, share_free_bytes: i
             "space: free some space on the share or choose another one"
         )
     sizes = WorkloadSizes(seq, rule.small_file_count, rule.small_file_bytes, rule.sync_4k_count)
-    return Sizing(scale, sizes, rule.warmup_runs, rule.min_repeats, rule.max_repeats, seq + others)
+    limits = growth_limits(sizes, max(client_ram_bytes, server_ram_bytes), share_free_bytes)
+    return Sizing(scale, sizes, rule.warmup_runs, rule.min_repeats, rule.max_repeats, seq + others, limits)
+
+
+def growth_limits(sizes: WorkloadSizes, larger_ram_bytes: int | None, share_free_bytes: int | None) -> WorkloadSizes:
+    """The largest sizes growth may reach from `sizes` (module docstring); an unknown RAM or free space does not
+    limit. Never below `sizes`: what was planned always fits."""
+    sync_4k = sizes.sync_4k_count * GROWTH_MAX
+    seq = sizes.seq_file_bytes * GROWTH_MAX
+    if larger_ram_bytes:
+        seq = min(seq, 2 * larger_ram_bytes)
+    if share_free_bytes is not None:
+        small = sizes.small_file_count * _on_disk(sizes.small_file_bytes)
+        seq = min(seq, share_free_bytes // 2 - small - sync_4k * SYNC_BLOCK_BYTES)
+    seq = max(seq // MIB * MIB, sizes.seq_file_bytes)
+    return WorkloadSizes(seq, sizes.small_file_count, sizes.small_file_bytes, sync_4k)
+
+
+def growth_rule_text(rounds_min: int, spread_percent: float, limits: WorkloadSizes | None, sizes: WorkloadSizes) -> str:
+    """The rule as the plan prints it."""
+    cap = ""
+    if limits is not None:
+        cap = f" (at most {size_text(limits, 'seq_file_bytes')} and {size_text(limits, 'sync_4k_count')})"
+    return (
+        f"When a workload's runs take under {SHORT_RUN_S:.0f} s and its per-round ratios spread more than "
+        f"{spread_percent:g} %, the sequential file ({size_text(sizes, 'seq_file_bytes')}) or sync-4k's count "
+        f"({size_text(sizes, 'sync_4k_count')}) doubles for the rounds after{cap}, as long as {rounds_min} more "
+        "rounds at the larger size fit in the budget. Every configuration of a round runs the same sizes, so each "
+        "round's ratios stay paired; small-files keeps its tree (its figure is the time of the whole untar)."
+    )
+
+
+def size_text(sizes: WorkloadSizes, name: str) -> str:
+    if name == "seq_file_bytes":
+        return f"{sizes.seq_file_bytes // MIB} MiB"
+    return f"{sizes.sync_4k_count} writes"

@@ -372,6 +372,7 @@ TITLE_MAX = 60
 ROUNDS_LIMIT = 50
 WARMUP_LIMIT = 10
 MARGIN_MAX = 50  # percent: a wider "no difference that matters" would call almost anything the same
+GROW_SPREAD_MAX = 100  # percent: a spread above it is a broken measurement, not one larger files would calm
 BUDGET_MAX_MINUTES = 24 * 60
 SCALES = ("small", "normal")
 READ_AHEAD_KB_MAX = 1048576
@@ -489,7 +490,9 @@ CONFIG_KEYS = {
     "label": True, "mount": False, "read_ahead_kb": False, "export": False, "when": False, "workloads": False,
     "expectation": False, "warning": False, "never_recommend": False, "expect": False,
 }  # fmt: skip
-ROUNDS_KEYS = {"min": False, "max": False, "warmup": False, "margin": False, "budget_minutes": False}
+ROUNDS_KEYS = {
+    "min": False, "max": False, "warmup": False, "margin": False, "grow_spread": False, "budget_minutes": False
+}  # fmt: skip
 # the table of nfstune 0.x (user recipes still have it): min/max/warmup map across, cv_target is not used any more
 REPEATS_KEYS = {"min": False, "max": False, "cv_target": False, "warmup": False}
 EXPORT_KEYS = {"set": False, "unset": False}
@@ -667,6 +670,10 @@ class Checker:
             low, high = (None if v is None else max(2, v) for v in (low, high))
         defaults = Rounds()
         margin = self.number(table, (*path, "margin"), MARGIN_MAX, defaults.margin_percent)
+        grow_spread = (
+            defaults.grow_spread_percent if old
+            else self.number(table, (*path, "grow_spread"), GROW_SPREAD_MAX, defaults.grow_spread_percent)
+        )  # fmt: skip
         budgets = dict(defaults.budget_minutes)
         budget_path = (*path, "budget_minutes")
         if "budget_minutes" in table:
@@ -679,7 +686,9 @@ class Checker:
         high_value = high if high is not None else max(defaults.max, low_value)
         if low_value > high_value:
             self.problem(path, f"min ({low_value}) is larger than max ({high_value})", at=(*path, "min"))
-        return Rounds(low_value, high_value, defaults.warmup if warmup is None else warmup, margin, budgets)
+        return Rounds(
+            low_value, high_value, defaults.warmup if warmup is None else warmup, margin, grow_spread, budgets
+        )
 
     def number(self, table: dict[str, Any], path: KeyPath, high: float, default: float) -> float:
         """A positive number (integer or float) at most `high`; `default` when absent or wrong."""

@@ -225,6 +225,8 @@ class Rounds:
     max: int = 20
     warmup: int = 1  # warm-up visits of the baseline before round 1
     margin_percent: float = 5.0  # "no difference that matters" within +-margin
+    # short workloads whose per-round ratios spread more than this grow their files (growth.py)
+    grow_spread_percent: float = 10.0
     budget_minutes: Mapping[str, float] = field(default_factory=_default_budgets, hash=False)  # per scale
 
     def budget_s(self, scale: str) -> float:

@@ -6,6 +6,7 @@ visit's exact remote commands: its setup, its workloads, its undo. Pure: no SSH.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import shlex
@@ -13,23 +14,27 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from nfstune.bench.sizing import GROWS, growth_rule_text
 from nfstune.bench.workloads import DROP_CACHES, SMALL_FILES_TAR, WorkloadId, WorkloadSizes, workload_commands
 from nfstune.nfs.change import MOUNT_ROOT, mount_argv, mount_point_for
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
 from nfstune.remote.probe import async_setting_hint
 
 # Seconds a visit takes beyond its workloads, and per run of each workload (cache drop or sync included).
-# "small": measured on the practice lab (hdd profile): an export change and the mount ~5 s, their undo ~5 s (a
-#   client-only visit, mount and unmount, about half), each workload run 5-8 s of which ~4 s are SSH round trips.
+# "small": measured on the practice lab (hdd profile, three quick-check sessions, 2026-11-23): an export change, the
+#   mount and their undo ~8 s (a client-only visit, mount and unmount, about 5 s); the tools' own time with 96 MiB
+#   files averaged seq-write 7.7 s, seq-read 9.8 s, small-files 3.7 s, sync-4k 2.7 s, and each run adds ~2.4 s of
+#   SSH round trips (prepare, the syncs or cache drops, two mountstats reads). A quick-check round: 136 s measured,
+#   129 s estimated.
 # "normal": sizes bench/sizing.py plans for a real NAS on 1 GbE: a 1-4 GiB file at ~110 MB/s is 10-37 s (~40 s with
 #   the final fsync or the cold start of a read); 2000 small files ~30 s on an HDD-backed sync export; 2000
 #   synchronous 4 KiB writes at 5-30 ms each, ~20 s.
 VISIT_S: Mapping[str, Mapping[str, float]] = {
-    "small": {"server": 10.0, "client": 5.0},
+    "small": {"server": 8.0, "client": 5.0},
     "normal": {"server": 15.0, "client": 8.0},
 }
 RUN_S: Mapping[str, Mapping[str, float]] = {
-    "small": {"seq-write": 6.0, "seq-read": 7.0, "small-files": 8.0, "sync-4k": 6.0},
+    "small": {"seq-write": 10.0, "seq-read": 12.0, "small-files": 6.0, "sync-4k": 5.0},
     "normal": {"seq-write": 40.0, "seq-read": 40.0, "small-files": 30.0, "sync-4k": 20.0},
 }
 
@@ -93,6 +98,8 @@ class Plan:
     # what the plan showed
     sizes: WorkloadSizes | None = None
     fio_available: bool = True
+    # the most the sizes may grow to between rounds (growth.py); None: they never grow
+    size_limits: WorkloadSizes | None = None
 
 
 def visit_seconds(visit: Visit, scale: str) -> float:
@@ -127,6 +134,7 @@ def build_plan(
     server_address: str,
     scratch_name: str,
     appliance: str | None = None,
+    size_limits: WorkloadSizes | None = None,
 ) -> Plan:
     """The plan of a session. Configurations whose condition fails on the facts are skipped with the reason (an
     unknown fact: tried); on an appliance (`appliance`: its vendor) so is every one that changes the export."""
@@ -166,7 +174,7 @@ def build_plan(
         high += max(warmup + item.rounds.min * each, min(warmup + item.rounds.max * each, item.budget_s))
     return Plan(
         seed, scale, tuple(plans), tuple(skipped), (low, high), scratch_name, mount_point, sizes=sizes,
-        fio_available=fio_available,
+        fio_available=fio_available, size_limits=size_limits,
     )  # fmt: skip
 
 
@@ -242,6 +250,14 @@ class _Context:
         return steps
 
 
+def _grows(item: RecipePlan) -> bool:
+    """Whether a workload of the recipe can grow (growth.GROWS) in a comparison."""
+    grows = {w for _, workloads, _ in GROWS for w in workloads}
+    return any(
+        set(c.workloads or item.recipe.workloads) & grows for c in item.configs if c.label != item.recipe.baseline
+    )
+
+
 def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
@@ -273,6 +289,8 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
             lines.append(f"  round {number}: {', '.join(item.order(number))}")
         if rounds.max > rounds.min:
             lines.append(f"  rounds {rounds.min + 1} to {rounds.max}, while needed: each in a new order")
+        if plan.sizes is not None and plan.size_limits is not None and _grows(item):
+            lines.append("  " + growth_rule_text(rounds.min, rounds.grow_spread_percent, plan.size_limits, plan.sizes))
         for visit in item.visits:
             if visit.round > rounds_shown:
                 break
@@ -292,6 +310,8 @@ def plan_json(plan: Plan) -> str:
             "scale": plan.scale,
             "estimate_s": list(plan.estimate_s),
             "skipped": list(plan.skipped),
+            "sizes": None if plan.sizes is None else dataclasses.asdict(plan.sizes),
+            "size_limits": None if plan.size_limits is None else dataclasses.asdict(plan.size_limits),
             "recipes": [
                 {
                     "id": item.recipe.id,
@@ -301,6 +321,7 @@ def plan_json(plan: Plan) -> str:
                         "max": item.rounds.max,
                         "warmup": item.rounds.warmup,
                         "margin_percent": item.rounds.margin_percent,
+                        "grow_spread_percent": item.rounds.grow_spread_percent,
                     },
                     "budget_s": item.budget_s,
                     "order": [item.order(n) for n in range(item.rounds.max + 1)],
