@@ -2,7 +2,7 @@
 on the practice lab, exactly as an admin would (`nfstune run --lab ... --yes`), and prints for every comparison
 the verdicts of the runs side by side, how many contradict ("faster" in one run, "slower" in another), how many
 configurations expected to measure the same as the baseline came out as an effect, the A/A checks, the time each
-run took to its recommendation, and the baseline's sequential figures next to a 1 GiB dd run just before.
+run took to its recommendation, and the baseline's sequential figures next to a 1 GiB dd run just before each run.
 
 Prints figures; asserts nothing (it is a benchmark, not a test). Needs the lab up with the hdd profile and a quiet
 machine (the lab's CPUs are emulated: anything else running moves its figures):
@@ -91,16 +91,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     lines += [f"Run on {datetime.date.today().isoformat()}, commit `{commit.stdout.strip()}`, scale {args.scale}, "
               f"lab profiles: {lab_profiles()}.", ""]  # fmt: skip
-    dd = dd_reference(args.dd_mib) if args.dd_mib and not args.sessions_from else None
-    if dd:
-        lines.append(f"dd of {args.dd_mib} MiB just before: write {dd[0]:.1f} MB/s (ending in fsync), cold read "
-                     f"{dd[1]:.1f} MB/s.")  # fmt: skip
-        print(lines[-1], flush=True)
+    # a dd just before each run: the lab's cold reads vary 9-13 MB/s from one run to the next (the export's disk
+    # is an image file on this machine's own disk, read with cache=none), so one dd for three runs compares them
+    # with one draw of that spread
+    dd: list[tuple[float, float]] = []
 
     recipes = {r.id: r for r in load_recipes(default_recipe_dirs())[0]}
     home = args.sessions_from or Path(tempfile.mkdtemp(prefix="nfstune-repro-"))
     times: list[float] = []
     for number in range(1, 0 if args.sessions_from else args.runs + 1):
+        if args.dd_mib:
+            dd.append(dd_reference(args.dd_mib))
+            print(f"run {number}: dd of {args.dd_mib} MiB just before: write {dd[-1][0]:.1f} MB/s, cold read "
+                  f"{dd[-1][1]:.1f} MB/s", flush=True)  # fmt: skip
         seconds, _ = run_recipe(args.recipe, args.scale, home)
         times.append(seconds)
         print(f"run {number}: {seconds / 60:.1f} min", flush=True)
@@ -157,12 +160,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         "- counted rounds: " + ", ".join(str(r) for r in rounds_done),
     ]
     if dd:
-        for workload, reference in (("seq-write", dd[0]), ("seq-read", dd[1])):
+        lines.append(
+            f"- a dd of {args.dd_mib} MiB through an NFS mount of the same export just before each run (write ending "
+            "in fsync, then a cold read), against the baseline's median of that run:"
+        )
+        for index, workload in enumerate(("seq-write", "seq-read")):
             medians = baseline_seq.get(workload, [])
-            if medians:
-                figures = ", ".join(f"{m:.1f}" for m in medians)
-                apart = ", ".join(f"{100 * (m - reference) / reference:+.0f} %" for m in medians)
-                lines.append(f"- baseline {workload} medians {figures} MB/s: {apart} against dd's {reference:.1f} MB/s")
+            pairs = [f"{m:.1f} vs {d[index]:.1f} ({100 * (m - d[index]) / d[index]:+.0f} %)"
+                     for m, d in zip(medians, dd, strict=False)]  # fmt: skip
+            if pairs:
+                lines.append(f"  - {workload}, MB/s: " + ", ".join(pairs))
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:
