@@ -1,46 +1,100 @@
-"""The HTML report: self-contained, with a real PNG chart per workload (a bar at the median, every round as a
-point) and the figures in a table with each configuration's verdict and its CI."""
+"""The HTML report: self-contained, with an inline SVG chart per workload (a bar at the median, every round as a
+point) drawn without Qt, and the figures in a table with each configuration's verdict and its CI."""
 
 from __future__ import annotations
 
-import base64
+import math
 import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from PySide6.QtGui import QColor, QImage
+import pytest
 
 from nfstune.report import write_html
+from nfstune.report_chart import nice_ticks, strip_chart_svg
 from nfstune.store import Results, open_store
 
-POINT = QColor("#e07b39")
+SVG = "{http://www.w3.org/2000/svg}"
 
 
-def point_pixels(image: QImage) -> int:
-    return sum(
-        1 for x in range(image.width()) for y in range(image.height()) if image.pixelColor(x, y).rgb() == POINT.rgb()
-    )
-
-
-def test_html_report_embeds_a_png_per_workload_and_the_figures(tmp_path: Path, qapp: object) -> None:
-    r = Results(open_store(tmp_path / "s.sqlite3"))
+def session(path: Path, labels: tuple[str, str] = ("sync", "async")) -> tuple[Results, int]:
+    r = Results(open_store(path))
     sid = r.start_session(server_host=None, client_host=None, share="/export", scale="small", recipes=["x"])
-    for label, seconds in (("sync", [9.1, 8.4, 8.9]), ("async", [2.1, 1.9, 2.2])):
+    for label, seconds in zip(labels, ([9.1, 8.4, 8.9], [2.1, 1.9, 2.2]), strict=True):
         run = r.start_run(sid, recipe="sync-vs-async", config_label=label, config={}, workload="small-files")
         r.set_run_options(run, requested="vers=4.2", negotiated="vers=4.2,rsize=131072", export=label)
         for i, s in enumerate(seconds):
             r.add_repeat(run, i, warmup=False, values={"tool": "tar", "bytes": 122880, "seconds": s, "ops": 30})
     r.end_session(sid, "completed")
+    return r, sid
+
+
+def charts(text: str) -> list[ET.Element]:
+    return [ET.fromstring(svg) for svg in re.findall(r"<svg .*?</svg>", text, flags=re.S)]
+
+
+def test_html_report_draws_an_svg_per_workload_and_the_figures(tmp_path: Path) -> None:
+    r, sid = session(tmp_path / "s.sqlite3")
     out = tmp_path / "report.html"
     write_html(r, sid, out, "Recommended: /export *(rw,sync)", recipes={})
     text = out.read_text()
-    (png,) = re.findall(r"base64,([A-Za-z0-9+/=]+)", text)
-    image = QImage.fromData(base64.b64decode(png))
-    assert (image.width(), image.height()) == (640, 300)
-    assert point_pixels(image) >= 6 * 10  # six rounds drawn as points of a dozen pixels each (none before)
+    (chart,) = charts(text)
+    bars = {b.findtext(f"{SVG}title", "").split(":")[0]: b for b in chart.iter(f"{SVG}rect")}
+    assert set(bars) == {"sync", "async"}
+    heights = {label: float(b.get("height", "0")) for label, b in bars.items()}
+    assert heights["sync"] / heights["async"] == pytest.approx(8.9 / 2.1, rel=0.02)  # bars at the medians
+    points = [float(c.get("cy", "0")) for c in chart.iter(f"{SVG}circle")]
+    assert len(points) == 6  # every round a point
     assert "<td>8.9</td>" in text and "<td>2.1</td>" in text  # medians
     assert "vers=4.2,rsize=131072" in text and "Recommended: /export *(rw,sync)" in text
     assert "against the baseline (95 % CI)" in text
     (row,) = [line for line in re.findall(r"<tr>.*?</tr>", text) if "<td class=l>async</td>" in line]
     assert re.search(r"<td class=l>async is 4\.\d+x faster than sync \(95 % CI [^<]*\)</td>", row), row
     assert "significant" not in text
-    assert "http" not in text.replace("http-equiv", "")  # self-contained: nothing fetched
+    assert "data:image" not in text
+    assert "http" not in text.replace("http-equiv", "").replace("http://www.w3.org/2000/svg", "")  # self-contained
+
+
+def test_the_axis_has_round_ticks_that_cover_every_point(tmp_path: Path) -> None:
+    r, sid = session(tmp_path / "s.sqlite3")
+    out = tmp_path / "report.html"
+    write_html(r, sid, out, recipes={})
+    (chart,) = charts(out.read_text())
+    ticks = [float(t.text or "") for t in chart.iter(f"{SVG}text") if re.fullmatch(r"[\d.]+", t.text or "")]
+    assert ticks[0] == 0 and ticks[-1] >= 9.1 and 3 <= len(ticks) <= 7
+    steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:], strict=False)}
+    (step,) = steps  # evenly spaced
+    mantissa = step / 10 ** math.floor(math.log10(step))
+    assert round(mantissa, 9) in (1, 2, 2.5, 5)
+
+
+@pytest.mark.parametrize(
+    ("top", "ticks"),
+    [(10.4, [0, 5, 10, 15]), (9.1, [0, 2.5, 5, 7.5, 10]), (0.9, [0, 0.25, 0.5, 0.75, 1]), (4, [0, 1, 2, 3, 4])],
+)
+def test_nice_ticks(top: float, ticks: list[float]) -> None:
+    assert nice_ticks(top) == ticks
+
+
+def test_labels_are_escaped_and_the_chart_is_well_formed() -> None:
+    svg = strip_chart_svg("a <b> & c", "MB/s", [("rsize=<128K> & co", 3.0, [2.5, 3.5])])
+    chart = ET.fromstring(svg)
+    texts = [t.text for t in chart.iter(f"{SVG}text")]
+    assert "rsize=<128K> & co" in texts and "a <b> & c (MB/s)" in texts
+
+
+def test_the_report_needs_no_qt(tmp_path: Path) -> None:
+    """`nfstune report` runs from a terminal: writing the HTML loads neither PySide6 nor pyqtgraph."""
+    r, sid = session(tmp_path / "s.sqlite3")
+    del r
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom nfstune.report import write_html\n"
+        "from nfstune.store import Results, open_store\n"
+        f"write_html(Results(open_store(Path({str(tmp_path / 's.sqlite3')!r}))), {sid}, "
+        f"Path({str(tmp_path / 'r.html')!r}), recipes={{}})\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]" and (tmp_path / "r.html").read_text().count("<svg ") == 1

@@ -1,0 +1,71 @@
+"""The HTML report's chart of one workload as inline SVG: a bar at each configuration's median and every round as a
+point beside it (a strip plot), on an axis with round tick values. Plain text, so that `nfstune report` from a
+terminal needs neither Qt nor a display, and the report stays one self-contained file whose charts scale and whose
+labels can be searched and copied."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from xml.sax.saxutils import escape
+
+WIDTH, HEIGHT = 640, 300
+LEFT, RIGHT, TOP, BOTTOM = 60, 10, 30, 50
+BAR, POINT = "#4a7fb5", "#e07b39"
+
+
+def nice_ticks(top: float, count: int = 4) -> list[float]:
+    """0 and up to about `count` steps of 1, 2, 2.5 or 5 times a power of ten, the last at or above `top`."""
+    if not top > 0 or not math.isfinite(top):
+        return [0.0, 1.0]
+    raw = top / count
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * power >= raw)
+    steps = math.ceil(top / step - 1e-9)
+    return [round(i * step, 12) for i in range(steps + 1)]
+
+
+def tick_text(value: float) -> str:
+    return f"{value:g}"
+
+
+def strip_chart_svg(title: str, unit: str, bars: Sequence[tuple[str, float, Sequence[float]]]) -> str:
+    """(label, median, every round's figure) as an <svg> element."""
+    highest = max((max([median, *points]) for _, median, points in bars), default=1.0)
+    ticks = nice_ticks(highest)
+    top_value = ticks[-1]
+    plot_h = HEIGHT - BOTTOM - TOP
+    base_y = HEIGHT - BOTTOM
+
+    def y_of(value: float) -> float:
+        return base_y - plot_h * max(0.0, value) / top_value
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="11" role="img">',
+        f"<title>{escape(f'{title} ({unit})')}</title>",
+        f'<text x="{WIDTH / 2:g}" y="18" text-anchor="middle" font-size="12">{escape(f"{title} ({unit})")}</text>',
+    ]
+    for value in ticks:
+        y = y_of(value)
+        parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" stroke="#ddd"/>')
+        parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{tick_text(value)}</text>')
+    parts.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base_y}" stroke="#222"/>')
+    slot = (WIDTH - LEFT - RIGHT - 10) / max(1, len(bars))
+    for i, (label, median, points) in enumerate(bars):
+        x = LEFT + 10 + i * slot
+        parts.append(
+            f'<rect class="median" x="{x:.1f}" y="{y_of(median):.1f}" width="{slot * 0.45:.1f}" '
+            f'height="{base_y - y_of(median):.1f}" fill="{BAR}"><title>{escape(label)}: median '
+            f"{median:.3g} {escape(unit)}</title></rect>"
+        )
+        for k, value in enumerate(points):  # spread sideways a little, so that equal figures stay visible
+            px = x + slot * 0.55 + (k % 5) * min(7.0, slot * 0.08)
+            parts.append(
+                f'<circle class="round" cx="{px:.1f}" cy="{y_of(value):.1f}" r="3" fill="{POINT}" stroke="#222">'
+                f"<title>{value:.3g}</title></circle>"
+            )
+        parts.append(f'<text x="{x + slot * 0.35:.1f}" y="{base_y + 16}" text-anchor="middle">{escape(label)}</text>')
+    parts.append(f'<line x1="{LEFT}" y1="{base_y}" x2="{WIDTH - RIGHT}" y2="{base_y}" stroke="#222"/>')
+    parts.append("</svg>")
+    return "\n".join(parts)
