@@ -3,6 +3,7 @@ point) drawn without Qt, and the figures in a table with each configuration's ve
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import subprocess
@@ -64,7 +65,7 @@ def test_the_axis_has_round_ticks_that_cover_every_point(tmp_path: Path) -> None
     (chart,) = charts(out.read_text())
     ticks = [float(t.text or "") for t in chart.iter(f"{SVG}text") if re.fullmatch(r"[\d.]+", t.text or "")]
     assert ticks[0] == 0 and ticks[-1] >= 9.1 and 3 <= len(ticks) <= 7
-    steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:], strict=False)}
+    steps = {round(b - a, 9) for a, b in itertools.pairwise(ticks)}
     (step,) = steps  # evenly spaced
     mantissa = step / 10 ** math.floor(math.log10(step))
     assert round(mantissa, 9) in (1, 2, 2.5, 5)
