@@ -14,17 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nfstune.baselines import Baseline, measure_all
+from nfstune.bench.commands import parser_for, workload_commands
 from nfstune.bench.live import HostSampler
-from nfstune.bench.workloads import (
-    DROP_CACHES,
-    MIB,
-    SMALL_FILES_TAR,
-    WorkloadId,
-    WorkloadResult,
-    WorkloadSizes,
-    parser_for,
-    workload_commands,
-)
+from nfstune.bench.workloads import DROP_CACHES, MIB, SMALL_FILES_TAR, WorkloadId, WorkloadResult, WorkloadSizes
 from nfstune.errors import NfstuneError
 from nfstune.growth import next_sizes
 from nfstune.guard import AsyncStep, ServerChange
