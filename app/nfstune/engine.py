@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
 
 from nfstune.baselines import Baseline, measure_all
 from nfstune.bench.commands import parser_for, workload_commands
+from nfstune.bench.figure import figure, repeat_record
 from nfstune.bench.live import HostSampler
 from nfstune.bench.workloads import DROP_CACHES, MIB, SMALL_FILES_TAR, WorkloadId, WorkloadResult, WorkloadSizes
 from nfstune.errors import NfstuneError
@@ -42,7 +42,7 @@ from nfstune.remote.probe import async_setting_hint
 from nfstune.rounds import Eta, RecipeFigures, stop_reason
 from nfstune.store import Journal, Results
 
-__all__ = ["Cancelled", "Declined", "Engine", "Event", "export_edit", "metric", "stored_value"]
+__all__ = ["Cancelled", "Declined", "Engine", "Event", "export_edit"]
 
 
 class Cancelled(NfstuneError):
@@ -58,28 +58,6 @@ class Event:
     kind: str  # progress | sample | step | repeat | config | baseline | warning | log
     message: str
     data: dict[str, object] = field(default_factory=dict)
-
-
-def metric(workload: str, result: WorkloadResult) -> float:
-    """The figure a workload is judged by, in its recipe unit (MB/s, s, ms); sequential ones by their steady
-    state when the run was long enough to tell it."""
-    if workload in ("seq-write", "seq-read"):
-        return result.steady_mb_per_s if result.steady_mb_per_s is not None else result.mb_per_s
-    if workload == "small-files":
-        return result.seconds
-    return (result.lat_mean_us / 1000) if result.lat_mean_us is not None else result.seconds * 1000 / result.ops
-
-
-def stored_value(workload: str, repeat: Mapping[str, Any]) -> float:
-    """metric() of a repeat as the store keeps it."""
-    if workload.startswith("seq"):
-        steady = repeat.get("steady_mb_per_s")
-        return float(steady if steady is not None else repeat["mb_per_s"])
-    if workload == "small-files":
-        return float(repeat["seconds"])
-    if repeat["lat_mean_us"] is not None:
-        return float(repeat["lat_mean_us"]) / 1000
-    return float(repeat["seconds"]) * 1000 / max(1, int(repeat["ops"] or 1))
 
 
 class Engine:
@@ -396,15 +374,9 @@ class Engine:
         self._current_run = run_id
         try:
             result = self._repeat(WorkloadId(workload), mount)
-            value = metric(workload, result)
-            self.results.add_repeat(
-                run_id, visit.round, warmup=visit.warmup,
-                values={"tool": str(result.tool), "bytes": result.bytes, "seconds": result.seconds,
-                        "mb_per_s": result.mb_per_s, "ops": result.ops, "ops_per_s": result.ops_per_s,
-                        "lat_mean_us": result.lat_mean_us, "lat_p50_us": result.lat_p50_us,
-                        "lat_p99_us": result.lat_p99_us, "wire_bytes": self.last_wire_bytes,
-                        "steady_mb_per_s": result.steady_mb_per_s, "raw_output": result.raw},
-            )  # fmt: skip
+            record = repeat_record(result, self.last_wire_bytes)
+            value = figure(workload, record)
+            self.results.add_repeat(run_id, visit.round, warmup=visit.warmup, values=record)
         finally:
             self._flush_samples()
             self._current_run = None
