@@ -1,31 +1,23 @@
 """Executes a plan (recipes.plan) on a server and a client: for each recipe the warm-up visits, then rounds in
 which every configuration is visited once in the plan's order. A visit changes the export and/or mounts with the
-configuration's options (journaled), runs each workload once, stores the figure with its raw output as the repeat
-of that round, and undoes every change. The rounds stop by rounds.stop_reason. Reports plain events through a
-callback; never imports Qt.
+configuration's options (journaled), runs each workload once on the client (bench.runner), stores that round's
+repeat with its raw output and judges it by its figure (bench.figure), and undoes every change. The rounds stop by
+rounds.stop_reason. Reports plain events through a callback; never imports Qt.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
 
 from nfstune.baselines import Baseline, measure_all
-from nfstune.bench.live import HostSampler
-from nfstune.bench.workloads import (
-    DROP_CACHES,
-    MIB,
-    SMALL_FILES_TAR,
-    WorkloadId,
-    WorkloadResult,
-    WorkloadSizes,
-    parser_for,
-    workload_commands,
-)
-from nfstune.errors import NfstuneError
+from nfstune.bench.figure import figure, repeat_record
+from nfstune.bench.live import HostSampler, RunSamples, Samplers
+from nfstune.bench.runner import ClientRunner
+from nfstune.bench.workloads import SMALL_FILES_TAR, Progress, WorkloadId, WorkloadSizes
+from nfstune.errors import Cancelled, NfstuneError
 from nfstune.growth import next_sizes
 from nfstune.guard import AsyncStep, ServerChange
 from nfstune.nfs.change import (
@@ -41,7 +33,6 @@ from nfstune.nfs.change import (
 )
 from nfstune.nfs.export_edit import export_edit
 from nfstune.nfs.kernel_view import parse_exportfs_s
-from nfstune.nfs.mountstats import nfs_mounts
 from nfstune.recipes.model import WORKLOADS, Config
 from nfstune.recipes.plan import Plan, RecipePlan, Visit
 from nfstune.remote import Host
@@ -50,11 +41,7 @@ from nfstune.remote.probe import async_setting_hint
 from nfstune.rounds import Eta, RecipeFigures, stop_reason
 from nfstune.store import Journal, Results
 
-__all__ = ["Cancelled", "Declined", "Engine", "Event", "export_edit", "metric", "stored_value"]
-
-
-class Cancelled(NfstuneError):
-    pass
+__all__ = ["Cancelled", "Declined", "Engine", "Event", "export_edit"]
 
 
 class Declined(Cancelled):
@@ -66,28 +53,6 @@ class Event:
     kind: str  # progress | sample | step | repeat | config | baseline | warning | log
     message: str
     data: dict[str, object] = field(default_factory=dict)
-
-
-def metric(workload: str, result: WorkloadResult) -> float:
-    """The figure a workload is judged by, in its recipe unit (MB/s, s, ms); sequential ones by their steady
-    state when the run was long enough to tell it."""
-    if workload in ("seq-write", "seq-read"):
-        return result.steady_mb_per_s if result.steady_mb_per_s is not None else result.mb_per_s
-    if workload == "small-files":
-        return result.seconds
-    return (result.lat_mean_us / 1000) if result.lat_mean_us is not None else result.seconds * 1000 / result.ops
-
-
-def stored_value(workload: str, repeat: Mapping[str, Any]) -> float:
-    """metric() of a repeat as the store keeps it."""
-    if workload.startswith("seq"):
-        steady = repeat.get("steady_mb_per_s")
-        return float(steady if steady is not None else repeat["mb_per_s"])
-    if workload == "small-files":
-        return float(repeat["seconds"])
-    if repeat["lat_mean_us"] is not None:
-        return float(repeat["lat_mean_us"]) / 1000
-    return float(repeat["seconds"]) * 1000 / max(1, int(repeat["ops"] or 1))
 
 
 class Engine:
@@ -130,15 +95,11 @@ class Engine:
         self.appliance, self.client_address, self.confirm = appliance, client_address, confirm
         self._eta: Eta | None = None
         self._t0 = time.monotonic()
-        self.last_wire_bytes = 0
-        # samples arrive on the samplers' threads; sqlite is written from the engine's thread only
-        self._samples_lock = threading.Lock()
-        self._pending_samples: list[tuple[int, str, str, float, float]] = []
-        self._current_run: int | None = None
+        self._samples = RunSamples()
         self._plan: Plan | None = None
         self._scratch = ""  # the session's scratch directory on the server
         self._planned_sizes = sizes  # each recipe starts with these; growth.py may grow them between rounds
-        self._seq_file_bytes: int | None = None  # the size of the sequential file in the scratch directory
+        self._runner: ClientRunner | None = None  # one per session: it knows the scratch directory's files
 
     def log(self, message: str) -> None:
         self.emit(Event("log", message))
@@ -159,7 +120,11 @@ class Engine:
         self._plan, self._eta = plan, Eta(plan)
         if plan.sizes is not None:  # the workloads run with what their argv in the plan were made with
             self.sizes, self.fio_available = plan.sizes, plan.fio_available
-        self._planned_sizes, self._seq_file_bytes = self.sizes, None
+        self._planned_sizes = self.sizes
+        self._runner = ClientRunner(
+            self.client, self.server, fio_available=self.fio_available, cancel=self.cancel, progress=self._step,
+            log=self.log,
+        )  # fmt: skip
         # one scratch directory for the whole session, on the server, used by every configuration: the files of
         # each configuration then land in the same part of the disk. Measured in the lab (hdd profile): with a new
         # directory per configuration, ext4 put each in another block group, and the same settings' seq-write
@@ -349,7 +314,7 @@ class Engine:
         self.results.set_run_options(run_id, requested=config.mount.render(), negotiated=negotiated, export=export_opts)
         return run_id
 
-    def _samplers(self, mount_point: str) -> _Samplers:
+    def _samplers(self, mount_point: str) -> Samplers:
         # the machine nfstune runs on is read through psutil (and its own /proc/self/mountstats), not a shell loop
         server = HostSampler(
             None if is_local(self.server) else self.server, "server", self._on_sample, disks=self.server_disks,
@@ -359,23 +324,15 @@ class Engine:
             None if is_local(self.client) else self.client, "client", self._on_sample, mount_point=mount_point,
             nic=self.client_nic, interval_s=self.sample_interval_s,
         )  # fmt: skip
-        return _Samplers(self, (server, client))
+        return Samplers((server, client), lambda text: self.emit(Event("warning", text)))
 
     def _on_sample(self, role: str, t: float, series: dict[str, float]) -> None:
         """On a sampler's thread: pass the sample on live, and keep it for the run in progress (if any)."""
-        run_id = self._current_run
-        if run_id is not None:
-            with self._samples_lock:
-                self._pending_samples.extend((run_id, role, name, t, v) for name, v in series.items())
+        self._samples.add(role, t, series)
         self.emit(Event("sample", "", {"role": role, "time": t, "series": series}))
 
     def _flush_samples(self) -> None:
-        with self._samples_lock:
-            pending, self._pending_samples = self._pending_samples, []
-        by_run: dict[tuple[int, str], list[tuple[str, float, float]]] = {}
-        for run_id, role, name, t, v in pending:
-            by_run.setdefault((run_id, role), []).append((name, t, v))
-        for (run_id, role), rows in by_run.items():
+        for (run_id, role), rows in self._samples.take().items():
             self.results.add_samples(run_id, role, rows)
 
     def _table(self, path: str) -> dict[str, tuple[str, ...]]:
@@ -401,22 +358,19 @@ class Engine:
     def _run_workload(
         self, visit: Visit, workload: str, run_id: int, mount: ClientMount, figures: RecipeFigures
     ) -> None:
-        self._current_run = run_id
+        assert self._runner is not None
+        self._samples.run_id = run_id
         try:
-            result = self._repeat(WorkloadId(workload), mount)
-            value = metric(workload, result)
-            self.results.add_repeat(
-                run_id, visit.round, warmup=visit.warmup,
-                values={"tool": str(result.tool), "bytes": result.bytes, "seconds": result.seconds,
-                        "mb_per_s": result.mb_per_s, "ops": result.ops, "ops_per_s": result.ops_per_s,
-                        "lat_mean_us": result.lat_mean_us, "lat_p50_us": result.lat_p50_us,
-                        "lat_p99_us": result.lat_p99_us, "wire_bytes": self.last_wire_bytes,
-                        "steady_mb_per_s": result.steady_mb_per_s, "raw_output": result.raw},
-            )  # fmt: skip
+            measured = self._runner.run(
+                WorkloadId(workload), self.sizes, scratch=mount.scratch, mount_point=mount.mount_point
+            )
+            record = repeat_record(measured.result, measured.wire_bytes)
+            value = figure(workload, record)
+            self.results.add_repeat(run_id, visit.round, warmup=visit.warmup, values=record)
         finally:
             self._flush_samples()
-            self._current_run = None
-        figures.add(workload, visit.label, visit.round, value, result.seconds)
+            self._samples.run_id = None
+        figures.add(workload, visit.label, visit.round, value, measured.result.seconds)
         unit = WORKLOADS[workload].unit
         label = "warm-up" if visit.warmup else f"round {visit.round}"
         self.emit(
@@ -424,75 +378,5 @@ class Engine:
                   {"run_id": run_id, "value": value, "warmup": visit.warmup, "round": visit.round})
         )  # fmt: skip
 
-    def _wire_bytes(self, mount_point: str) -> int:
-        """Bytes our mount moved on the wire so far (server_read + server_write of its mountstats), to check the
-        tool's own figure against the kernel's."""
-        text = self.client.run(["cat", "/proc/self/mountstats"]).stdout
-        for m in nfs_mounts(text):
-            if m.mount_point == mount_point and m.nfs is not None:
-                return int(m.nfs.bytes.get("server_read_bytes") or 0) + int(m.nfs.bytes.get("server_write_bytes") or 0)
-        return 0
-
-    def _repeat(self, workload: WorkloadId, mount: ClientMount) -> WorkloadResult:
-        commands = workload_commands(workload, mount.scratch, self.sizes, fio_available=self.fio_available)
-        if workload is WorkloadId.SEQ_READ and self._seq_file_bytes != self.sizes.seq_file_bytes:
-            # the file was written at another size (the sizes grew since, or a recipe of other sizes wrote it):
-            # write it again at this size, untimed, before the caches are dropped
-            self._lay_out_seq_file(mount)
-        for argv in commands.prepare:
-            self.client.run(list(argv), sudo=True, timeout=600)
-        if commands.needs_cold_cache:
-            self.client.run(DROP_CACHES, sudo=True)
-            self.server.run(DROP_CACHES, sudo=True)
-        else:
-            # what the previous step left dirty (an untar's deletes, a file written before) is flushed now, not
-            # inside this repeat's timed window: measured in the lab, a seq-write right after small-files ran
-            # at 12.7 MB/s where the same settings gave 21.1 MB/s on a quiet server
-            self.client.run(["sync"], timeout=600)
-            self.server.run(["sync"], timeout=600)
-        parser = parser_for(commands)
-        wire_before = self._wire_bytes(mount.mount_point)
-        proc = self.client.start(list(commands.run), sudo=True, timeout=3600)
-        for stream, chunk in proc.chunks():
-            if self.cancel.is_set():
-                proc.cancel()
-                raise Cancelled("cancelled during a workload: every change was undone")
-            if stream == "out":
-                for step in parser.feed(chunk):
-                    self.emit(Event("step", "", {"bytes": step.interval_bytes, "elapsed_s": step.elapsed_s}))
-        result = parser.result()
-        self.last_wire_bytes = self._wire_bytes(mount.mount_point) - wire_before
-        if workload is WorkloadId.SEQ_WRITE:
-            self._seq_file_bytes = self.sizes.seq_file_bytes
-        # seq-write leaves its file for seq-read, which reads it again on every repeat; the scratch directory and
-        # everything in it goes when the configuration is undone
-        if workload not in (WorkloadId.SEQ_WRITE, WorkloadId.SEQ_READ):
-            for argv in commands.cleanup:
-                self.client.run(list(argv), sudo=True, timeout=600)
-        return result
-
-    def _lay_out_seq_file(self, mount: ClientMount) -> None:
-        write = workload_commands(WorkloadId.SEQ_WRITE, mount.scratch, self.sizes, fio_available=self.fio_available)
-        self.log(f"writing the {self.sizes.seq_file_bytes // MIB} MiB sequential file for seq-read (untimed)")
-        for argv in write.prepare:
-            self.client.run(list(argv), sudo=True, timeout=600)
-        self.client.run(list(write.run), sudo=True, timeout=3600)
-        self._seq_file_bytes = self.sizes.seq_file_bytes
-
-
-class _Samplers:
-    """Both hosts' samplers for one configuration; a sampler that died is reported as a warning once."""
-
-    def __init__(self, engine: Engine, samplers: tuple[HostSampler, ...]) -> None:
-        self.engine, self.samplers = engine, samplers
-
-    def __enter__(self) -> _Samplers:
-        for sampler in self.samplers:
-            sampler.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for sampler in self.samplers:
-            sampler.stop()
-            if sampler.error:
-                self.engine.emit(Event("warning", f"{sampler.error}; the live graphs miss that host"))
+    def _step(self, step: Progress) -> None:
+        self.emit(Event("step", "", {"bytes": step.interval_bytes, "elapsed_s": step.elapsed_s}))

@@ -10,6 +10,10 @@ class NfstuneError(Exception):
     """An error the user can act on; str() is the whole message."""
 
 
+class Cancelled(NfstuneError):
+    """The user stopped the work; what it had changed was undone."""
+
+
 class ToolMissing(NfstuneError):
     def __init__(self, tool: str, host: str, install_hint: str) -> None:
         self.tool, self.host, self.install_hint = tool, host, install_hint

@@ -2,7 +2,7 @@
 recipe's baseline; and two sessions side by side. Pure (no Qt, no I/O): the history page, the results page, the
 text report and the HTML report all read the same figures and verdicts from here.
 
-Values are the stored metric of every repeat that is not a warm-up (engine.stored_value), so the figures here are
+Values are the figure of every stored repeat that is not a warm-up (bench.figure), so the figures here are
 exactly those the engine measured and the stop rule judged. Every comparison of a session is judged in ONE family
 (bench.verdict.judge, Holm-corrected): paired by round when the session stored its plan (the rounds were
 interleaved), as independent samples for older sessions, whose repeat numbers are only a counter.
@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from nfstune.bench.figure import figure
 from nfstune.bench.stats import Summary, summarize
 from nfstune.bench.verdict import Question, Verdict, judge
-from nfstune.engine import stored_value
 from nfstune.recipes.model import WORKLOADS, Config, Recipe
 
 # what /proc/mounts says that a recipe can change; the rest of its option list is noise next to the requested ones
@@ -68,12 +68,12 @@ class ComparisonRow:
 
 
 def measured_values(run: Mapping[str, Any]) -> list[float]:
-    return [stored_value(run["workload"], r) for r in run["repeats"] if not r["warmup"]]
+    return [figure(run["workload"], r) for r in run["repeats"] if not r["warmup"]]
 
 
 def measured_rounds(run: Mapping[str, Any]) -> dict[int, float]:
     """Round -> figure. In a session with a plan the repeat's number is its round; in an older one a counter."""
-    return {int(r["number"]): stored_value(run["workload"], r) for r in run["repeats"] if not r["warmup"]}
+    return {int(r["number"]): figure(run["workload"], r) for r in run["repeats"] if not r["warmup"]}
 
 
 def judgeable(rounds: Mapping[int, float]) -> dict[int, float]:

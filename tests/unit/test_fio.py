@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nfstune.bench.commands import workload_commands
 from nfstune.bench.fio import FioStreamParser, fio_commands
 from nfstune.bench.workloads import (
     MIB,
@@ -19,7 +20,6 @@ from nfstune.bench.workloads import (
     WorkloadOutputError,
     WorkloadResult,
     WorkloadSizes,
-    workload_commands,
 )
 from nfstune.nfs.mountstats import parse_mountstats
 

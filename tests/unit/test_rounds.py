@@ -91,15 +91,3 @@ def test_the_most_time_left_is_the_rest_of_the_budgets(shipped: dict[str, Recipe
     assert eta.at_most_s(5000.0 + 60) == pytest.approx(sync_async - 60)
     # a round already started is finished even past the budget: never less than the expected time left
     assert eta.at_most_s(5000.0 + 10 * sync_async) == pytest.approx(eta.remaining_s())
-
-
-def test_sequential_figures_are_the_steady_state_when_known() -> None:
-    from nfstune.bench.workloads import Tool, WorkloadId, WorkloadResult
-    from nfstune.engine import metric, stored_value
-
-    short = WorkloadResult(WorkloadId.SEQ_WRITE, Tool.FIO, bytes=8 * MIB, seconds=2.0, ops=8)
-    steady = WorkloadResult(WorkloadId.SEQ_WRITE, Tool.FIO, bytes=8 * MIB, seconds=2.0, ops=8, steady_mb_per_s=9.5)
-    assert metric("seq-write", short) == short.mb_per_s and metric("seq-write", steady) == 9.5
-    assert stored_value("seq-read", {"mb_per_s": 4.2, "steady_mb_per_s": None}) == 4.2
-    assert stored_value("seq-read", {"mb_per_s": 4.2, "steady_mb_per_s": 6.0}) == 6.0
-    assert stored_value("seq-read", {"mb_per_s": 4.2}) == 4.2  # a repeat read from an older export

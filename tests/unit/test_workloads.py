@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nfstune.bench.commands import parser_for, workload_commands
 from nfstune.bench.fallback import (
     SEQ_READ_SCRIPT,
     SEQ_WRITE_SCRIPT,
@@ -31,8 +32,6 @@ from nfstune.bench.workloads import (
     WorkloadOutputError,
     WorkloadResult,
     WorkloadSizes,
-    parser_for,
-    workload_commands,
 )
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "bench"

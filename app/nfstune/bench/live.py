@@ -124,3 +124,47 @@ class HostSampler:
             if stream == "out":
                 for sample in parser.feed(chunk):
                     self._deliver(sample)
+
+
+class Samplers:
+    """Several hosts' samplers as one context: started on entry, stopped on exit, where each one that died is
+    passed to `warn` once."""
+
+    def __init__(self, samplers: Collection[HostSampler], warn: Callable[[str], None]) -> None:
+        self.samplers, self.warn = tuple(samplers), warn
+
+    def __enter__(self) -> Samplers:
+        for sampler in self.samplers:
+            sampler.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sampler in self.samplers:
+            sampler.stop()
+            if sampler.error:
+                self.warn(f"{sampler.error}; the live graphs miss that host")
+
+
+class RunSamples:
+    """The samples of the run in progress, kept until its owner stores them: they arrive on the samplers' threads,
+    and sqlite is written from one thread only."""
+
+    def __init__(self) -> None:
+        self.run_id: int | None = None  # samples that arrive while it is None belong to no run and are not kept
+        self._lock = threading.Lock()
+        self._pending: list[tuple[int, str, str, float, float]] = []
+
+    def add(self, role: str, t: float, series: Mapping[str, float]) -> None:
+        run_id = self.run_id
+        if run_id is not None:
+            with self._lock:
+                self._pending.extend((run_id, role, name, t, v) for name, v in series.items())
+
+    def take(self) -> dict[tuple[int, str], list[tuple[str, float, float]]]:
+        """What arrived since the last take, as (run, role) -> [(series, time, value)]."""
+        with self._lock:
+            pending, self._pending = self._pending, []
+        by_run: dict[tuple[int, str], list[tuple[str, float, float]]] = {}
+        for run_id, role, name, t, v in pending:
+            by_run.setdefault((run_id, role), []).append((name, t, v))
+        return by_run

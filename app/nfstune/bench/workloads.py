@@ -1,7 +1,8 @@
-"""The four workloads nfstune measures: what each needs, the remote commands that run it, and what a run gave.
+"""The four workloads nfstune measures, as types: what each needs, the commands of one repeat, what a run gave.
 
-The commands come from `fio.py` (preferred when the client has fio) and `fallback.py` (dd, tar and coreutils
-only); both report the same `WorkloadResult`. Every command is an argv list: the engine quotes it.
+Types only: the commands themselves come from `fio.py` (preferred when the client has fio) and `fallback.py` (dd,
+tar and coreutils only), which both import this module; `commands.py` chooses between them. Both report the same
+`WorkloadResult`. Every command is an argv list: the runner quotes it.
 """
 
 from __future__ import annotations
@@ -82,9 +83,10 @@ class WorkloadSizes:
 
 @dataclass(frozen=True)
 class WorkloadCommands:
-    """What the engine runs for one repeat, in this order: `prepare` (untimed; before the cache drop when the
-    workload needs a cold cache), then `run` with its stdout fed to `parser_for(self)`; `cleanup` removes what
-    the workload left in the scratch directory (seq-write's file is kept for seq-read: clean up after both)."""
+    """What the runner (runner.py) runs for one repeat, in this order: `prepare` (untimed; before the cache drop
+    when the workload needs a cold cache), then `run` with its stdout fed to `commands.parser_for(self)`; `cleanup`
+    removes what the workload left in the scratch directory (seq-write's file is kept for seq-read: clean up after
+    both)."""
 
     workload: WorkloadId
     tool: Tool
@@ -154,26 +156,3 @@ class WorkloadParser(Protocol):
 
 def scratch_path(directory: str, name: str) -> str:
     return directory.rstrip("/") + "/" + name
-
-
-def workload_commands(
-    workload: WorkloadId, directory: str, sizes: WorkloadSizes, *, fio_available: bool
-) -> WorkloadCommands:
-    """The commands for one repeat of `workload` in `directory` (our scratch directory on the NFS mount).
-
-    small-files is always tar, even where fio exists: the workload IS an untar (create, write, close, set
-    mtime and mode per file), which fio cannot reproduce, and one tool keeps results comparable across hosts."""
-    # imported here: both modules import this one for its types
-    from nfstune.bench import fallback, fio
-
-    if fio_available and workload is not WorkloadId.SMALL_FILES:
-        return fio.fio_commands(workload, directory, sizes)
-    return fallback.fallback_commands(workload, directory, sizes)
-
-
-def parser_for(commands: WorkloadCommands) -> WorkloadParser:
-    from nfstune.bench import fallback, fio
-
-    if commands.tool is Tool.FIO:
-        return fio.FioStreamParser(commands.workload, commands.expected_bytes)
-    return fallback.fallback_parser(commands)

@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from nfstune.bench.commands import workload_commands
 from nfstune.bench.sizing import GROWS, growth_rule_text
-from nfstune.bench.workloads import DROP_CACHES, SMALL_FILES_TAR, WorkloadId, WorkloadSizes, workload_commands
+from nfstune.bench.workloads import DROP_CACHES, SMALL_FILES_TAR, WorkloadId, WorkloadSizes
 from nfstune.nfs.change import MOUNT_ROOT, mount_argv, mount_point_for
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
 from nfstune.remote.probe import async_setting_hint

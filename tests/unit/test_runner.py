@@ -1,0 +1,47 @@
+"""One repeat of a workload on a client (bench/runner.py), run for real with dd on this machine as both hosts
+(LocalHost: the same Host as over SSH, local processes): the parsed result, the cleanup, and a cancel."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from nfstune.bench.runner import ClientRunner
+from nfstune.bench.workloads import MIB, Progress, WorkloadId, WorkloadSizes
+from nfstune.engine import Cancelled
+from nfstune.remote.local import LocalHost
+
+SIZES = WorkloadSizes(seq_file_bytes=2 * MIB, small_file_count=10, small_file_bytes=1024, sync_4k_count=25)
+
+
+def runner(cancel: threading.Event, steps: list[Progress], logs: list[str]) -> ClientRunner:
+    here = LocalHost()
+    return ClientRunner(here, here, fio_available=False, cancel=cancel, progress=steps.append, log=logs.append)
+
+
+def test_a_repeat_gives_the_tools_result_and_leaves_only_the_sequential_file(tmp_path: Path) -> None:
+    steps: list[Progress] = []
+    logs: list[str] = []
+    run = runner(threading.Event(), steps, logs)
+    sync = run.run(WorkloadId.SYNC_4K, SIZES, scratch=str(tmp_path), mount_point=str(tmp_path))
+    assert (sync.result.workload, sync.result.bytes, sync.result.ops) == (WorkloadId.SYNC_4K, 25 * 4096, 25)
+    assert sync.result.lat_mean_us is not None and sync.result.lat_mean_us > 0
+    assert sync.wire_bytes == 0  # not an NFS mount: nothing moved on a wire
+    assert sum(s.interval_bytes for s in steps) == 25 * 4096  # the progress reports sum to the run's bytes
+    assert list(tmp_path.iterdir()) == []  # its file was removed after the run
+    write = run.run(WorkloadId.SEQ_WRITE, SIZES, scratch=str(tmp_path), mount_point=str(tmp_path))
+    assert write.result.bytes == 2 * MIB and run.seq_file_bytes == 2 * MIB
+    # seq-write leaves its file for seq-read
+    assert [(p.name, p.stat().st_size) for p in tmp_path.iterdir()] == [("nfstune-seq.dat", 2 * MIB)]
+    assert logs == []
+
+
+def test_a_cancel_stops_the_tool_and_raises_the_engines_cancelled(tmp_path: Path) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    steps: list[Progress] = []
+    with pytest.raises(Cancelled, match="cancelled during a workload"):
+        runner(cancel, steps, []).run(WorkloadId.SYNC_4K, SIZES, scratch=str(tmp_path), mount_point=str(tmp_path))
+    assert steps == []
