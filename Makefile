@@ -30,6 +30,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check app tests
 	$(BIN)/ruff format --check app tests
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 system-deps:
 	@missing=$$(for p in $(APT_PKGS); do \
