@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 APT_LAB := mmdebstrap e2fsprogs qemu-system-x86 qemu-utils openssh-client
 # a real sshd on loopback for the SSH tests, and sudo for the non-root logins they try
 APT_TEST := openssh-server sudo
-# Qt offscreen and a real window under Xvfb, with fonts (see shared/stack-notes.md), and screenshots
+# Qt offscreen and a real window under Xvfb, with fonts (see docs/stack-notes.md), and screenshots
 APT_QT := xvfb xauth x11-apps libegl1 libgl1 libdbus-1-3 libfontconfig1 fonts-dejavu-core libglib2.0-0 libxkbcommon0 \
 	libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0 \
 	libxcb-shape0 libxcb-xkb1 imagemagick
@@ -30,6 +30,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check app tests
 	$(BIN)/ruff format --check app tests
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 system-deps:
 	@missing=$$(for p in $(APT_PKGS); do \

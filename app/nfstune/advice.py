@@ -1,11 +1,11 @@
 """From measured results and the admin's own configuration to the recommended /etc/exports entry and /etc/fstab
 line, each option with its reason, and async only ever as an opt-in alternative with its warning
-(shared/nfs-knowledge.md section 4). Pure.
+(docs/nfs-knowledge.md section 4). Pure.
 
 A recommendation is the admin's own entry with only the tuned knobs changed: today the one tuned export option is
 sync (an async client becomes sync; a sync one is left as written), and the one tuned mount option is the NFS
 version, changed only when a version's verdict was "faster" (and "slower" on no workload). Every other client,
-option, byte and the fstab entry's mount point stay as they are (shared/DESIGN.md, "Safety model")."""
+option, byte and the fstab entry's mount point stay as they are (docs/DESIGN.md, "Safety model")."""
 
 from __future__ import annotations
 

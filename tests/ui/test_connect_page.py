@@ -1,5 +1,5 @@
-"""The connect page against a real sshd on loopback: the host-key prompt with its SHA256 fingerprint (asked on the
-GUI thread for the worker), a state per host, a failure that names the host with a Retry, recent pairs."""
+"""The connect page before and without SSH: what it refuses to start and says, a port that cannot be read. Its
+connections to a real sshd on loopback need root: tests/root/test_connect_page.py."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from pytestqt.qtbot import QtBot
 from nfstune.ui.controller import ConnState, Controller, HostSpec
 from nfstune.ui.jobs import Prompter
 from nfstune.ui.pages.connect import ConnectPage
-from tests.conftest import Sshd, free_port
 
 
 @pytest.fixture
@@ -28,97 +27,10 @@ def page(qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Conne
     return widget
 
 
-def fill(page: ConnectPage, role: str, sshd: Sshd, port: int | None = None) -> None:
-    panel = page.panels[role]
-    panel.target.setText("127.0.0.1")
-    panel.user.setText("root")
-    panel.port.setValue(port or sshd.port)
-    panel.key.setText(str(sshd.client_key))
-
-
-def test_unknown_host_key_is_asked_on_the_gui_thread_and_remembered(
-    qtbot: QtBot, page: ConnectPage, sshd: Sshd, tmp_path: Path
-) -> None:
-    asked: list[tuple[str, str, str]] = []
-
-    def answer(label: str, key_type: str, fingerprint: str) -> bool:
-        asked.append((label, key_type, fingerprint))
-        return True
-
-    page.controller.prompter.answer_host_key = answer
-    for role in ("server", "client"):
-        fill(page, role, sshd)
-    qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(page.is_complete, timeout=30_000)
-    assert asked and asked[0][1] == "ssh-ed25519" and asked[0][2].startswith("SHA256:")
-    assert "127.0.0.1" in asked[0][0]
-    assert page.panels["server"].state.text().startswith("connected: ")
-    known = (tmp_path / "data" / "nfstune" / "known_hosts").read_text()
-    assert f"[127.0.0.1]:{sshd.port} ssh-ed25519 " in known
-    assert page.recent.count() == 1 and "127.0.0.1" in page.recent.itemText(0)  # the pair is remembered
-    page.controller.shutdown()
-
-
-def test_refused_key_and_closed_port_fail_with_the_reason_and_a_retry(
-    qtbot: QtBot, page: ConnectPage, sshd: Sshd
-) -> None:
-    page.controller.prompter.answer_host_key = lambda *_: False
-    closed = free_port()
-    fill(page, "server", sshd)
-    fill(page, "client", sshd, port=closed)
-    qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
-    states = page.controller.states
-    qtbot.waitUntil(lambda: ConnState.CONNECTING not in states.values(), timeout=30_000)
-    assert states == {"server": ConnState.FAILED, "client": ConnState.FAILED}
-    server_text, client_text = (page.panels[r].state.text() for r in ("server", "client"))
-    assert "host key" in server_text.lower() and "127.0.0.1" in server_text, server_text
-    assert f"127.0.0.1:{closed}" in client_text or str(closed) in client_text, client_text
-    assert page.panels["client"].retry.isVisibleTo(page)
-    # Retry after trusting the key: the server connects, and only the retried panel changes
-    page.controller.prompter.answer_host_key = lambda *_: True
-    qtbot.mouseClick(page.panels["server"].retry, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: states["server"] is ConnState.CONNECTED, timeout=30_000)
-    assert states["client"] is ConnState.FAILED and not page.panels["server"].retry.isVisibleTo(page)
-    page.controller.shutdown()
-
-
 def test_a_missing_host_name_is_said_and_nothing_starts(qtbot: QtBot, page: ConnectPage) -> None:
     qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
     assert "Enter the server and the client host first" in page.error.text()
     assert page.controller.states == {"server": ConnState.IDLE, "client": ConnState.IDLE}
-
-
-def test_this_computer_as_the_client_needs_no_ssh(qtbot: QtBot, page: ConnectPage) -> None:
-    panel = page.panels["client"]
-    panel.this_computer.setChecked(True)
-    assert not panel.target.isEnabled()
-    page._connect("client")
-    states = page.controller.states
-    qtbot.waitUntil(lambda: states["client"] is not ConnState.CONNECTING, timeout=30_000)
-    assert states["client"] is ConnState.CONNECTED, panel.state.text()
-    assert "this computer (" in panel.state.text()
-    assert page.controller.hosts["client"].run(["true"], sudo=True).exit_status == 0
-    page.controller.shutdown()
-
-
-def test_connecting_undoes_what_a_crashed_run_left(qtbot: QtBot, page: ConnectPage, sshd: Sshd, tmp_path: Path) -> None:
-    from nfstune.store import Journal, open_store
-
-    leftover = Path(f"/var/tmp/nfstune-test-{sshd.port}.tar")
-    leftover.write_bytes(b"left by a run that was killed")
-    conn = open_store(tmp_path / "s.sqlite3")  # the controller's store
-    Journal(conn).record(f"root@127.0.0.1:{sshd.port}", "tempfile", str(leftover))
-    conn.close()
-    page.controller.prompter.answer_host_key = lambda *_: True
-    fill(page, "server", sshd)
-    page._connect("server")
-    qtbot.waitUntil(lambda: page.controller.states["server"] is ConnState.CONNECTED, timeout=30_000)
-    assert not leftover.exists()
-    qtbot.waitUntil(lambda: "undid 1 change" in page.lab_status.text(), timeout=5_000)
-    conn = open_store(tmp_path / "s.sqlite3")
-    assert Journal(conn).pending() == []
-    conn.close()
-    page.controller.shutdown()
 
 
 def test_this_computer_as_the_server_asks_for_its_address_before_connecting(qtbot: QtBot, page: ConnectPage) -> None:

@@ -1,19 +1,16 @@
 """The host probe: recorded output from the lab VMs and from chroots (tests/captures/probe/README.md), the script
-run for real on this machine (directly and over a loopback sshd), and the JSON form of HostFacts."""
+run for real on this machine (here directly; over a loopback sshd in tests/root/test_probe.py), and the JSON form of
+HostFacts."""
 
 from __future__ import annotations
 
-import os
-import re
 import subprocess
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nfstune.remote import CommandResult, Host
 from nfstune.remote.probe import (
     PROBE_SCRIPT,
     BlockDevice,
@@ -21,10 +18,8 @@ from nfstune.remote.probe import (
     async_setting_hint,
     build_probe_script,
     parse_probe_output,
-    probe,
 )
 from nfstune.remote.probe_parse import SECTION_MARK, parse_df, parse_nfsd_versions
-from tests.conftest import Sshd
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "probe"
 LAB_TOOLS = {"exportfs", "showmount", "nfsstat", "mount.nfs", "tc", "dmsetup", "fio", "iperf3"}
@@ -206,38 +201,3 @@ def test_script_arguments_are_quoted_and_checked() -> None:
         with pytest.raises(ValueError):
             build_probe_script(None, bad_peer)
     assert "p=''; peer=''; addr=''" in PROBE_SCRIPT
-
-
-class CountingHost(Host):
-    """A real Host that also counts its round trips."""
-
-    commands: list[str]
-
-    def run(
-        self, command: str | Sequence[str], *, timeout: float = 60.0, check: bool = True, sudo: bool = False
-    ) -> CommandResult:
-        self.commands = [*getattr(self, "commands", []), str(command)]
-        return super().run(command, timeout=timeout, check=check, sudo=sudo)
-
-
-def test_probe_over_ssh_on_this_machine(sshd: Sshd) -> None:
-    host = CountingHost(
-        "127.0.0.1", port=sshd.port, key_filename=sshd.client_key, known_hosts=sshd.known_hosts, label="loopback"
-    )
-    with host:
-        here = probe(host, path="/", peer="127.0.0.1")
-    assert len(host.commands) == 1
-    assert here.complete and here.uid == 0 and here.is_root
-    assert (here.hostname, here.kernel, here.architecture) == (
-        os.uname().nodename,
-        os.uname().release,
-        os.uname().machine,
-    )
-    mem_kib = re.search(r"^MemTotal:\s+(\d+) kB$", Path("/proc/meminfo").read_text(), re.MULTILINE)
-    assert mem_kib is not None and here.mem_total_bytes == int(mem_kib.group(1)) * 1024
-    stat = os.statvfs("/")
-    assert here.filesystem is not None and here.filesystem.mountpoint == "/"
-    assert here.filesystem.size_bytes == stat.f_blocks * stat.f_frsize
-    assert here.route is not None and here.route.interface == "lo"
-    assert here.route.mtu == int(Path("/sys/class/net/lo/mtu").read_text())
-    assert HostFacts.from_json(here.to_json()) == here

@@ -1,4 +1,4 @@
-"""Regression test for the PySide6 pin (shared/stack-notes.md): PySide6 6.12.0 drops one reference to None on
+"""Regression test for the PySide6 pin (docs/stack-notes.md): PySide6 6.12.0 drops one reference to None on
 each QPainter call, which crashes pyqtgraph's live plots (`Fatal Python error: none_dealloc`). The pin may move
 to a newer release only when this test passes with it."""
 

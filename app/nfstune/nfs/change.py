@@ -1,6 +1,6 @@
 """The changes nfstune makes on hosts, as transactions: each is journaled (a SQLite row, committed, and the
 original bytes copied on the host) before it is made, and undone on success, cancel and failure, or by
-recover() at the next connect after a crash. See the safety model in shared/DESIGN.md."""
+recover() at the next connect after a crash. See the safety model in docs/DESIGN.md."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Isolated mode: instead of changing the user's export, export a loop-mounted scratch filesystem of our own.
 
-Measured in the lab (shared/lab-poc/README.md): it cannot leak into the user's export (its own filesystem, its
+Measured in the lab (docs/lab-poc/README.md): it cannot leak into the user's export (its own filesystem, its
 own uuid), but every flush goes through two filesystems, so a sync write costs ~2.5x what it costs on the real
 filesystem. Offer it as the safe choice, labelled as less faithful for sync-vs-async figures.
 """

@@ -2,7 +2,7 @@
 
 Why: /etc/exports says what the admin asked for, but the lab showed that a second export of the same
 filesystem can make the kernel resolve the user's file handles to the other export, so the user's sync export
-silently runs async (shared/lab-poc/README.md). The kernel's caches show it:
+silently runs async (docs/lab-poc/README.md). The kernel's caches show it:
   /proc/net/rpc/nfsd.export/content   `/export\t10.99.0.0/24(rw,...,sync,...,uuid=9ffb1c10:ac964e8d:...,sec=1)`
   /proc/net/rpc/nfsd.fh/content       `10.99.0.0/24 6 0x101cfb9f8d4e96ac6d161495e44ff0ce /export`
 Both are filled lazily, when a client uses the export: check them after a client has touched it.

@@ -1,7 +1,7 @@
 """A command running on a remote host: its output as it comes, its exit status, and a cancel that works.
 
 Why the wrapper: closing an SSH channel without a pty leaves the remote command running, and sshd refuses the
-SSH "signal" request for root sessions (shared/stack-notes.md). So every command runs as the leader of a new
+SSH "signal" request for root sessions (docs/stack-notes.md). So every command runs as the leader of a new
 process group (`setsid -w`), prints that group's id first, and cancel kills the whole group over a second channel.
 """
 

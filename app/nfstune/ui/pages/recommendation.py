@@ -1,5 +1,5 @@
 """The recommendation page: the /etc/exports and /etc/fstab lines with a reason for every option, copy, save and
-apply; async only ever inside a warning box, hidden until the admin asks to see it (shared/nfs-knowledge.md 4)."""
+apply; async only ever inside a warning box, hidden until the admin asks to see it (docs/nfs-knowledge.md 4)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from nfstune.remote import AuthFailed, Host, PermissionDenied
-from tests.conftest import Sshd, keygen, local_users
+from tests.root.conftest import Sshd, keygen, local_users
 
 USERS = {"nfstune-nopw": "ALL=(ALL) NOPASSWD: ALL", "nfstune-pw": "ALL=(ALL) ALL", "nfstune-nosudo": None}
 PASSWORD = "correct horse 7"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import psutil
 import pytest
 
 from nfstune.remote import Host, HostKeyUnknown, Timeout, resolve
-from tests.conftest import Sshd
+from tests.root.conftest import Sshd
 
 
 def root(sshd: Sshd, **kw: object) -> Host:
@@ -66,10 +67,20 @@ def test_cancel_kills_the_whole_process_group_within_2_s(sshd: Sshd) -> None:
 
 
 def test_timeout_kills_the_command(sshd: Sshd, tmp_path: Path) -> None:
-    marker = tmp_path / "still-running"
+    pgid_file, marker = tmp_path / "pgid", tmp_path / "still-running"
+    # the remote command notes its process group (field 5 of /proc/self/stat), then would go on for a minute
+    command = f"cut -d' ' -f5 /proc/self/stat > {pgid_file}; sleep 60; touch {marker}"
     with root(sshd) as h, pytest.raises(Timeout):
-        h.run(f"sleep 2; touch {marker}", timeout=0.5)
-    time.sleep(2.5)
+        h.run(command, timeout=0.5)
+    pgid = int(pgid_file.read_text())
+    deadline = time.monotonic() + 10
+    while group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        assert not group_alive(pgid)  # killed, not left to finish its minute
+    finally:
+        if group_alive(pgid):
+            os.killpg(pgid, signal.SIGKILL)
     assert not marker.exists()
 
 

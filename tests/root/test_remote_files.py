@@ -13,7 +13,7 @@ import pytest
 
 from nfstune.remote import FileAccessFailed, Host
 from nfstune.remote.local import LocalHost
-from tests.conftest import Sshd, local_users
+from tests.root.conftest import Sshd, local_users
 
 PASSWORD = "tr0ub4dor &3"
 # the rule for -cached: a password for everything except setsid, which every command runs under: so sudo is

@@ -14,9 +14,8 @@ from nfstune.remote import (
     HostKeyChanged,
     HostKeyUnknown,
     Timeout,
-    Unreachable,
 )
-from tests.conftest import Sshd, free_port, keygen
+from tests.root.conftest import Sshd, keygen
 
 
 def make_host(sshd: Sshd, **kw: object) -> Host:
@@ -94,15 +93,6 @@ def test_wrong_key_is_an_auth_failure(sshd: Sshd, tmp_path: Path) -> None:
     assert "testhost" in str(info.value) and "root" in str(info.value)
 
 
-def test_nothing_listening_is_unreachable(tmp_path: Path) -> None:
-    kh = tmp_path / "known_hosts"
-    kh.write_text("")
-    h = Host("127.0.0.1", port=free_port(), known_hosts=kh, label="nowhere", connect_timeout=2)
-    with pytest.raises(Unreachable) as info:
-        h.connect()
-    assert str(info.value).startswith("nowhere: ")
-
-
 def test_a_missing_tool_is_named_with_how_to_install_it(sshd: Sshd) -> None:
     from nfstune.errors import ToolMissing
 
@@ -112,12 +102,3 @@ def test_a_missing_tool_is_named_with_how_to_install_it(sshd: Sshd) -> None:
     with make_host(sshd) as h, pytest.raises(ToolMissing) as info:
         h.run(["env", "PATH=/nonexistent", "/bin/sh", "-c", "iperf3 -s"])
     assert "install the package iperf3 on testhost" in str(info.value)
-
-
-def test_missing_command_messages_of_common_shells() -> None:
-    from nfstune.remote.tools import missing_command
-
-    assert missing_command("sh: 1: fio: not found\n") == "fio"
-    assert missing_command("bash: line 1: fio: command not found\n") == "fio"
-    assert missing_command("/bin/sh: exportfs: not found\n") == "exportfs"
-    assert missing_command("ls: cannot access 'x': No such file or directory\n") is None

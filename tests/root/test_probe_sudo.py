@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from nfstune.workflow import Pair, probe_pair
-from tests.conftest import Sshd
-from tests.unit.test_remote_files import login, users  # noqa: F401 (the fixture)
+from tests.root.conftest import Sshd
+from tests.root.test_remote_files import login, users  # noqa: F401 (the fixture)
 
 
 def test_both_sudo_passwords_are_asked_by_the_probe(sshd: Sshd, users: None, tmp_path: Path) -> None:  # noqa: F811

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from tests.conftest import Sshd
-from tests.unit.test_remote_process import group_alive, root
+from tests.root.conftest import Sshd
+from tests.root.test_remote_process import group_alive, root
 
 
 def test_an_interrupt_while_waiting_kills_the_remote_command(sshd: Sshd) -> None:

@@ -1,0 +1,111 @@
+"""Tests that need root, and their fixtures: a real OpenSSH server on loopback (with its own host key and an
+authorized key of ours) that the tests log in to as root, and real users of this machine with their sudo rules.
+CI and `make test` run as root; elsewhere every test of this folder is skipped, saying so (marker `root`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import free_port
+
+SSHD = "/usr/sbin/sshd"
+HERE = Path(__file__).parent
+NOT_ROOT = (
+    "needs root (CI and `make test` run as root): a loopback sshd logged in to as root, sudo without a password, "
+    "users and sudo rules created, or a file only root may write"
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.root)
+            if os.geteuid() != 0:
+                item.add_marker(pytest.mark.skip(reason=NOT_ROOT))
+
+
+def keygen(path: Path, comment: str = "nfstune-test") -> Path:
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(path)], check=True)
+    return path
+
+
+@dataclass(frozen=True)
+class Sshd:
+    port: int
+    host_key: Path  # private; .pub beside it
+    client_key: Path
+    known_hosts: Path  # holds the right host key for [127.0.0.1]:port
+    directory: Path
+
+
+@pytest.fixture(scope="session")
+def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
+    if not Path(SSHD).exists():
+        pytest.fail(f"{SSHD} is missing: `make test` installs openssh-server")
+    d = tmp_path_factory.mktemp("sshd")
+    host_key = keygen(d / "ssh_host_ed25519_key", "nfstune-test-host")
+    client_key = keygen(d / "id_ed25519")
+    shutil.copy(client_key.with_suffix(".pub"), d / "authorized_keys")
+    port = free_port()
+    config = d / "sshd_config"
+    config.write_text(
+        f"ListenAddress 127.0.0.1\nHostKey {host_key}\n"
+        f"AuthorizedKeysFile {d / 'authorized_keys'} .ssh/authorized_keys\n"
+        f"PidFile {d / 'sshd.pid'}\nPermitRootLogin prohibit-password\nPasswordAuthentication yes\n"
+        "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nSubsystem sftp internal-sftp\n"
+    )
+    known_hosts = d / "known_hosts"
+    key_type, key_b64 = host_key.with_suffix(".pub").read_text().split()[:2]
+    known_hosts.write_text(f"[127.0.0.1]:{port} {key_type} {key_b64}\n")
+    Path("/run/sshd").mkdir(parents=True, exist_ok=True)
+    log = open(d / "sshd.log", "w")  # noqa: SIM115 (open for the server's lifetime)
+    proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config), "-p", str(port)], stdout=log, stderr=log)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"sshd did not start: {(d / 'sshd.log').read_text()}")
+            time.sleep(0.05)
+    yield Sshd(port, host_key, client_key, known_hosts, d)
+    proc.terminate()
+    proc.wait(timeout=10)
+    log.close()
+
+
+@contextmanager
+def local_users(sshd: Sshd, sudo_rules: Mapping[str, str | None], password: str) -> Iterator[None]:
+    """Real users of this machine for the SSH tests: each logs in to the test sshd with the test key (or the
+    password), with `sudo_rules[user]` as its sudoers rule after the name (None: no sudo at all). Removed after."""
+    for user, rule in sudo_rules.items():
+        subprocess.run(["userdel", "-r", user], capture_output=True)
+        subprocess.run(["useradd", "-m", "-s", "/bin/sh", user], check=True)
+        subprocess.run(["chpasswd"], input=f"{user}:{password}\n", text=True, check=True)
+        # sshd reads a user's authorized keys as that user: the test's key goes into their home
+        ssh_dir = Path(f"/home/{user}/.ssh")
+        ssh_dir.mkdir(mode=0o700, exist_ok=True)
+        (ssh_dir / "authorized_keys").write_text(sshd.client_key.with_suffix(".pub").read_text())
+        subprocess.run(["chown", "-R", f"{user}:{user}", str(ssh_dir)], check=True)
+        if rule is not None:
+            sudoers = Path(f"/etc/sudoers.d/{user}")
+            sudoers.write_text(f"{user} {rule.format(user=user)}\n")
+            sudoers.chmod(0o440)
+            subprocess.run(["visudo", "-cf", str(sudoers)], check=True, capture_output=True)
+    try:
+        yield
+    finally:
+        for user in sudo_rules:
+            Path(f"/etc/sudoers.d/{user}").unlink(missing_ok=True)
+            subprocess.run(["userdel", "-r", user], capture_output=True)
