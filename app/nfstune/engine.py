@@ -25,10 +25,7 @@ from nfstune.bench.workloads import (
     parser_for,
     workload_commands,
 )
-from nfstune.errors import NfstuneError
-from nfstune.growth import next_sizes
-from nfstune.guard import AsyncStep, ServerChange
-from nfstune.nfs.change import (
+from nfstune.changes.transaction import (
     ApplianceRefused,
     ClientMount,
     ExportChange,
@@ -39,6 +36,9 @@ from nfstune.nfs.change import (
     recover_on_connect,
     set_readahead,
 )
+from nfstune.errors import NfstuneError
+from nfstune.growth import next_sizes
+from nfstune.guard import AsyncStep, ServerChange
 from nfstune.nfs.export_edit import export_edit
 from nfstune.nfs.kernel_view import parse_exportfs_s
 from nfstune.nfs.mountstats import nfs_mounts

@@ -9,8 +9,8 @@ import signal
 import sys
 from pathlib import Path
 
+from nfstune.changes.transaction import ClientMount, ExportChange, Transaction, host_key, recover
 from nfstune.lab import LabConfig, host
-from nfstune.nfs.change import ClientMount, ExportChange, Transaction, host_key, recover
 from nfstune.store import Journal, open_store
 
 ASYNC_EXPORTS = b"/export 10.99.0.0/24(rw,async,no_subtree_check,no_root_squash)\n"

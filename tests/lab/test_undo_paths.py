@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import nfstune
+from nfstune.changes.transaction import ExportChange, Transaction
 from nfstune.lab import LabConfig
-from nfstune.nfs.change import ExportChange, Transaction
 from nfstune.nfs.export_edit import change_client_options
 from nfstune.remote import Host
 from nfstune.store import Journal, open_store

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from nfstune.changes.transaction import ApplianceRefused, ExportChange, Transaction
 from nfstune.errors import NfstuneError
-from nfstune.nfs.change import ApplianceRefused, ExportChange, Transaction
 from nfstune.remote import Host
 from nfstune.store import Journal, open_store
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from nfstune import paths
+from nfstune.changes.transaction import ApplianceRefused
 from nfstune.engine import export_edit
 from nfstune.errors import NfstuneError
 from nfstune.guard import AsyncStep, ServerChange
-from nfstune.nfs.change import ApplianceRefused
 from nfstune.nfs.kernel_view import NfsClient
 from nfstune.recipes import load_recipes
 from nfstune.recipes.model import ExportChange

@@ -159,7 +159,7 @@ class Controller(QObject):
 
     def _recover(self, host: Host, job: Job) -> None:
         """Whatever an earlier run (killed, crashed, powered off) left changed on this host is undone now."""
-        from nfstune.nfs.change import recover_on_connect
+        from nfstune.changes.transaction import recover_on_connect
         from nfstune.store import Journal, open_store
 
         conn = open_store(self.store_path)
@@ -204,7 +204,7 @@ class Controller(QObject):
         address = self.server_address or ""
 
         def work(_job: Job) -> Probed:
-            from nfstune.nfs.change import read_export_files
+            from nfstune.changes.transaction import read_export_files
             from nfstune.nfs.kernel_view import parse_exportfs_s
             from nfstune.workflow import probe_pair
 

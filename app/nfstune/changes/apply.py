@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from nfstune.changes.transaction import ApplianceRefused, ChangeFailed, Transaction, host_key, read_export_files
 from nfstune.errors import ConfigError, NfstuneError
 from nfstune.nfs import exports
 from nfstune.nfs.apply_plan import (
@@ -25,7 +26,6 @@ from nfstune.nfs.apply_plan import (
     plan_fstab_change,
     sha256,
 )
-from nfstune.nfs.change import ApplianceRefused, ChangeFailed, Transaction, host_key, read_export_files
 from nfstune.nfs.kernel_view import check_exports_resolve_to_themselves, parse_exportfs_s
 from nfstune.nfs.mounts import split_source
 from nfstune.remote import Host, RemoteError
