@@ -13,7 +13,7 @@ from contextlib import ExitStack
 from typing import Any
 
 from nfstune.baselines import baseline_label
-from nfstune.changes.transaction import read_export_files
+from nfstune.changes.export import read_export_files
 from nfstune.engine import Event
 from nfstune.errors import ConfigError
 from nfstune.guard import ServerChange

@@ -25,17 +25,9 @@ from nfstune.bench.workloads import (
     parser_for,
     workload_commands,
 )
-from nfstune.changes.transaction import (
-    ApplianceRefused,
-    ClientMount,
-    ExportChange,
-    Transaction,
-    list_connected_clients,
-    make_scratch,
-    read_export_files,
-    recover_on_connect,
-    set_readahead,
-)
+from nfstune.changes.export import ApplianceRefused, ExportChange, list_connected_clients, read_export_files
+from nfstune.changes.mount import ClientMount, make_scratch, set_readahead
+from nfstune.changes.transaction import Transaction, recover_on_connect
 from nfstune.errors import NfstuneError
 from nfstune.growth import next_sizes
 from nfstune.guard import AsyncStep, ServerChange

@@ -9,7 +9,9 @@ import signal
 import sys
 from pathlib import Path
 
-from nfstune.changes.transaction import ClientMount, ExportChange, Transaction, host_key, recover
+from nfstune.changes.export import ExportChange
+from nfstune.changes.mount import ClientMount
+from nfstune.changes.transaction import Transaction, host_key, recover
 from nfstune.lab import LabConfig, host
 from nfstune.store import Journal, open_store
 

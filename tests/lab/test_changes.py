@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.changes.transaction import ChangeFailed, ClientMount, ExportChange, Transaction, list_connected_clients
+from nfstune.changes.export import ExportChange, list_connected_clients
+from nfstune.changes.mount import ClientMount
+from nfstune.changes.transaction import ChangeFailed, Transaction
 from nfstune.lab import LabConfig, host
 from nfstune.nfs.export_edit import change_client_options
 from nfstune.remote import Host, HostKeyChanged
@@ -160,7 +162,7 @@ def test_isolated_mode_runs_async_without_touching_the_user_export(nas: Host, cl
 
 
 def test_readahead_is_set_for_our_mount_only_and_restored(nas: Host, client: Host, journal: Journal) -> None:
-    from nfstune.changes.transaction import set_readahead
+    from nfstune.changes.mount import set_readahead
 
     tx = Transaction(journal, lambda _m: None)
     mount = ClientMount(client, nas, tx, server_address="nas", export_path="/export", options="vers=4.2")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.changes.transaction import ApplianceRefused
+from nfstune.changes.export import ApplianceRefused
 from nfstune.engine import Declined, Engine
 from nfstune.guard import ServerChange
 from nfstune.lab import LabConfig, host

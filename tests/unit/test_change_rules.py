@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.changes.transaction import ApplianceRefused, ExportChange, Transaction
+from nfstune.changes.export import ApplianceRefused, ExportChange
+from nfstune.changes.transaction import Transaction
 from nfstune.errors import NfstuneError
 from nfstune.remote import Host
 from nfstune.store import Journal, open_store

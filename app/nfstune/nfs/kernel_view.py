@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nfstune.nfs import exports
 from nfstune.nfs.counters import is_number
 
 
@@ -163,6 +164,5 @@ def connected_clients(v4_info: str, ss_output: str) -> list[NfsClient]:
 
 def parse_exportfs_s(text: str) -> dict[tuple[str, str], tuple[str, ...]]:
     """`exportfs -s` as {(path, client): options}, flattened from the exports module's parser."""
-    from nfstune.nfs.exports import parse_exportfs_s as by_path
-
-    return {(path, client): opts for path, clients in by_path(text).items() for client, opts in clients.items()}
+    by_path = exports.parse_exportfs_s(text)
+    return {(path, client): opts for path, clients in by_path.items() for client, opts in clients.items()}

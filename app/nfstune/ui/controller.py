@@ -204,7 +204,7 @@ class Controller(QObject):
         address = self.server_address or ""
 
         def work(_job: Job) -> Probed:
-            from nfstune.changes.transaction import read_export_files
+            from nfstune.changes.export import read_export_files
             from nfstune.nfs.kernel_view import parse_exportfs_s
             from nfstune.workflow import probe_pair
 
