@@ -230,8 +230,8 @@ def _lab(args: argparse.Namespace) -> int:
 
 def _recover_lab(cfg: LabConfig, printer: Printer) -> None:
     """Undo whatever an earlier nfstune run left changed on the lab's hosts."""
+    from nfstune.changes.transaction import recover_on_connect
     from nfstune.lab import host
-    from nfstune.nfs.change import recover_on_connect
     from nfstune.store import Journal, open_store
 
     with host(cfg, "nas") as nas, host(cfg, "client") as client:

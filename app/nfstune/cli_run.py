@@ -13,10 +13,10 @@ from contextlib import ExitStack
 from typing import Any
 
 from nfstune.baselines import baseline_label
+from nfstune.changes.export import read_export_files
 from nfstune.engine import Event
 from nfstune.errors import ConfigError
 from nfstune.guard import ServerChange
-from nfstune.nfs.change import read_export_files
 from nfstune.nfs.kernel_view import parse_exportfs_s
 from nfstune.preflight import blocking, check
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes

@@ -17,20 +17,12 @@ from nfstune.bench.figure import figure, repeat_record
 from nfstune.bench.live import HostSampler, RunSamples, Samplers
 from nfstune.bench.runner import ClientRunner
 from nfstune.bench.workloads import SMALL_FILES_TAR, Progress, WorkloadId, WorkloadSizes
+from nfstune.changes.export import ApplianceRefused, ExportChange, list_connected_clients, read_export_files
+from nfstune.changes.mount import ClientMount, make_scratch, set_readahead
+from nfstune.changes.transaction import Transaction, recover_on_connect
 from nfstune.errors import Cancelled, NfstuneError
 from nfstune.growth import next_sizes
 from nfstune.guard import AsyncStep, ServerChange
-from nfstune.nfs.change import (
-    ApplianceRefused,
-    ClientMount,
-    ExportChange,
-    Transaction,
-    list_connected_clients,
-    make_scratch,
-    read_export_files,
-    recover_on_connect,
-    set_readahead,
-)
 from nfstune.nfs.export_edit import export_edit
 from nfstune.nfs.kernel_view import parse_exportfs_s
 from nfstune.recipes.model import WORKLOADS, Config

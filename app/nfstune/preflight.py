@@ -105,7 +105,7 @@ def check(
     export_files: Mapping[str, str] | None = None,
 ) -> list[Problem]:
     """Every problem found, errors first (stable within a severity). `export_files`: the server's exports files
-    by path (nfs.change.read_export_files), whose risks are reported with their file and line."""
+    by path (changes.transaction.read_export_files), whose risks are reported with their file and line."""
     found: list[Problem] = []
     add = found.append
     hosts: list[tuple[HostFacts, HostRole, str]] = [(server, "server", server_label), (client, "client", client_label)]

@@ -16,10 +16,11 @@ from nfstune.advice import Measured, Recommendation, recommend
 from nfstune.bench.sizing import growth_limits, plan_sizes
 from nfstune.bench.verdict import Verdict
 from nfstune.bench.workloads import MIB, WorkloadSizes
+from nfstune.changes.transaction import host_key
 from nfstune.engine import Engine, Event
 from nfstune.errors import ConfigError
 from nfstune.guard import ServerChange
-from nfstune.nfs.change import SCRATCH_PREFIX, host_key
+from nfstune.nfs.own_mount import SCRATCH_PREFIX
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
 from nfstune.recipes.model import Recipe, recipe_facts
 from nfstune.recipes.plan import Plan, build_plan, plan_json
@@ -182,7 +183,7 @@ class CurrentConfig:
 def current_export(server: Host, share: str, client: Host | None = None) -> CurrentConfig:
     """The server's exports files (the share's entry, its clients, "-opts" defaults and all) and the client's
     /etc/fstab, read as root."""
-    from nfstune.nfs.change import read_export_files
+    from nfstune.changes.export import read_export_files
 
     fstab = client.read_file("/etc/fstab", sudo=True) if client is not None else None
     text = None if fstab is None else fstab.decode("utf-8", "surrogateescape")

@@ -9,8 +9,10 @@ import signal
 import sys
 from pathlib import Path
 
+from nfstune.changes.export import ExportChange
+from nfstune.changes.mount import ClientMount
+from nfstune.changes.transaction import Transaction, host_key, recover
 from nfstune.lab import LabConfig, host
-from nfstune.nfs.change import ClientMount, ExportChange, Transaction, host_key, recover
 from nfstune.store import Journal, open_store
 
 ASYNC_EXPORTS = b"/export 10.99.0.0/24(rw,async,no_subtree_check,no_root_squash)\n"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from nfstune.advice import Measured, Recommendation, recommend
+from nfstune.changes.apply import ApplyFailed, ApplyRefused, apply, prepare
+from nfstune.changes.transaction import recover_on_connect
 from nfstune.lab import LabConfig, host
-from nfstune.nfs.apply import ApplyFailed, ApplyRefused, apply, prepare
-from nfstune.nfs.change import recover_on_connect
 from nfstune.remote import Host
 from nfstune.store import Journal, open_store
 from nfstune.workflow import current_export

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from nfstune.changes.export import ExportChange, list_connected_clients
+from nfstune.changes.mount import ClientMount
+from nfstune.changes.transaction import ChangeFailed, Transaction
 from nfstune.lab import LabConfig, host
-from nfstune.nfs.change import ChangeFailed, ClientMount, ExportChange, Transaction, list_connected_clients
 from nfstune.nfs.export_edit import change_client_options
 from nfstune.remote import Host, HostKeyChanged
 from nfstune.store import Journal, open_store
@@ -136,7 +138,7 @@ def test_changed_nas_host_key_is_refused(lab: LabConfig, nas: Host) -> None:
 
 
 def test_isolated_mode_runs_async_without_touching_the_user_export(nas: Host, client: Host, journal: Journal) -> None:
-    from nfstune.nfs.isolated import IsolatedExport
+    from nfstune.changes.isolated import IsolatedExport
 
     before = nas.run(SNAPSHOT).stdout
     tx = Transaction(journal, lambda _m: None)
@@ -160,7 +162,7 @@ def test_isolated_mode_runs_async_without_touching_the_user_export(nas: Host, cl
 
 
 def test_readahead_is_set_for_our_mount_only_and_restored(nas: Host, client: Host, journal: Journal) -> None:
-    from nfstune.nfs.change import set_readahead
+    from nfstune.changes.mount import set_readahead
 
     tx = Transaction(journal, lambda _m: None)
     mount = ClientMount(client, nas, tx, server_address="nas", export_path="/export", options="vers=4.2")

@@ -15,7 +15,7 @@ from nfstune.bench.workloads import MIB
 from nfstune.cli_run import report_text
 from nfstune.engine import Cancelled, Engine, Event
 from nfstune.lab import LabConfig, host
-from nfstune.nfs.change import SCRATCH_PREFIX
+from nfstune.nfs.own_mount import SCRATCH_PREFIX
 from nfstune.recipes.loader import load_recipe_file
 from nfstune.recipes.model import Recipe, recipe_facts
 from nfstune.recipes.plan import Plan, build_plan, plan_json

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from nfstune.changes.export import ApplianceRefused
 from nfstune.engine import Declined, Engine
 from nfstune.guard import ServerChange
 from nfstune.lab import LabConfig, host
-from nfstune.nfs.change import ApplianceRefused
 from nfstune.recipes.loader import load_recipe_file
 from nfstune.recipes.plan import Plan
 from nfstune.remote import Host

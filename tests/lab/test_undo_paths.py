@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 import nfstune
+from nfstune.changes.export import ExportChange
+from nfstune.changes.transaction import Transaction
 from nfstune.lab import LabConfig
-from nfstune.nfs.change import ExportChange, Transaction
 from nfstune.nfs.export_edit import change_client_options
 from nfstune.remote import Host
 from nfstune.store import Journal, open_store

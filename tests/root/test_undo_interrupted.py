@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.nfs.change import Transaction
+from nfstune.changes.transaction import Transaction
 from nfstune.remote import CommandResult
 from nfstune.remote.local import LocalHost
 from nfstune.store import Journal, open_store

@@ -9,8 +9,8 @@ from PySide6.QtGui import QTextDocument
 from pytestqt.qtbot import QtBot
 
 from nfstune.advice import Measured, recommend
+from nfstune.changes.apply import ApplyPlan, plan_apply
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply import ApplyPlan, plan_apply
 from nfstune.ui.apply_dialog import DiffDialog
 
 EXPORTS = {

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from nfstune.advice import Measured, recommend
 from nfstune.bench.verdict import Question, judge
+from nfstune.changes.apply import plan_apply
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply import plan_apply
 from nfstune.nfs.apply_plan import TUNED_MOUNT_OPTIONS, defining_entry, find_nfs_entry
 from nfstune.nfs.export_options import ASYNC, ExportOptions
 from nfstune.nfs.exports import ExportEntry, encode_word, files_in_order, parse

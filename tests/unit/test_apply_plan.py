@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from nfstune.changes.apply import _findmnt_section
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply import _findmnt_section
 from nfstune.nfs.apply_plan import plan_exports_change, plan_fstab_change, unified_diff
 from nfstune.store import Journal, open_store
 

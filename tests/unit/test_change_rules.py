@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from nfstune.changes.export import ApplianceRefused, ExportChange
+from nfstune.changes.transaction import Transaction
 from nfstune.errors import NfstuneError
-from nfstune.nfs.change import ApplianceRefused, ExportChange, Transaction
 from nfstune.remote import Host
 from nfstune.store import Journal, open_store
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from nfstune import paths
+from nfstune.changes.export import ApplianceRefused
 from nfstune.engine import export_edit
 from nfstune.errors import NfstuneError
 from nfstune.guard import AsyncStep, ServerChange
-from nfstune.nfs.change import ApplianceRefused
+from nfstune.nfs.export_edit import ExportOptionEdit
 from nfstune.nfs.kernel_view import NfsClient
 from nfstune.recipes import load_recipes
-from nfstune.recipes.model import ExportChange
 from nfstune.remote import Host
 from nfstune.remote.probe import parse_probe_output
 from nfstune.store import Journal, Results, open_store
@@ -75,24 +75,24 @@ LATIN1 = b"# caf\xe9: the share of the caf\xe9\n/export 10.99.0.0/24(rw,no_wdela
 
 def test_the_export_edit_keeps_bytes_that_are_not_utf8() -> None:
     files = {"/etc/exports": LATIN1.decode("utf-8", "surrogateescape")}
-    file, new, mode = export_edit(files, "/export", ExportChange(set=("async",)))
+    file, new, mode = export_edit(files, "/export", ExportOptionEdit(set=("async",)))
     assert file == "/etc/exports" and mode == "async"
     assert new == LATIN1.replace(b"no_wdelay,sync,", b"no_wdelay,async,").replace(b"nas(ro)", b"nas(ro,async)")
 
 
 def test_unset_is_applied_and_the_mode_read_from_the_result() -> None:
     files = {"/etc/exports": "/export -async 10.99.0.0/24(rw,no_wdelay,anonuid=1000)\n"}
-    _, new, mode = export_edit(files, "/export", ExportChange(unset=("no_wdelay", "anonuid")))
+    _, new, mode = export_edit(files, "/export", ExportOptionEdit(unset=("no_wdelay", "anonuid")))
     assert new == b"/export -async 10.99.0.0/24(rw)\n"
     assert mode == "async"  # the "-async" defaults line still applies: the kernel must run it async
-    _, new, mode = export_edit(files, "/export", ExportChange(set=("sync",), unset=("no_wdelay",)))
+    _, new, mode = export_edit(files, "/export", ExportOptionEdit(set=("sync",), unset=("no_wdelay",)))
     assert (new, mode) == (b"/export -async 10.99.0.0/24(rw,anonuid=1000,sync)\n", "sync")
 
 
 def test_mixed_write_modes_are_refused_before_any_change() -> None:
     files = {"/etc/exports": "/export a(rw,async) b(rw,sync)\n"}
     with pytest.raises(NfstuneError, match=r"/etc/exports line 1: .* would not all run the same write mode") as err:
-        export_edit(files, "/export", ExportChange(unset=("no_wdelay",)))
+        export_edit(files, "/export", ExportOptionEdit(unset=("no_wdelay",)))
     assert "rw,async" not in str(err.value)  # the file's text is not the message
 
 

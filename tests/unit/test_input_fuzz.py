@@ -16,15 +16,14 @@ from hypothesis import strategies as st
 
 from nfstune.bench.fallback import DdStreamParser, TarParser
 from nfstune.bench.fio import FioStreamParser
-from nfstune.bench.iperf import IperfOutputError, IperfTextParser, parse_iperf_json
+from nfstune.bench.iperf import IperfOutputError, parse_iperf_json
 from nfstune.bench.sampler import SampleParser
 from nfstune.bench.workloads import WorkloadId, WorkloadOutputError
 from nfstune.nfs import exports
 from nfstune.nfs.fstab import Fstab
 from nfstune.nfs.kernel_view import connected_clients, parse_export_cache, parse_exportfs_s, parse_fh_cache
-from nfstune.nfs.mounts import parse_mountinfo, parse_proc_mounts
+from nfstune.nfs.mounts import parse_proc_mounts
 from nfstune.nfs.mountstats import parse_mountstats
-from nfstune.nfs.nfsstat import parse_client_counters, parse_nfsstat_mounts, parse_pool_stats, parse_server_counters
 from nfstune.paths import recipes_dir
 from nfstune.recipes.loader import load_recipe_file
 from nfstune.remote.probe_parse import parse_probe_output
@@ -135,12 +134,11 @@ def test_fstab_parser_never_raises(text: str) -> None:
 @given(either(*capture("nfs/client-proc-mounts.txt", "nfs/client-mountinfo.txt")))
 @example(f"nas:/x /mnt nfs4 rw 0 {HUGE}\n")
 @example(f"{HUGE} 1 0:52 / /mnt rw - nfs4 nas:/x rw\n")
-def test_mount_tables_raise_only_their_own_error(text: str) -> None:
-    for parse, kind in ((parse_proc_mounts, "/proc/mounts"), (parse_mountinfo, "mountinfo")):
-        try:
-            parse(text)
-        except ValueError as error:
-            assert str(error).startswith(f"not a {kind} line")
+def test_mount_table_raises_only_its_own_error(text: str) -> None:
+    try:
+        parse_proc_mounts(text)
+    except ValueError as error:
+        assert str(error).startswith("not a /proc/mounts line")
 
 
 @FUZZ
@@ -150,7 +148,7 @@ def test_mountstats_parser_never_raises(text: str) -> None:
     parse_mountstats(text)
 
 
-NFS_COUNTERS = capture(
+KERNEL_TEXTS = capture(
     "nfs/nas-proc-net-rpc-nfsd.txt", "nfs/client-proc-net-rpc-nfs.txt", "nfs/nas-pool-stats.txt",
     "nfs/client-nfsstat-m.txt", "kernel/export-content-normal.txt", "kernel/fh-content-normal.txt",
     "kernel/clients-info.txt", "kernel/ss-established-2049.txt",
@@ -158,14 +156,9 @@ NFS_COUNTERS = capture(
 
 
 @FUZZ
-@given(either(*NFS_COUNTERS))
-@example(f"rc 0 {HUGE} 1\nth {HUGE} 0\n")
+@given(either(*KERNEL_TEXTS))
 @example("10.0.0.0/24 \u00b2 0x1 /export\n")  # "²".isdigit() holds, but int() refuses it
-def test_nfsstat_and_kernel_views_never_raise(text: str) -> None:
-    parse_client_counters(text).get("rpc", "calls")
-    assert parse_server_counters(text).nfsd_threads != -1
-    parse_pool_stats(text)
-    parse_nfsstat_mounts(text)
+def test_kernel_views_never_raise(text: str) -> None:
     parse_export_cache(text)
     parse_fh_cache(text)
     connected_clients(text, text)
@@ -182,14 +175,7 @@ IPERF = capture(
 
 @FUZZ
 @given(either(*IPERF))
-@example("[  5]   0.00-1.00   sec  1.2.3 MBytes  9.38 Mbits/sec\n")
-def test_iperf_parsers_raise_only_their_own_error(text: str) -> None:
-    parser = IperfTextParser()
-    try:
-        parser.feed(text)
-        parser.result()
-    except IperfOutputError:
-        pass
+def test_iperf_parser_raises_only_its_own_error(text: str) -> None:
     with contextlib.suppress(IperfOutputError):
         parse_iperf_json(text)
 

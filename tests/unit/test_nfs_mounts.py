@@ -1,4 +1,4 @@
-"""Mount options, /proc/mounts, mountinfo and fstab: the lab captures, edits, and exact round trips."""
+"""Mount options, /proc/mounts and fstab: the lab captures, edits, and exact round trips."""
 
 from __future__ import annotations
 
@@ -11,17 +11,15 @@ from hypothesis import strategies as st
 from nfstune.nfs.fstab import Fstab, FstabEntry, FstabLine
 from nfstune.nfs.mount_options import RECOVERY_FLAGS, SHARECACHE_FLAGS, MountOption, MountOptions
 from nfstune.nfs.mounts import (
-    MountInfo,
     ProcMount,
     escape_field,
-    parse_mountinfo,
+    mounts_of_server,
     parse_proc_mounts,
     unescape_field,
 )
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "nfs"
 PROC_MOUNTS = (CAPTURES / "client-proc-mounts.txt").read_text()
-MOUNTINFO = (CAPTURES / "client-mountinfo.txt").read_text()
 FSTAB = (CAPTURES / "fstab-sample.txt").read_text()
 
 # paths with everything the kernel escapes, plus non-ASCII and a literal "\040" that must survive as text
@@ -119,7 +117,7 @@ def test_generated_option_lists_round_trip(options: list[MountOption]) -> None:
     assert MountOptions.parse(rendered).render() == rendered
 
 
-# --- escapes, /proc/mounts, mountinfo -------------------------------------------------------------------------
+# --- escapes, /proc/mounts -----------------------------------------------------------------------------------
 
 
 def test_escapes() -> None:
@@ -174,48 +172,15 @@ def test_proc_mounts_round_trip_for_any_paths(
     assert ProcMount.parse(line).render() == line
 
 
-def test_every_mountinfo_line_renders_back() -> None:
-    infos = parse_mountinfo(MOUNTINFO)
-    assert [info.render() for info in infos] == MOUNTINFO.splitlines()
-    spaced = next(info for info in infos if info.mount_point == "/mnt/capture c")
-    assert (spaced.fstype, spaced.source, spaced.root, spaced.major_minor) == ("nfs4", "nas:/export", "/", "0:43")
-    assert spaced.optional_fields == ("shared:58",)
-    assert spaced.mount_options.render() == "rw,relatime"
-    assert (spaced.super_options.vers, spaced.super_options.rsize) == ("4.1", 131072)
-    assert [info.mount_point for info in infos if info.is_nfs] == [
-        m.mount_point for m in parse_proc_mounts(PROC_MOUNTS) if m.is_nfs
-    ]
-
-
-def test_mountinfo_super_options_can_be_replaced() -> None:
-    info = next(info for info in parse_mountinfo(MOUNTINFO) if info.mount_point == "/mnt/capture-b")
-    changed = info.with_super_options(info.super_options.set("rsize", "65536"))
-    assert changed.render() == info.render().replace("rsize=32768", "rsize=65536")
-
-
-def test_a_bad_mountinfo_line_is_refused() -> None:
-    for line in ("36 35 98:0 / /mnt rw shared:1 ext3 /dev/root rw", "x 35 98:0 / /mnt rw - ext3 /dev/root rw"):
-        with pytest.raises(ValueError, match="not a mountinfo line"):
-            MountInfo.parse(line)
-
-
-@given(
-    special_text,
-    special_text,
-    st.text(),
-    st.lists(st.sampled_from(["shared:1", "master:2", "propagate_from:3", "unbindable"]), max_size=3),
-    special_text,
-    special_text,
-    st.text(),
-)
-def test_mountinfo_round_trip_for_any_paths(
-    root: str, mount_point: str, mount_options: str, optional: list[str], fstype: str, source: str, options: str
-) -> None:
-    info = MountInfo(
-        36, 35, "0:41", root, mount_point, MountOptions.parse(mount_options), tuple(optional), fstype, source,
-        MountOptions.parse(options),
-    )  # fmt: skip
-    assert MountInfo.parse(info.render()) == info
+def test_the_users_own_mounts_of_the_server_are_found_with_their_real_paths() -> None:
+    """What the desktop lists as the user's mounts of the server: every NFS mount whose source is on it, its
+    path decoded, an IPv6 server found with or without brackets."""
+    text = PROC_MOUNTS + "[2001:db8::1]:/srv /mnt/v6\\040share nfs4 rw,vers=4.2 0 0\nother:/x /mnt/o nfs rw 0 0\n"
+    by_name = [m.mount_point for m in mounts_of_server(text, ("nas", None))]
+    assert by_name == ["/mnt/capture-a", "/mnt/capture-b", "/mnt/capture c", "/mnt/capture-e\ttab\\back"]
+    assert [m.mount_point for m in mounts_of_server(text, ("[2001:db8::1]",))] == ["/mnt/v6 share"]
+    assert [m.device for m in mounts_of_server(text, ("2001:db8::1", ""))] == ["[2001:db8::1]:/srv"]
+    assert mounts_of_server(text, ("10.99.0.1",)) == []  # the sources name the server "nas", not its address
 
 
 # --- fstab -----------------------------------------------------------------------------------------------------

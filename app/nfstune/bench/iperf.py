@@ -1,33 +1,20 @@
 """iperf3: the network ceiling between the two hosts.
 
-The server side is a one-shot `iperf3 -s -1` the engine starts and stops. The client prints one text line a
-second with `-i 1 --forceflush` (live), or one JSON document at the end with `-J`; iperf3 3.12 (Debian 12) has
-no `--json-stream`. In the text, byte amounts are binary (1 MBytes = 2^20 bytes) and rates decimal
-(1 Mbits/sec = 10^6 bit/s), as iperf3's unit_snprintf() prints them.
+The server side is a one-shot `iperf3 -s -1` the engine starts and stops. The client prints one JSON document
+at the end with `-J` (what nfstune reads; iperf3 3.12, Debian 12, has no `--json-stream`), or without it one
+text line a second with `-i 1 --forceflush` (kept for recording captures; nfstune parses no text).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from nfstune.errors import NfstuneError
 
 DEFAULT_PORT = 5201
-_BYTE_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
-_BIT_UNITS = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
-# "[  5]   0.00-1.00   sec  1.12 MBytes  9.38 Mbits/sec    0   56.6 KBytes" (Retr and Cwnd only when sending)
-# "[  5]   0.00-3.00   sec  3.62 MBytes  10.1 Mbits/sec    0             sender"
-# a number float() and int() take: ASCII digits, at most one point, far fewer digits than int()'s limit
-_NUM = r"[0-9]{1,20}(?:\.[0-9]{1,20})?"
-LINE = re.compile(
-    rf"^\[\s*(?P<stream>\d+|SUM)\]\s+(?P<start>{_NUM})-(?P<end>{_NUM})\s+sec\s+"
-    rf"(?P<amount>{_NUM})\s+(?P<byte_unit>[KMGT]?)Bytes\s+(?P<rate>{_NUM})\s+(?P<bit_unit>[KMGT]?)bits/sec"
-    r"(?:\s+(?P<retr>[0-9]{1,20}))?.*?(?P<role>sender|receiver)?\s*$"
-)
 
 
 def iperf_server_argv(port: int = DEFAULT_PORT) -> list[str]:
@@ -49,14 +36,6 @@ class IperfOutputError(NfstuneError):
 
 
 @dataclass(frozen=True)
-class IperfInterval:
-    start_s: float
-    end_s: float
-    bytes: int  # from 3 significant digits in the text: a rounded figure
-    bits_per_second: float
-
-
-@dataclass(frozen=True)
 class IperfResult:
     seconds: float
     sent_bytes: int
@@ -67,56 +46,6 @@ class IperfResult:
     @property
     def mb_per_s(self) -> float:
         return self.bits_per_second / 8 / 1e6
-
-
-def _interval(match: re.Match[str]) -> IperfInterval:
-    amount = float(match["amount"]) * _BYTE_UNITS[match["byte_unit"]]
-    rate = float(match["rate"]) * _BIT_UNITS[match["bit_unit"]]
-    return IperfInterval(float(match["start"]), float(match["end"]), round(amount), rate)
-
-
-class IperfTextParser:
-    """feed() the client's text output as it comes: one IperfInterval a second; result() from the summary."""
-
-    def __init__(self) -> None:
-        self._partial = ""
-        self._raw: list[str] = []
-        self._sender: re.Match[str] | None = None
-        self._receiver: re.Match[str] | None = None
-        self._errors: list[str] = []
-
-    def feed(self, chunk: str) -> list[IperfInterval]:
-        self._raw.append(chunk)
-        lines = (self._partial + chunk).split("\n")
-        self._partial = lines.pop()
-        return [interval for line in lines if (interval := self._line(line.strip())) is not None]
-
-    def _line(self, line: str) -> IperfInterval | None:
-        if line.startswith("iperf3: error"):
-            self._errors.append(line)
-        match = LINE.match(line)
-        if match is None:
-            return None
-        if match["role"] == "sender":
-            self._sender = match
-        elif match["role"] == "receiver":
-            self._receiver = match
-        elif match["stream"] != "SUM":  # one stream: its own lines are the intervals
-            return _interval(match)
-        return None
-
-    def result(self) -> IperfResult:
-        if self._partial:
-            self._line(self._partial.strip())
-            self._partial = ""
-        if self._sender is None or self._receiver is None:
-            problem = "; ".join(self._errors) or "no sender/receiver summary (iperf3 failed or was stopped)"
-            raise IperfOutputError(f"iperf3: {problem}")
-        sent, received = _interval(self._sender), _interval(self._receiver)
-        retr = self._sender["retr"]
-        return IperfResult(
-            received.end_s, sent.bytes, received.bytes, received.bits_per_second, None if retr is None else int(retr)
-        )
 
 
 def parse_iperf_json(text: str) -> IperfResult:

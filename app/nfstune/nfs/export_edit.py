@@ -4,14 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from nfstune.errors import NfstuneError
 from nfstune.nfs.export_options import ASYNC
 from nfstune.nfs.exports import files_in_order, parse, parsed_in_order
 
-if TYPE_CHECKING:
-    from nfstune.recipes.model import ExportChange as ExportSettings
+
+@dataclass(frozen=True)
+class ExportOptionEdit:
+    """What a configuration changes in an export's options: options to set (as written: "async",
+    "anonuid=1000") and options to remove (names; the default applies again)."""
+
+    set: tuple[str, ...] = ()
+    unset: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.set or self.unset)
+
 
 # options of which an export has exactly one; setting one member drops the others
 EXCLUSIVE = (
@@ -84,7 +93,7 @@ def edit_client_options(text: str, path: str, client: str, set_: Sequence[str], 
     return doc.with_client_options(path, client, options).render()
 
 
-def export_edit(files: Mapping[str, str], share: str, settings: ExportSettings) -> tuple[str, bytes, str]:
+def export_edit(files: Mapping[str, str], share: str, settings: ExportOptionEdit) -> tuple[str, bytes, str]:
     """The exports file that defines `share`, its new bytes with `settings` applied to each of the share's
     clients (every other byte as it was, undecodable ones included), and the write mode the kernel must then
     run it with."""

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from nfstune.nfs.counters import is_number
+from nfstune.nfs.exports import parse_exportfs_s as exportfs_s_by_path
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,5 @@ def connected_clients(v4_info: str, ss_output: str) -> list[NfsClient]:
 
 def parse_exportfs_s(text: str) -> dict[tuple[str, str], tuple[str, ...]]:
     """`exportfs -s` as {(path, client): options}, flattened from the exports module's parser."""
-    from nfstune.nfs.exports import parse_exportfs_s as by_path
-
-    return {(path, client): opts for path, clients in by_path(text).items() for client, opts in clients.items()}
+    by_path = exportfs_s_by_path(text)
+    return {(path, client): opts for path, clients in by_path.items() for client, opts in clients.items()}

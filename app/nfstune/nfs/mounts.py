@@ -1,4 +1,4 @@
-"""/proc/mounts and /proc/self/mountinfo lines, and the kernel's octal escapes (MountOptions is re-exported here).
+"""/proc/mounts lines, and the kernel's octal escapes (MountOptions is re-exported here).
 
 The kernel writes paths and device names in these files with four characters escaped as octal (mangle() and
 seq_escape() in fs/proc_namespace.c, fs/nfs/super.c): space \\040, tab \\011, newline \\012, backslash \\134.
@@ -8,19 +8,19 @@ Everything else, non-ASCII included, is written as is.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Collection
+from dataclasses import dataclass
 
 from nfstune.nfs.counters import is_number
 from nfstune.nfs.mount_options import MountOption, MountOptions
 
 __all__ = [
-    "MountInfo",
     "MountOption",
     "MountOptions",
     "ProcMount",
     "escape_field",
     "mount_source",
-    "parse_mountinfo",
+    "mounts_of_server",
     "parse_proc_mounts",
     "split_source",
     "unescape_field",
@@ -113,56 +113,12 @@ def parse_proc_mounts(text: str) -> list[ProcMount]:
     return [ProcMount.parse(line) for line in text.split("\n") if line]
 
 
-@dataclass(frozen=True)
-class MountInfo:
-    """One line of /proc/self/mountinfo (see proc(5)); root, mount point and source are decoded."""
-
-    mount_id: int
-    parent_id: int
-    major_minor: str
-    root: str
-    mount_point: str
-    mount_options: MountOptions  # per mount point: rw, nosuid, relatime...
-    optional_fields: tuple[str, ...]  # shared:N, master:N, propagate_from:N, unbindable
-    fstype: str
-    source: str
-    super_options: MountOptions  # per filesystem: for NFS, vers, rsize, addr...
-
-    @classmethod
-    def parse(cls, line: str) -> MountInfo:
-        fields = line.rstrip("\n").split(" ")
-        if "-" not in fields[6:] or not (is_number(fields[0]) and is_number(fields[1])):
-            raise ValueError(f"not a mountinfo line: {line!r}")
-        separator = fields.index("-", 6)
-        tail = fields[separator + 1 :]
-        if len(tail) != 3:
-            raise ValueError(f"not a mountinfo line: {line!r}")
-        return cls(
-            int(fields[0]),
-            int(fields[1]),
-            fields[2],
-            unescape_field(fields[3]),
-            unescape_field(fields[4]),
-            MountOptions.parse(unescape_field(fields[5])),
-            tuple(fields[6:separator]),
-            unescape_field(tail[0]),
-            unescape_field(tail[1]),
-            MountOptions.parse(unescape_field(tail[2])),
-        )
-
-    def render(self) -> str:
-        head = [str(self.mount_id), str(self.parent_id), self.major_minor]
-        head += [escape_field(self.root), escape_field(self.mount_point), escape_field(self.mount_options.render())]
-        tail = [escape_field(self.fstype), escape_field(self.source), escape_field(self.super_options.render())]
-        return " ".join([*head, *self.optional_fields, "-", *tail])
-
-    def with_super_options(self, options: MountOptions) -> MountInfo:
-        return replace(self, super_options=options)
-
-    @property
-    def is_nfs(self) -> bool:
-        return self.fstype in ("nfs", "nfs4")
-
-
-def parse_mountinfo(text: str) -> list[MountInfo]:
-    return [MountInfo.parse(line) for line in text.split("\n") if line]
+def mounts_of_server(proc_mounts: str, servers: Collection[str | None]) -> list[ProcMount]:
+    """The NFS mounts in /proc/mounts whose source is on one of `servers` (names or addresses, an IPv6 address
+    with or without its brackets; None and "" match nothing), their paths decoded."""
+    wanted = {s[1:-1] if s.startswith("[") and s.endswith("]") else s for s in servers if s}
+    return [
+        mount
+        for mount in parse_proc_mounts(proc_mounts)
+        if mount.is_nfs and (source := split_source(mount.device)) is not None and source[0] in wanted
+    ]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from nfstune import paths
+from nfstune.nfs.export_edit import ExportOptionEdit
 from nfstune.nfs.export_options import FLAG_OPTIONS, OptionError, parse_options
 from nfstune.nfs.mount_options import MountOption, MountOptions
 from nfstune.recipes.model import (
@@ -26,7 +27,6 @@ from nfstune.recipes.model import (
     WORKLOADS,
     Condition,
     Config,
-    ExportChange,
     FactKind,
     FactTest,
     Note,
@@ -768,10 +768,10 @@ class Checker:
                 self.problem(path, f"{' and '.join(present)} exclude each other: keep one", at=(*path, present[1]))
         return MountOptions(tuple(options))
 
-    def export(self, value: object, path: KeyPath) -> ExportChange:
+    def export(self, value: object, path: KeyPath) -> ExportOptionEdit:
         table = self.table(value, path, EXPORT_KEYS)
         if table is None:
-            return ExportChange()
+            return ExportOptionEdit()
         to_set, to_unset = self.strings(table, (*path, "set")), self.strings(table, (*path, "unset"))
         for item_path, item in to_set:
             error = check_export_option(item)
@@ -792,7 +792,7 @@ class Checker:
                         self.problem(item_path[:-1], f"'{other}' and '{name}' exclude each other", at=item_path)
             if name in (unset for _, unset in to_unset):
                 self.problem(item_path[:-1], f"'{name}' is both set and unset", at=item_path)
-        return ExportChange(tuple(item for _, item in to_set), tuple(name for _, name in to_unset))
+        return ExportOptionEdit(tuple(item for _, item in to_set), tuple(name for _, name in to_unset))
 
     def condition(self, value: object, path: KeyPath) -> Condition:
         if not isinstance(value, dict):

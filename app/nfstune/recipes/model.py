@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from nfstune.nfs.export_edit import ExportOptionEdit
 from nfstune.nfs.mount_options import MountOptions
 
 if TYPE_CHECKING:
@@ -181,24 +182,13 @@ def placeholders(text: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class ExportChange:
-    """Export options to set (as written: "async", "anonuid=1000") and to remove (names; the default applies)."""
-
-    set: tuple[str, ...] = ()
-    unset: tuple[str, ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.set or self.unset)
-
-
-@dataclass(frozen=True)
 class Config:
     """One configuration: the changes to make before its workloads run."""
 
     label: str
     mount: MountOptions = field(default_factory=MountOptions)  # options for nfstune's own mount of the export
     read_ahead_kb: int | None = None  # /sys/class/bdi/<dev>/read_ahead_kb of that mount
-    export: ExportChange = ExportChange()
+    export: ExportOptionEdit = field(default_factory=ExportOptionEdit)
     when: Condition = Condition()
     workloads: tuple[str, ...] = ()  # what runs on it: its own list in the file, else the recipe's
     expectation: str | None = None

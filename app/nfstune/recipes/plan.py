@@ -17,7 +17,7 @@ from typing import Literal
 from nfstune.bench.commands import workload_commands
 from nfstune.bench.sizing import GROWS, growth_rule_text
 from nfstune.bench.workloads import DROP_CACHES, SMALL_FILES_TAR, WorkloadId, WorkloadSizes
-from nfstune.nfs.change import MOUNT_ROOT, mount_argv, mount_point_for
+from nfstune.nfs.own_mount import MOUNT_ROOT, mount_argv, mount_point_for
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
 from nfstune.remote.probe import async_setting_hint
 

@@ -1,5 +1,5 @@
 """Apply the recommendation for good: read both files and show the exact diff; only after the admin confirms,
-back up, write, verify (`exportfs -s`, `findmnt --verify`) and roll back on any failure (nfs.apply does all that,
+back up, write, verify (`exportfs -s`, `findmnt --verify`) and roll back on any failure (changes.apply does all that,
 on a worker thread)."""
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class DiffDialog(QDialog):
 def run_apply_flow(window: QWidget, controller: Controller, page: QWidget) -> None:
     """prepare (job) -> diff dialog -> apply (job) -> the page shows the outcome. `page` is the recommendation page
     (set_apply_state)."""
-    from nfstune.nfs.apply import apply, prepare
+    from nfstune.changes.apply import apply, prepare
 
     outcome, probed = controller.outcome, controller.probe
     if outcome is None or outcome.recommendation is None or probed is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -159,7 +160,7 @@ class Controller(QObject):
 
     def _recover(self, host: Host, job: Job) -> None:
         """Whatever an earlier run (killed, crashed, powered off) left changed on this host is undone now."""
-        from nfstune.nfs.change import recover_on_connect
+        from nfstune.changes.transaction import recover_on_connect
         from nfstune.store import Journal, open_store
 
         conn = open_store(self.store_path)
@@ -204,20 +205,21 @@ class Controller(QObject):
         address = self.server_address or ""
 
         def work(_job: Job) -> Probed:
-            from nfstune.nfs.change import read_export_files
+            from nfstune.changes.export import read_export_files
             from nfstune.nfs.kernel_view import parse_exportfs_s
+            from nfstune.nfs.mounts import mounts_of_server
+            from nfstune.nfs.own_mount import MOUNT_ROOT
             from nfstune.workflow import probe_pair
 
             exports = sorted({path for path, _client in parse_exportfs_s(server.run("exportfs -s", sudo=True).stdout)})
             share = self.share if self.share in exports else (exports[0] if exports else "/")
             facts = probe_pair(Pair(server, client, address, share))
+            proc_mounts = client.run(["cat", "/proc/mounts"]).stdout
             mounts = [
-                f"{fields[0]} on {fields[1]}"
-                for line in client.run(["cat", "/proc/mounts"]).stdout.splitlines()
-                if len(fields := line.split()) > 2 and fields[2].startswith("nfs")
-                and fields[0].split(":")[0] in (address, facts.server.hostname)
-                and not fields[1].startswith("/mnt/nfstune")
-            ]  # fmt: skip
+                f"{m.device} on {m.mount_point}"
+                for m in mounts_of_server(proc_mounts, (address, facts.server.hostname))
+                if posixpath.dirname(m.mount_point) != MOUNT_ROOT
+            ]
             return Probed(facts, exports, mounts, read_export_files(server))
 
         def done(result: Probed) -> None:

@@ -13,7 +13,6 @@ import logging
 import threading
 import traceback
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
@@ -195,9 +194,3 @@ class EventBuffer:
             items = list(self._items)
             self._items.clear()
         return items
-
-
-def store_path() -> Path:
-    from nfstune.store.db import default_path
-
-    return default_path()

@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from nfstune.changes.export import KERNEL_CACHES, ApplianceRefused, kernel_resolution, read_export_files
+from nfstune.changes.transaction import ChangeFailed, Transaction, host_key
 from nfstune.errors import ConfigError, NfstuneError
 from nfstune.nfs import exports
 from nfstune.nfs.apply_plan import (
@@ -25,15 +27,13 @@ from nfstune.nfs.apply_plan import (
     plan_fstab_change,
     sha256,
 )
-from nfstune.nfs.change import ApplianceRefused, ChangeFailed, Transaction, host_key, read_export_files
-from nfstune.nfs.kernel_view import check_exports_resolve_to_themselves, parse_exportfs_s
+from nfstune.nfs.kernel_view import parse_exportfs_s
 from nfstune.nfs.mounts import split_source
 from nfstune.remote import Host, RemoteError
 from nfstune.store.journal import Journal
 
 Log = Callable[[str], None]
 
-KERNEL_CACHES = "cat /proc/net/rpc/nfsd.export/content; echo '== fh'; cat /proc/net/rpc/nfsd.fh/content"
 SYSTEMD_RELOAD = "if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi"
 _FINDMNT_SUMMARY = re.compile(r"(\d+) parse errors?, (\d+) errors?, (\d+) warnings?")
 
@@ -223,11 +223,9 @@ def _apply_server(
     for (path, _client), options in after.items():
         modes.setdefault(path, set()).add("async" if "async" in options else "sync")
     user_exports = {path: mode.pop() for path, mode in modes.items() if len(mode) == 1}
-    caches = server.run(KERNEL_CACHES, sudo=True).stdout
-    export_cache, _, fh_cache = caches.partition("== fh\n")
-    problems = check_exports_resolve_to_themselves(export_cache, fh_cache, user_exports)
-    if problems:
-        raise _CheckFailed(server.label, KERNEL_CACHES, caches, "; ".join(p.message for p in problems))
+    problem, caches = kernel_resolution(server, user_exports)
+    if problem:
+        raise _CheckFailed(server.label, KERNEL_CACHES, caches, problem)
     tx.progress(f"{server.label}: exportfs -s shows {plan.share} as the new line says")
     return backup, shown
 

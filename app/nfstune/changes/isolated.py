@@ -10,7 +10,9 @@ from __future__ import annotations
 import posixpath
 import time
 
-from nfstune.nfs.change import SCRATCH_PREFIX, ExportChange, Transaction
+from nfstune.changes.export import ExportChange
+from nfstune.changes.transaction import Transaction
+from nfstune.nfs.own_mount import SCRATCH_PREFIX
 from nfstune.remote import Host
 
 LABEL = "isolated mode: a scratch filesystem of nfstune's own (safe, but sync writes cost ~2.5x more than on yours)"

@@ -1,0 +1,137 @@
+"""The server's exports as nfstune changes them for a measurement: read every exports file, replace one with new
+text, `exportfs -ra`, and verify what the kernel then runs (the table and the export caches), undone with the
+transaction."""
+
+from __future__ import annotations
+
+import posixpath
+import time
+
+from nfstune.changes.transaction import HOST_JOURNAL_DIR, ChangeFailed, Transaction
+from nfstune.errors import NfstuneError
+from nfstune.nfs.kernel_view import (
+    NfsClient,
+    check_exports_resolve_to_themselves,
+    connected_clients,
+    parse_exportfs_s,
+)
+from nfstune.remote import Host
+from nfstune.remote.probe import async_setting_hint
+
+KERNEL_CACHES = "cat /proc/net/rpc/nfsd.export/content; echo '== fh'; cat /proc/net/rpc/nfsd.fh/content"
+
+
+class ApplianceRefused(NfstuneError):
+    """The server is a NAS appliance that owns its NFS configuration: nfstune writes none of its files."""
+
+
+def read_export_files(server: Host) -> dict[str, str]:
+    """Every exports file of the server as exportfs reads them (/etc/exports, then /etc/exports.d/*.exports in
+    name order), by path; a file that does not exist is left out. Names with spaces survive (NUL-separated)."""
+    listing = server.run(
+        "find -L /etc/exports.d -mindepth 1 -maxdepth 1 -type f -name '*.exports' -print0 2>/dev/null; true",
+        sudo=True,
+    ).stdout
+    files = {}
+    for path in ["/etc/exports", *sorted(p for p in listing.split("\0") if p)]:
+        data = server.read_file(path, sudo=True)
+        if data is not None:
+            files[path] = data.decode("utf-8", "surrogateescape")
+    return files
+
+
+def kernel_resolution(server: Host, user_exports: dict[str, str]) -> tuple[str, str]:
+    """Whether each user export (path -> "sync"/"async") resolves to itself, with that write mode, in the
+    server's export caches (read after a client has used them): the problems found ("" when none) and the
+    caches' text, for the admin to see."""
+    caches = server.run(KERNEL_CACHES, sudo=True).stdout
+    export_cache, _, fh_cache = caches.partition("== fh\n")
+    problems = check_exports_resolve_to_themselves(export_cache, fh_cache, user_exports)
+    return "; ".join(p.message for p in problems), caches
+
+
+def list_connected_clients(server: Host) -> list[NfsClient]:
+    """Who else uses this server now (shown before a server-side change: they share its exports)."""
+    out = server.run(
+        'for d in /proc/fs/nfsd/clients/*/; do [ -r "$d/info" ] && { echo "== $d"; cat "$d/info"; }; done; '
+        # without ss (no iproute2) the v3 clients stay unseen, but the v4 ones are still listed
+        "echo '== ss'; ss -tn state established '( sport = :2049 )' 2>/dev/null || true",
+        sudo=True,
+    ).stdout
+    v4_info, _, ss_output = out.rpartition("== ss\n")
+    return connected_clients(v4_info, ss_output)
+
+
+class ExportChange:
+    """Replace one exports file (/etc/exports or a file in /etc/exports.d) with new text, `exportfs -ra`, and
+    check that the kernel now runs `expect` (export path -> "sync"/"async") and every other export unchanged."""
+
+    def __init__(
+        self,
+        server: Host,
+        tx: Transaction,
+        *,
+        file: str,
+        new_text: bytes,
+        expect: dict[str, str],
+        appliance: str | None = None,
+    ) -> None:
+        if appliance:
+            raise ApplianceRefused(
+                f"{server.label} is a {appliance} appliance, which owns its NFS configuration: nfstune does not "
+                f"write its exports. To switch asynchronous writes there: {async_setting_hint(appliance)}"
+            )
+        in_dir = posixpath.dirname(file) == "/etc/exports.d" and file.endswith(".exports")
+        if posixpath.normpath(file) != file or not (file == "/etc/exports" or in_dir):
+            raise NfstuneError(f"{file} is not an exports file (/etc/exports or /etc/exports.d/*.exports)")
+        self.server, self.tx, self.file, self.new_text, self.expect = server, tx, file, new_text, expect
+        self.table_before: dict[tuple[str, str], tuple[str, ...]] = {}
+
+    def apply(self) -> None:
+        s, tx = self.server, self.tx
+        self.table_before = parse_exportfs_s(s.run("exportfs -s", sudo=True).stdout)
+        original = s.read_file(self.file, sudo=True)
+        parent = posixpath.dirname(self.file)
+        if s.run(["test", "-d", parent], check=False).exit_status != 0:
+            tx.record(s, "dir", parent)
+            s.run(["mkdir", "-p", parent], sudo=True)
+        backup = None
+        if original is not None:
+            backup = f"{HOST_JOURNAL_DIR}/{time.strftime('%Y%m%d-%H%M%S')}-{posixpath.basename(self.file)}"
+        tx.record(s, "file", self.file, original=original, backup_path=backup, detail={"exportfs": True})
+        if original is not None and backup is not None:
+            s.run(["mkdir", "-p", "-m", "700", HOST_JOURNAL_DIR], sudo=True)
+            s.write_file(backup, original, sudo=True)
+        tx.progress(f"{s.label}: writing {self.file} and running exportfs -ra")
+        s.write_file(self.file, self.new_text, sudo=True)
+        result = s.run("exportfs -ra", sudo=True, check=False)
+        if result.exit_status != 0 or "error" in result.stderr.lower():
+            self._fail(f"`exportfs -ra` rejected the new {self.file}: {result.stderr.strip()}")
+        self._verify_table()
+
+    def _verify_table(self) -> None:
+        after = parse_exportfs_s(self.server.run("exportfs -s", sudo=True).stdout)
+        for (path, client), opts in self.table_before.items():
+            if path in self.expect:
+                continue
+            if after.get((path, client)) != opts:
+                self._fail(f"exportfs -s: {path} {client} changed from {opts} to {after.get((path, client))}")
+        for path, mode in self.expect.items():
+            found = {client: opts for (p, client), opts in after.items() if p == path}
+            if not found:
+                self._fail(f"exportfs -s does not list {path} after the change")
+            for client, opts in found.items():
+                if mode not in opts:
+                    self._fail(f"exportfs -s shows {path} {client}({','.join(opts)}), not {mode}")
+
+    def verify_kernel(self, user_exports: dict[str, str]) -> None:
+        """After a client has used the exports: every user export must resolve to itself, with the write mode
+        given. Otherwise the change is undone at once and ChangeFailed says what the kernel did."""
+        problem, _caches = kernel_resolution(self.server, user_exports)
+        if problem:
+            self._fail(problem)
+
+    def _fail(self, message: str) -> None:
+        self.tx.progress(f"{self.server.label}: {message}; undoing the change")
+        self.tx.undo()
+        raise ChangeFailed(f"{self.server.label}: {message}. The change was undone.")

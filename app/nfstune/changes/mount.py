@@ -1,0 +1,91 @@
+"""nfstune's own mount of the export on the client, its scratch directory and the mount's read-ahead, each
+journaled in the transaction before it is made."""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+import time
+
+from nfstune.changes.transaction import ChangeFailed, Transaction
+from nfstune.errors import NfstuneError
+from nfstune.nfs.mounts import parse_proc_mounts
+from nfstune.nfs.own_mount import MOUNT_ROOT, SCRATCH_PREFIX, mount_argv
+from nfstune.remote import Host
+
+
+class ClientMount:
+    """The chosen export mounted on a mount point of our own, `nosharecache` (so the user's own mounts of that
+    server neither pin nor share its options), with a scratch directory of ours inside it."""
+
+    def __init__(
+        self,
+        client: Host,
+        server: Host,
+        tx: Transaction,
+        *,
+        server_address: str,
+        export_path: str,
+        options: str,
+        scratch_name: str | None = None,
+        mount_point: str | None = None,
+    ) -> None:
+        """`scratch_name`: a scratch directory the caller already made (and journaled) in the export, to use
+        instead of making one for this mount. `mount_point`: the one a plan named (under MOUNT_ROOT)."""
+        self.client, self.server, self.tx = client, server, tx
+        self.server_address, self.export_path, self.options = server_address, export_path, options
+        stamp = f"{int(time.time() * 1000) % 10**10}"
+        if mount_point is not None and posixpath.dirname(mount_point) != MOUNT_ROOT:
+            raise NfstuneError(f"{mount_point} is not a mount point of nfstune's (under {MOUNT_ROOT})")
+        self.mount_point = mount_point or f"{MOUNT_ROOT}/{stamp}"
+        self.own_scratch = scratch_name is None
+        self.scratch_name = scratch_name or f"{SCRATCH_PREFIX}{stamp}"
+        self.negotiated = ""
+
+    @property
+    def scratch(self) -> str:
+        """The scratch directory as the client sees it."""
+        return f"{self.mount_point}/{self.scratch_name}"
+
+    def mount(self) -> str:
+        c, tx = self.client, self.tx
+        if c.run(["test", "-d", MOUNT_ROOT], check=False).exit_status != 0:
+            tx.record(c, "dir", MOUNT_ROOT)
+        tx.record(c, "mount", self.mount_point)
+        c.run(["mkdir", "-p", self.mount_point], sudo=True)
+        argv = mount_argv(self.server_address, self.export_path, self.options, self.mount_point)
+        tx.progress(f"{c.label}: {' '.join(argv)}")
+        c.run(list(argv), sudo=True, timeout=120)
+        ours = [
+            m for m in parse_proc_mounts(c.run(["cat", "/proc/mounts"]).stdout) if m.mount_point == self.mount_point
+        ]
+        self.negotiated = ours[-1].options.render() if ours else ""  # the last one listed is the one in force
+        # the scratch directory lives on the server's disk: journal and remove it there, which works even if
+        # the client has rebooted in between
+        if self.own_scratch:
+            make_scratch(self.server, tx, self.export_path, self.scratch_name)
+        if c.run(["test", "-d", self.scratch], check=False).exit_status != 0:
+            raise ChangeFailed(f"{c.label}: {self.scratch} is not visible through the mount")
+        return self.negotiated
+
+
+def make_scratch(server: Host, tx: Transaction, export_path: str, name: str) -> str:
+    """A scratch directory of ours in the export, journaled first; returns its path on the server. Made on the
+    server, so that a root_squash export does not stop the client's root from writing in it."""
+    path = posixpath.join(export_path, name)
+    tx.record(server, "scratch", path)
+    server.run(["mkdir", "-m", "1777", path], sudo=True)
+    return path
+
+
+def set_readahead(client: Host, tx: Transaction, mount_point: str, kib: int) -> int:
+    """Set the client's read_ahead_kb for one NFS mount (its own bdi); returns the value it had."""
+    if not 0 <= kib <= 1 << 20:
+        raise NfstuneError(f"read_ahead_kb {kib} is out of range (0 to 1048576)")
+    dev = client.run(["mountpoint", "-d", mount_point]).stdout.strip()
+    path = f"/sys/class/bdi/{dev}/read_ahead_kb"
+    before = client.run(["cat", path]).stdout.strip()
+    tx.record(client, "sysfs", path, original=before.encode())
+    tx.progress(f"{client.label}: read_ahead_kb {before} -> {kib} for {mount_point}")
+    client.run(f"echo {int(kib)} > {shlex.quote(path)}", sudo=True)
+    return int(before)

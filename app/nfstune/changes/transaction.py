@@ -1,0 +1,135 @@
+"""The changes nfstune makes on hosts, as transactions: each is journaled (a SQLite row, committed, and the
+original bytes copied on the host) before it is made, and undone on success, cancel and failure, or by
+recover() at the next connect after a crash. See the safety model in docs/DESIGN.md. This module is the one
+place that knows how to undo each kind of change; the changes themselves are in export.py, mount.py, apply.py
+and isolated.py."""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+from collections.abc import Callable, Mapping
+
+from nfstune.errors import NfstuneError
+from nfstune.nfs.own_mount import SCRATCH_PREFIX
+from nfstune.remote import Host, RemoteError
+from nfstune.store.journal import Journal, JournalEntry
+
+Progress = Callable[[str], None]
+
+HOST_JOURNAL_DIR = "/var/lib/nfstune/journal"  # the copies of original files, on the host itself
+
+
+class ChangeFailed(NfstuneError):
+    """A change could not be made or did not do what it should; it has been undone."""
+
+
+def host_key(host: Host) -> str:
+    t = host.target
+    return f"{t.user}@{t.hostname}:{t.port}"
+
+
+def _q(path: str) -> str:
+    return shlex.quote(path)
+
+
+# --- undo, the one place that knows how to reverse each kind of change ------------------------------------------
+
+
+def undo_entry(host: Host, entry: JournalEntry) -> None:
+    q = _q(entry.target)
+    if entry.kind == "file":
+        if entry.original is None:
+            host.run(f"rm -f {q}", sudo=True)
+        else:
+            host.write_file(entry.target, entry.original, sudo=True)
+        if entry.detail.get("exportfs"):
+            # -r: resync the kernel with the restored files; -f: drop cached file-handle mappings, so that
+            # nothing resolved while the change was in force outlives it
+            host.run("exportfs -ra && exportfs -f", sudo=True)
+        if entry.backup_path:
+            parent = posixpath.dirname(HOST_JOURNAL_DIR)
+            host.run(f"rm -f {_q(entry.backup_path)}; rmdir {HOST_JOURNAL_DIR} {parent} 2>/dev/null; true", sudo=True)
+    elif entry.kind == "dir":
+        host.run(f"rmdir {q} 2>/dev/null; true", sudo=True)
+    elif entry.kind == "mount":
+        host.run(f"if mountpoint -q {q}; then umount {q} || umount -l {q}; fi; rmdir {q} 2>/dev/null; true", sudo=True)
+    elif entry.kind == "sysfs":
+        # a per-mount setting (e.g. the NFS mount's read_ahead_kb): gone with the mount if that is gone
+        value = (entry.original or b"").decode().strip()
+        host.run(f"if [ -e {q} ]; then echo {_q(value)} > {q}; fi", sudo=True)
+    elif entry.kind == "tempfile":
+        if not entry.target.startswith("/var/tmp/nfstune-"):
+            raise NfstuneError(f"refusing to remove {entry.target}: not a temporary file of nfstune's")
+        host.run(f"rm -f {q}", sudo=True)
+    elif entry.kind == "scratch":
+        if not posixpath.basename(entry.target).startswith(SCRATCH_PREFIX):
+            raise NfstuneError(f"refusing to remove {entry.target}: not a scratch directory of nfstune's")
+        host.run(f"rm -rf --one-file-system {q}", sudo=True, timeout=600)
+    else:
+        raise NfstuneError(f"journal entry {entry.id} has an unknown kind {entry.kind!r}")
+
+
+def recover(hosts: Mapping[str, Host], journal: Journal, progress: Progress) -> list[JournalEntry]:
+    """Undo every change still pending on these hosts (newest first). Returns what was undone; entries of
+    hosts not given stay pending for later."""
+    undone = []
+    for entry in journal.pending():
+        host = hosts.get(entry.host)
+        if host is None:
+            continue
+        progress(f"{host.label}: undoing an earlier change left by nfstune (pid {entry.pid}): {entry.target}")
+        undo_entry(host, entry)
+        journal.mark_restored(entry.id)
+        undone.append(entry)
+    return undone
+
+
+def recover_on_connect(hosts: list[Host], journal: Journal, progress: Progress) -> list[JournalEntry]:
+    """Called whenever nfstune connects to hosts: whatever an earlier run (killed, crashed, powered off) left
+    changed on them is undone first."""
+    return recover({host_key(h): h for h in hosts}, journal, progress)
+
+
+class Transaction:
+    """Changes on one or more hosts, undone together, newest first."""
+
+    def __init__(self, journal: Journal, progress: Progress) -> None:
+        self.journal, self.progress = journal, progress
+        self._entries: list[tuple[Host, int]] = []
+
+    def record(self, host: Host, kind: str, target: str, **kw: object) -> int:
+        entry_id = self.journal.record(host_key(host), kind, target, **kw)  # type: ignore[arg-type]
+        self._entries.append((host, entry_id))
+        return entry_id
+
+    def undo(self) -> None:
+        """Undo everything; every step is tried, and the first failure is raised at the end. A Ctrl-C or SIGTERM
+        that lands during the undo does not cut it short: the step it interrupted is tried once more, the rest
+        go on, and the interrupt is raised when all are done (what still fails stays pending for the next
+        connect)."""
+        first_error: BaseException | None = None
+        interrupted: KeyboardInterrupt | None = None
+        pending = {e.id: e for e in self.journal.pending()}
+        while self._entries:
+            host, entry_id = self._entries.pop()
+            entry = pending.get(entry_id)
+            if entry is None:
+                continue
+            for attempt in (1, 2):
+                try:
+                    undo_entry(host, entry)
+                    self.journal.mark_restored(entry_id)
+                except KeyboardInterrupt as exc:
+                    interrupted = interrupted or exc
+                    if attempt == 1:
+                        self.progress(f"{host.label}: interrupted while undoing {entry.target}; finishing the undo")
+                        continue
+                except (RemoteError, NfstuneError) as exc:
+                    self.progress(f"{host.label}: could not undo {entry.kind} {entry.target}: {exc}")
+                    first_error = first_error or exc
+                break
+        if interrupted is not None:
+            raise interrupted
+        if first_error is not None:
+            raise first_error
