@@ -33,6 +33,7 @@ from xdisplay import SCREEN, MapWatcher, xvfb
 
 ROOT = Path(__file__).resolve().parents[2]
 NFSTUNE = str(Path(sys.executable).parent / "nfstune")  # the venv's own command, as an admin runs it
+TITLE = "NFS tuning assistant"  # the main window's (ui/main_window.py); not the crash dialog or a message box
 IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
 
 
@@ -47,10 +48,11 @@ def environment(display: str, home: Path) -> dict[str, str]:
 
 def one_start(display: str, home: Path, watcher: MapWatcher, timeout_s: float) -> tuple[float, str]:
     """Seconds from the process' start to its main window mapped, and the window's title."""
+    watcher.discard_pending()
     started = time.monotonic()
     proc = subprocess.Popen([NFSTUNE], env=environment(display, home), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)  # fmt: skip
-    mapped = watcher.next_mapped(timeout_s)
+    mapped = watcher.next_mapped(timeout_s, title=TITLE)
     proc.send_signal(signal.SIGTERM)
     try:
         output, _ = proc.communicate(timeout=30)

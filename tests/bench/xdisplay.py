@@ -104,8 +104,15 @@ class MapWatcher:
         self._x.XSync(self._display, 0)  # the selection is in force on the server before we return
         self._fd = self._x.XConnectionNumber(self._display)
 
-    def next_mapped(self, timeout_s: float) -> Mapped | None:
-        """The next top-level window mapped (not a popup or a tooltip), or None after `timeout_s`."""
+    def discard_pending(self) -> None:
+        """Forget what happened so far (an earlier client's windows)."""
+        event = _XEvent()
+        while self._x.XPending(self._display) > 0:
+            self._x.XNextEvent(self._display, ctypes.byref(event))
+
+    def next_mapped(self, timeout_s: float, title: str = "") -> Mapped | None:
+        """The next top-level window mapped (not a popup or a tooltip) whose title contains `title`, or None
+        after `timeout_s`."""
         deadline = time.monotonic() + timeout_s
         event = _XEvent()
         while True:
@@ -113,7 +120,9 @@ class MapWatcher:
                 self._x.XNextEvent(self._display, ctypes.byref(event))
                 if event.type == MAP_NOTIFY and not event.xmap.override_redirect:
                     at = time.monotonic()
-                    return Mapped(at, event.xmap.window, self._name(event.xmap.window))
+                    name = self._name(event.xmap.window)
+                    if title in name:
+                        return Mapped(at, event.xmap.window, name)
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
