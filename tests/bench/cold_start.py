@@ -97,8 +97,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         shutil.copy(args.store, home / "data" / "nfstune" / "nfstune.sqlite3")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     store = f", History from {args.store}" if args.store else ""
+    load = f"load {os.getloadavg()[0]:.1f}"  # other work on the machine moves every figure
     print(f"cold start of {NFSTUNE} (code of {ROOT / 'app'}, commit {commit.stdout.strip()}), "
-          f"{os.cpu_count()} CPUs, Xvfb {SCREEN} without a window manager{store}")  # fmt: skip
+          f"{os.cpu_count()} CPUs ({load}), Xvfb {SCREEN} without a window manager{store}")  # fmt: skip
     with xvfb() as display:
         watcher = MapWatcher(display)
         try:

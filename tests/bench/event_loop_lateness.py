@@ -169,7 +169,8 @@ def report(args: argparse.Namespace, where: str, home: Path) -> None:
     points = len(page.plot.buffers["client_read"])
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
 
-    print(f"GUI event loop lateness, commit {commit.stdout.strip()}, {os.cpu_count()} CPUs, {where}, "
+    load = f"load {os.getloadavg()[0]:.1f}"  # other work on the machine moves every figure
+    print(f"GUI event loop lateness, commit {commit.stdout.strip()}, {os.cpu_count()} CPUs ({load}), {where}, "
           f"Python {sys.version.split()[0]}")  # fmt: skip
     print(f"idle Run page (timers running, nothing fed), {args.idle_s:g} s: {percentiles(idle)}")
     print(

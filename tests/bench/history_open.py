@@ -157,8 +157,10 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
         app.processEvents()
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    load = f"load {os.getloadavg()[0]:.1f}"  # other work on the machine moves every figure
     print(f"History with {count} sessions ({path}, {path.stat().st_size / 2**20:.0f} MiB), commit "
-          f"{commit.stdout.strip()}, {os.cpu_count()} CPUs, {where}, Python {sys.version.split()[0]}")  # fmt: skip
+          f"{commit.stdout.strip()}, {os.cpu_count()} CPUs ({load}), {where}, "
+          f"Python {sys.version.split()[0]}")  # fmt: skip
     print(f"open_store: {1000 * open_s:.0f} ms; Results.sessions() alone, {args.times} times: {spread(query)}")
     print(f"creating the page to its table model filled, {args.times} times: {spread(to_model)} "
           f"(first {1000 * to_model[0]:.0f} ms)")  # fmt: skip
