@@ -6,7 +6,12 @@ runs each second), i.e. utime+stime+cutime+cstime. Also the sshd process that se
 encryption of the stream), and the whole host's CPU from /proc/stat against a minute without the sampler.
 Prints figures; asserts nothing.
 
-FIGURES
+Figures (2026-11-23, commit fcb199f; one minute each, one snapshot a second):
+lab client VM (1 emulated CPU): the loop 17.0 % of one CPU with mountstats (client form), 13.5 % without
+(server form); its sshd 0.6 %; the VM 17.1 % busy while sampled against 0.5 % idle; it delivered 55 snapshots in
+61 s (on the emulated CPU a snapshot sometimes takes longer than the 1 s interval).
+This machine (2 CPUs, AMD EPYC) through a loopback sshd: the loop 0.32 % (client form), 0.35 % (server form); its
+sshd 0.02 %; nfstune's side (SSH and parsing) 0.7-0.8 % of one CPU.
 
 Targets: `--lab` samples the running dev lab's client VM (its CPUs are emulated, so every process costs far more
 than on real hardware: the worst case), holding /tmp/nfstune-lab.lock while it does (it never brings the lab up
