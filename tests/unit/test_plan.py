@@ -72,15 +72,21 @@ def test_a_visit_carries_its_exact_remote_argv(shipped: dict[str, Recipe]) -> No
     assert "set sync, set no_wdelay" in visit.setup[0].what
     fio = ("fio", "--ioengine=psync", "--direct=0", "--fallocate=none", "--output-format=json+",
            "--status-interval=1", "--eta=never")  # fmt: skip
+    # on the client one shell before the tool (prepare, flush, the mount's counters) and one after (clean up, the
+    # counters again): each SSH round trip costs up to a second on slow hosts
+    counters = "echo NFSTUNE_MOUNTSTATS && cat /proc/self/mountstats"
     assert [(s.host, s.argv, s.sudo) for s in visit.run] == [
-        ("client", ("rm", "-f", "--", f"{scratch}/nfstune-sync4k.dat"), True),
-        ("client", ("sync",), False),
+        ("client", ("sh", "-c", f"rm -f -- {scratch}/nfstune-sync4k.dat && sync && {counters}"), True),
         ("server", ("sync",), False),
         ("client", (fio[0], "--name=sync-4k", f"--filename={scratch}/nfstune-sync4k.dat", "--bs=4096",
                     "--size=163840", "--rw=write", "--sync=dsync", "--lat_percentiles=1", "--percentile_list=50:99",
                     *fio[1:]), True),
-        ("client", ("rm", "-f", "--", f"{scratch}/nfstune-sync4k.dat"), True),
+        ("client", ("sh", "-c", f"rm -f -- {scratch}/nfstune-sync4k.dat && {counters}"), True),
     ]  # fmt: skip
+    assert (
+        visit.run[0].what
+        == "sync-4k: prepare (untimed), flush what the step before left dirty, read the mount's counters"
+    )
     assert [(s.host, s.argv, s.sudo) for s in visit.undo] == [
         ("client", ("sh", "-c", f"if mountpoint -q {mp}; then umount {mp} || umount -l {mp}; fi; rmdir {mp}"), True),
         ("server", ("sh", "-c", "exportfs -ra && exportfs -f"), True),
@@ -102,9 +108,10 @@ def test_a_cold_read_drops_both_caches_and_a_client_recipe_never_touches_the_ser
         "-c",
         "echo 1024 > /sys/class/bdi/$(mountpoint -d /mnt/nfstune/9)/read_ahead_kb",
     )
-    drops = [s for s in visit.run if s.argv == ("sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches")]
-    assert [s.host for s in drops] == ["client", "server"]
-    assert "fio" not in visit.run[-1].argv[0] and "\ndd " in visit.run[-1].argv[2]  # the fallback
+    drop = "sync && echo 3 > /proc/sys/vm/drop_caches"
+    drops = [s.host for s in visit.run if s.argv[:2] == ("sh", "-c") and drop in s.argv[2]]
+    assert drops == ["client", "server"]  # the client's first: what it flushes reaches the server before its drop
+    assert "fio" not in visit.run[-2].argv[0] and "\ndd " in visit.run[-2].argv[2]  # the fallback
 
 
 def test_conditions_and_an_appliance_skip_configurations(shipped: dict[str, Recipe]) -> None:

@@ -45,3 +45,15 @@ def test_a_cancel_stops_the_tool_and_raises_the_engines_cancelled(tmp_path: Path
     with pytest.raises(Cancelled, match="cancelled during a workload"):
         runner(cancel, steps, []).run(WorkloadId.SYNC_4K, SIZES, scratch=str(tmp_path), mount_point=str(tmp_path))
     assert steps == []
+
+
+def test_the_wire_counters_are_read_after_the_mark_only() -> None:
+    """The step before a run prints the mount's mountstats after its prepare and flush (one SSH round trip for
+    all three): whatever the prepare printed before the mark is never taken for the counters."""
+    capture = (Path(__file__).parents[1] / "captures" / "nfs" / "client-mountstats.txt").read_text()
+    # /mnt/capture-b's bytes: line: server_read 8388608 + server_write 1048576
+    output = "device nas:/x mounted on /mnt/capture-b with fstype nfs4\n\tbytes:\t1 1 0 0 5 5 1 1\n"
+    output += "NFSTUNE_MOUNTSTATS\n" + capture
+    assert ClientRunner.wire_bytes(output, "/mnt/capture-b") == 8388608 + 1048576
+    assert ClientRunner.wire_bytes(output, "/mnt/elsewhere") == 0
+    assert ClientRunner.wire_bytes(capture, "/mnt/capture-b") == 0  # no mark: nothing is taken on trust

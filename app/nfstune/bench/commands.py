@@ -4,8 +4,15 @@ workloads.py."""
 
 from __future__ import annotations
 
+import shlex
+from dataclasses import dataclass
+
 from nfstune.bench import fallback, fio
-from nfstune.bench.workloads import Tool, WorkloadCommands, WorkloadId, WorkloadParser, WorkloadSizes
+from nfstune.bench.workloads import DROP_CACHES, Tool, WorkloadCommands, WorkloadId, WorkloadParser, WorkloadSizes
+
+# printed before the mount's counters, so that whatever a prepare step prints cannot be read as them
+COUNTERS_MARK = "NFSTUNE_MOUNTSTATS"
+READ_COUNTERS = f"echo {COUNTERS_MARK} && cat /proc/self/mountstats"
 
 
 def workload_commands(
@@ -24,3 +31,42 @@ def parser_for(commands: WorkloadCommands) -> WorkloadParser:
     if commands.tool is Tool.FIO:
         return fio.FioStreamParser(commands.workload, commands.expected_bytes)
     return fallback.fallback_parser(commands)
+
+
+@dataclass(frozen=True)
+class RepeatSteps:
+    """The remote commands of one repeat, as few as they can be: on the emulated lab every SSH round trip costs
+    0.3-1.3 s, and a quick-check round spent ~90 s of its ~150 s on them (docs/bench/reproducibility.md).
+
+    The client's steps before the tool are one shell: the untimed prepare, then `sync` (or sync and a cache drop
+    for a cold read), then the mount's counters. The server's flush or cache drop follows it, never at the same
+    time: what the client flushes must reach the server before the server flushes. After the tool, one shell
+    cleans up and reads the counters again (removing files moves no data bytes, so the difference is the tool's)."""
+
+    before_client: tuple[str, ...]
+    before_server: tuple[str, ...]
+    server_sudo: bool
+    run: tuple[str, ...]
+    after_client: tuple[str, ...]
+    cleans_up: bool  # seq-write's file stays for seq-read; the scratch directory goes with the visit
+
+
+def repeat_steps(commands: WorkloadCommands) -> RepeatSteps:
+    cold = commands.needs_cold_cache
+    before = [*(shlex.join(argv) for argv in commands.prepare), DROP_CACHES if cold else "sync", READ_COUNTERS]
+    cleanup = () if commands.workload in (WorkloadId.SEQ_WRITE, WorkloadId.SEQ_READ) else commands.cleanup
+    after = [*(shlex.join(argv) for argv in cleanup), READ_COUNTERS]
+    return RepeatSteps(
+        before_client=("sh", "-c", " && ".join(before)),
+        before_server=("sh", "-c", DROP_CACHES) if cold else ("sync",),
+        server_sudo=cold,
+        run=commands.run,
+        after_client=("sh", "-c", " && ".join(after)),
+        cleans_up=bool(cleanup),
+    )
+
+
+def counters_text(output: str) -> str:
+    """The mount's counters from the output of a step that reads them (what follows COUNTERS_MARK)."""
+    _, mark, after = output.partition(COUNTERS_MARK + "\n")
+    return after if mark else ""

@@ -10,8 +10,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from nfstune.bench.commands import parser_for, workload_commands
-from nfstune.bench.workloads import DROP_CACHES, MIB, Progress, WorkloadId, WorkloadResult, WorkloadSizes
+from nfstune.bench.commands import counters_text, parser_for, repeat_steps, workload_commands
+from nfstune.bench.workloads import MIB, Progress, WorkloadId, WorkloadResult, WorkloadSizes
 from nfstune.errors import Cancelled
 from nfstune.nfs.mountstats import nfs_mounts
 from nfstune.remote import Host
@@ -50,19 +50,11 @@ class ClientRunner:
             # the file was written at another size (the sizes grew since, or a recipe of other sizes wrote it):
             # write it again at this size, untimed, before the caches are dropped
             self._lay_out_seq_file(sizes, scratch)
-        for argv in commands.prepare:
-            self.client.run(list(argv), sudo=True, timeout=600)
-        if commands.needs_cold_cache:
-            self.client.run(DROP_CACHES, sudo=True)
-            self.server.run(DROP_CACHES, sudo=True)
-        else:
-            # what the previous step left dirty (an untar's deletes, a file written before) is flushed now, not
-            # inside this repeat's timed window: measured in the lab, a seq-write right after small-files ran
-            # at 12.7 MB/s where the same settings gave 21.1 MB/s on a quiet server
-            self.client.run(["sync"], timeout=600)
-            self.server.run(["sync"], timeout=600)
+        steps = repeat_steps(commands)
+        before = self.client.run(list(steps.before_client), sudo=True, timeout=600).stdout
+        wire_before = self.wire_bytes(before, mount_point)
+        self.server.run(list(steps.before_server), sudo=steps.server_sudo, timeout=600)
         parser = parser_for(commands)
-        wire_before = self.wire_bytes(mount_point)
         proc = self.client.start(list(commands.run), sudo=True, timeout=3600)
         for stream, chunk in proc.chunks():
             if self.cancel.is_set():
@@ -72,21 +64,18 @@ class ClientRunner:
                 for step in parser.feed(chunk):
                     self.progress(step)
         result = parser.result()
-        measured = Measured(result, self.wire_bytes(mount_point) - wire_before)
+        after = self.client.run(list(steps.after_client), sudo=True, timeout=600).stdout
+        measured = Measured(result, self.wire_bytes(after, mount_point) - wire_before)
         if workload is WorkloadId.SEQ_WRITE:
             self.seq_file_bytes = sizes.seq_file_bytes
-        # seq-write leaves its file for seq-read, which reads it again on every repeat; the scratch directory and
-        # everything in it goes when the configuration is undone
-        if workload not in (WorkloadId.SEQ_WRITE, WorkloadId.SEQ_READ):
-            for argv in commands.cleanup:
-                self.client.run(list(argv), sudo=True, timeout=600)
         return measured
 
-    def wire_bytes(self, mount_point: str) -> int:
+    @staticmethod
+    def wire_bytes(output: str, mount_point: str) -> int:
         """Bytes the mount at `mount_point` moved on the wire so far (server_read + server_write of its
-        mountstats); 0 for a mount that is not NFS."""
-        text = self.client.run(["cat", "/proc/self/mountstats"]).stdout
-        for m in nfs_mounts(text):
+        mountstats), from the output of a step that read them (commands.repeat_steps); 0 for a mount that is not
+        NFS."""
+        for m in nfs_mounts(counters_text(output)):
             if m.mount_point == mount_point and m.nfs is not None:
                 return int(m.nfs.bytes.get("server_read_bytes") or 0) + int(m.nfs.bytes.get("server_write_bytes") or 0)
         return 0

@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from nfstune.bench.commands import workload_commands
+from nfstune.bench.commands import repeat_steps, workload_commands
 from nfstune.bench.sizing import GROWS, growth_rule_text
-from nfstune.bench.workloads import DROP_CACHES, SMALL_FILES_TAR, WorkloadId, WorkloadSizes
+from nfstune.bench.workloads import SMALL_FILES_TAR, WorkloadId, WorkloadSizes
 from nfstune.nfs.own_mount import MOUNT_ROOT, mount_argv, mount_point_for
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
 from nfstune.remote.probe import async_setting_hint
@@ -234,21 +234,16 @@ class _Context:
 
     def workload_steps(self, workload: WorkloadId) -> list[Step]:
         commands = workload_commands(workload, self.scratch, self.sizes, fio_available=self.fio_available)
-        steps = [Step("client", argv, True, f"{workload}: prepare (untimed)") for argv in commands.prepare]
-        if commands.needs_cold_cache:
-            steps += [
-                Step(host, ("sh", "-c", DROP_CACHES), True, f"{workload}: drop the {host}'s page cache")
-                for host in ("client", "server")
-            ]
-        else:
-            steps += [
-                Step(host, ("sync",), False, f"{workload}: flush what the step before left dirty")
-                for host in ("client", "server")
-            ]
-        steps.append(Step("client", commands.run, True, f"{workload}: the timed run ({commands.tool})"))
-        if workload not in (WorkloadId.SEQ_WRITE, WorkloadId.SEQ_READ):
-            steps += [Step("client", argv, True, f"{workload}: clean up") for argv in commands.cleanup]
-        return steps
+        steps = repeat_steps(commands)
+        flush = "drop the page cache" if commands.needs_cold_cache else "flush what the step before left dirty"
+        prepare = "prepare (untimed), " if commands.prepare else ""
+        cleanup = "clean up, " if steps.cleans_up else ""
+        return [
+            Step("client", steps.before_client, True, f"{workload}: {prepare}{flush}, read the mount's counters"),
+            Step("server", steps.before_server, steps.server_sudo, f"{workload}: {flush} on the server"),
+            Step("client", steps.run, True, f"{workload}: the timed run ({commands.tool})"),
+            Step("client", steps.after_client, True, f"{workload}: {cleanup}read the mount's counters again"),
+        ]
 
 
 def _grows(item: RecipePlan) -> bool:
