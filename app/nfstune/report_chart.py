@@ -12,27 +12,36 @@ from xml.sax.saxutils import escape
 WIDTH, HEIGHT = 640, 300
 LEFT, RIGHT, TOP, BOTTOM = 60, 10, 30, 50
 BAR, POINT = "#4a7fb5", "#e07b39"
+TICKS = 4  # about this many steps on the value axis
 
 
-def nice_ticks(top: float, count: int = 4) -> list[float]:
-    """0 and up to about `count` steps of 1, 2, 2.5 or 5 times a power of ten, the last at or above `top`."""
-    if not top > 0 or not math.isfinite(top):
+def nice_ticks(top: float, target: int) -> list[float]:
+    """Ticks from 0 to at least `top` at a round step (1, 2, 2.5 or 5 times a power of ten), about `target` of
+    them: 0, 2, 4, 6, 8 rather than 2.61, 5.22, 7.83. The desktop's chart (ui/widgets/result_chart.py) uses the
+    same rule."""
+    if not math.isfinite(top) or top <= 0:
         return [0.0, 1.0]
-    raw = top / count
+    raw = top / target
     power = 10.0 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * power >= raw)
-    steps = math.ceil(top / step - 1e-9)
-    return [round(i * step, 12) for i in range(steps + 1)]
+    count = math.ceil(top / step - 1e-9)
+    return [round(i * step, 12) for i in range(count + 1)]
 
 
-def tick_text(value: float) -> str:
-    return f"{value:g}"
+def tick_text(value: float, step: float) -> str:
+    """As few decimals as the value needs at the step's precision: 0, 0.5, 1, 1.5 (not 0.0, 1.0); 0, 2.5, 5."""
+    decimals = 0
+    while decimals < 9 and abs(round(step, decimals) - step) > 1e-9 * step:
+        decimals += 1
+    text = f"{value:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def strip_chart_svg(title: str, unit: str, bars: Sequence[tuple[str, float, Sequence[float]]]) -> str:
     """(label, median, every round's figure) as an <svg> element."""
     highest = max((max([median, *points]) for _, median, points in bars), default=1.0)
-    ticks = nice_ticks(highest)
+    ticks = nice_ticks(highest, TICKS)
+    step = ticks[1] - ticks[0]
     top_value = ticks[-1]
     plot_h = HEIGHT - BOTTOM - TOP
     base_y = HEIGHT - BOTTOM
@@ -49,7 +58,7 @@ def strip_chart_svg(title: str, unit: str, bars: Sequence[tuple[str, float, Sequ
     for value in ticks:
         y = y_of(value)
         parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" stroke="#ddd"/>')
-        parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{tick_text(value)}</text>')
+        parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{tick_text(value, step)}</text>')
     parts.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base_y}" stroke="#222"/>')
     slot = (WIDTH - LEFT - RIGHT - 10) / max(1, len(bars))
     for i, (label, median, points) in enumerate(bars):

@@ -11,8 +11,9 @@ import pytest
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
+from nfstune.report_chart import nice_ticks
 from nfstune.ui.widgets.live_plot import LIVE_SERIES, LivePlot, SeriesBuffer
-from nfstune.ui.widgets.result_chart import ResultChart, nice_ticks
+from nfstune.ui.widgets.result_chart import TICK_TARGET, ResultChart
 
 NETWORK = "network (iperf3, client→server)"
 
@@ -249,7 +250,7 @@ def test_result_chart_value_axis_has_round_ticks(qtbot: QtBot) -> None:
      (0.07, [0, 0.02, 0.04, 0.06, 0.08]), (523.0, [0, 200, 400, 600]), (0.0, [0, 1])],
 )  # fmt: skip
 def test_nice_ticks(top: float, ticks: list[float]) -> None:
-    assert nice_ticks(top) == pytest.approx(ticks)
+    assert nice_ticks(top, TICK_TARGET) == pytest.approx(ticks)
 
 
 def test_result_chart_replaces_its_data(qtbot: QtBot) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from nfstune.report import write_html
-from nfstune.report_chart import nice_ticks, strip_chart_svg
+from nfstune.report_chart import TICKS, nice_ticks, strip_chart_svg
 from nfstune.store import Results, open_store
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -76,7 +76,7 @@ def test_the_axis_has_round_ticks_that_cover_every_point(tmp_path: Path) -> None
     [(10.4, [0, 5, 10, 15]), (9.1, [0, 2.5, 5, 7.5, 10]), (0.9, [0, 0.25, 0.5, 0.75, 1]), (4, [0, 1, 2, 3, 4])],
 )
 def test_nice_ticks(top: float, ticks: list[float]) -> None:
-    assert nice_ticks(top) == ticks
+    assert nice_ticks(top, TICKS) == ticks
 
 
 def test_labels_are_escaped_and_the_chart_is_well_formed() -> None:

@@ -5,7 +5,6 @@ configurations: a difference smaller than the round-to-round noise shows as over
 from __future__ import annotations
 
 import itertools
-import math
 import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -16,6 +15,7 @@ from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from nfstune.bench.stats import format_value
+from nfstune.report_chart import nice_ticks, tick_text
 
 # a configuration's label and its figure in each round (round number -> figure)
 Strip = tuple[str, Mapping[int, float]]
@@ -29,27 +29,6 @@ MEDIAN_WIDTH = 0.56  # of a column's width (1.0)
 SPREAD = 0.36  # the dots of a column lie within +-SPREAD/2 of its centre
 HEADROOM = 1.15  # room above the highest dot for the median labels
 TICK_TARGET = 5  # about this many labelled ticks on the value axis
-
-
-def nice_ticks(top: float, target: int = TICK_TARGET) -> list[float]:
-    """Ticks from 0 to at least `top` at a round step (1, 2, 2.5 or 5 times a power of ten), about `target` of
-    them: 0, 2, 4, 6, 8 rather than 2.61, 5.22, 7.83."""
-    if not math.isfinite(top) or top <= 0:
-        return [0.0, 1.0]
-    raw = top / target
-    power = 10.0 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * power >= raw)
-    count = math.ceil(top / step - 1e-9)
-    return [round(i * step, 12) for i in range(count + 1)]
-
-
-def tick_text(value: float, step: float) -> str:
-    """As few decimals as the value needs at the step's precision: 0, 0.5, 1, 1.5 (not 0.0, 1.0); 0, 2.5, 5."""
-    decimals = 0
-    while decimals < 9 and abs(round(step, decimals) - step) > 1e-9 * step:
-        decimals += 1
-    text = f"{value:.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def jitter(count: int) -> list[float]:
@@ -123,7 +102,7 @@ class ResultChart(QWidget):
             self.value_labels.append(text)
         self._labels = [label for label, _ in strips]
         self._set_bottom_ticks()
-        self.y_ticks = nice_ticks(top * HEADROOM)
+        self.y_ticks = nice_ticks(top * HEADROOM, TICK_TARGET)
         step = self.y_ticks[1] - self.y_ticks[0]
         self.plot.getAxis("left").setTicks([[(t, tick_text(t, step)) for t in self.y_ticks], []])
         self.plot.setXRange(-0.6, len(strips) - 0.4, padding=0)
