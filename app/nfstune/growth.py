@@ -37,18 +37,17 @@ class Growth:
 
 
 def spread(figures: RecipeFigures, workload: str) -> float | None:
-    """The largest standard deviation of per-round log ratios (configuration / baseline) among the recipe's
-    comparisons on `workload`; None with fewer than two paired rounds."""
-    base = figures.figures.get((workload, figures.item.recipe.baseline))
-    if not base:
-        return None
+    """The largest standard deviation of per-round log speed ratios among the recipe's comparisons on `workload`
+    (the pairs the verdicts judge); None with fewer than two paired rounds."""
+    from nfstune.bench.verdict import speed_ratios  # as rounds.py: scipy loads only when a recipe is judged
+
     found: list[float] = []
-    for (name, label), other in figures.figures.items():
-        if name != workload or label == figures.item.recipe.baseline:
+    for question in figures.questions():
+        if question.key[1] != workload:
             continue
-        logs = [math.log(other[r] / base[r]) for r in sorted(set(base) & set(other)) if other[r] > 0 and base[r] > 0]
-        if len(logs) >= 2:
-            found.append(statistics.stdev(logs))
+        ratios = speed_ratios(question.baseline, question.other, question.higher_is_better)
+        if len(ratios) >= 2:
+            found.append(statistics.stdev(math.log(r) for r in ratios.values()))
     return max(found, default=None)
 
 
