@@ -307,18 +307,13 @@ workloads = ["seq-write", "seq-read"]
 baseline = "4.2"
 
 [rounds]
-min = 2
-max = 2
+min = 1
+max = 1
 warmup = 0
 
 [[configs]]
 label = "4.2"
 mount = { vers = "4.2" }
-
-[[configs]]
-label = "4.1"
-mount = { vers = "4.1" }
-workloads = ["seq-read"]
 """
 
 
