@@ -21,7 +21,7 @@ from nfstune.changes.export import ApplianceRefused, ExportChange, list_connecte
 from nfstune.changes.mount import ClientMount, make_scratch, set_readahead
 from nfstune.changes.transaction import Transaction, recover_on_connect
 from nfstune.errors import Cancelled, NfstuneError
-from nfstune.growth import fitted_to_baselines, next_sizes
+from nfstune.growth import next_sizes
 from nfstune.guard import AsyncStep, ServerChange
 from nfstune.nfs.export_edit import export_edit
 from nfstune.nfs.kernel_view import parse_exportfs_s
@@ -129,7 +129,7 @@ class Engine:
                     # its tar is built once on the client's own disk, kept for every visit, and ours to remove
                     session_tx.record(self.client, "tempfile", SMALL_FILES_TAR)
                 if self.baselines:
-                    self._fit_sizes(self._measure_baselines(session_id))
+                    self._measure_baselines(session_id)
                 for item in plan.recipes:
                     self._check_cancel()
                     self._run_recipe(session_id, item)
@@ -180,13 +180,10 @@ class Engine:
                 f"{len(clients)} client connection(s) use that server. Nothing was changed."
             )
 
-    def _measure_baselines(self, session_id: int) -> dict[tuple[str, str], float]:
-        """MB/s by (kind, direction), as stored."""
+    def _measure_baselines(self, session_id: int) -> None:
         self._progress("baselines: the network (iperf3) and the server's own disk")
-        rates: dict[tuple[str, str], float] = {}
 
         def found(b: Baseline) -> None:
-            rates[b.kind, b.direction] = b.mb_per_s
             self.results.add_baseline(
                 session_id, kind=b.kind, direction=b.direction, mb_per_s=b.mb_per_s, seconds=b.seconds,
                 size=b.bytes, raw=b.raw_output,
@@ -202,15 +199,6 @@ class Engine:
             warn=lambda text: self.emit(Event("warning", text)), found=found,
         )  # fmt: skip
         self._check_cancel()
-        return rates
-
-    def _fit_sizes(self, rates: dict[tuple[str, str], float]) -> None:
-        limits = self._plan.size_limits if self._plan is not None else None
-        fitted = fitted_to_baselines(self._planned_sizes, limits, rates) if limits is not None else None
-        if fitted is not None:
-            self._planned_sizes = self.sizes = fitted.sizes
-            for reason in fitted.reasons:
-                self.log(f"before round 1: {reason}")
 
     def _progress(self, message: str) -> None:
         elapsed = time.monotonic() - self._t0

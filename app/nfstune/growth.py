@@ -11,11 +11,6 @@ The rule (the plan states it: bench/sizing.growth_rule_text):
 - then its size doubles, up to the limits of bench/sizing.growth_limits (4x the planned size, free space, RAM);
 - only while `rounds.min` more rounds at the larger size still fit in the budget: a larger size that leaves no
   rounds to measure with settles nothing.
-Before round 1 (fitted_to_baselines): the sequential file grows to what a run moves in SEQ_RUN_TARGET_S at the
-session's measured network and disk rates, within the same limits. The scale's fixed size assumes one speed; on a
-faster pair of hosts a short run then measures its fixed start and end more than its rate (the baseline read 15-28 %
-under a 1 GiB dd with 96 MiB files on the lab). All rounds then run the fitted size, so the paired ratios are
-unchanged in meaning.
 small-files keeps its tree: its figure is the time of the whole untar, which a larger tree would change. Sizes
 change only between rounds, so every configuration of a round runs the same sizes and each round's ratios stay
 paired; the sequential figures are rates and sync-4k's a latency per write, which a larger size does not change in
@@ -27,11 +22,11 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from nfstune.bench.sizing import GROWS, GROWTH_FACTOR, SEQ_RUN_TARGET_S, SHORT_RUN_S, size_text
-from nfstune.bench.workloads import MIB, WorkloadSizes
+from nfstune.bench.sizing import GROWS, GROWTH_FACTOR, SHORT_RUN_S, size_text
+from nfstune.bench.workloads import WorkloadSizes
 from nfstune.rounds import RecipeFigures
 
 
@@ -98,34 +93,3 @@ def next_sizes(
     if elapsed_s + rounds.min * next_round > figures.item.budget_s:
         return None
     return Growth(grown, tuple(reasons))
-
-
-def fitted_to_baselines(
-    sizes: WorkloadSizes, limits: WorkloadSizes, rates: Mapping[tuple[str, str], float]
-) -> Growth | None:
-    """The sizes for every round when the sequential file is shorter than SEQ_RUN_TARGET_S at the measured rates,
-    else None. `rates`: MB/s by (kind, direction) of the session's baselines (network to-server/from-server, disk
-    write/read; any may be missing). A write is as fast as the slower of the network to the server and the
-    server's disk write, a read likewise the other way; the file is sized for the faster of the two, so that both
-    last at least the target."""
-    paths = [
-        [rates[k] for k in ((kind, direction) for kind, direction in legs) if k in rates and rates[k] > 0]
-        for legs in ((("network", "to-server"), ("disk", "write")), (("network", "from-server"), ("disk", "read")))
-    ]
-    speeds = [min(found) for found in paths if found]
-    if not speeds:
-        return None
-    wanted = math.ceil(max(speeds) * 1e6 * SEQ_RUN_TARGET_S / (16 * MIB)) * 16 * MIB  # whole 16 MiB steps
-    larger = min(wanted, limits.seq_file_bytes)
-    if larger <= sizes.seq_file_bytes:
-        return None
-    grown = dataclasses.replace(sizes, seq_file_bytes=larger)
-    capped = " (its limit)" if larger < wanted else ""
-    return Growth(
-        grown,
-        (
-            f"the baselines move {max(speeds):.3g} MB/s: the sequential file grows from "
-            f"{size_text(sizes, 'seq_file_bytes')} to {size_text(grown, 'seq_file_bytes')}{capped}, about "
-            f"{larger / (max(speeds) * 1e6):.0f} s a run",
-        ),
-    )

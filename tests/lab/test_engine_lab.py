@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.bench.sizing import SEQ_RUN_TARGET_S, growth_limits
+from nfstune.bench.sizing import growth_limits
 from nfstune.bench.workloads import MIB
 from nfstune.cli_run import report_text
 from nfstune.engine import Cancelled, Engine, Event
@@ -295,62 +295,3 @@ def test_files_grow_between_rounds_and_a_read_only_visit_lays_out_the_new_file(l
     for (label, workload, number), size in moved.items():
         assert size == (16 if number == 3 else 8) * MIB, (label, workload, number, size)
     assert {key[2] for key in moved} == {0, 1, 2, 3} and ("4.1", "seq-read", 3) in moved
-
-
-FIT_RECIPE = """
-id = "mini-fit"
-title = "a file fitted to the baselines"
-summary = "A short test recipe."
-why = "Tests."
-changes_host = "client"
-workloads = ["seq-write", "seq-read"]
-baseline = "4.2"
-
-[rounds]
-min = 1
-max = 1
-warmup = 0
-
-[[configs]]
-label = "4.2"
-mount = { vers = "4.2" }
-"""
-
-
-def test_the_sequential_file_is_fitted_to_the_sessions_baselines(lab: LabConfig, tmp_path: Path) -> None:
-    (tmp_path / "mini-fit.toml").write_text(FIT_RECIPE)
-    recipe, errors = load_recipe_file(tmp_path / "mini-fit.toml")
-    assert errors == [] and recipe is not None
-    sizes = dataclasses.replace(SIZES["small"], seq_file_bytes=4 * MIB)  # a run far shorter than the target
-    limits = growth_limits(sizes, None, None)
-    planned = build_plan(
-        [recipe], {}, scale="small", seed=1, sizes=sizes, fio_available=True, share="/export",
-        server_address="nas", scratch_name=f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}", size_limits=limits,
-    )  # fmt: skip
-    conn = open_store(tmp_path / "s.sqlite3")
-    results, journal = Results(conn), Journal(conn)
-    events: list[Event] = []
-    with host(lab, "nas") as nas, host(lab, "client") as client:
-        sid = results.start_session(
-            server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id]
-        )
-        Engine(
-            server=nas, client=client, server_address="nas", share="/export", sizes=sizes, results=results,
-            journal=journal, emit=events.append, fio_available=True, iperf_available=True,
-        ).run(sid, planned)  # fmt: skip
-        assert nas.run("ls -A /export").stdout.split() == ["lost+found"]
-    data = results.session(sid)
-    assert data["status"] == "completed"
-    rates = {(b["kind"], b["direction"]): b["mb_per_s"] for b in data["baselines"]}
-    faster_path = max(
-        min(rates[("network", "to-server")], rates[("disk", "write")]),
-        min(rates[("network", "from-server")], rates[("disk", "read")]),
-    )
-    moved = {r["bytes"] for run in data["runs"] for r in run["repeats"]}
-    assert len(moved) == 1  # both workloads, one size
-    (size,) = moved
-    # the target's worth of the faster direction, or the limit when that is less
-    assert size == limits.seq_file_bytes or size >= SEQ_RUN_TARGET_S * faster_path * 1e6, (size, rates)
-    assert sizes.seq_file_bytes < size <= limits.seq_file_bytes
-    logs = [e.message for e in events if e.kind == "log"]
-    assert any(m.startswith("before round 1: the baselines move") and f"to {size // MIB} MiB" in m for m in logs), logs

@@ -7,9 +7,9 @@ import dataclasses
 import pytest
 
 from nfstune import paths
-from nfstune.bench.sizing import GIB, SEQ_RUN_TARGET_S, growth_limits, plan_sizes
+from nfstune.bench.sizing import GIB, growth_limits, plan_sizes
 from nfstune.bench.workloads import MIB, WorkloadSizes
-from nfstune.growth import fitted_to_baselines, next_sizes, spread
+from nfstune.growth import next_sizes, spread
 from nfstune.recipes import Recipe, load_recipes
 from nfstune.recipes.plan import Plan, build_plan, plan_json, plan_text
 from nfstune.rounds import RecipeFigures
@@ -104,44 +104,3 @@ def test_the_plan_states_the_rule_and_stores_the_sizes(quick: Recipe) -> None:
     assert "small-files keeps its tree" in text
     assert '"size_limits": {' in plan_json(plan) and '"seq_file_bytes": 402653184' in plan_json(plan)
     assert "doubles for the rounds after" not in plan_text(plan_of(quick, limits=None))
-
-
-LAB_RATES = {  # MB/s of one lab session's baselines (quick-check, 2026-11-23): iperf3 both ways, the server's disk
-    ("network", "to-server"): 14.7, ("network", "from-server"): 20.5, ("disk", "write"): 28.9, ("disk", "read"): 39.7,
-}  # fmt: skip
-
-
-def test_the_sequential_file_is_fitted_so_both_directions_last_the_target() -> None:
-    fitted = fitted_to_baselines(SIZES, LIMITS, LAB_RATES)
-    assert fitted is not None
-    size = fitted.sizes.seq_file_bytes
-    # a write is as fast as the slower of the network to the server and the disk's write, a read the other way
-    write_s, read_s = size / (14.7 * 1e6), size / (20.5 * 1e6)
-    assert SEQ_RUN_TARGET_S <= min(write_s, read_s) < SEQ_RUN_TARGET_S + 1.0
-    assert size % MIB == 0 and SIZES.seq_file_bytes < size <= LIMITS.seq_file_bytes
-    assert dataclasses.replace(fitted.sizes, seq_file_bytes=SIZES.seq_file_bytes) == SIZES  # nothing else changes
-    (reason,) = fitted.reasons
-    assert f"grows from 96 MiB to {size // MIB} MiB" in reason and "20.5 MB/s" in reason
-
-
-def test_the_fit_never_shrinks_and_keeps_to_the_limits() -> None:
-    slow = {key: 2.0 for key in LAB_RATES}  # 12 s at 2 MB/s is less than the planned 96 MiB
-    assert fitted_to_baselines(SIZES, LIMITS, slow) is None
-    fast = {key: 1000.0 for key in LAB_RATES}
-    fitted = fitted_to_baselines(SIZES, LIMITS, fast)
-    assert fitted is not None and fitted.sizes.seq_file_bytes == LIMITS.seq_file_bytes
-    assert "(its limit)" in fitted.reasons[0]
-    assert fitted_to_baselines(SIZES, SIZES, fast) is None  # nothing to grow into
-
-
-def test_the_fit_uses_the_baselines_there_are() -> None:
-    assert fitted_to_baselines(SIZES, LIMITS, {}) is None
-    disk_only = {("disk", "write"): 25.0, ("disk", "read"): 30.0}  # no iperf3: the disk alone bounds the rates
-    fitted = fitted_to_baselines(SIZES, LIMITS, disk_only)
-    assert fitted is not None
-    assert SEQ_RUN_TARGET_S <= fitted.sizes.seq_file_bytes / (30.0 * 1e6) < SEQ_RUN_TARGET_S + 1.0
-
-
-def test_the_plan_states_the_fit(quick: Recipe) -> None:
-    text = plan_text(plan_of(quick))
-    assert "After the baselines, the sequential file grows (never shrinks) so that a run lasts about " in text

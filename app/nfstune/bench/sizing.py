@@ -14,10 +14,7 @@ a small part of the time, and short enough that repeats stay affordable:
 Free space: all the files of one configuration together (seq file + small files + sync-4k file) never take
 more than half of the share's free space; when even the minimum does not fit, SizingError.
 
-The scale's sizes are where a session starts: after its baselines, growth.fitted_to_baselines grows the seq file
-to SEQ_RUN_TARGET_S of the measured rates (the lab ran 10-15 MB/s when 96 MiB was chosen, 20-24 MB/s later).
-
-Growth (nfstune/growth.py may double the seq file and the sync-4k count between rounds): at most GROWTH_MAX times
+Growth (recipes/growth.py may double the seq file and the sync-4k count between rounds): at most GROWTH_MAX times
 the planned size, the seq file at most twice the larger host's RAM (a larger file adds time without making the
 read any colder: the classic 2x RAM rule), and the grown files of a configuration still within half the free
 space.
@@ -36,10 +33,6 @@ FS_BLOCK_BYTES = 4096  # what a small file costs at least on the server's filesy
 GROWTH_MAX = 4  # a workload's size grows at most to this multiple of the planned one
 SHORT_RUN_S = 10.0  # a run shorter than this is mostly start-up and jitter (about 1 s of start-up: bench/steady.py)
 GROWTH_FACTOR = 2
-# the sequential file is fitted to the session's baselines so that a run lasts about this long: measured on the lab
-# (tests/bench/sequential_size.py, 2026-11-23), a write's fixed cost (open, first requests, final flush) was about
-# 1.7 s, so a 5 s run read 15-28 % under a 1 GiB dd; at 12 s that cost is under 15 % of the figure
-SEQ_RUN_TARGET_S = 12.0
 # the size field of WorkloadSizes -> the workloads it makes, and what it is called
 GROWS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("seq_file_bytes", ("seq-write", "seq-read"), "the sequential file"),
@@ -137,8 +130,6 @@ def growth_rule_text(rounds_min: int, spread_percent: float, limits: WorkloadSiz
     if limits is not None:
         cap = f" (at most {size_text(limits, 'seq_file_bytes')} and {size_text(limits, 'sync_4k_count')})"
     return (
-        f"After the baselines, the sequential file grows (never shrinks) so that a run lasts about "
-        f"{SEQ_RUN_TARGET_S:.0f} s at the measured network and disk rates{cap}. "
         f"When a workload's runs take under {SHORT_RUN_S:.0f} s and its per-round ratios spread more than "
         f"{spread_percent:g} %, the sequential file ({size_text(sizes, 'seq_file_bytes')}) or sync-4k's count "
         f"({size_text(sizes, 'sync_4k_count')}) doubles for the rounds after{cap}, as long as {rounds_min} more "
