@@ -87,7 +87,7 @@ class Engine:
         self.appliance, self.client_address, self.confirm = appliance, client_address, confirm
         self._eta: Eta | None = None
         self._t0 = time.monotonic()
-        self._samples = RunSamples()
+        self._samples = RunSamples(sample_interval_s)
         self._plan: Plan | None = None
         self._scratch = ""  # the session's scratch directory on the server
         self._planned_sizes = sizes  # each recipe starts with these; growth.py may grow them between rounds
@@ -288,6 +288,8 @@ class Engine:
                             session_id, recipe.id, config, workload, negotiated, export_opts
                         )
                     self._run_workload(visit, workload, run_id, mount, figures)
+                # the samples covering the last run's final second arrive after it: keep them before stopping
+                self._samples.wait_closed(("server", "client"))
         finally:
             self._flush_samples()
             tx.undo()
@@ -351,7 +353,7 @@ class Engine:
         self, visit: Visit, workload: str, run_id: int, mount: ClientMount, figures: RecipeFigures
     ) -> None:
         assert self._runner is not None
-        self._samples.run_id = run_id
+        self._samples.begin(run_id)
         try:
             measured = self._runner.run(
                 WorkloadId(workload), self.sizes, scratch=mount.scratch, mount_point=mount.mount_point
@@ -360,8 +362,8 @@ class Engine:
             value = figure(workload, record)
             self.results.add_repeat(run_id, visit.round, warmup=visit.warmup, values=record)
         finally:
+            self._samples.end()
             self._flush_samples()
-            self._samples.run_id = None
         figures.add(workload, visit.label, visit.round, value, measured.result.seconds)
         unit = WORKLOADS[workload].unit
         label = "warm-up" if visit.warmup else f"round {visit.round}"

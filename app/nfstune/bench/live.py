@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Collection, Mapping
 
 from nfstune.bench.sampler import LocalSampler, Sample, SampleParser, sampler_command
@@ -147,22 +148,60 @@ class Samplers:
 
 class RunSamples:
     """The samples of the run in progress, kept until its owner stores them: they arrive on the samplers' threads,
-    and sqlite is written from one thread only."""
+    and sqlite is written from one thread only.
 
-    def __init__(self) -> None:
-        self.run_id: int | None = None  # samples that arrive while it is None belong to no run and are not kept
-        self._lock = threading.Lock()
+    A sample covers the interval before it, so each host's first sample after a run ends still holds that run's
+    last second (a sync write's final COMMIT flush lands there): it is kept for the run that ended when it arrives
+    within one interval (and a little slack for the trip) of `end`. `wait_closed` waits for those samples before
+    the samplers stop."""
+
+    SLACK_S = 0.5  # a sample's trip over SSH and the sampler's own parsing
+
+    def __init__(self, interval_s: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval_s, self._clock = interval_s, clock
+        self._run_id: int | None = None  # samples that arrive while no run is open or closing are not kept
+        self._closing: tuple[int, float] | None = None  # (run, when it ended)
+        self._closed_roles: set[str] = set()  # the hosts whose closing sample has arrived
+        self._cond = threading.Condition()
         self._pending: list[tuple[int, str, str, float, float]] = []
 
+    def begin(self, run_id: int) -> None:
+        with self._cond:
+            self._run_id = run_id
+
+    def end(self) -> None:
+        with self._cond:
+            if self._run_id is not None:
+                self._closing, self._closed_roles = (self._run_id, self._clock()), set()
+            self._run_id = None
+
+    def _window_open(self) -> bool:
+        return self._closing is not None and self._clock() - self._closing[1] <= self.interval_s + self.SLACK_S
+
     def add(self, role: str, t: float, series: Mapping[str, float]) -> None:
-        run_id = self.run_id
-        if run_id is not None:
-            with self._lock:
+        with self._cond:
+            run_id = self._run_id
+            if self._closing is not None and role not in self._closed_roles and self._window_open():
+                run_id = self._closing[0]
+                self._closed_roles.add(role)
+                self._cond.notify_all()
+            if run_id is not None:
                 self._pending.extend((run_id, role, name, t, v) for name, v in series.items())
+
+    def wait_closed(self, roles: Collection[str]) -> bool:
+        """Wait until each of `roles` has delivered the sample that closes the last run, or the window for it has
+        passed. True when every one came."""
+        with self._cond:
+            while self._closing is not None and not set(roles) <= self._closed_roles:
+                left = self._closing[1] + self.interval_s + self.SLACK_S - self._clock()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+            return True
 
     def take(self) -> dict[tuple[int, str], list[tuple[str, float, float]]]:
         """What arrived since the last take, as (run, role) -> [(series, time, value)]."""
-        with self._lock:
+        with self._cond:
             pending, self._pending = self._pending, []
         by_run: dict[tuple[int, str], list[tuple[str, float, float]]] = {}
         for run_id, role, name, t, v in pending:
