@@ -12,6 +12,7 @@ Tolerances against the bytes a workload moved (tests/captures/bench/README.md):
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 
 from nfstune.bench.sampler import (
     SNAPSHOT_AWK,
+    TICKING_AWK,
     LocalSampler,
     Sample,
     SampleParser,
@@ -61,19 +63,67 @@ def assert_sane(samples: list[Sample]) -> None:
 
 
 def test_the_command_quotes_the_escaped_mount_point() -> None:
-    body = (
-        'while :; do sleep 1 & echo "NFSTUNE_SAMPLE $(date +%s.%N)"; '
+    loop = (
+        'while :; do sleep 0.5 & echo "NFSTUNE_SAMPLE $(date +%s.%N)"; '
         f"awk '{SNAPSHOT_AWK}' /proc/diskstats /proc/net/dev /proc/stat@MORE@; echo NFSTUNE_SAMPLE_END; wait; done"
     )
-    assert sampler_command(None) == body.replace("@MORE@", "")
+    assert sampler_command(None, 0.5) == loop.replace("@MORE@", "")
     # the kernel writes a space as \040 in mountstats; the shell gets the escaped form, quoted
     assert sampler_command("/mnt/it's here", 0.5) == (
-        "NFSTUNE_MP='/mnt/it'\"'\"'s\\040here'; export NFSTUNE_MP; "
-        + body.replace("@MORE@", " /proc/self/mountstats").replace("sleep 1 ", "sleep 0.5 ")
+        "NFSTUNE_MP='/mnt/it'\"'\"'s\\040here'; export NFSTUNE_MP; " + loop.replace("@MORE@", " /proc/self/mountstats")
     )
     assert sampler_command("/mnt/x/") == sampler_command("/mnt/x")
     with pytest.raises(ValueError):
         sampler_command(None, 0)
+
+
+def test_a_whole_second_is_ticked_by_vmstat_where_it_exists_else_by_the_loop() -> None:
+    command = sampler_command("/mnt/x", 2)
+    assert command.startswith("NFSTUNE_MP=/mnt/x; export NFSTUNE_MP; if command -v vmstat >/dev/null 2>&1; then ")
+    ticking, _, loop = command.partition("; else ")
+    assert "vmstat -n 2 | $A " in ticking and "'" + TICKING_AWK + "'" in ticking
+    assert loop == (
+        'while :; do sleep 2 & echo "NFSTUNE_SAMPLE $(date +%s.%N)"; '
+        f"awk '{SNAPSHOT_AWK}' /proc/diskstats /proc/net/dev /proc/stat /proc/self/mountstats; "
+        "echo NFSTUNE_SAMPLE_END; wait; done; fi"
+    )
+
+
+def run_for(seconds: float, command: str, path: str | None = None) -> str:
+    env = None if path is None else {"PATH": path}
+    out = subprocess.run(
+        [shutil.which("timeout") or "timeout", str(seconds), "sh", "-c", command],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert out.returncode == 124 and out.stderr == ""  # stopped by timeout, no complaint on the way
+    return out.stdout
+
+
+def test_vmstat_ticks_one_snapshot_a_second_with_the_wall_clock_time() -> None:
+    before = time.time()
+    out = run_for(3.6, sampler_command("/proc"))
+    samples = SampleParser().feed(out)
+    assert len(samples) >= 2
+    assert all(0.9 < s.interval_s < 1.1 for s in samples)
+    # the time is the epoch (worked out from /proc/uptime), not seconds since boot
+    assert all(before - 1 < s.time < time.time() + 1 for s in samples)
+    assert {part.split("@/proc/self/mountstats\n")[1].split("NFSTUNE_SAMPLE_END")[0]
+            for part in out.split("NFSTUNE_SAMPLE ")[1:] if "NFSTUNE_SAMPLE_END" in part} == {
+        "device proc mounted on /proc with fstype proc\n"
+    }  # fmt: skip
+    assert_sane(samples)
+
+
+def test_without_vmstat_the_loop_samples(tmp_path: Path) -> None:
+    """A host with a shell and awk but no vmstat (a small appliance): the same snapshots from the loop."""
+    for tool in ("sh", "awk", "date", "sleep"):
+        (tmp_path / tool).symlink_to(shutil.which(tool) or tool)
+    out = run_for(2.5, sampler_command(None), str(tmp_path))
+    samples = SampleParser().feed(out)
+    assert len(samples) >= 1 and all(0.9 < s.interval_s < 1.2 for s in samples)
+    assert_sane(samples)
 
 
 def test_the_command_runs_here_and_keeps_only_our_mount_point() -> None:
