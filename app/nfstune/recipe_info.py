@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from nfstune.bench.workloads import MIB, WorkloadSizes
+from nfstune.bench.sizing import default_sizes
 from nfstune.recipes.model import Config, Recipe
 from nfstune.recipes.plan import build_plan
 
@@ -26,8 +26,6 @@ CLIENT_CHANGES = (
 CLIENT_ONLY = "The server's configuration is not touched."
 READAHEAD_CHANGES = "It sets read_ahead_kb of nfstune's own mount only."
 
-# the sizes only change the commands shown, not the estimate: any valid ones do
-_SIZES = WorkloadSizes(seq_file_bytes=8 * MIB, small_file_count=30, small_file_bytes=4096, sync_4k_count=40)
 
 _KEY_NAMES = {"vers": "NFS version", "rsize": "rsize", "wsize": "wsize", "nconnect": "nconnect"}
 _BYTE_KEYS = ("rsize", "wsize", "rsize/wsize")
@@ -156,7 +154,7 @@ def estimate_seconds(recipe: Recipe, scale: str) -> tuple[float, float]:
     time budget for the scale or its maximum rounds, whichever comes first (high). Configurations whose conditions
     need the hosts' facts count as if they run (the planner tries them)."""
     plan = build_plan(
-        [recipe], {}, scale=scale, seed=0, sizes=_SIZES, fio_available=True, share="/share",
+        [recipe], {}, scale=scale, seed=0, sizes=default_sizes(scale), fio_available=True, share="/share",
         server_address="server", scratch_name=".nfstune-0",
     )  # fmt: skip
     return plan.estimate_s

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from nfstune.advice import Measured, Recommendation, recommend
-from nfstune.bench.sizing import growth_limits, plan_sizes
+from nfstune.bench.sizing import default_sizes, growth_limits, plan_sizes
 from nfstune.bench.verdict import Verdict
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.changes.transaction import host_key
@@ -30,14 +30,6 @@ from nfstune.remote.probe_parse import HostFacts
 from nfstune.store import Journal, Results
 from nfstune.summary import WorkloadResults, summarize_session
 
-# per scale when the facts lack RAM or free space: a few seconds a repeat in the emulated lab ("small"), a real
-# NAS's RAM-beating sizes ("normal")
-FALLBACK_SIZES = {
-    "small": WorkloadSizes(seq_file_bytes=96 * MIB, small_file_count=20, small_file_bytes=4096, sync_4k_count=50),
-    "normal": WorkloadSizes(
-        seq_file_bytes=1024 * MIB, small_file_count=2000, small_file_bytes=16384, sync_4k_count=2000
-    ),
-}
 IPERF_SECONDS = {"small": 5, "normal": 10}
 
 
@@ -79,7 +71,7 @@ def sizes_for(scale: str, facts: Facts | None) -> tuple[WorkloadSizes, WorkloadS
     if client_ram and server_ram and fs is not None and fs.free_bytes is not None:
         sizing = plan_sizes(client_ram, server_ram, fs.free_bytes, scale)
         return sizing.sizes, sizing.limits
-    sizes = FALLBACK_SIZES[scale]
+    sizes = default_sizes(scale)
     return sizes, growth_limits(sizes, max(client_ram or 0, server_ram or 0) or None, None)
 
 
@@ -110,7 +102,7 @@ def plan_for(
     notes = []
     if facts is None:
         notes.append(
-            f"the hosts were not probed: the scale's default sizes ({FALLBACK_SIZES[scale].seq_file_bytes // MIB} MiB "
+            f"the hosts were not probed: the scale's default sizes ({default_sizes(scale).seq_file_bytes // MIB} MiB "
             "files), fio assumed on the client (dd and tar run where it is missing), and every condition on the "
             "hosts unknown (such configurations are tried)"
         )

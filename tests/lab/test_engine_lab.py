@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.bench.sizing import growth_limits
+from nfstune.bench.sizing import default_sizes, growth_limits
 from nfstune.bench.workloads import MIB
 from nfstune.cli_run import report_text
 from nfstune.engine import Cancelled, Engine, Event
@@ -21,11 +21,10 @@ from nfstune.recipes.model import Recipe, recipe_facts
 from nfstune.recipes.plan import Plan, build_plan, plan_json
 from nfstune.remote.probe import probe
 from nfstune.store import Journal, Results, open_store
-from nfstune.workflow import FALLBACK_SIZES
 
 # what these tests check (order, undo, bytes on the wire, the link's cap) does not need the quick setting's 96 MiB
 # steady-state file: 16 MiB keeps each sequential run to a few seconds on the 50mbit link
-SIZES = {"small": dataclasses.replace(FALLBACK_SIZES["small"], seq_file_bytes=16 * MIB)}
+SIZES = {"small": dataclasses.replace(default_sizes("small"), seq_file_bytes=16 * MIB)}
 
 pytestmark = pytest.mark.lab
 

@@ -22,7 +22,7 @@ from nfstune.bench.fallback import (
     fallback_commands,
     small_files_tar_command,
 )
-from nfstune.bench.sizing import GIB, Scale, SizingError, plan_sizes
+from nfstune.bench.sizing import GIB, Scale, SizingError, default_sizes, plan_sizes
 from nfstune.bench.steady import steady_mb_per_s
 from nfstune.bench.workloads import (
     MIB,
@@ -34,6 +34,7 @@ from nfstune.bench.workloads import (
     WorkloadResult,
     WorkloadSizes,
 )
+from nfstune.recipes.model import WORKLOADS as RECIPE_WORKLOADS
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "bench"
 SCRATCH = "/mnt/x/.nfstune-1"
@@ -268,8 +269,6 @@ def test_normal_scale_follows_the_larger_ram_between_1_and_4_gib() -> None:
     assert plan_sizes(2 * GIB, 3 * GIB + 5, big_free, Scale.NORMAL).sizes.seq_file_bytes == 3 * GIB  # whole MiB
     assert plan_sizes(512 * MIB, 256 * MIB, big_free, Scale.NORMAL).sizes.seq_file_bytes == GIB
     normal, small = plan_sizes(8 * GIB, 2 * GIB, big_free, "normal"), plan_sizes(8 * GIB, 2 * GIB, big_free, "small")
-    # the measuring protocol (docs/nfs-knowledge.md, "Discard one warm-up run, then do 5 or more runs")
-    assert normal.warmup_runs == 1 and normal.max_repeats >= normal.min_repeats >= 5
     assert normal.sizes.small_file_count > small.sizes.small_file_count
     assert normal.sizes.sync_4k_count > small.sizes.sync_4k_count
 
@@ -295,3 +294,19 @@ def test_sizing_refuses_nonsense_inputs() -> None:
         plan_sizes(0, GIB, GIB, "small")
     with pytest.raises(ValueError):
         plan_sizes(GIB, GIB, GIB, "huge")
+
+
+def test_default_sizes_are_the_rules_for_a_1_gib_host_with_room_to_spare() -> None:
+    """Unprobed hosts and the plan shown before connecting get the sizes a probed 1 GiB host would."""
+    for scale in Scale:
+        assert default_sizes(scale) == plan_sizes(GIB, GIB, 1000 * GIB, scale).sizes
+    assert default_sizes("small").seq_file_bytes < default_sizes("normal").seq_file_bytes
+
+
+def test_one_workload_registry_for_recipes_and_the_bench() -> None:
+    """The recipes' text-keyed view holds the very specs the bench runs, and every workload has a unit."""
+    assert list(RECIPE_WORKLOADS) == [str(w) for w in WorkloadId]
+    assert all(RECIPE_WORKLOADS[str(w)] is WORKLOADS[w] for w in WorkloadId)
+    assert {w: (s.unit, s.higher_is_better) for w, s in RECIPE_WORKLOADS.items()} == {
+        "seq-write": ("MB/s", True), "seq-read": ("MB/s", True), "small-files": ("s", False), "sync-4k": ("ms", False),
+    }  # fmt: skip

@@ -1,4 +1,4 @@
-"""How big each workload is, and how often it repeats, from the host facts and a scale.
+"""How big each workload is, from the host facts and a scale (how often: the recipe's rounds, recipes/plan.py).
 
 The seq file size rule. The classic rule (a file of at least 2x the larger host's RAM) is for when a cold read
 cannot be guaranteed otherwise. nfstune guarantees it: before every read the engine syncs and drops the page
@@ -49,9 +49,6 @@ class Scale(StrEnum):
 class Sizing:
     scale: Scale
     sizes: WorkloadSizes
-    warmup_runs: int  # run and discarded before the repeats that count
-    min_repeats: int
-    max_repeats: int  # the stop rule (stats.py) ends between the two
     needed_bytes: int  # on the share, at most, during one configuration (at the planned sizes)
     limits: WorkloadSizes  # the most growth may reach (module docstring)
 
@@ -63,18 +60,15 @@ class _ScaleRule:
     small_file_count: int
     small_file_bytes: int
     sync_4k_count: int
-    warmup_runs: int
-    min_repeats: int
-    max_repeats: int
 
 
 RULES = {
     # Lab figures (hdd profile, sync export, 2026-11-22): 30 small files took 5.9-8.6 s (0.20-0.29 s each,
     # create + write + close + setattr), a 4 KiB O_DSYNC write 54-72 ms, 24 MiB 1.4-2.4 s.
-    Scale.SMALL: _ScaleRule(4 * MIB, 96 * MIB, 20, 4096, 50, warmup_runs=1, min_repeats=3, max_repeats=5),
+    Scale.SMALL: _ScaleRule(4 * MIB, 96 * MIB, 20, 4096, 50),
     # 1000 files: ~30 s on an HDD-backed sync export (~30 ms a file), ~1 s on SSD or async; 1000 sync writes
-    # likewise (5-30 ms each on HDD). Five counted repeats at least, as the measuring protocol asks.
-    Scale.NORMAL: _ScaleRule(256 * MIB, 4 * GIB, 1000, 4096, 1000, warmup_runs=1, min_repeats=5, max_repeats=10),
+    # likewise (5-30 ms each on HDD).
+    Scale.NORMAL: _ScaleRule(256 * MIB, 4 * GIB, 1000, 4096, 1000),
 }
 
 
@@ -107,7 +101,15 @@ def plan_sizes(client_ram_bytes: int, server_ram_bytes: int, share_free_bytes: i
         )
     sizes = WorkloadSizes(seq, rule.small_file_count, rule.small_file_bytes, rule.sync_4k_count)
     limits = growth_limits(sizes, max(client_ram_bytes, server_ram_bytes), share_free_bytes)
-    return Sizing(scale, sizes, rule.warmup_runs, rule.min_repeats, rule.max_repeats, seq + others, limits)
+    return Sizing(scale, sizes, seq + others, limits)
+
+
+def default_sizes(scale: Scale | str) -> WorkloadSizes:
+    """The sizes when the hosts' RAM or free space is not known (they were not probed, or a plan is only shown):
+    the rule's, for a host of 1 GiB RAM with room to spare."""
+    rule = RULES[Scale(scale)]
+    seq = rule.seq_max if Scale(scale) is Scale.SMALL else max(GIB, rule.seq_min)
+    return WorkloadSizes(seq, rule.small_file_count, rule.small_file_bytes, rule.sync_4k_count)
 
 
 def growth_limits(sizes: WorkloadSizes, larger_ram_bytes: int | None, share_free_bytes: int | None) -> WorkloadSizes:

@@ -42,8 +42,13 @@ class Tool(StrEnum):
 
 @dataclass(frozen=True)
 class WorkloadSpec:
+    """One workload, the one registry of them: recipes name workloads by id, the report and the pages show the
+    title and unit."""
+
     id: WorkloadId
     title: str
+    unit: str  # of the figure it is judged by (bench/figure.py)
+    higher_is_better: bool
     # the engine runs `sync` and drops the page cache on BOTH hosts right before the run
     needs_cold_cache: bool = False
     # this workload reads the file another one wrote: run that one first, with the same sizes
@@ -51,15 +56,19 @@ class WorkloadSpec:
 
 
 WORKLOADS: Mapping[WorkloadId, WorkloadSpec] = {
-    WorkloadId.SEQ_WRITE: WorkloadSpec(WorkloadId.SEQ_WRITE, "Sequential write of one file, ending in fsync"),
+    WorkloadId.SEQ_WRITE: WorkloadSpec(WorkloadId.SEQ_WRITE, "sequential write, ending in fsync", "MB/s", True),
     WorkloadId.SEQ_READ: WorkloadSpec(
         WorkloadId.SEQ_READ,
-        "Sequential read of that file from cold caches",
+        "sequential read, caches dropped on both hosts first",
+        "MB/s",
+        True,
         needs_cold_cache=True,
         reads_file_of=WorkloadId.SEQ_WRITE,
     ),
-    WorkloadId.SMALL_FILES: WorkloadSpec(WorkloadId.SMALL_FILES, "Untar of many small files, ending in sync"),
-    WorkloadId.SYNC_4K: WorkloadSpec(WorkloadId.SYNC_4K, "4 KiB synchronous (O_DSYNC) writes: latency and IOPS"),
+    WorkloadId.SMALL_FILES: WorkloadSpec(
+        WorkloadId.SMALL_FILES, "untar of a generated tree, timed including a final sync", "s", False
+    ),
+    WorkloadId.SYNC_4K: WorkloadSpec(WorkloadId.SYNC_4K, "4 KiB synchronous writes", "ms", False),
 }
 
 

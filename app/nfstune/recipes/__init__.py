@@ -10,7 +10,6 @@ from nfstune.recipes.model import (
     Note,
     Recipe,
     Rounds,
-    Workload,
     recipe_facts,
 )
 
@@ -24,7 +23,6 @@ __all__ = [
     "Recipe",
     "RecipeError",
     "Rounds",
-    "Workload",
     "default_recipe_dirs",
     "load_recipe_file",
     "load_recipes",

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from nfstune.bench.workloads import WORKLOADS as BENCH_WORKLOADS
+from nfstune.bench.workloads import WorkloadSpec
 from nfstune.nfs.export_edit import ExportOptionEdit
 from nfstune.nfs.mount_options import MountOptions
 
@@ -24,23 +26,8 @@ FactValue = int | bool | frozenset[str] | None  # None: the probe could not tell
 Scalar = str | int | bool
 
 
-@dataclass(frozen=True)
-class Workload:
-    id: str
-    title: str
-    unit: str
-    higher_is_better: bool
-
-
-WORKLOADS: Mapping[str, Workload] = {
-    w.id: w
-    for w in (
-        Workload("seq-write", "sequential write, ending in fsync", "MB/s", True),
-        Workload("seq-read", "sequential read, caches dropped on both hosts first", "MB/s", True),
-        Workload("small-files", "untar of a generated tree, timed including a final sync", "s", False),
-        Workload("sync-4k", "4 KiB synchronous writes", "ms", False),
-    )
-}
+# recipes and stored runs name a workload by its text: the registry (bench.workloads), keyed by that text
+WORKLOADS: Mapping[str, WorkloadSpec] = {str(id_): spec for id_, spec in BENCH_WORKLOADS.items()}
 
 
 @dataclass(frozen=True)
