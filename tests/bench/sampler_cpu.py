@@ -1,10 +1,10 @@
-"""Benchmark: what the live sampler costs the host it samples. Runs the remote loop of
-bench/sampler.py's sampler_command (one snapshot a second, what HostSampler starts on each host during a run)
-over a real SSH login, parses its output as nfstune does, and reads /proc/<pid>/stat of the loop's shell at the
-start and end of a minute: its own CPU time plus that of the children it waited for (the awk, date and sleep it
-runs each second), i.e. utime+stime+cutime+cstime. Also the sshd process that serves the login (its
-encryption of the stream), and the whole host's CPU from /proc/stat against a minute without the sampler.
-Prints figures; asserts nothing.
+"""Benchmark: what the live sampler costs the host it samples. Runs bench/sampler.py's sampler_command (one
+snapshot a second, what HostSampler starts on each host during a run) over a real SSH login, in either form
+(`--forms`: `vmstat`, one awk ticked by vmstat, what nfstune runs; `loop`, the shell loop starting a sleep, a date
+and an awk a second), parses its output as nfstune does, and reads /proc/*/stat of every process of the sampler's
+process group at the start and end of a minute: utime+stime+cutime+cstime (the children the shell waited for
+included). Also the sshd process that serves the login (its encryption of the stream), and the whole host's CPU
+from /proc/stat against a minute without the sampler. Prints figures; asserts nothing.
 
 Figures (2026-11-23, commit fcb199f; one minute each, one snapshot a second):
 lab client VM (1 emulated CPU): the loop 17.0 % of one CPU with mountstats (client form), 13.5 % without
@@ -70,13 +70,17 @@ def cpu_line(line: str) -> tuple[int, int]:
     return total - idle, total
 
 
-def read(reader: Reader, loop_pid: int, sshd_pid: int) -> Reading:
-    lines = reader(f"cat /proc/uptime /proc/{loop_pid}/stat /proc/{sshd_pid}/stat; head -n 1 /proc/stat").splitlines()
-    loop, sshd = stat_fields(lines[1]), stat_fields(lines[2])
-    busy, total = cpu_line(lines[3])
+def read(reader: Reader, pgid: int, sshd_pid: int) -> Reading:
+    # vmstat and its awk run for the whole run: their time is in no parent's cutime until they end
+    lines = reader(
+        f"cat /proc/uptime /proc/{sshd_pid}/stat; head -n 1 /proc/stat; cat /proc/[0-9]*/stat 2>/dev/null"
+    ).splitlines()
+    sshd = stat_fields(lines[1])
+    busy, total = cpu_line(lines[2])
+    group = [fields for fields in map(stat_fields, lines[3:]) if int(fields[2]) == pgid]  # field 5: pgrp
     return Reading(
         uptime=float(lines[0].split()[0]),
-        loop_ticks=sum(int(v) for v in loop[11:15]),  # utime stime cutime cstime (fields 14-17)
+        loop_ticks=sum(int(v) for fields in group for v in fields[11:15]),  # utime stime cutime cstime (14-17)
         sshd_ticks=sum(int(v) for v in sshd[11:13]),
         busy=busy,
         total=total,
@@ -103,11 +107,11 @@ def idle_busy(reader: Reader, seconds: float) -> tuple[float, int]:
     return 100 * (b1 - b0) / (t1 - t0), int(first[1])
 
 
-def measure(name: str, sampled: Host, reader: Reader, role: str, seconds: float, idle_s: float) -> list[str]:
+def measure(name: str, sampled: Host, reader: Reader, role: str, form: str, seconds: float, idle_s: float) -> list[str]:
     hz = int(reader("getconf CLK_TCK"))
     idle, cpus = idle_busy(reader, idle_s) if idle_s else (None, int(reader("nproc")))
     mount = CLIENT_MOUNT if role == "client" else None
-    proc = sampled.start(sampler_command(mount, 1.0))
+    proc = sampled.start(sampler_command(mount, 1.0, ticking=form == "vmstat"))
     assert proc.pgid is not None  # the wrapper's process group: the loop's shell (it exec'd into it)
     samples = [0]
 
@@ -135,9 +139,9 @@ def measure(name: str, sampled: Host, reader: Reader, role: str, seconds: float,
     host = 100 * (after.busy - before.busy) / (after.total - before.total)
     ours = (ours_after.user + ours_after.system - ours_before.user - ours_before.system) / span * 100
     lines = [
-        f"{name}, {role} form ({'with' if mount else 'without'} mountstats), {span:.0f} s, {counted} samples "
-        f"parsed, {cpus} CPUs:",
-        f"  the loop (shell + awk, date, sleep): {loop:.2f} % of one CPU",
+        f"{name}, {form}, {role} form ({'with' if mount else 'without'} mountstats), {span:.0f} s, {counted} "
+        f"samples parsed, {cpus} CPUs:",
+        f"  the sampler (its whole process group): {loop:.2f} % of one CPU",
         f"  the login's sshd ({sshd_comm}): {sshd:.2f} % of one CPU",
         f"  the host, all CPUs: {host:.1f} % busy while sampled"
         + ("" if idle is None else f", {idle:.1f} % in the minute before without the sampler"),
@@ -221,7 +225,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--loopback", action="store_true", help="sample this machine through a private sshd")
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--idle-s", type=float, default=60.0, help="the host without the sampler first (0: skip)")
-    parser.add_argument("--roles", default="client,server", help="which forms of the loop (client has mountstats)")
+    parser.add_argument("--roles", default="client,server", help="which hosts' forms (client has mountstats)")
+    parser.add_argument("--forms", default="vmstat,loop", help="vmstat (what nfstune runs), loop (the fallback)")
     args = parser.parse_args(argv)
     if not (args.lab or args.loopback):
         parser.error("say where: --lab, --loopback or both")
@@ -235,8 +240,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             def reader(line: str, readings: Host = readings) -> str:
                 return readings.run(line).stdout
 
-            for number, role in enumerate(args.roles.split(",")):
-                measure(name, sampled, reader, role, args.seconds, args.idle_s if number == 0 else 0)
+            runs = [(form, role) for form in args.forms.split(",") for role in args.roles.split(",")]
+            for number, (form, role) in enumerate(runs):
+                measure(name, sampled, reader, role, form, args.seconds, args.idle_s if number == 0 else 0)
 
 
 if __name__ == "__main__":

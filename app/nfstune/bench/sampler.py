@@ -100,13 +100,13 @@ function mountstats(   line, keep, n, f, i) {
 """.replace("@START@", START).replace("@END@", END)
 
 
-def sampler_command(mount_point: str | None, interval_s: float = 1.0) -> str:
+def sampler_command(mount_point: str | None, interval_s: float = 1.0, *, ticking: bool = True) -> str:
     """A shell command line printing one snapshot every `interval_s` until killed. Give the client's mount
     point to include its mountstats; None on the server.
 
     A whole-second interval is ticked by vmstat where the host has it (procps, on every Debian); otherwise, and
     for other intervals, a shell loop starts a snapshot every `interval_s` (or as soon as the previous one is
-    done, if it took longer)."""
+    done, if it took longer). `ticking` False gives the loop alone (its benchmark compares the two)."""
     if not interval_s > 0:
         raise ValueError(f"interval_s must be positive, not {interval_s}")
     files = " ".join(FILES)
@@ -119,15 +119,15 @@ def sampler_command(mount_point: str | None, interval_s: float = 1.0) -> str:
         f'while :; do sleep {interval_s:g} & echo "{START} $(date +%s.%N)"; '
         f"awk {shlex.quote(SNAPSHOT_AWK)} {files}; echo {END}; wait; done"
     )
-    if interval_s != int(interval_s):
+    if not ticking or interval_s != int(interval_s):
         return prefix + loop
     # mawk reads a pipe a block at a time unless told to read it a line at a time
-    ticking = (
+    ticked = (
         'A=awk; case "$(awk -W version 2>&1)" in mawk*) A="awk -W interactive";; esac; '
         'NFSTUNE_EPOCH=$(awk -v now="$(date +%s.%N)" \'{printf "%.6f", now - $1}\' /proc/uptime); '
         f"export NFSTUNE_EPOCH; vmstat -n {int(interval_s)} | $A {shlex.quote(TICKING_AWK)}"
     )
-    return f"{prefix}if command -v vmstat >/dev/null 2>&1; then {ticking}; else {loop}; fi"
+    return f"{prefix}if command -v vmstat >/dev/null 2>&1; then {ticked}; else {loop}; fi"
 
 
 @dataclass(frozen=True)
