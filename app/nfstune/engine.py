@@ -267,7 +267,7 @@ class Engine:
             change = self._change_export(tx, config)
             mount = ClientMount(
                 self.client, self.server, tx, server_address=self.server_address, export_path=self.share,
-                options=config.mount.render(), scratch_name=self._plan.scratch_name,
+                options=visit.mount_options, scratch_name=self._plan.scratch_name,
                 mount_point=self._plan.mount_point,
             )  # fmt: skip
             negotiated = mount.mount()

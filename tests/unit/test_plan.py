@@ -94,6 +94,27 @@ def test_a_visit_carries_its_exact_remote_argv(shipped: dict[str, Recipe]) -> No
     assert "journaled original bytes" in visit.undo[1].what
 
 
+def test_an_rsize_goes_from_the_recipe_file_to_the_mount_argv_through_the_plan(tmp_path: Path) -> None:
+    """The value a recipe file gives is in the argv of the mount the plan shows, and in the options the engine
+    mounts with (Visit.mount_options): one path, no second rendering of the configuration."""
+    (tmp_path / "one.toml").write_text(
+        'id = "one"\ntitle = "One"\nsummary = "s"\nwhy = "w"\nchanges_host = "client"\nworkloads = ["seq-read"]\n'
+        'baseline = "a"\n[[configs]]\nlabel = "a"\nmount = { vers = "4.2" }\n'
+        '[[configs]]\nlabel = "b"\nmount = { vers = "4.2", rsize = 65536 }\n'
+    )
+    recipes, errors = load_recipes([tmp_path])
+    assert errors == [], errors
+    plan = build_plan(
+        recipes, {}, scale="small", seed=3, sizes=SIZES, fio_available=True, share="/export",
+        server_address="nas", scratch_name=".nfstune-1",
+    )  # fmt: skip
+    visit = next(v for v in plan.recipes[0].visits if v.label == "b")
+    assert visit.mount_options == "vers=4.2,rsize=65536"
+    mount = next(s for s in visit.setup if s.argv[0] == "mount")
+    assert mount.argv == ("mount", "-t", "nfs", "-o", "nosharecache,vers=4.2,rsize=65536", "nas:/export",
+                          "/mnt/nfstune/1")  # fmt: skip
+
+
 def test_a_cold_read_drops_both_caches_and_a_client_recipe_never_touches_the_server(
     shipped: dict[str, Recipe],
 ) -> None:

@@ -63,6 +63,7 @@ class Visit:
     setup: tuple[Step, ...]
     run: tuple[Step, ...]  # per workload: prepare, cache drop or sync, the tool, cleanup
     undo: tuple[Step, ...]
+    mount_options: str = ""  # what the setup's mount step asks for: the engine mounts with exactly these
 
     @property
     def warmup(self) -> bool:
@@ -230,7 +231,7 @@ class _Context:
                      "put read_ahead_kb back (gone with the mount anyway)"),
             )  # fmt: skip
         run = [step for w in workloads for step in self.workload_steps(WorkloadId(w))]
-        return Visit(recipe.id, config.label, number, tuple(workloads), tuple(setup), tuple(run), tuple(undo))
+        return Visit(recipe.id, config.label, number, tuple(workloads), tuple(setup), tuple(run), tuple(undo), options)
 
     def workload_steps(self, workload: WorkloadId) -> list[Step]:
         commands = workload_commands(workload, self.scratch, self.sizes, fio_available=self.fio_available)
