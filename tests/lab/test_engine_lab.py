@@ -192,9 +192,9 @@ def test_seq_read_repeats_read_the_file_seq_write_left(lab: LabConfig, tmp_path:
             iperf_available=True,
         ).run(sid, planned)  # fmt: skip
         assert nas.run("ls -A /export").stdout.split() == ["lost+found"]
-        # the samplers and the one-shot iperf3 server are gone from both hosts
+        # the samplers (vmstat and its awk) and the one-shot iperf3 server are gone from both hosts
         for h in (nas, client):
-            assert h.run("pgrep -af 'NFSTUNE_SAMPL[E]|^iperf[3]' || true").stdout.strip() == "", h.label
+            assert h.run("pgrep -af 'NFSTUNE_SAMPL[E]|^vmsta[t] -n|^iperf[3]' || true").stdout.strip() == "", h.label
     data = results.session(sid)
     reads = [r for run in data["runs"] if run["workload"] == "seq-read" for r in run["repeats"]]
     # 2 rounds of both configurations, and the baseline's warm-up
