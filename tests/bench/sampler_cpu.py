@@ -73,7 +73,7 @@ def cpu_line(line: str) -> tuple[int, int]:
 def read(reader: Reader, pgid: int, sshd_pid: int) -> Reading:
     # vmstat and its awk run for the whole run: their time is in no parent's cutime until they end
     lines = reader(
-        f"cat /proc/uptime /proc/{sshd_pid}/stat; head -n 1 /proc/stat; cat /proc/[0-9]*/stat 2>/dev/null"
+        f"cat /proc/uptime /proc/{sshd_pid}/stat; head -n 1 /proc/stat; cat /proc/[0-9]*/stat 2>/dev/null; true"
     ).splitlines()
     sshd = stat_fields(lines[1])
     busy, total = cpu_line(lines[2])
