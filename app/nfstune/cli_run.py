@@ -13,11 +13,10 @@ from contextlib import ExitStack
 from typing import Any
 
 from nfstune.baselines import baseline_label
-from nfstune.changes.export import read_export_files
+from nfstune.changes.export import exportfs_table, read_export_files
 from nfstune.engine import Event
 from nfstune.errors import ConfigError
 from nfstune.guard import ServerChange
-from nfstune.nfs.kernel_view import parse_exportfs_s
 from nfstune.preflight import blocking, check
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
 from nfstune.recipes.model import Recipe
@@ -128,7 +127,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         facts = probe_pair(pair)
         # the desktop's preflight, before anything is changed: a share that is not exported would otherwise get
         # a 1777 scratch directory and a disk-baseline file wherever it points
-        exported = sorted({path for path, _ in parse_exportfs_s(pair.server.run("exportfs -s", sudo=True).stdout)})
+        exported = sorted({path for path, _ in exportfs_table(pair.server)})
         problems = check(
             facts.server, facts.client, server_label=pair.server.label, client_label=pair.client.label,
             share=pair.share, exports=exported, export_files=read_export_files(pair.server),

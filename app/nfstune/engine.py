@@ -17,14 +17,19 @@ from nfstune.bench.figure import figure, repeat_record
 from nfstune.bench.live import HostSampler, RunSamples, Samplers
 from nfstune.bench.runner import ClientRunner
 from nfstune.bench.workloads import SMALL_FILES_TAR, Progress, WorkloadId, WorkloadSizes
-from nfstune.changes.export import ApplianceRefused, ExportChange, list_connected_clients, read_export_files
+from nfstune.changes.export import (
+    ApplianceRefused,
+    ExportChange,
+    exportfs_table,
+    list_connected_clients,
+    read_export_files,
+)
 from nfstune.changes.mount import ClientMount, make_scratch, set_readahead
 from nfstune.changes.transaction import Transaction, recover_on_connect
 from nfstune.errors import Cancelled, NfstuneError
 from nfstune.growth import next_sizes
 from nfstune.guard import AsyncStep, ServerChange
 from nfstune.nfs.export_edit import export_edit
-from nfstune.nfs.kernel_view import parse_exportfs_s
 from nfstune.recipes.model import WORKLOADS, Config
 from nfstune.recipes.plan import Plan, RecipePlan, Visit
 from nfstune.remote import Host
@@ -330,8 +335,7 @@ class Engine:
             self.results.add_samples(run_id, role, rows)
 
     def _table(self, path: str) -> dict[str, tuple[str, ...]]:
-        table = parse_exportfs_s(self.server.run("exportfs -s", sudo=True).stdout)
-        return {client: opts for (p, client), opts in table.items() if p == path}
+        return {client: opts for (p, client), opts in exportfs_table(self.server).items() if p == path}
 
     def _change_export(self, tx: Transaction, config: Config) -> ExportChange | None:
         """None when the configuration changes no export option, or when the file already says what it would

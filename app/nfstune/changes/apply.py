@@ -14,7 +14,15 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from nfstune.changes.export import KERNEL_CACHES, ApplianceRefused, kernel_resolution, read_export_files
+from nfstune.changes.export import (
+    KERNEL_CACHES,
+    ApplianceRefused,
+    changed_elsewhere,
+    exportfs_table,
+    kernel_resolution,
+    read_export_files,
+    reload_exports,
+)
 from nfstune.changes.transaction import ChangeFailed, Transaction, host_key
 from nfstune.errors import ConfigError, NfstuneError
 from nfstune.nfs import exports
@@ -27,7 +35,6 @@ from nfstune.nfs.apply_plan import (
     plan_fstab_change,
     sha256,
 )
-from nfstune.nfs.kernel_view import parse_exportfs_s
 from nfstune.nfs.mounts import split_source
 from nfstune.remote import Host, RemoteError
 from nfstune.store.journal import Journal
@@ -196,17 +203,16 @@ def _apply_server(
     if edit.noop:
         tx.progress(f"{server.label}: {edit.path} already exports {plan.share} as recommended")
         return None, ""
-    before = parse_exportfs_s(server.run("exportfs -s", sudo=True).stdout)
+    before = exportfs_table(server)
     backup = _backup(server, edit, tx, ids, {"exportfs": True, "apply": True})
     tx.progress(f"{server.label}: writing {edit.path} (the old one is kept as {backup}) and running exportfs -ra")
     server.write_file(edit.path, edit.new, sudo=True)
-    reload = server.run("exportfs -ra", sudo=True, check=False)
-    if reload.exit_status != 0:
-        raise _CheckFailed(server.label, "exportfs -ra", reload.stderr + reload.stdout, "exportfs refused the change")
-    warnings += [f"{server.label}: exportfs: {ln}" for ln in reload.stderr.splitlines() if ln.strip()]
-    shown = server.run("exportfs -s", sudo=True).stdout
+    reloaded = reload_exports(server)
+    if reloaded.refused:
+        raise _CheckFailed(server.label, "exportfs -ra", reloaded.refused, "exportfs refused the change")
+    warnings += [f"{server.label}: exportfs: {ln}" for ln in reloaded.warnings]
+    shown, after = reloaded.shown, reloaded.table
     expected = exports.expected_exportfs_s(exports.parse(plan.exports_line.rstrip("\n") + "\n")).get(plan.share, {})
-    after = parse_exportfs_s(shown)
     for client_spec, options in expected.items():
         got = after.get((plan.share, client_spec))
         if got != options:
@@ -214,10 +220,8 @@ def _apply_server(
             problem = f"{plan.share} is not exported as the new line says: exportfs -s {found}, not "
             problem += f"({','.join(options)})"
             raise _CheckFailed(server.label, "exportfs -s", shown, problem)
-    for (path, client_spec), options in before.items():
-        if (path == plan.share and client_spec in expected) or after.get((path, client_spec)) == options:
-            continue
-        problem = f"exportfs -ra also changed the export of {path} to {client_spec}, which the diff did not show"
+    for change in changed_elsewhere(before, after, lambda path, client: path == plan.share and client in expected):
+        problem = f"exportfs -ra also changed an export the diff did not show: {change}"
         raise _CheckFailed(server.label, "exportfs -s", shown, problem)
     modes: dict[str, set[str]] = {}
     for (path, _client), options in after.items():

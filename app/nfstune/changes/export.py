@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import posixpath
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from nfstune.changes.transaction import HOST_JOURNAL_DIR, ChangeFailed, Transaction
 from nfstune.errors import NfstuneError
@@ -19,6 +21,7 @@ from nfstune.remote import Host
 from nfstune.remote.probe import async_setting_hint
 
 KERNEL_CACHES = "cat /proc/net/rpc/nfsd.export/content; echo '== fh'; cat /proc/net/rpc/nfsd.fh/content"
+ExportTable = dict[tuple[str, str], tuple[str, ...]]  # (path, client) -> options, as `exportfs -s` lists them
 
 
 class ApplianceRefused(NfstuneError):
@@ -38,6 +41,40 @@ def read_export_files(server: Host) -> dict[str, str]:
         if data is not None:
             files[path] = data.decode("utf-8", "surrogateescape")
     return files
+
+
+def exportfs_table(server: Host) -> ExportTable:
+    """What the kernel exports now."""
+    return parse_exportfs_s(server.run("exportfs -s", sudo=True).stdout)
+
+
+@dataclass(frozen=True)
+class Reloaded:
+    refused: str  # exportfs -ra's complaint when it did not take the files; "" when it did
+    warnings: tuple[str, ...]  # what it said while taking them
+    shown: str  # `exportfs -s` afterwards, for the admin to see
+    table: ExportTable
+
+
+def reload_exports(server: Host) -> Reloaded:
+    """`exportfs -ra` after an exports file was written, and the table the kernel runs then: the one reload and
+    check both the measurement's change and Apply go through."""
+    result = server.run("exportfs -ra", sudo=True, check=False)
+    if result.exit_status != 0:
+        return Reloaded((result.stderr + result.stdout).strip() or f"exit status {result.exit_status}", (), "", {})
+    shown = server.run("exportfs -s", sudo=True).stdout
+    return Reloaded("", tuple(ln for ln in result.stderr.splitlines() if ln.strip()), shown, parse_exportfs_s(shown))
+
+
+def changed_elsewhere(before: ExportTable, after: ExportTable, changing: Callable[[str, str], bool]) -> list[str]:
+    """Exports the change was not meant to touch (`changing(path, client)` False) that the reload changed or
+    dropped: the other shares on the same server, which other people use."""
+    return [
+        f"{path} {client}({','.join(opts)}) became "
+        + (f"{client}({','.join(after[(path, client)])})" if (path, client) in after else "unexported")
+        for (path, client), opts in before.items()
+        if not changing(path, client) and after.get((path, client)) != opts
+    ]
 
 
 def kernel_resolution(server: Host, user_exports: dict[str, str]) -> tuple[str, str]:
@@ -89,7 +126,7 @@ class ExportChange:
 
     def apply(self) -> None:
         s, tx = self.server, self.tx
-        self.table_before = parse_exportfs_s(s.run("exportfs -s", sudo=True).stdout)
+        self.table_before = exportfs_table(s)
         original = s.read_file(self.file, sudo=True)
         parent = posixpath.dirname(self.file)
         if s.run(["test", "-d", parent], check=False).exit_status != 0:
@@ -104,18 +141,15 @@ class ExportChange:
             s.write_file(backup, original, sudo=True)
         tx.progress(f"{s.label}: writing {self.file} and running exportfs -ra")
         s.write_file(self.file, self.new_text, sudo=True)
-        result = s.run("exportfs -ra", sudo=True, check=False)
-        if result.exit_status != 0 or "error" in result.stderr.lower():
-            self._fail(f"`exportfs -ra` rejected the new {self.file}: {result.stderr.strip()}")
-        self._verify_table()
+        reloaded = reload_exports(s)
+        complaint = reloaded.refused or "; ".join(w for w in reloaded.warnings if "error" in w.lower())
+        if complaint:
+            self._fail(f"`exportfs -ra` rejected the new {self.file}: {complaint}")
+        self._verify_table(reloaded.table)
 
-    def _verify_table(self) -> None:
-        after = parse_exportfs_s(self.server.run("exportfs -s", sudo=True).stdout)
-        for (path, client), opts in self.table_before.items():
-            if path in self.expect:
-                continue
-            if after.get((path, client)) != opts:
-                self._fail(f"exportfs -s: {path} {client} changed from {opts} to {after.get((path, client))}")
+    def _verify_table(self, after: ExportTable) -> None:
+        for change in changed_elsewhere(self.table_before, after, lambda path, _client: path in self.expect):
+            self._fail(f"exportfs -s: {change}")
         for path, mode in self.expect.items():
             found = {client: opts for (p, client), opts in after.items() if p == path}
             if not found:
