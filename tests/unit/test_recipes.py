@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from nfstune import paths
 from nfstune.recipes import Condition, FactTest, Recipe, RecipeError, load_recipe_file, load_recipes, recipe_facts
-from nfstune.recipes.loader import KeyLines
 from nfstune.recipes.model import offered_versions
+from nfstune.recipes.toml_lines import KeyLines
 from nfstune.remote.probe_parse import parse_probe_output
 
 PROBES = Path(__file__).parent.parent / "captures" / "probe"
