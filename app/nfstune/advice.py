@@ -25,7 +25,8 @@ from nfstune.nfs.apply_plan import (
 )
 from nfstune.nfs.export_edit import with_options
 from nfstune.nfs.export_options import ASYNC, split_options
-from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, encode_word, findings, matches_everyone
+from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, encode_word
+from nfstune.nfs.exports_findings import findings, matches_everyone
 from nfstune.nfs.fstab import Fstab, FstabEntry
 from nfstune.nfs.mount_options import MountOption, MountOptions
 from nfstune.nfs.mounts import mount_source

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nfstune.nfs.export_options import ASYNC_RISK, FSID_ROOT_RISK, INSECURE_RISK
-from nfstune.nfs.exports import findings, parsed_in_order
+from nfstune.nfs.exports import parsed_in_order
+from nfstune.nfs.exports_findings import findings
 from nfstune.remote.probe import async_setting_hint
 from nfstune.remote.probe_parse import HostFacts
 from nfstune.remote.tools import PACKAGES, install_hint

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from nfstune.lab import LabConfig, host
-from nfstune.nfs.exports import ExportsFile, Resolved, expected_exportfs_s, exported, parse, parse_exportfs_s
+from nfstune.nfs.exportfs_view import Resolved, expected_exportfs_s, exported, parse_exportfs_s
+from nfstune.nfs.exports import ExportsFile, parse
 from tests.unit.test_exports import Case, corpus_cases
 
 pytestmark = pytest.mark.lab

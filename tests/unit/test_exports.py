@@ -14,18 +14,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from nfstune.nfs.export_options import OptionError, c_strtol, option_findings, parse_options, split_options
-from nfstune.nfs.exports import (
-    ExportEntry,
-    Resolved,
-    Trivia,
-    encode_word,
-    expected_exportfs_s,
-    exported,
-    findings,
-    parse,
-    parse_exportfs_s,
-    parse_exportfs_v,
-)
+from nfstune.nfs.exportfs_view import Resolved, expected_exportfs_s, exported, parse_exportfs_s, parse_exportfs_v
+from nfstune.nfs.exports import ExportEntry, Trivia, encode_word, parse
+from nfstune.nfs.exports_findings import findings
 
 CORPUS = Path(__file__).parent.parent / "corpus" / "exports"
 DEFAULT = ("sync", "wdelay", "hide", "no_subtree_check", "sec=sys")

@@ -19,7 +19,7 @@ from nfstune.bench.fio import FioStreamParser
 from nfstune.bench.iperf import IperfOutputError, parse_iperf_json
 from nfstune.bench.sampler import SampleParser
 from nfstune.bench.workloads import WorkloadId, WorkloadOutputError
-from nfstune.nfs import exports
+from nfstune.nfs import exportfs_view, exports, exports_findings
 from nfstune.nfs.fstab import Fstab
 from nfstune.nfs.kernel_view import connected_clients, parse_export_cache, parse_exportfs_s, parse_fh_cache
 from nfstune.nfs.mounts import parse_proc_mounts
@@ -119,8 +119,8 @@ EXPORTS_SAMPLE = """/srv/a host1(rw,anonuid=1000,anongid=65534,fsid=7) 10.0.0.0/
 @given(either(EXPORTS_SAMPLE, *capture("../corpus/exports/realworld.txt", "../corpus/exports/hostile.txt")))
 def test_exports_parser_never_raises(text: str) -> None:
     doc = exports.parse(text)
-    exports.findings(doc)
-    exports.exported(doc)
+    exports_findings.findings(doc)
+    exportfs_view.exported(doc)
 
 
 @FUZZ

@@ -25,7 +25,6 @@ from nfstune.changes.export import (
 )
 from nfstune.changes.transaction import ChangeFailed, Transaction, host_key
 from nfstune.errors import ConfigError, NfstuneError
-from nfstune.nfs import exports
 from nfstune.nfs.apply_plan import (
     FSTAB,
     FileEdit,
@@ -35,6 +34,8 @@ from nfstune.nfs.apply_plan import (
     plan_fstab_change,
     sha256,
 )
+from nfstune.nfs.exportfs_view import expected_exportfs_s
+from nfstune.nfs.exports import parse as parse_exports
 from nfstune.nfs.mounts import split_source
 from nfstune.remote import Host, RemoteError
 from nfstune.store.journal import Journal
@@ -212,7 +213,7 @@ def _apply_server(
         raise _CheckFailed(server.label, "exportfs -ra", reloaded.refused, "exportfs refused the change")
     warnings += [f"{server.label}: exportfs: {ln}" for ln in reloaded.warnings]
     shown, after = reloaded.shown, reloaded.table
-    expected = exports.expected_exportfs_s(exports.parse(plan.exports_line.rstrip("\n") + "\n")).get(plan.share, {})
+    expected = expected_exportfs_s(parse_exports(plan.exports_line.rstrip("\n") + "\n")).get(plan.share, {})
     for client_spec, options in expected.items():
         got = after.get((plan.share, client_spec))
         if got != options:

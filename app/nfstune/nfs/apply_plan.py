@@ -20,18 +20,9 @@ from dataclasses import dataclass
 
 from nfstune.errors import ConfigError
 from nfstune.nfs.export_options import ASYNC, FLAG_OPTIONS, FLAVOURS, SECINFO_FLAGS, ExportOptions
-from nfstune.nfs.exports import (
-    EXPORTS_FILE,
-    Client,
-    ExportEntry,
-    ExportsFile,
-    Trivia,
-    exported,
-    findings,
-    matches_everyone,
-    parse,
-    parsed_in_order,
-)
+from nfstune.nfs.exportfs_view import exported
+from nfstune.nfs.exports import EXPORTS_FILE, Client, ExportEntry, ExportsFile, Trivia, parse, parsed_in_order
+from nfstune.nfs.exports_findings import findings, matches_everyone
 from nfstune.nfs.fstab import Fstab, FstabEntry, FstabLine
 from nfstune.nfs.mount_options import MountOptions
 from nfstune.nfs.mounts import split_source

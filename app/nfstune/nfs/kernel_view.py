@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from nfstune.nfs.counters import is_number
-from nfstune.nfs.exports import parse_exportfs_s as exportfs_s_by_path
+from nfstune.nfs.exportfs_view import parse_exportfs_s as exportfs_s_by_path
 
 
 @dataclass(frozen=True)
