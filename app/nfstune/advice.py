@@ -14,20 +14,13 @@ from dataclasses import dataclass, field
 
 from nfstune.bench.verdict import Verdict
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply_plan import (
-    EXPORTS,
-    TUNED_MOUNT_OPTIONS,
-    defining_entry,
-    find_nfs_entry,
-    parse_export_text,
-    refuse_unread,
-    weakens,
-)
+from nfstune.nfs.apply_plan import EXPORTS, defining_entry, parse_export_text, refuse_unread, weakens
 from nfstune.nfs.export_edit import with_options
 from nfstune.nfs.export_options import ASYNC, split_options
 from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, encode_word
 from nfstune.nfs.exports_findings import findings, matches_everyone
 from nfstune.nfs.fstab import Fstab, FstabEntry
+from nfstune.nfs.fstab_plan import TUNED_MOUNT_OPTIONS, find_nfs_entry
 from nfstune.nfs.mount_options import MountOption, MountOptions
 from nfstune.nfs.mounts import mount_source
 

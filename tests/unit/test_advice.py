@@ -9,10 +9,11 @@ import pytest
 from nfstune.advice import EXPORTS_ASYNC_WARNING, Measured, recommend
 from nfstune.bench.verdict import Question, Verdict, judge
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply_plan import plan_exports_change, plan_fstab_change
+from nfstune.nfs.apply_plan import plan_exports_change
 from nfstune.nfs.export_options import ASYNC
 from nfstune.nfs.exports import parse
 from nfstune.nfs.fstab import Fstab
+from nfstune.nfs.fstab_plan import plan_fstab_change
 from nfstune.nfs.mounts import split_source
 
 SYNC_S = [26.0, 25.8, 26.3, 26.1, 25.9]  # lab-poc figures: untar on a sync export, hdd profile (seconds)

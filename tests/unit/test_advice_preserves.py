@@ -15,10 +15,11 @@ from nfstune.advice import Measured, recommend
 from nfstune.bench.verdict import Question, judge
 from nfstune.changes.apply import plan_apply
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply_plan import TUNED_MOUNT_OPTIONS, defining_entry, find_nfs_entry
+from nfstune.nfs.apply_plan import defining_entry
 from nfstune.nfs.export_options import ASYNC, ExportOptions
 from nfstune.nfs.exports import ExportEntry, encode_word, files_in_order, parse
 from nfstune.nfs.fstab import Fstab
+from nfstune.nfs.fstab_plan import TUNED_MOUNT_OPTIONS, find_nfs_entry
 from nfstune.nfs.mounts import escape_field, mount_source, split_source
 
 SYNC_S = dict(enumerate([26.0, 25.8, 26.3, 26.1, 25.9], 1))  # seconds per round

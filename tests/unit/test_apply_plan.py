@@ -10,7 +10,8 @@ import pytest
 
 from nfstune.changes.apply import _findmnt_section
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply_plan import plan_exports_change, plan_fstab_change, unified_diff
+from nfstune.nfs.apply_plan import plan_exports_change, unified_diff
+from nfstune.nfs.fstab_plan import plan_fstab_change
 from nfstune.store import Journal, open_store
 
 EXPORTS = """# NAS exports, hand-edited

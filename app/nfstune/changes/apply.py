@@ -25,17 +25,10 @@ from nfstune.changes.export import (
 )
 from nfstune.changes.transaction import ChangeFailed, Transaction, host_key
 from nfstune.errors import ConfigError, NfstuneError
-from nfstune.nfs.apply_plan import (
-    FSTAB,
-    FileEdit,
-    exports_findings,
-    parse_fstab_line,
-    plan_exports_change,
-    plan_fstab_change,
-    sha256,
-)
+from nfstune.nfs.apply_plan import FSTAB, FileEdit, exports_findings, plan_exports_change, sha256
 from nfstune.nfs.exportfs_view import expected_exportfs_s
 from nfstune.nfs.exports import parse as parse_exports
+from nfstune.nfs.fstab_plan import parse_fstab_line, plan_fstab_change
 from nfstune.nfs.mounts import split_source
 from nfstune.remote import Host, RemoteError
 from nfstune.store.journal import Journal

@@ -1,5 +1,6 @@
 """Applying a recommendation for good, the pure part: the exact new bytes of /etc/exports (or the exports.d file
-that defines the share) and of /etc/fstab, and the unified diff the admin sees before anything is written.
+that defines the share), and the unified diff the admin sees before anything is written (nfs/fstab_plan.py does
+/etc/fstab with the same FileEdit).
 
 The edit touches as little as it can: in the exports file only the text of the share's entry (every other byte
 stays), in fstab only the options field of the existing entry for the share, or a new line when there is none.
@@ -12,8 +13,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import ipaddress
-import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,9 +22,6 @@ from nfstune.nfs.export_options import ASYNC, FLAG_OPTIONS, FLAVOURS, SECINFO_FL
 from nfstune.nfs.exportfs_view import exported
 from nfstune.nfs.exports import EXPORTS_FILE, Client, ExportEntry, ExportsFile, Trivia, parse, parsed_in_order
 from nfstune.nfs.exports_findings import findings, matches_everyone
-from nfstune.nfs.fstab import Fstab, FstabEntry, FstabLine
-from nfstune.nfs.mount_options import MountOptions
-from nfstune.nfs.mounts import split_source
 
 EXPORTS = EXPORTS_FILE
 FSTAB = "/etc/fstab"
@@ -59,7 +55,7 @@ def sha256(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
-def _bytes(text: str) -> bytes:
+def text_bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")  # bytes that are not UTF-8 come back as they were read
 
 
@@ -82,7 +78,7 @@ def file_edit(host: str, path: str, old: bytes | None, new: bytes, note: str = "
     return FileEdit(host, path, old, new, sha256(old), unified_diff(path, old, new), note)
 
 
-def _one_line(line: str, what: str) -> str:
+def one_line(line: str, what: str) -> str:
     text = line[:-1] if line.endswith("\n") else line
     if "\n" in text or not text.strip():
         raise ConfigError(f"the new {what} line must be one line of text: {line!r}")
@@ -205,7 +201,7 @@ def plan_exports_change(files: Mapping[str, str], share: str, new_text: str, *, 
     old_text = files[file]
     note = f"the export of {share} on line {entry.line}"
     if body == entry.text:
-        return file_edit(host, file, _bytes(old_text), _bytes(old_text), note)
+        return file_edit(host, file, text_bytes(old_text), text_bytes(old_text), note)
     new_file = old_text[: entry.start] + body + old_text[entry.start + len(entry.text) :]
     after = parse(new_file, doc.version)
     index = doc.entries.index(entry)
@@ -222,7 +218,7 @@ def plan_exports_change(files: Mapping[str, str], share: str, new_text: str, *, 
         raise ConfigError(
             f"{file} line {entry.line}: nfstune does not write this export of {share}, because " + "; ".join(problems)
         )
-    return file_edit(host, file, _bytes(old_text), _bytes(new_file), note)
+    return file_edit(host, file, text_bytes(old_text), text_bytes(new_file), note)
 
 
 def _others(doc: ExportsFile, skip: int) -> list[object]:
@@ -269,7 +265,7 @@ def _new_export(files: Mapping[str, str], share: str, body: str, new: ExportEntr
         )
     joined = text + ("\n" if text and not text.endswith("\n") else "") + body + "\n"
     note = f"{share} is not exported yet: the line is added at the end"
-    return file_edit(host, EXPORTS, None if old_text is None else _bytes(old_text), _bytes(joined), note)
+    return file_edit(host, EXPORTS, None if old_text is None else text_bytes(old_text), text_bytes(joined), note)
 
 
 def exports_findings(files: Mapping[str, str]) -> list[str]:
@@ -286,148 +282,3 @@ def exports_findings(files: Mapping[str, str]) -> list[str]:
                 "nfstune does not write it"
             )
     return out
-
-
-# --- /etc/fstab ---------------------------------------------------------------------------------------------------
-
-TUNED_MOUNT_OPTIONS = frozenset(("vers", "nfsvers", "v2", "v3", "v4", "v4.0", "v4.1", "v4.2"))
-
-
-def parse_fstab_line(line: str) -> FstabEntry:
-    """The new fstab line as mount reads it; ConfigError unless it is one NFS entry (server:/path as mount.nfs
-    splits it, an absolute mount point, type nfs or nfs4, 3 to 6 fields)."""
-    text = _one_line(line, "fstab")
-    fields = text.split()
-    if text.lstrip().startswith("#"):
-        raise ConfigError(f"the new fstab line is a comment: {text!r}")
-    if not 3 <= len(fields) <= 6:
-        raise ConfigError(
-            f"the new fstab line has {len(fields)} fields, not 3 to 6 (server:/share, mount point, type, options, "
-            f"dump, pass): {text!r}"
-        )
-    entry = FstabLine.parse(text).entry
-    if entry is None:
-        raise ConfigError(f"the new fstab line does not parse (dump and pass must be numbers): {text!r}")
-    if not entry.is_nfs:
-        raise ConfigError(f"the new fstab line mounts type {entry.fstype!r}, not nfs or nfs4: {text!r}")
-    if split_source(entry.device) is None:
-        hint = " (an IPv6 server goes in brackets: [address]:/path)" if entry.device.count(":") > 1 else ""
-        raise ConfigError(f"the new fstab line's source {entry.device!r} is not server:/path{hint}: {text!r}")
-    if not entry.mount_point.startswith("/"):
-        raise ConfigError(f"the new fstab line's mount point {entry.mount_point!r} is not an absolute path")
-    return entry
-
-
-def same_source(a: str, b: str) -> bool:
-    """Whether two NFS sources name the same export: brackets, case, the IPv6 spelling and a trailing slash do
-    not count."""
-    first, second = split_source(a), split_source(b)
-    if first is None or second is None:
-        return a == b
-    return _server_key(first[0]) == _server_key(second[0]) and _path_key(first[1]) == _path_key(second[1])
-
-
-def _server_key(server: str) -> str:
-    try:
-        return str(ipaddress.ip_address(server))
-    except ValueError:
-        return server.lower().rstrip(".")
-
-
-def _path_key(path: str) -> str:
-    return posixpath.normpath(path)
-
-
-def fstab_weakens(before: FstabEntry, after: FstabEntry) -> list[str]:
-    """Every way `after` differs from the admin's entry `before` other than the NFS version: the mount point,
-    the source, the type, dump or pass, or any option nfstune does not tune (ro, sec=, noexec,
-    x-systemd.automount...) dropped, added, changed or moved."""
-    problems = []
-    if before.mount_point != after.mount_point:
-        problems.append(f"the mount point would move from {before.mount_point} to {after.mount_point}")
-    if not same_source(before.device, after.device):
-        problems.append(f"the source would change from {before.device} to {after.device}")
-    if before.fstype != after.fstype:
-        problems.append(f"the type would change from {before.fstype} to {after.fstype}")
-    if (before.dump or 0, before.pass_number or 0) != (after.dump or 0, after.pass_number or 0):
-        problems.append("dump or pass would change")
-    old, new = _untuned(before), _untuned(after)
-    problems += [f"{option} would be dropped" for option in old if option not in new]
-    problems += [f"{option} would be added" for option in new if option not in old]
-    if sorted(old) == sorted(new) and old != new:
-        problems.append("the options would be reordered (the last of two conflicting options counts)")
-    return problems
-
-
-def _untuned(entry: FstabEntry) -> list[str]:
-    options = entry.options or MountOptions()
-    return [option.render() for option in options.options if option.name not in TUNED_MOUNT_OPTIONS]
-
-
-def find_nfs_entry(fstab: Fstab, device: str) -> int | None:
-    """The line (from 0) of the first NFS entry that mounts this source."""
-    for index, line in enumerate(fstab.lines):
-        if line.entry is not None and line.entry.is_nfs and same_source(line.entry.device, device):
-            return index
-    return None
-
-
-def plan_fstab_change(fstab_text: str | None, new_line: str, *, host: str = "") -> FileEdit:
-    """The edit that puts `new_line` into fstab. When an NFS entry of the same server:/share exists, only its
-    options field is rewritten (its mount point, other fields and blanks stay), and only if fstab_weakens() finds
-    nothing; otherwise the line is added at the end. A mount point another entry uses is refused (ConfigError),
-    as is a line that is not one NFS entry."""
-    entry = parse_fstab_line(new_line)
-    text = fstab_text or ""
-    fstab = Fstab.parse(text)
-    old = None if fstab_text is None else _bytes(fstab_text)
-    index = find_nfs_entry(fstab, entry.device)
-    if index is not None:
-        there = fstab.lines[index].entry
-        assert there is not None
-        problems = fstab_weakens(there, entry)
-        if problems:
-            raise ConfigError(
-                f"{FSTAB} line {index + 1} already mounts {there.device} on {there.mount_point}; nfstune does not "
-                "change it like this, because " + "; ".join(problems)
-            )
-        note = f"{there.device} on {there.mount_point}: the options of line {index + 1}"
-        if _rendered(there.options) == _rendered(entry.options):
-            return file_edit(host, FSTAB, old, old if old is not None else b"", note)
-        assert entry.options is not None  # a changed option list is a written one
-        line = fstab.lines[index].with_options(entry.options)
-        new = Fstab((*fstab.lines[:index], line, *fstab.lines[index + 1 :]), fstab.final_newline)
-    else:
-        index = fstab.index_of(entry.mount_point)
-        if index is not None:
-            there = fstab.lines[index].entry
-            assert there is not None
-            raise ConfigError(
-                f"{FSTAB} line {index + 1} already mounts {there.device} ({there.fstype}) on {entry.mount_point}: "
-                "choose another mount point"
-            )
-        index = len(fstab.lines)
-        new = Fstab((*fstab.lines, FstabLine.parse(_one_line(new_line, "fstab"))), final_newline=True)
-        note = f"{entry.device} on {entry.mount_point}: a new line at the end"
-    rendered = new.render()
-    _check_fstab(fstab, Fstab.parse(rendered), index, entry)
-    return file_edit(host, FSTAB, old, _bytes(rendered), note)
-
-
-def _rendered(options: MountOptions | None) -> str | None:
-    return None if options is None else options.render()
-
-
-def _check_fstab(before: Fstab, after: Fstab, index: int, entry: FstabEntry) -> None:
-    """The written fstab read back: every other line as it was, and the line at `index` mounting `entry`."""
-    lines = [line.text for line in after.lines]
-    others = [line.text for i, line in enumerate(before.lines) if i != index]
-    got = after.lines[index].entry if index < len(after.lines) else None
-    if (
-        got is None
-        or [t for i, t in enumerate(lines) if i != index] != others
-        or not same_source(got.device, entry.device)
-        or (got.mount_point, got.fstype, _rendered(got.options))
-        != (entry.mount_point, entry.fstype, _rendered(entry.options))
-    ):
-        raise ConfigError(f"the new {FSTAB} does not read back as planned (line {index + 1}): nothing was planned")
