@@ -186,7 +186,11 @@ def _backup(host: Host, edit: FileEdit, tx: Transaction, ids: list[int], detail:
     if edit.old is not None and backup is not None:
         host.write_file(backup, edit.old, sudo=True)
         q, b = shlex.quote(edit.path), shlex.quote(backup)
-        host.run(f"chown --reference={q} {b} && chmod --reference={q} {b}", sudo=True)
+        host.run(
+            f"chown --reference={q} {b} && chmod --reference={q} {b}",
+            sudo=True,
+            action=f"giving {backup} the owner and mode of {edit.path}",
+        )
     return backup
 
 
@@ -234,7 +238,11 @@ def _apply_client(
     edit, mount_point = plan.client_edit, plan.mount_point
     parts = mount_point.strip("/").split("/")
     ancestors = ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
-    probe = client.run(f'for d in {shlex.join(ancestors)}; do [ -d "$d" ] || echo "$d"; done', sudo=True)
+    probe = client.run(
+        f'for d in {shlex.join(ancestors)}; do [ -d "$d" ] || echo "$d"; done',
+        sudo=True,
+        action=f"looking for the directories above {mount_point}",
+    )
     missing = tuple(ln for ln in probe.stdout.split("\n") if ln)
     if edit.noop and not missing:
         tx.progress(f"{client.label}: {edit.path} already mounts {plan.share} as recommended")

@@ -21,6 +21,7 @@ from nfstune.remote import Host
 from nfstune.remote.probe import async_setting_hint
 
 KERNEL_CACHES = "cat /proc/net/rpc/nfsd.export/content; echo '== fh'; cat /proc/net/rpc/nfsd.fh/content"
+READ_TABLE = "reading the kernel's exports (exportfs -s)"
 ExportTable = dict[tuple[str, str], tuple[str, ...]]  # (path, client) -> options, as `exportfs -s` lists them
 
 
@@ -34,6 +35,7 @@ def read_export_files(server: Host) -> dict[str, str]:
     listing = server.run(
         "find -L /etc/exports.d -mindepth 1 -maxdepth 1 -type f -name '*.exports' -print0 2>/dev/null; true",
         sudo=True,
+        action="listing /etc/exports.d",
     ).stdout
     files = {}
     for path in ["/etc/exports", *sorted(p for p in listing.split("\0") if p)]:
@@ -45,7 +47,7 @@ def read_export_files(server: Host) -> dict[str, str]:
 
 def exportfs_table(server: Host) -> ExportTable:
     """What the kernel exports now."""
-    return parse_exportfs_s(server.run("exportfs -s", sudo=True).stdout)
+    return parse_exportfs_s(server.run("exportfs -s", sudo=True, action=READ_TABLE).stdout)
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ def reload_exports(server: Host) -> Reloaded:
     result = server.run("exportfs -ra", sudo=True, check=False)
     if result.exit_status != 0:
         return Reloaded((result.stderr + result.stdout).strip() or f"exit status {result.exit_status}", (), "", {})
-    shown = server.run("exportfs -s", sudo=True).stdout
+    shown = server.run("exportfs -s", sudo=True, action=READ_TABLE).stdout
     return Reloaded("", tuple(ln for ln in result.stderr.splitlines() if ln.strip()), shown, parse_exportfs_s(shown))
 
 
@@ -81,7 +83,7 @@ def kernel_resolution(server: Host, user_exports: dict[str, str]) -> tuple[str, 
     """Whether each user export (path -> "sync"/"async") resolves to itself, with that write mode, in the
     server's export caches (read after a client has used them): the problems found ("" when none) and the
     caches' text, for the admin to see."""
-    caches = server.run(KERNEL_CACHES, sudo=True).stdout
+    caches = server.run(KERNEL_CACHES, sudo=True, action="reading nfsd's export caches").stdout
     export_cache, _, fh_cache = caches.partition("== fh\n")
     problems = check_exports_resolve_to_themselves(export_cache, fh_cache, user_exports)
     return "; ".join(p.message for p in problems), caches
@@ -94,6 +96,7 @@ def list_connected_clients(server: Host) -> list[NfsClient]:
         # without ss (no iproute2) the v3 clients stay unseen, but the v4 ones are still listed
         "echo '== ss'; ss -tn state established '( sport = :2049 )' 2>/dev/null || true",
         sudo=True,
+        action="listing the connected NFS clients",
     ).stdout
     v4_info, _, ss_output = out.rpartition("== ss\n")
     return connected_clients(v4_info, ss_output)

@@ -6,10 +6,11 @@ from __future__ import annotations
 import posixpath
 import shlex
 import time
+from collections.abc import Collection
 
 from nfstune.changes.transaction import ChangeFailed, Transaction
 from nfstune.errors import NfstuneError
-from nfstune.nfs.mounts import parse_proc_mounts
+from nfstune.nfs.mounts import ProcMount, mounts_of_server, parse_proc_mounts
 from nfstune.nfs.own_mount import MOUNT_ROOT, SCRATCH_PREFIX, mount_argv
 from nfstune.remote import Host
 
@@ -55,7 +56,7 @@ class ClientMount:
         c.run(["mkdir", "-p", self.mount_point], sudo=True)
         argv = mount_argv(self.server_address, self.export_path, self.options, self.mount_point)
         tx.progress(f"{c.label}: {' '.join(argv)}")
-        c.run(list(argv), sudo=True, timeout=120)
+        c.run(list(argv), sudo=True, timeout=120, action=f"mounting {self.export_path} on {self.mount_point}")
         ours = [
             m for m in parse_proc_mounts(c.run(["cat", "/proc/mounts"]).stdout) if m.mount_point == self.mount_point
         ]
@@ -69,12 +70,17 @@ class ClientMount:
         return self.negotiated
 
 
+def mounts_of(client: Host, servers: Collection[str | None]) -> list[ProcMount]:
+    """The client's NFS mounts of a server (its names and addresses), as /proc/mounts lists them now."""
+    return mounts_of_server(client.run(["cat", "/proc/mounts"], action="reading /proc/mounts").stdout, servers)
+
+
 def make_scratch(server: Host, tx: Transaction, export_path: str, name: str) -> str:
     """A scratch directory of ours in the export, journaled first; returns its path on the server. Made on the
     server, so that a root_squash export does not stop the client's root from writing in it."""
     path = posixpath.join(export_path, name)
     tx.record(server, "scratch", path)
-    server.run(["mkdir", "-m", "1777", path], sudo=True)
+    server.run(["mkdir", "-m", "1777", path], sudo=True, action=f"making the scratch directory {path}")
     return path
 
 
@@ -87,5 +93,5 @@ def set_readahead(client: Host, tx: Transaction, mount_point: str, kib: int) -> 
     before = client.run(["cat", path]).stdout.strip()
     tx.record(client, "sysfs", path, original=before.encode())
     tx.progress(f"{client.label}: read_ahead_kb {before} -> {kib} for {mount_point}")
-    client.run(f"echo {int(kib)} > {shlex.quote(path)}", sudo=True)
+    client.run(f"echo {int(kib)} > {shlex.quote(path)}", sudo=True, action=f"setting read_ahead_kb of {mount_point}")
     return int(before)

@@ -46,14 +46,18 @@ def undo_entry(host: Host, entry: JournalEntry) -> None:
         if entry.detail.get("exportfs"):
             # -r: resync the kernel with the restored files; -f: drop cached file-handle mappings, so that
             # nothing resolved while the change was in force outlives it
-            host.run("exportfs -ra && exportfs -f", sudo=True)
+            host.run("exportfs -ra && exportfs -f", sudo=True, action="reloading the restored exports")
         if entry.backup_path:
             parent = posixpath.dirname(HOST_JOURNAL_DIR)
             host.run(f"rm -f {_q(entry.backup_path)}; rmdir {HOST_JOURNAL_DIR} {parent} 2>/dev/null; true", sudo=True)
     elif entry.kind == "dir":
         host.run(f"rmdir {q} 2>/dev/null; true", sudo=True)
     elif entry.kind == "mount":
-        host.run(f"if mountpoint -q {q}; then umount {q} || umount -l {q}; fi; rmdir {q} 2>/dev/null; true", sudo=True)
+        host.run(
+            f"if mountpoint -q {q}; then umount {q} || umount -l {q}; fi; rmdir {q} 2>/dev/null; true",
+            sudo=True,
+            action=f"unmounting {entry.target}",
+        )
     elif entry.kind == "sysfs":
         # a per-mount setting (e.g. the NFS mount's read_ahead_kb): gone with the mount if that is gone
         value = (entry.original or b"").decode().strip()
@@ -65,7 +69,7 @@ def undo_entry(host: Host, entry: JournalEntry) -> None:
     elif entry.kind == "scratch":
         if not posixpath.basename(entry.target).startswith(SCRATCH_PREFIX):
             raise NfstuneError(f"refusing to remove {entry.target}: not a scratch directory of nfstune's")
-        host.run(f"rm -rf --one-file-system {q}", sudo=True, timeout=600)
+        host.run(f"rm -rf --one-file-system {q}", sudo=True, timeout=600, action=f"removing {entry.target}")
     else:
         raise NfstuneError(f"journal entry {entry.id} has an unknown kind {entry.kind!r}")
 

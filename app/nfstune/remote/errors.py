@@ -42,14 +42,32 @@ class HostKeyChanged(RemoteError):
 class Timeout(RemoteError):
     def __init__(self, host: str, command: str, seconds: float) -> None:
         self.command, self.seconds = command, seconds
-        super().__init__(host, f"`{command}` did not finish within {seconds:g} s")
+        super().__init__(host, f"{shown_command(command)} did not finish within {seconds:g} s")
+
+
+COMMAND_SHOWN = 160  # characters of a command a message quotes: a generated script says nothing to the admin
+
+
+def shown_command(command: str) -> str:
+    """A command as an error quotes it: whole when short, else its first line cut, and how long it was."""
+    first = command.strip().splitlines()[0] if command.strip() else command
+    if len(command) <= COMMAND_SHOWN and "\n" not in command.strip():
+        return f"`{command}`"
+    return f"`{first[:COMMAND_SHOWN]}…` (a script of {len(command):,} characters)"
 
 
 class CommandFailed(RemoteError):
-    def __init__(self, host: str, command: str, exit_status: int, stderr: str) -> None:
-        self.command, self.exit_status, self.stderr = command, exit_status, stderr
+    """A command ended with a non-zero status. With `action` ("mounting nas:/export on /mnt/x") the message names
+    the action and the host, not the command (often a script of ours)."""
+
+    def __init__(self, host: str, command: str, exit_status: int, stderr: str, action: str | None = None) -> None:
+        self.host, self.command, self.exit_status, self.stderr, self.action = host, command, exit_status, stderr, action
         tail = "\n".join(stderr.strip().splitlines()[-5:])
-        super().__init__(host, f"`{command}` failed with exit status {exit_status}" + (f":\n{tail}" if tail else ""))
+        said = f":\n{tail}" if tail else ""
+        if action:
+            NfstuneError.__init__(self, f"{action} on {host} failed (exit status {exit_status}){said}")
+        else:
+            NfstuneError.__init__(self, f"{host}: {shown_command(command)} failed with exit status {exit_status}{said}")
 
 
 class FileAccessFailed(RemoteError):

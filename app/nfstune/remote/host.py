@@ -25,6 +25,7 @@ from nfstune.remote.errors import (
     PermissionDenied,
     Timeout,
     Unreachable,
+    shown_command,
 )
 from nfstune.remote.process import RemoteProcess, wrap
 from nfstune.remote.target import SshTarget
@@ -226,7 +227,7 @@ class Host:
                 channel.sendall(((self._sudo_password or "") + "\n").encode())
         except (OSError, paramiko.SSHException) as exc:
             channel.close()
-            raise Unreachable(self.label, f"cannot start `{text}` ({exc})") from None
+            raise Unreachable(self.label, f"cannot start {shown_command(text)} ({exc})") from None
         if stdin or prefix.startswith("sudo -S"):
             try:
                 channel.sendall(stdin)
@@ -246,7 +247,10 @@ class Host:
         check: bool = True,
         sudo: bool = False,
         stdin: bytes = b"",
+        action: str | None = None,
     ) -> CommandResult:
+        """`action`: what the command does, in the admin's words ("reading the kernel's exports"): a failure
+        names it and the host instead of quoting the command."""
         proc = self.start(command, sudo=sudo, timeout=timeout, stdin=stdin)
         out: list[str] = []
         err: list[str] = []
@@ -258,7 +262,7 @@ class Host:
             tool = missing_command(result.stderr) if result.exit_status == 127 else None
             if tool is not None:
                 raise ToolMissing(tool, self.label, install_hint(tool, self.label))
-            raise CommandFailed(self.label, proc.command, result.exit_status, result.stderr)
+            raise CommandFailed(self.label, proc.command, result.exit_status, result.stderr, action)
         return result
 
     def _open_channel(self, text: str) -> paramiko.Channel:
@@ -271,7 +275,7 @@ class Host:
             return transport.open_session(timeout=self.connect_timeout)
         except (OSError, paramiko.SSHException) as exc:
             self.close()
-            raise Unreachable(self.label, f"cannot start `{text}` ({exc})") from None
+            raise Unreachable(self.label, f"cannot start {shown_command(text)} ({exc})") from None
 
     def _send_sudo_password(self, channel: paramiko.Channel) -> None:
         # then end stdin: after a wrong password sudo asks again, and must read EOF rather than wait forever
@@ -371,7 +375,7 @@ def _reason(exc: CommandFailed | Timeout | Unreachable, script: str) -> str:
         return tail or f"exit status {exc.exit_status}"
     if isinstance(exc, Timeout):
         return f"not done within {exc.seconds:g} s"
-    return str(exc).removeprefix(f"{exc.host}: ").replace(f" `{script}`", "")
+    return str(exc).removeprefix(f"{exc.host}: ").replace(f" {shown_command(script)}", "")
 
 
 def open_host(

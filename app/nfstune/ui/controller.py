@@ -145,7 +145,9 @@ class Controller(QObject):
                     on_unknown_host_key=self.prompter.host_key, ask_secret=self.prompter.secret,
                 )  # fmt: skip
             h.connect()
-            h.run(["true"], sudo=True)  # sudo now, while the admin is looking: a password prompt belongs here
+            h.run(
+                ["true"], sudo=True, action="checking sudo"
+            )  # sudo now, while the admin is looking: a password prompt belongs here
             self._recover(h, job)
             return h
 
@@ -205,19 +207,17 @@ class Controller(QObject):
         address = self.server_address or ""
 
         def work(_job: Job) -> Probed:
-            from nfstune.changes.export import read_export_files
-            from nfstune.nfs.kernel_view import parse_exportfs_s
-            from nfstune.nfs.mounts import mounts_of_server
+            from nfstune.changes.export import exportfs_table, read_export_files
+            from nfstune.changes.mount import mounts_of
             from nfstune.nfs.own_mount import MOUNT_ROOT
             from nfstune.workflow import probe_pair
 
-            exports = sorted({path for path, _client in parse_exportfs_s(server.run("exportfs -s", sudo=True).stdout)})
+            exports = sorted({path for path, _client in exportfs_table(server)})
             share = self.share if self.share in exports else (exports[0] if exports else "/")
             facts = probe_pair(Pair(server, client, address, share))
-            proc_mounts = client.run(["cat", "/proc/mounts"]).stdout
             mounts = [
                 f"{m.device} on {m.mount_point}"
-                for m in mounts_of_server(proc_mounts, (address, facts.server.hostname))
+                for m in mounts_of(client, (address, facts.server.hostname))
                 if posixpath.dirname(m.mount_point) != MOUNT_ROOT
             ]
             return Probed(facts, exports, mounts, read_export_files(server))
@@ -242,7 +242,7 @@ class Controller(QObject):
         host = self.hosts[role]
 
         def work(_job: Job) -> str:
-            return host.run(command, sudo=True, timeout=900).stdout[-500:]
+            return host.run(command, sudo=True, timeout=900, action="installing the missing tools").stdout[-500:]
 
         self.start_job(f"install-{role}", work, lambda out: on_done(True, out), lambda msg: on_done(False, msg))
 
