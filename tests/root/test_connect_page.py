@@ -46,7 +46,7 @@ def test_unknown_host_key_is_asked_on_the_gui_thread_and_remembered(
     known = (tmp_path / "data" / "nfstune" / "known_hosts").read_text()
     assert f"[127.0.0.1]:{sshd.port} ssh-ed25519 " in known
     assert page.recent.count() == 1 and "127.0.0.1" in page.recent.itemText(0)  # the pair is remembered
-    page.controller.shutdown()
+    qtbot.waitUntil(page.controller.shutdown, timeout=60_000)
 
 
 def test_refused_key_and_closed_port_fail_with_the_reason_and_a_retry(
@@ -69,7 +69,7 @@ def test_refused_key_and_closed_port_fail_with_the_reason_and_a_retry(
     qtbot.mouseClick(page.panels["server"].retry, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: states["server"] is ConnState.CONNECTED, timeout=30_000)
     assert states["client"] is ConnState.FAILED and not page.panels["server"].retry.isVisibleTo(page)
-    page.controller.shutdown()
+    qtbot.waitUntil(page.controller.shutdown, timeout=60_000)
 
 
 def test_this_computer_as_the_client_needs_no_ssh(qtbot: QtBot, page: ConnectPage) -> None:
@@ -82,7 +82,7 @@ def test_this_computer_as_the_client_needs_no_ssh(qtbot: QtBot, page: ConnectPag
     assert states["client"] is ConnState.CONNECTED, panel.state.text()
     assert "this computer (" in panel.state.text()
     assert page.controller.hosts["client"].run(["true"], sudo=True).exit_status == 0
-    page.controller.shutdown()
+    qtbot.waitUntil(page.controller.shutdown, timeout=60_000)
 
 
 def test_connecting_undoes_what_a_crashed_run_left(qtbot: QtBot, page: ConnectPage, sshd: Sshd, tmp_path: Path) -> None:
@@ -102,4 +102,4 @@ def test_connecting_undoes_what_a_crashed_run_left(qtbot: QtBot, page: ConnectPa
     conn = open_store(tmp_path / "s.sqlite3")
     assert Journal(conn).pending() == []
     conn.close()
-    page.controller.shutdown()
+    qtbot.waitUntil(page.controller.shutdown, timeout=60_000)

@@ -153,3 +153,51 @@ def test_keyboard_reaches_everything_in_order(page: HistoryPage) -> None:
     buttons = [page.refresh_button, page.compare_button, *page.export_buttons.values()]
     mnemonics = [b.text()[b.text().index("&") + 1].lower() for b in buttons]
     assert len(set(mnemonics)) == len(mnemonics)  # one Alt+letter each
+
+
+def test_the_html_report_is_written_by_a_job_on_its_own_thread(qtbot: QtBot, tmp_path: Path) -> None:
+    """In the desktop the report is a job (the controller's queue): the GUI thread only asks for the path."""
+    import threading
+
+    from nfstune.ui.jobs import Job, JobQueue
+
+    results = Results(open_store(tmp_path / "s.sqlite3"))
+    store_session(results, FIRST_SESSION)
+    queue, threads = JobQueue(), []
+
+    def background(name: str, work: object, done: object, failed: object) -> Job:
+        def traced(job: Job) -> object:
+            threads.append(threading.current_thread())
+            return work(job)  # type: ignore[operator]
+
+        job = Job(name, traced)
+        job.on_gui_thread(job.finished, done)  # type: ignore[arg-type]
+        job.on_gui_thread(job.failed, failed)  # type: ignore[arg-type]
+        return queue.add(job)
+
+    page = HistoryPage(results, store_path=tmp_path / "s.sqlite3", background=background)
+    qtbot.addWidget(page)
+    page.show()
+    select_rows(page, 0)
+    out = tmp_path / "report.html"
+    save_to(page, out)
+    page.export_buttons["html"].click()
+    assert page.status.text() == f"Writing {out}…"
+    qtbot.waitUntil(lambda: page.status.text() == f"Wrote {out}", timeout=30_000)
+    assert "<h1>nfstune session 1</h1>" in out.read_text()
+    assert threads and threads[0] is not threading.main_thread()
+    # an unwritable path: the job's error reaches the same box as a direct write's
+    shown: list[str] = []
+    from PySide6.QtWidgets import QMessageBox
+
+    original = QMessageBox.critical
+    QMessageBox.critical = lambda parent, title, text, *rest: shown.append(text)  # type: ignore[assignment]
+    try:
+        bad = tmp_path / "no-such-folder" / "r.html"
+        save_to(page, bad)
+        page.export_buttons["html"].click()
+        qtbot.waitUntil(lambda: shown != [], timeout=30_000)
+    finally:
+        QMessageBox.critical = original  # type: ignore[method-assign]
+    assert str(bad) in shown[0] and "No such file or directory" in shown[0]
+    qtbot.waitUntil(lambda: not queue.busy(), timeout=10_000)

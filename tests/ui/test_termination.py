@@ -16,7 +16,7 @@ from nfstune.ui.app import application, quit_on_termination
 
 app = application()
 steps = []
-quit_on_termination(app, lambda: steps.append("shutdown: run cancelled, changes undone"))
+quit_on_termination(app, lambda then: (steps.append("shutdown: run cancelled, changes undone"), then()))
 QTimer.singleShot(0, lambda: print("READY", flush=True))
 status = app.exec()
 print(steps, status, flush=True)

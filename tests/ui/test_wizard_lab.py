@@ -88,7 +88,7 @@ def window(qtbot: QtBot, lab: LabConfig, tmp_path: Path, monkeypatch: pytest.Mon
     w.resize(1366, 768)
     w.show()
     yield w
-    w.controller.shutdown()
+    qtbot.waitUntil(w.controller.shutdown, timeout=180_000)  # the jobs end (a run undoes its changes first)
 
 
 def connect_and_pick(qtbot: QtBot, w: MainWindow) -> None:

@@ -43,22 +43,23 @@ def run_main_window(*, lab: bool = False, scale: str | None = None) -> int:
     install_excepthook()
     window = MainWindow(scale=scale or ("small" if lab else None))
     window.controller.crashed.connect(window.show_crash)
-    quit_on_termination(app, window.controller.shutdown)
+    quit_on_termination(app, window.controller.when_shut_down)
     window.show()
     if lab:
         window.controller.connect_lab()
     return app.exec()
 
 
-def quit_on_termination(app: QApplication, shutdown: Callable[[], None]) -> None:
+def quit_on_termination(app: QApplication, shutdown: Callable[[Callable[[], None]], None]) -> None:
     """SIGTERM and SIGHUP (a logout, a service stop) quit as the window's Quit does, without asking: `shutdown`
-    cancels a run and waits for its undo, then the application quits. Python runs signal handlers only when it
-    has control, and Qt's event loop keeps it in C++: a timer hands control back a few times a second."""
+    cancels a run and calls what it is given once the run's undo has ended, which quits the application. Python
+    runs signal handlers only when it has control, and Qt's event loop keeps it in C++: a timer hands control back
+    a few times a second."""
 
     def handler(_signum: int, _frame: object) -> None:
         for s in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(s, signal.SIG_IGN)  # once: a second signal must not cut the undo short
-        QTimer.singleShot(0, lambda: (shutdown(), app.quit()))
+        QTimer.singleShot(0, lambda: shutdown(app.quit))
 
     for s in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(s) is not signal.SIG_IGN:

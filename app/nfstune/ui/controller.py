@@ -8,18 +8,18 @@ from __future__ import annotations
 import enum
 import logging
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, Signal
 
 from nfstune.engine import Cancelled, Event
 from nfstune.errors import NfstuneError
 from nfstune.recipes.model import Recipe
 from nfstune.remote import Host, open_host
-from nfstune.ui.jobs import EventBuffer, Job, Prompter
+from nfstune.ui.jobs import EventBuffer, Job, JobQueue, Prompter
 from nfstune.workflow import Facts, Pair
 
 log = logging.getLogger(__name__)
@@ -93,22 +93,22 @@ class Controller(QObject):
         self.events = EventBuffer()
         self.sample_sink: Callable[[str, float, dict[str, float]], None] | None = None
         self._jobs: dict[str, Job] = {}
+        self.queue = JobQueue(self)
         self._run_job: Job | None = None
 
     # --- jobs ---------------------------------------------------------------------------------------------------
 
     def start_job(self, name: str, work: Callable[[Job], Any], on_done: Callable[[Any], None],
-               on_failed: Callable[[str], None]) -> Job:  # fmt: skip
-        old = self._jobs.get(name)
-        if old is not None and old.is_running():
-            raise RuntimeError(f"{name} is already running")
-        job = Job(name, work)
+                  on_failed: Callable[[str], None], hosts: Collection[str] = ROLES) -> Job:  # fmt: skip
+        """`hosts`: the roles whose hosts the job uses; it waits while another job uses one of them."""
+        job = Job(name, work, hosts)
         job.on_gui_thread(job.finished, on_done)
         job.on_gui_thread(job.failed, on_failed)
         job.crashed.connect(self.crashed)
         job.progress.connect(self.lab_progress)
+        self.queue.add(job)
         self._jobs[name] = job
-        return job.start()
+        return job
 
     # --- connect ------------------------------------------------------------------------------------------------
 
@@ -158,7 +158,7 @@ class Controller(QObject):
         def failed(message: str) -> None:
             self._set_state(role, ConnState.FAILED, message)
 
-        self.start_job(f"connect-{role}", work, done, failed)
+        self.start_job(f"connect-{role}", work, done, failed, hosts=(role,))
 
     def _recover(self, host: Host, job: Job) -> None:
         """Whatever an earlier run (killed, crashed, powered off) left changed on this host is undone now."""
@@ -244,7 +244,8 @@ class Controller(QObject):
         def work(_job: Job) -> str:
             return host.run(command, sudo=True, timeout=900, action="installing the missing tools").stdout[-500:]
 
-        self.start_job(f"install-{role}", work, lambda out: on_done(True, out), lambda msg: on_done(False, msg))
+        self.start_job(f"install-{role}", work, lambda out: on_done(True, out), lambda msg: on_done(False, msg),
+                       hosts=(role,))  # fmt: skip
 
     # --- run ----------------------------------------------------------------------------------------------------
 
@@ -312,11 +313,26 @@ class Controller(QObject):
         if self._run_job is not None:
             self._run_job.cancel.set()
 
-    @Slot()
-    def shutdown(self) -> None:
-        """On quit: cancel a run (its changes are undone by the engine), wait for the jobs, close the hosts."""
-        self.cancel_run()
-        for job in list(self._jobs.values()):
-            job.wait(120000)
+    def shutdown(self) -> bool:
+        """On quit: jobs not started are dropped, running ones asked to stop (a run undoes its changes first).
+        True when nothing runs any more and the hosts are closed; otherwise `queue.idle` comes when the last job
+        has ended, and the caller calls this again then. Never waits: the window stays responsive meanwhile."""
+        self.queue.cancel_all()
+        if self.queue.busy():
+            return False
         for host in self.hosts.values():
             host.close()
+        return True
+
+    def when_shut_down(self, then: Callable[[], None]) -> None:
+        """Shut down, and call `then` once no job runs any more: at once when none does."""
+        if self.shutdown():
+            then()
+            return
+
+        def idle() -> None:
+            self.queue.idle.disconnect(idle)
+            self.shutdown()
+            then()
+
+        self.queue.idle.connect(idle)

@@ -12,7 +12,7 @@ import collections
 import logging
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
@@ -123,18 +123,25 @@ class Relay(QObject):
         self._function(value)
 
 
+# what `failed` carries when a bug stopped the job: the crash dialog shows the traceback, so no message box is due
+CRASHED = "stopped by a bug in nfstune (the crash report shows where)"
+
+
 class Job(QObject):
     """Runs `work(job)` on a thread of its own. `failed` carries a message for the admin: known errors (remote,
-    configuration) name the host and the command; anything else is a bug and also goes to `crashed`."""
+    configuration) name the host and the action. Anything else is a bug: its traceback goes to `crashed` (the
+    crash dialog) and `failed` carries CRASHED, so that the caller can reset its state without a second box.
+    `ended` comes last, whichever way the job went. `hosts`: the roles whose hosts the job uses (JobQueue)."""
 
     progress = Signal(str)
     finished = Signal(object)
     failed = Signal(str)
     crashed = Signal(str)
+    ended = Signal(object)
 
-    def __init__(self, name: str, work: Callable[[Job], Any]) -> None:
+    def __init__(self, name: str, work: Callable[[Job], Any], hosts: Collection[str] = ()) -> None:
         super().__init__()
-        self.name, self.work = name, work
+        self.name, self.work, self.hosts = name, work, frozenset(hosts)
         self.cancel = threading.Event()
         self._relays: list[Relay] = []
         self._thread = QThread()
@@ -167,12 +174,70 @@ class Job(QObject):
             self.failed.emit(str(exc))
         except Exception as exc:  # a bug: the crash dialog shows it with versions
             log.exception("%s crashed", self.name)
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
             self.crashed.emit("".join(traceback.format_exception(exc)))
+            self.failed.emit(CRASHED)
         else:
             self.finished.emit(result)
         finally:
+            self.ended.emit(self.name)
             self._thread.quit()
+
+
+class JobQueue(QObject):
+    """One job at a time per host, as Vorta's JobsManager runs one job at a time per repository: a job that needs
+    a host another job holds waits its turn, in the order it was asked for; jobs on other hosts (or on none) run
+    side by side. Lives on the GUI thread; `idle` when the last job has ended."""
+
+    idle = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._waiting: list[Job] = []
+        self._running: list[Job] = []
+
+    def add(self, job: Job) -> Job:
+        if any(j.name == job.name for j in (*self._waiting, *self._running)):
+            raise RuntimeError(f"{job.name} is already running")
+        job.on_gui_thread(job.ended, lambda _name, job=job: self._ended(job))
+        self._waiting.append(job)
+        self._dispatch()
+        return job
+
+    def _dispatch(self) -> None:
+        taken = {host for job in self._running for host in job.hosts}
+        for job in list(self._waiting):
+            if taken.isdisjoint(job.hosts):
+                self._waiting.remove(job)
+                self._running.append(job)
+                job.start()
+            taken |= job.hosts  # a job still waiting keeps its place on its hosts for the ones asked after it
+
+    def _ended(self, job: Job) -> None:
+        if job in self._running:
+            self._running.remove(job)
+        job.wait(5000)  # its work is done: the thread is only returning from its event loop
+        self._dispatch()
+        if not self.busy():
+            self.idle.emit()
+
+    def busy(self) -> bool:
+        return bool(self._waiting or self._running)
+
+    def running(self) -> list[str]:
+        return [job.name for job in self._running]
+
+    def waiting(self) -> list[str]:
+        return [job.name for job in self._waiting]
+
+    def cancel_all(self) -> None:
+        """Jobs not started are dropped (their `failed` says so); running ones are asked to stop."""
+        waiting, self._waiting = self._waiting, []
+        for job in waiting:
+            job.failed.emit("not started: nfstune is closing")
+        for job in self._running:
+            job.cancel.set()
+        if not self.busy():
+            self.idle.emit()
 
 
 class EventBuffer:

@@ -24,7 +24,7 @@ from nfstune import __version__
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
 from nfstune.store import Results, open_store
 from nfstune.ui.controller import Controller, RunOutcome
-from nfstune.ui.jobs import Prompter
+from nfstune.ui.jobs import CRASHED, Prompter
 from nfstune.ui.pages.connect import ConnectPage
 from nfstune.ui.pages.history import HistoryPage
 from nfstune.ui.pages.preflight import PreflightPage
@@ -50,6 +50,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"nfstune {__version__}: NFS tuning assistant")
         self.settings = settings or QSettings()
         self.scale = scale or str(self.settings.value("run/scale", "normal"))
+        self._closing = False  # set once Quit is confirmed: the next close event is the last
         self.prompter = Prompter(self)
         self.controller = Controller(self.prompter, store_path, lab_config)
         self.recipes, recipe_errors = load_recipes(default_recipe_dirs())
@@ -62,7 +63,10 @@ class MainWindow(QMainWindow):
         self.run_page = RunPage(self.controller)
         self.results_page = ResultsPage()
         self.recommendation_page = RecommendationPage()
-        self.history_page = HistoryPage(self.results_store, recipes={r.id: r for r in self.recipes})
+        self.history_page = HistoryPage(
+            self.results_store, recipes={r.id: r for r in self.recipes}, store_path=store_path,
+            background=lambda name, work, done, failed: self.controller.start_job(name, work, done, failed, hosts=()),
+        )  # fmt: skip
         self.pages = [self.connect_page, self.preflight_page, self.recipes_page, self.run_page, self.results_page,
                       self.recommendation_page]  # fmt: skip
 
@@ -247,7 +251,8 @@ class MainWindow(QMainWindow):
         CrashDialog(f"{header}\n\n{report}", self).open()
 
     def _error(self, title: str, message: str) -> None:
-        QMessageBox.warning(self, title, message)
+        if message != CRASHED:  # a bug: the crash dialog is already open with the traceback
+            QMessageBox.warning(self, title, message)
 
     @Slot()
     def _on_open_logs(self) -> None:
@@ -265,6 +270,9 @@ class MainWindow(QMainWindow):
             self.resize(1280, 740)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        if self._closing:  # the jobs have ended: close for good
+            super().closeEvent(event)
+            return
         if self.run_page.running:
             answer = QMessageBox.question(
                 self, "A run is in progress",
@@ -274,5 +282,11 @@ class MainWindow(QMainWindow):
                 event.ignore()
                 return
         self.settings.setValue("window/geometry", self.saveGeometry())
-        self.controller.shutdown()
-        super().closeEvent(event)
+        self._closing = True
+        if self.controller.shutdown():
+            super().closeEvent(event)
+            return
+        # jobs still end their work (a run undoes its changes): the window goes, the process stays until then
+        event.ignore()
+        self.hide()
+        self.controller.when_shut_down(self.close)

@@ -38,9 +38,10 @@ from PySide6.QtWidgets import (
 
 from nfstune.bench.stats import format_value
 from nfstune.bench.verdict import Verdict
+from nfstune.errors import NfstuneError
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report import write_html
-from nfstune.store import Results, SessionRow
+from nfstune.store import Results, SessionRow, open_store
 from nfstune.summary import (
     ComparisonRow,
     WorkloadResults,
@@ -49,6 +50,7 @@ from nfstune.summary import (
     results_text,
     summarize_session,
 )
+from nfstune.ui.jobs import CRASHED
 from nfstune.ui.verdicts import KIND_WORDS, verdict_sentence
 
 COLUMNS = ("Session", "Started", "Status", "Server → client", "Share", "Recipes", "Scale")
@@ -189,15 +191,34 @@ def comparison_html(a: SessionRow, b: SessionRow, rows: Sequence[ComparisonRow])
     return "".join(parts) + "</table>"
 
 
+# (job name, work, on_done, on_failed): the controller's start_job, on no host
+Background = Callable[[str, Callable[[Any], Any], Callable[[Any], None], Callable[[str], None]], object]
+
+
+def write_report(results: Results, session_id: int, path: Path, recipes: Mapping[str, Recipe] | None) -> None:
+    """The session's HTML report, with its text results."""
+    session = results.session(session_id)
+    text = results_text(session, recipes) if session["runs"] else ""
+    write_html(results, session_id, path, text, recipes)
+
+
 class HistoryPage(QWidget):
     def __init__(
-        self, results: Results, parent: QWidget | None = None, recipes: Mapping[str, Recipe] | None = None
+        self,
+        results: Results,
+        parent: QWidget | None = None,
+        recipes: Mapping[str, Recipe] | None = None,
+        *,
+        background: Background | None = None,
+        store_path: Path | None = None,
     ) -> None:
         """`recipes`: what a session's baselines, margins and A/A checks are read from (None: each is judged
-        without its recipe)."""
+        without its recipe). `background`: runs the HTML report as a job (the controller's start_job), reading
+        the store at `store_path` on its own thread; None writes it here."""
         super().__init__(parent)
         self._results = results
         self._recipes = recipes
+        self._background, self._store_path = background, store_path
         # an attribute, not a call to QFileDialog, so that tests (and a caller that remembers folders) replace it
         self.ask_save_path: SaveDialog = QFileDialog.getSaveFileName
         self.model = SessionTableModel(self)
@@ -321,12 +342,27 @@ class HistoryPage(QWidget):
 
     @Slot()
     def _on_export_html_clicked(self) -> None:
-        def write(session_id: int, path: Path) -> None:
-            session = self._results.session(session_id)
-            text = results_text(session, self._recipes) if session["runs"] else ""
-            write_html(self._results, session_id, path, text, self._recipes)
+        recipes, background, store_path = self._recipes, self._background, self._store_path
+        if background is None:
+            self._export("html", lambda session_id, path: write_report(self._results, session_id, path, recipes))
+            return
+        chosen = self._ask_path("html")
+        if chosen is None:
+            return
+        session_id, path = chosen
 
-        self._export("html", write)
+        def work(_job: object) -> None:  # on a worker thread, with its own connection to the store
+            conn = open_store(store_path)
+            try:
+                write_report(Results(conn), session_id, path, recipes)
+            except OSError as exc:
+                raise NfstuneError(exc.strerror or str(exc)) from None
+            finally:
+                conn.close()
+
+        self.status.setText(f"Writing {path}…")
+        background("export-html", work, lambda _result: self.status.setText(f"Wrote {path}"),
+                   lambda reason: self._export_failed(path, reason))  # fmt: skip
 
     @Slot()
     def _on_export_csv_clicked(self) -> None:
@@ -336,19 +372,27 @@ class HistoryPage(QWidget):
     def _on_export_json_clicked(self) -> None:
         self._export("json", self._results.export_json)
 
-    def _export(self, kind: str, write: Callable[[int, Path], None]) -> None:
+    def _ask_path(self, kind: str) -> tuple[int, Path] | None:
+        """The selected session and where to write it; None when the admin cancelled the dialog."""
         (session_id,) = self.selected_ids()
         what, suffix, file_filter = EXPORTS[kind]
         suggested = str(Path.home() / f"nfstune-session-{session_id}.{suffix}")
         chosen, _ = self.ask_save_path(self, f"Export session {session_id} as {what}", suggested, file_filter)
-        if not chosen:
-            return  # the admin cancelled the dialog
-        path = Path(chosen)
+        return (session_id, Path(chosen)) if chosen else None
+
+    def _export(self, kind: str, write: Callable[[int, Path], None]) -> None:
+        chosen = self._ask_path(kind)
+        if chosen is None:
+            return
+        session_id, path = chosen
         try:
             write(session_id, path)
         except OSError as exc:  # a known environment error: say which file and why; anything else is a bug
-            reason = exc.strerror or str(exc)
-            QMessageBox.critical(self, "Export failed", f"Could not write {path}:\n{reason}")
-            self.status.setText(f"Export failed: {path}")
+            self._export_failed(path, exc.strerror or str(exc))
             return
         self.status.setText(f"Wrote {path}")
+
+    def _export_failed(self, path: Path, reason: str) -> None:
+        self.status.setText(f"Export failed: {path}")
+        if reason != CRASHED:  # a bug: the crash dialog shows it
+            QMessageBox.critical(self, "Export failed", f"Could not write {path}:\n{reason}")
