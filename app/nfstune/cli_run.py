@@ -28,13 +28,12 @@ from nfstune.workflow import (
     CurrentConfig,
     Pair,
     current_export,
-    make_engine,
+    open_session,
     pick_recipes,
     plan_for,
     probe_pair,
     recipes_by_id,
     recommendation,
-    start_session,
 )
 
 
@@ -137,10 +136,6 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         if blocking(problems):
             stops = "; ".join(p.title for p in problems if p.severity == "error")
             raise ConfigError(f"preflight: {stops}. Nothing was changed.")
-        plan = plan_for(pair, facts, chosen, args.scale)
-        for reason in plan.skipped:
-            printer(reason)
-        sid = start_session(results, pair, facts, scale=args.scale, recipe_ids=args.recipe, plan=plan)
 
         def confirm(change: ServerChange) -> bool:
             # the engine has just logged change.message(): the list of connected clients
@@ -168,8 +163,8 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             elif event.kind in ("repeat", "log", "warning", "config", "baseline"):
                 printer(event.message)
 
-        engine = make_engine(
-            pair, facts, scale=args.scale, results=results, journal=journal, emit=on_event,
+        sid, plan, engine = open_session(
+            pair, facts, chosen, scale=args.scale, results=results, journal=journal, emit=on_event,
             cancel=threading.Event(), baselines=not getattr(args, "no_baselines", False), confirm=confirm,
         )  # fmt: skip
         engine.run(sid, plan)

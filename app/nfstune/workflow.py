@@ -163,6 +163,34 @@ def make_engine(
     )  # fmt: skip
 
 
+def open_session(
+    pair: Pair,
+    facts: Facts,
+    recipes: Sequence[Recipe],
+    *,
+    scale: str,
+    results: Results,
+    journal: Journal,
+    emit: Callable[[Event], None],
+    cancel: threading.Event,
+    confirm: Callable[[ServerChange], bool] | None = None,
+    seed: int | None = None,
+    baselines: bool = True,
+) -> tuple[int, Plan, Engine]:
+    """The steps of a session before it runs, the same for the CLI and the desktop: its plan (the configurations
+    it skips said through `emit` as log events), the session stored with that plan, and the engine that runs it.
+    The caller runs `engine.run(session_id, plan)` and then reads `current_export` for the recommendation."""
+    plan = plan_for(pair, facts, recipes, scale, seed)
+    for reason in plan.skipped:
+        emit(Event("log", reason))
+    sid = start_session(results, pair, facts, scale=scale, recipe_ids=[r.id for r in recipes], plan=plan)
+    engine = make_engine(
+        pair, facts, scale=scale, results=results, journal=journal, emit=emit, cancel=cancel, baselines=baselines,
+        confirm=confirm,
+    )  # fmt: skip
+    return sid, plan, engine
+
+
 @dataclass(frozen=True)
 class CurrentConfig:
     """The admin's own configuration as it is after a session's changes were undone: the recommendation edits

@@ -267,23 +267,13 @@ class Controller(QObject):
 
         def work(job: Job) -> RunOutcome:
             from nfstune.store import Journal, Results, open_store
-            from nfstune.workflow import (
-                current_export,
-                make_engine,
-                plan_for,
-                recommendation,
-                start_session,
-            )
+            from nfstune.workflow import current_export, open_session, recommendation
 
             conn = open_store(self.store_path)  # this thread's own connection: sqlite objects stay on one thread
             results, journal = Results(conn), Journal(conn)
-            plan = plan_for(pair, probed.facts, recipes, scale, seed)
-            for reason in plan.skipped:
-                emit(Event("log", reason))
-            ids = [r.id for r in recipes]
-            sid = start_session(results, pair, probed.facts, scale=scale, recipe_ids=ids, plan=plan)
-            engine = make_engine(
-                pair, probed.facts, scale=scale, results=results, journal=journal, emit=emit, cancel=job.cancel,
+            sid, plan, engine = open_session(
+                pair, probed.facts, recipes, scale=scale, results=results, journal=journal, emit=emit,
+                cancel=job.cancel, seed=seed,
                 confirm=self.prompter.server_change,  # asked on the GUI thread; the worker waits for the answer
             )  # fmt: skip
             try:
