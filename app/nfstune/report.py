@@ -56,7 +56,8 @@ def write_html(
             rows.append(
                 f"<tr><td class=l>{e(c.label)}</td><td>{s.median:.3g}</td><td>{s.min:.3g}</td>"
                 f"<td>{s.max:.3g}</td><td>{s.n}</td><td class=l>{e(verdict)}</td>"
-                f"<td class=l>{e(c.requested or '(defaults)')}</td><td class=l>{e(c.negotiated)}</td></tr>"
+                f"<td class=l>{e(c.requested.render() or '(defaults)')}</td>"
+                f"<td class=l>{e(c.negotiated.render())}</td></tr>"
             )
         better = "higher" if w.higher_is_better else "lower"
         img = strip_chart_svg(f"{g.recipe}: {g.workload}", w.unit, bars)

@@ -20,6 +20,8 @@ from typing import Any
 from nfstune.bench.figure import figure
 from nfstune.bench.stats import Summary, summarize
 from nfstune.bench.verdict import Question, Verdict, judge
+from nfstune.nfs.export_options import split_options
+from nfstune.nfs.mount_options import MountOptions
 from nfstune.recipes.model import WORKLOADS, Config, Recipe
 
 # what /proc/mounts says that a recipe can change; the rest of its option list is noise next to the requested ones
@@ -35,9 +37,9 @@ class ConfigResult:
     label: str
     values: list[float]  # one figure per measured repeat, warm-ups left out
     summary: Summary | None  # None when no repeat completed
-    requested: str  # mount options nfstune asked for ("" = the defaults)
-    negotiated: str  # the mount's options as /proc/mounts showed them ("" when not read back)
-    export_options: str | None  # the export's options during the run (server-side recipes)
+    requested: MountOptions  # mount options nfstune asked for (none: the defaults)
+    negotiated: MountOptions  # the mount's options as /proc/mounts showed them (none when not read back)
+    export_options: tuple[str, ...]  # the export's options during the run (server-side recipes; else none)
     verdict: Verdict | None  # against the baseline; None for the baseline itself or when nothing was measured
     status: str | None  # the run's status ("completed", "failed", ...); None while it runs
     rounds: dict[int, float]  # round (the repeat's number) -> figure, warm-ups left out
@@ -131,12 +133,12 @@ def summarize_session(session: Mapping[str, Any], recipes: Mapping[str, Recipe] 
         configs = []
         for label, run in runs.items():
             values = list(rounds[label].values())
-            opts = options[(recipe_id, label)]
+            opts = RunOptions.of(options[(recipe_id, label)])
             configs.append(
                 ConfigResult(
                     label=label, values=values, summary=summarize(values) if values else None,
-                    requested=opts["requested_options"] or "", negotiated=opts["negotiated_options"] or "",
-                    export_options=opts["export_options"], verdict=verdicts.get((recipe_id, workload, label)),
+                    requested=opts.requested, negotiated=opts.negotiated,
+                    export_options=opts.export, verdict=verdicts.get((recipe_id, workload, label)),
                     status=run["status"], rounds=rounds[label], same_as_baseline=same.get(label),
                 )
             )  # fmt: skip
@@ -190,8 +192,8 @@ def _settings(run: Mapping[str, Any]) -> tuple[object, ...]:
     # the whole /proc/mounts list, not only what in_force() shows: a user recipe may change any mount option
     config = run.get("config") or {}
     ahead = config.get("read_ahead_kb") if isinstance(config, Mapping) else None
-    negotiated = frozenset((run["negotiated_options"] or "").split(","))
-    return run["export_options"] or "", negotiated, ahead
+    opts = RunOptions.of(run)
+    return opts.export, frozenset(o.render() for o in opts.negotiated.options), ahead
 
 
 def _expectation_reason(text: str | None) -> str:
@@ -207,7 +209,8 @@ def _expectation_reason(text: str | None) -> str:
 def in_force(run: Mapping[str, Any]) -> str | None:
     """What was actually in force for a run: the export's options as stored, the negotiated vers/rsize/wsize/
     nconnect, read-ahead; None when the mount's options were not read back (nothing to compare)."""
-    essentials = negotiated_essentials(run["negotiated_options"] or "")
+    opts = RunOptions.of(run)
+    essentials = negotiated_essentials(opts.negotiated)
     if not essentials:
         return None
     parts = [f"mount {essentials}"]
@@ -215,22 +218,40 @@ def in_force(run: Mapping[str, Any]) -> str | None:
     ahead = config.get("read_ahead_kb") if isinstance(config, Mapping) else None
     if ahead is not None:
         parts.append(f"read_ahead_kb={ahead}")
-    if run["export_options"]:
-        parts.append(f"export {run['export_options']}")
+    if opts.export:
+        parts.append(f"export {','.join(opts.export)}")
     return "; ".join(parts)
 
 
-def negotiated_essentials(negotiated: str, keys: Sequence[str] = NEGOTIATED_KEYS) -> str:
+@dataclass(frozen=True)
+class RunOptions:
+    """What a run asked for and what was in force, parsed once from the text the store keeps."""
+
+    requested: MountOptions
+    negotiated: MountOptions
+    export: tuple[str, ...]
+
+    @classmethod
+    def of(cls, run: Mapping[str, Any]) -> RunOptions:
+        export = run["export_options"]
+        return cls(
+            MountOptions.parse(run["requested_options"] or ""),
+            MountOptions.parse(run["negotiated_options"] or ""),
+            tuple(split_options(export)) if export else (),
+        )
+
+
+def negotiated_essentials(negotiated: MountOptions, keys: Sequence[str] = NEGOTIATED_KEYS) -> str:
     """The options of /proc/mounts' list that a recipe can change, in the kernel's order: 'vers=4.2,rsize=8192'."""
-    chosen = {o.split("=")[0]: o for o in negotiated.split(",") if o.split("=")[0] in keys}
+    chosen = {o.name: o.render() for o in negotiated.options if o.name in keys}
     return ",".join(chosen.values())
 
 
-def negotiated_view(requested: str, negotiated: str) -> str:
+def negotiated_view(requested: MountOptions, negotiated: MountOptions) -> str:
     """'requested rsize=8192 · negotiated vers=4.2,rsize=8192,wsize=8192': what was asked for next to what the
     client and server agreed, which is what actually ran."""
     essentials = negotiated_essentials(negotiated)
-    asked = f"requested {requested or '(defaults)'}"
+    asked = f"requested {requested.render() or '(defaults)'}"
     return f"{asked} · negotiated {essentials}" if essentials else asked
 
 
@@ -256,7 +277,7 @@ def results_text(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | Non
             lines += [f"  {'':14} {text}" for text in verdict_lines(c)]
             essentials = negotiated_essentials(c.negotiated)
             if essentials:
-                lines.append(f"  {'':14} requested {c.requested or '(defaults)'}; negotiated {essentials}")
+                lines.append(f"  {'':14} requested {c.requested.render() or '(defaults)'}; negotiated {essentials}")
     return "\n".join(lines)
 
 

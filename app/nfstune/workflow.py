@@ -28,7 +28,7 @@ from nfstune.remote import Host
 from nfstune.remote.probe import probe
 from nfstune.remote.probe_parse import HostFacts
 from nfstune.store import Journal, Results
-from nfstune.summary import WorkloadResults, summarize_session
+from nfstune.summary import RunOptions, WorkloadResults, summarize_session
 
 IPERF_SECONDS = {"small": 5, "normal": 10}
 
@@ -244,9 +244,10 @@ def measured_from(results: Results, session_id: int, recipes: Mapping[str, Recip
     groups = summarize_session(data, recipes_by_id() if recipes is None else recipes)
     negotiated_rsize = None
     for run in data["runs"]:
-        for opt in (run["negotiated_options"] or "").split(","):
-            if opt.startswith("rsize=") and "rsize" not in (run["requested_options"] or ""):
-                negotiated_rsize = int(opt[6:])
+        opts = RunOptions.of(run)
+        granted = opts.negotiated.get("rsize")
+        if granted is not None and granted.isdigit() and not opts.requested.has("rsize"):
+            negotiated_rsize = int(granted)
     facts = json.loads(data["server_facts"] or "{}")
     best_version, version_reason = _best_version(groups)
     return Measured(
@@ -275,9 +276,9 @@ def _best_version(groups: Sequence[WorkloadResults]) -> tuple[str | None, str | 
     by_version: dict[str, list[tuple[str, Verdict]]] = {}
     for group in groups:
         base = next((c for c in group.configs if c.label == group.baseline_label), None)
-        base_vers = _vers(base.negotiated) if base is not None else None
+        base_vers = base.negotiated.get("vers") if base is not None else None
         for config in group.configs:
-            vers = _vers(config.negotiated)
+            vers = config.negotiated.get("vers")
             if config.verdict is None or vers is None or base_vers is None or vers == base_vers:
                 continue
             if not config.label.startswith("vers="):
@@ -293,7 +294,3 @@ def _best_version(groups: Sequence[WorkloadResults]) -> tuple[str | None, str | 
     _count, vers, found = max(candidates, key=lambda c: c[0])
     quoted = "; ".join(f"{workload}: {v.text}" for workload, v in found if v.kind == "faster")
     return vers, f"measured faster: {quoted}"
-
-
-def _vers(negotiated: str) -> str | None:
-    return next((o[5:] for o in negotiated.split(",") if o.startswith("vers=")), None)

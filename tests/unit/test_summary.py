@@ -8,10 +8,20 @@ from pathlib import Path
 
 import pytest
 
+from nfstune.nfs.mount_options import MountOptions
 from nfstune.paths import recipes_dir
 from nfstune.recipes import load_recipes
 from nfstune.store import Results, open_store
-from nfstune.summary import aa_checks, aa_summary, compare_sessions, negotiated_view, results_text, summarize_session
+from nfstune.summary import (
+    RunOptions,
+    aa_checks,
+    aa_summary,
+    compare_sessions,
+    negotiated_essentials,
+    negotiated_view,
+    results_text,
+    summarize_session,
+)
 
 NEGOTIATED_8K = "rw,relatime,vers=4.2,rsize=8192,wsize=8192,namlen=255,hard,proto=tcp,timeo=600,retrans=2,sec=sys"
 NEGOTIATED_1M = "rw,relatime,vers=4.2,rsize=1048576,wsize=1048576,namlen=255,hard,proto=tcp,timeo=600,sec=sys"
@@ -89,10 +99,11 @@ def test_medians_spread_and_options_per_configuration(results: Results) -> None:
     assert (sync.label, sync.values, sync.summary and sync.summary.median) == ("sync", [9.1, 8.4, 8.9, 9.0], 8.95)
     assert async_.summary is not None
     assert (async_.summary.median, async_.summary.min, async_.summary.max, async_.summary.n) == (2.05, 1.9, 2.2, 4)
-    assert (async_.export_options, async_.status) == ("async", "completed")
+    assert (async_.export_options, async_.status) == (("async",), "completed")
     eight_k, one_m, failed = groups[2].configs
     assert one_m.summary is not None and one_m.summary.median == 89.0
-    assert eight_k.requested == "vers=4.2,rsize=8192,wsize=8192" and eight_k.negotiated == NEGOTIATED_8K
+    assert eight_k.requested.render() == "vers=4.2,rsize=8192,wsize=8192"
+    assert eight_k.negotiated.render() == NEGOTIATED_8K and eight_k.negotiated.get("rsize") == "8192"
     assert (failed.values, failed.summary, failed.verdict, failed.status) == ([], None, None, "failed")
 
 
@@ -258,10 +269,23 @@ def test_text_is_what_nfstune_report_prints(results: Results) -> None:
 
 def test_negotiated_view_keeps_what_a_recipe_can_change() -> None:
     negotiated = NEGOTIATED_8K.replace("hard,", "hard,nconnect=4,")
-    assert negotiated_view("rsize=8192", negotiated) == (
+    assert negotiated_view(MountOptions.parse("rsize=8192"), MountOptions.parse(negotiated)) == (
         "requested rsize=8192 · negotiated vers=4.2,rsize=8192,wsize=8192,nconnect=4"
     )
-    assert negotiated_view("", "") == "requested (defaults)"
+    assert negotiated_view(MountOptions(), MountOptions()) == "requested (defaults)"
+
+
+def test_a_runs_options_are_parsed_once_as_typed_values() -> None:
+    """The stored text becomes MountOptions and the export's option words; what the pages read from them."""
+    run = {"requested_options": "vers=3,rsize=32768", "export_options": "async,wdelay,sec=krb5:krb5i,rw",
+           "negotiated_options": "rw,vers=3,rsize=32768,wsize=32768,namlen=255,hard,proto=tcp,sec=sys"}  # fmt: skip
+    opts = RunOptions.of(run)
+    assert opts.requested.get("rsize") == "32768" and opts.negotiated.get("vers") == "3"
+    assert opts.negotiated.render() == run["negotiated_options"]  # nothing lost on the way
+    assert opts.export == ("async", "wdelay", "sec=krb5:krb5i", "rw")
+    assert negotiated_essentials(opts.negotiated) == "vers=3,rsize=32768,wsize=32768"
+    empty = RunOptions.of({"requested_options": None, "negotiated_options": None, "export_options": None})
+    assert (empty.requested, empty.negotiated, empty.export) == (MountOptions(), MountOptions(), ())
 
 
 def test_two_sessions_side_by_side(results: Results) -> None:

@@ -150,7 +150,7 @@ def details_html(row: SessionRow, groups: Sequence[WorkloadResults]) -> str:
             s = c.summary
             options = negotiated_view(c.requested, c.negotiated)
             if c.export_options:
-                options += f" · export {c.export_options}"
+                options += f" · export {','.join(c.export_options)}"
             verdict = _verdict_html(c.verdict, baseline=c.label == g.baseline_label)
             if s is None:
                 cells = "<td colspan='4'>no completed repeats</td>"

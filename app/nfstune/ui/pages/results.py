@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.bench.stats import format_value
-from nfstune.nfs.mount_options import MountOptions
 from nfstune.recipe_info import size_text
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.summary import ConfigResult, WorkloadResults, negotiated_view, summarize_session
@@ -67,7 +66,7 @@ def _expected_no_difference(*texts: str | None) -> str | None:
 def _capped_text(config: ConfigResult) -> str | None:
     """'rsize=1M: the server capped rsize and wsize at 524288 (512 KiB) where 1048576 was requested': what ran was
     not what was asked for."""
-    asked, got = MountOptions.parse(config.requested), MountOptions.parse(config.negotiated)
+    asked, got = config.requested, config.negotiated
     capped = {
         key: (wanted, granted)
         for key, wanted, granted in (("rsize", asked.rsize, got.rsize), ("wsize", asked.wsize, got.wsize))
@@ -152,8 +151,8 @@ def _row_cells(group: WorkloadResults, config: ConfigResult) -> list[QTableWidge
     options = negotiated_view(config.requested, config.negotiated).replace(" \u00b7 ", "\n")
     if config.export_options:
         # the options a recipe changes; exportfs -s lists a dozen defaults besides (the report keeps them all)
-        shown = [o for o in config.export_options.split(",") if o in EXPORT_KNOBS]
-        options += f"\nexport {','.join(shown) or config.export_options}"
+        shown = [o for o in config.export_options if o in EXPORT_KNOBS] or config.export_options
+        options += f"\nexport {','.join(shown)}"
     options = options.replace(",", ", ")  # so that a narrow column can wrap a long option list
     s = config.summary
     if s is None:
