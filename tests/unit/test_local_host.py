@@ -8,6 +8,7 @@ import threading
 import time
 
 import psutil
+import pytest
 
 from nfstune.bench.live import HostSampler
 from nfstune.remote.local import LocalHost
@@ -58,3 +59,21 @@ def test_this_machine_is_sampled_through_psutil() -> None:
     assert role == "client" and abs(t - time.time()) < 5
     assert 0.0 <= series["cpu_percent"] <= 100.0 and "net_rx_bps" in series
     assert "nfs_read_bps" not in series  # no NFS mount given: no NFS series, rather than zeros
+
+
+def test_a_bug_in_a_sampler_is_logged_with_its_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    """The measurement goes on without the live graph, and the log says where the bug is."""
+
+    def broken(_role: str, _t: float, series: dict[str, float]) -> None:
+        raise KeyError("nfs_read_bps")
+
+    sampler = HostSampler(None, "client", broken, interval_s=0.05)
+    with caplog.at_level("WARNING", logger="nfstune.bench.live"):
+        sampler.start()
+        deadline = time.monotonic() + 10
+        while sampler.error is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        sampler.stop()
+    assert sampler.error == "client sampler stopped: 'nfs_read_bps'"
+    (record,) = [r for r in caplog.records if r.name == "nfstune.bench.live"]
+    assert record.exc_info is not None and record.exc_info[0] is KeyError

@@ -109,7 +109,8 @@ class HostSampler:
         except Exception as exc:  # a sampler never takes a measurement down with it
             if not self._stop.is_set():
                 self.error = f"{self.role} sampler stopped: {exc}"
-                log.warning(self.error)
+                # the host going away is expected; anything else is a bug, whose traceback the log keeps
+                log.warning(self.error, exc_info=not isinstance(exc, NfstuneError | OSError))
 
     def _run_local(self) -> None:
         local = LocalSampler(self.disks, self.mount_point)
