@@ -22,7 +22,8 @@ from nfstune.bench.stats import Summary, summarize
 from nfstune.bench.verdict import Question, Verdict, judge
 from nfstune.nfs.export_options import split_options
 from nfstune.nfs.mount_options import MountOptions
-from nfstune.recipes.model import WORKLOADS, Config, Recipe
+from nfstune.recipes.model import WORKLOADS, Config, Recipe, recipe_facts
+from nfstune.remote.probe_parse import HostFacts
 
 # what /proc/mounts says that a recipe can change; the rest of its option list is noise next to the requested ones
 NEGOTIATED_KEYS = ("vers", "rsize", "wsize", "nconnect")
@@ -255,6 +256,24 @@ def negotiated_view(requested: MountOptions, negotiated: MountOptions) -> str:
     return f"{asked} · negotiated {essentials}" if essentials else asked
 
 
+def recipe_notes(session: Mapping[str, Any], recipe: Recipe | None) -> list[str]:
+    """The recipe's own notes (its [[notes]]) whose condition holds on the session's hosts, with their {fact}
+    placeholders filled from the facts the session stored."""
+    if recipe is None or not recipe.notes:
+        return []
+    facts = recipe_facts(_stored_facts(session.get("server_facts")), _stored_facts(session.get("client_facts")))
+    return [text for note in recipe.notes if (text := note.render(facts)) is not None]
+
+
+def _stored_facts(text: object) -> HostFacts | None:
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return HostFacts.from_json(text)
+    except (ValueError, TypeError, KeyError):  # a session stored by an older nfstune: its notes need no facts
+        return None
+
+
 def results_text(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None) -> str:
     """The session's results as `nfstune report` prints them: per recipe and workload each configuration's median,
     min and max, n, its verdict against the baseline (with the CI), and the requested and negotiated options."""
@@ -278,6 +297,11 @@ def results_text(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | Non
             essentials = negotiated_essentials(c.negotiated)
             if essentials:
                 lines.append(f"  {'':14} requested {c.requested.render() or '(defaults)'}; negotiated {essentials}")
+    for recipe_id in dict.fromkeys(g.recipe for g in groups):
+        notes = recipe_notes(session, (recipes or {}).get(recipe_id))
+        if notes:
+            lines.append(f"\n{recipe_id}: notes")
+            lines += [f"  - {note}" for note in notes]
     return "\n".join(lines)
 
 

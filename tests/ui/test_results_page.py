@@ -19,6 +19,7 @@ from nfstune import paths
 from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
 from nfstune.store import Results, open_store
+from nfstune.summary import results_text
 from nfstune.ui.main_window import STEPS, MainWindow
 from nfstune.ui.pages.results import (
     OPTIONS_COLUMN,
@@ -283,3 +284,16 @@ def test_every_table_fits_the_window_or_scrolls_sideways_without_cutting_text(
     # the chart beside its table only where both fit; above it otherwise, so the table gets the page's width
     blocks = scroll.widget().findChildren(WorkloadBlock)
     assert len(blocks) == len(tables) and all(block.side_by_side is side_by_side for block in blocks)
+
+
+def test_a_recipes_notes_are_shown_under_its_verdicts(
+    page: ResultsPage, results: Results, recipes: dict[str, Recipe]
+) -> None:
+    """block-size ran in this session, stored without host facts: its one unconditional note is shown, the figure
+    it quotes unknown; the recipes without notes show none."""
+    page.show_session(results.session(store_session(results, FIRST_SESSION)), recipes)
+    assert set(page.note_labels) == {"block-size"}
+    text = page.note_labels["block-size"].text()
+    assert text.startswith("Note: The Linux client never uses more than 1 MiB") and "(unknown here)" in text
+    session = results.session(store_session(results, FIRST_SESSION))
+    assert "\nblock-size: notes\n  - The Linux client never uses more than 1 MiB" in results_text(session, recipes)

@@ -316,3 +316,30 @@ def test_a_side_without_completed_repeats_is_named(results: Results) -> None:
     (row,) = [r for r in compare_sessions(a, b) if r.config_label == "rsize=32K"]
     assert (row.median_a, row.median_b, row.verdict) == (None, None, None)
     assert row.text == "no completed repeats in A and B"
+
+
+def test_a_recipes_notes_are_filled_from_the_sessions_stored_facts() -> None:
+    """block-size's notes, on the lab's probes (max_block_size 128 KiB): both hold, with the figure filled in; on a
+    session stored without facts only the unconditional one is shown, saying the figure is unknown."""
+    from pathlib import Path
+
+    from nfstune import paths
+    from nfstune.recipes import load_recipes
+    from nfstune.remote.probe_parse import parse_probe_output
+    from nfstune.summary import recipe_notes
+
+    probes = Path(__file__).parent.parent / "captures" / "probe"
+    recipes, errors = load_recipes([paths.recipes_dir()])
+    assert errors == []
+    block_size = next(r for r in recipes if r.id == "block-size")
+    session = {
+        "server_facts": parse_probe_output((probes / "lab-nas-root.txt").read_text()).to_json(),
+        "client_facts": parse_probe_output((probes / "lab-client-root.txt").read_text()).to_json(),
+    }
+    notes = recipe_notes(session, block_size)
+    assert len(notes) == 2
+    assert "the server grants at most its max_block_size (128 KiB here)" in notes[0]
+    assert notes[1].startswith("This server caps READ and WRITE at 128 KiB (/proc/fs/nfsd/max_block_size")
+    bare = recipe_notes({"server_facts": None, "client_facts": None}, block_size)
+    assert len(bare) == 1 and "(unknown here)" in bare[0]
+    assert recipe_notes(session, None) == []

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from nfstune.bench.stats import format_value
 from nfstune.recipe_info import size_text
 from nfstune.recipes.model import WORKLOADS, Recipe
-from nfstune.summary import ConfigResult, WorkloadResults, negotiated_view, summarize_session
+from nfstune.summary import ConfigResult, WorkloadResults, negotiated_view, recipe_notes, summarize_session
 from nfstune.ui.pages.recipes import RowsTable
 from nfstune.ui.verdicts import KIND_COLOURS, KIND_WORDS, ci_text, verdict_sentence
 from nfstune.ui.widgets.result_chart import ResultChart
@@ -200,6 +200,7 @@ class ResultsPage(QWidget):
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.verdict_labels: dict[str, QLabel] = {}  # recipe id -> its plain-language verdict
+        self.note_labels: dict[str, QLabel] = {}  # recipe id -> its notes that hold on these hosts
         self.tables: dict[tuple[str, str], RowsTable] = {}  # (recipe, workload) -> its figures
         self._charts: list[ResultChart] = []
         self.save_png_button = QPushButton("Save charts as &PNG…")
@@ -243,6 +244,7 @@ class ResultsPage(QWidget):
         recipes = recipes or {}
         self.tabs.clear()
         self.verdict_labels.clear()
+        self.note_labels.clear()
         self.tables.clear()
         self._charts = []
         self.save_png_button.setEnabled(bool(session.get("runs")))
@@ -262,9 +264,12 @@ class ResultsPage(QWidget):
         for recipe_id, recipe_groups in by_recipe.items():
             recipe = recipes.get(recipe_id)
             title = recipe.title if recipe else recipe_id
-            self.tabs.addTab(self._recipe_tab(recipe_id, recipe, recipe_groups, status), title)
+            tab = self._recipe_tab(recipe_id, recipe, recipe_groups, status, recipe_notes(session, recipe))
+            self.tabs.addTab(tab, title)
 
-    def _recipe_tab(self, recipe_id: str, recipe: Recipe | None, groups: list[WorkloadResults], status: str) -> QWidget:
+    def _recipe_tab(
+        self, recipe_id: str, recipe: Recipe | None, groups: list[WorkloadResults], status: str, notes: list[str]
+    ) -> QWidget:
         content = QWidget()
         layout = QVBoxLayout(content)
         lines = recipe_verdict_lines(groups, recipe)
@@ -283,6 +288,12 @@ class ResultsPage(QWidget):
             expected.setWordWrap(True)
             expected.setStyleSheet("color: #505050;")
             layout.addWidget(expected)
+        if notes and groups:
+            shown = QLabel("<br>".join(f"Note: {html.escape(note)}" for note in notes))
+            shown.setWordWrap(True)
+            shown.setStyleSheet("color: #505050;")
+            self.note_labels[recipe_id] = shown
+            layout.addWidget(shown)
         for group in groups:
             layout.addWidget(self._workload_heading(group))
             layout.addWidget(WorkloadBlock(self._chart(group), self._table(group)))
