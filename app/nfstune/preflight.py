@@ -14,6 +14,7 @@ from typing import Literal
 from nfstune.nfs.export_options import ASYNC_RISK, FSID_ROOT_RISK, INSECURE_RISK
 from nfstune.nfs.exports import parsed_in_order
 from nfstune.nfs.exports_findings import findings
+from nfstune.nfs.kernel_view import offered_versions
 from nfstune.remote.probe import async_setting_hint
 from nfstune.remote.probe_parse import HostFacts
 from nfstune.remote.tools import PACKAGES, install_hint
@@ -246,10 +247,20 @@ def _nfs_server(facts: HostFacts) -> str:
 
 
 def _versions(facts: HostFacts) -> str:
+    """The versions a client can mount: "+4" alone is no version, and 4.0 is on unless "-4.0" says it is off."""
     if facts.nfsd_versions_enabled is None:
         return DASH
-    ordered = sorted(facts.nfsd_versions_enabled, key=lambda v: tuple(int(p) for p in v.split(".")))
-    return ", ".join(ordered) or "none"
+    disabled = facts.nfsd_versions_disabled or frozenset()
+    # and a minor version newer than nfstune knows is still the server's to show
+    offered = offered_versions(facts.nfsd_versions_enabled, disabled) | {
+        v for v in facts.nfsd_versions_enabled if v.startswith("4.")
+    }
+    if any(v.startswith("4.") for v in offered):
+        offered -= {"4"}
+    ordered = sorted(offered, key=lambda v: tuple(int(p) for p in v.split(".")))
+    text = ", ".join(ordered) or "none"
+    off = sorted(v for v in disabled if v.startswith("4.") and v not in offered)
+    return text + (f" ({', '.join(off)} switched off)" if off and "4" in facts.nfsd_versions_enabled else "")
 
 
 def _tool(facts: HostFacts, tool: str, version: str | None) -> str:

@@ -143,7 +143,10 @@ def test_conditions_and_an_appliance_skip_configurations(shipped: dict[str, Reci
     )  # fmt: skip
     assert [r.recipe.id for r in plan.recipes] == ["nfs-versions"]
     assert [c.label for c in plan.recipes[0].configs] == ["vers=3", "vers=4.1", "vers=4.2"]
-    assert plan.skipped[0] == "nfs-versions vers=4.0: skipped (server_nfs_version includes 4.0)"
+    assert plan.skipped[0] == (
+        "nfs-versions vers=4.0: skipped: it runs only where server_nfs_version includes 4.0, and here "
+        "server_nfs_version is 3, 4.2"
+    )
     assert all("synology appliance" in s for s in plan.skipped[1:]) and len(plan.skipped) == 3
 
 

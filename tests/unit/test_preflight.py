@@ -180,7 +180,8 @@ def test_facts_rows_side_by_side(nas: HostFacts, client: HostFacts) -> None:
     assert rows["Filesystem"] == ("ext4, 3.6 GiB free of 3.9 GiB", DASH)
     assert rows["nfsd threads"] == ("8", "0")
     assert rows["nfsd max block size"] == ("128 KiB", DASH)  # the client's nfsd never started: no block size
-    assert rows["NFS versions enabled"] == ("3, 4, 4.1, 4.2",) * 2
+    # the kernel lists "+3 +4 +4.1 +4.2": "+4" is no version to mount, and it implies 4.0
+    assert rows["NFS versions enabled"] == ("3, 4.0, 4.1, 4.2",) * 2
     assert (rows["fio"], rows["iperf3"]) == (("3.33", "3.33"), ("3.12", "3.12"))
 
 
@@ -197,6 +198,11 @@ def test_facts_rows_formats(nas: HostFacts, client: HostFacts) -> None:
     assert rows["NIC"] == "eth1, 10 Gb/s, MTU 9000"
     assert rows["Disk"] == "Samsung SSD 870, SSD"
     assert rows["NFS versions enabled"] == "3, 4.1, 4.2, 4.10"  # numeric order, not text order
+    # 4.0 switched off on a newer server (nfsdctl version -4.0): "+4" no longer means it, and the row says so
+    trixie = replace(nas, nfsd_versions_enabled=frozenset({"3", "4", "4.1", "4.2"}),
+                     nfsd_versions_disabled=frozenset({"2", "4.0"}))  # fmt: skip
+    rows = {label: server for label, server, _ in facts_rows(trixie, client)}
+    assert rows["NFS versions enabled"] == "3, 4.1, 4.2 (4.0 switched off)"
 
 
 def test_a_bare_shell_shows_dashes(client: HostFacts) -> None:

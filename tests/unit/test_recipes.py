@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nfstune import paths
+from nfstune.nfs.kernel_view import offered_versions
 from nfstune.recipes import Condition, FactTest, Recipe, RecipeError, load_recipe_file, load_recipes, recipe_facts
-from nfstune.recipes.model import offered_versions
 from nfstune.recipes.toml_lines import KeyLines
 from nfstune.remote.probe_parse import parse_probe_output
 

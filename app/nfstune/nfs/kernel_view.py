@@ -166,3 +166,15 @@ def parse_exportfs_s(text: str) -> dict[tuple[str, str], tuple[str, ...]]:
     """`exportfs -s` as {(path, client): options}, flattened from the exports module's parser."""
     by_path = exportfs_s_by_path(text)
     return {(path, client): opts for path, clients in by_path.items() for client, opts in clients.items()}
+
+
+NFS_VERSIONS = ("2", "3", "4", "4.0", "4.1", "4.2")  # "4": any 4.x
+
+
+def offered_versions(enabled: frozenset[str], disabled: frozenset[str]) -> frozenset[str]:
+    """The versions a server offers, from /proc/fs/nfsd/versions' "+" and "-" lists. It never prints "+4.0": the
+    kernel implies 4.0 by "+4" unless "-4.0" is there."""
+    offered = {v for v in enabled if v in NFS_VERSIONS}
+    if "4" in enabled and "4.0" not in disabled:
+        offered.add("4.0")
+    return frozenset(offered)

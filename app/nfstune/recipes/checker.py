@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from nfstune.nfs.export_edit import ExportOptionEdit
 from nfstune.nfs.export_options import FLAG_OPTIONS
+from nfstune.nfs.kernel_view import NFS_VERSIONS
 from nfstune.nfs.mount_options import MountOption, MountOptions
 from nfstune.nfs.option_rules import (
     EXPORT_NAMES,
@@ -27,7 +28,6 @@ from nfstune.nfs.option_rules import (
 )
 from nfstune.recipes.model import (
     FACTS,
-    NFS_VERSIONS,
     WORKLOADS,
     Condition,
     Config,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 from nfstune.bench.workloads import WORKLOADS as BENCH_WORKLOADS
 from nfstune.bench.workloads import WorkloadSpec
 from nfstune.nfs.export_edit import ExportOptionEdit
+from nfstune.nfs.kernel_view import offered_versions
 from nfstune.nfs.mount_options import MountOptions
 
 if TYPE_CHECKING:
@@ -45,15 +46,6 @@ FACTS: Mapping[str, Fact] = {
     "link_speed_mbps": Fact("int", "the slower NIC speed of the two hosts on the route between them, Mbit/s"),
     "link_mtu": Fact("int", "the smaller MTU of the two hosts' NICs on that route"),
 }
-NFS_VERSIONS = ("2", "3", "4", "4.0", "4.1", "4.2")
-
-
-def offered_versions(enabled: frozenset[str], disabled: frozenset[str]) -> frozenset[str]:
-    """/proc/fs/nfsd/versions never prints "+4.0": the kernel implies it by "+4" unless "-4.0" is there."""
-    offered = {v for v in enabled if v in NFS_VERSIONS}
-    if "4" in enabled and "4.0" not in disabled:
-        offered.add("4.0")
-    return frozenset(offered)
 
 
 def _smaller(*values: int | None) -> int | None:
@@ -132,6 +124,12 @@ class Condition:
 
     def describe(self) -> str:
         return " and ".join(test.describe() for test in self.tests) or "always"
+
+    def why_not(self, facts: Mapping[str, FactValue]) -> str:
+        """Why the condition fails on these facts, in words: what it needs and what the hosts have instead."""
+        failing = [test for test in self.tests if test.holds(facts) is False]
+        have = "; ".join(f"{t.fact} is {render_fact(facts.get(t.fact), t.fact)}" for t in failing)
+        return f"it runs only where {self.describe()}, and here {have}"
 
 
 _PLACEHOLDER = re.compile(r"\{([a-z_0-9]+)\}")

@@ -148,7 +148,7 @@ def build_plan(
         configs = []
         for config in recipe.configs:
             if config.when.holds(facts) is False:
-                skipped.append(f"{recipe.id} {config.label}: skipped ({config.when.describe()})")
+                skipped.append(f"{recipe.id} {config.label}: skipped: {config.when.why_not(facts)}")
             elif appliance is not None and config.export:
                 skipped.append(
                     f"{recipe.id} {config.label}: skipped (the server is a {appliance} appliance, which owns its "
