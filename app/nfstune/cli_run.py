@@ -38,13 +38,16 @@ from nfstune.workflow import (
 
 
 def history(printer: Any) -> int:
-    rows = Results(open_store()).sessions()
+    results = Results(open_store())
+    results.mark_interrupted()  # a session whose process is gone says so instead of "running" for ever
+    rows = results.sessions()
     if not rows:
         print("no sessions yet: `nfstune run --lab --recipe quick-check --scale small`")
     for r in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.started_at))
         print(
             f"{r.id:4}  {when}  {r.status:9}  {r.server or '-'} -> {r.client or '-'}  {r.share}  {','.join(r.recipes)}"
+            + (f"\n      {r.message}" if r.message and r.status != "completed" else "")
         )
     return 0
 

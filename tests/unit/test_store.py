@@ -155,3 +155,38 @@ def test_results_round_trip_and_exports(tmp_path: Path) -> None:
         ("async", "0", "1", str(8 << 20)),
         ("async", "1", "0", str(8 << 20)),
     ]
+
+
+def test_sessions_of_a_process_that_is_gone_are_marked_interrupted(tmp_path: Path) -> None:
+    """A session whose process still runs stays "running"; one whose process ended (a crash, a kill), one stored
+    before pids were kept, and one whose pid now belongs to a younger process become failed, saying why."""
+    import subprocess
+    import time
+
+    from nfstune.store import Results
+    from nfstune.store.results import INTERRUPTED
+
+    results = Results(open_store(tmp_path / "s.sqlite3"))
+
+    def session() -> int:
+        return results.start_session(server_host=None, client_host=None, share="/export", scale="small", recipes=[])
+
+    ours = session()  # this process: still running
+    gone, legacy, reused = session(), session(), session()
+    ended = subprocess.Popen(["true"])
+    ended.wait()  # its pid is free now
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        conn = results._conn
+        conn.execute("UPDATE sessions SET pid = ? WHERE id = ?", (ended.pid, gone))
+        conn.execute("UPDATE sessions SET pid = NULL WHERE id = ?", (legacy,))
+        # the child started after this session did: its pid cannot be the session's process
+        conn.execute("UPDATE sessions SET pid = ?, started_at = ? WHERE id = ?", (child.pid, time.time() - 60, reused))
+        assert sorted(results.mark_interrupted()) == sorted([gone, legacy, reused])
+    finally:
+        child.kill()
+        child.wait()
+    by_id = {row.id: row for row in results.sessions()}
+    assert by_id[ours].status == "running" and by_id[ours].message is None
+    assert all((by_id[i].status, by_id[i].message) == ("failed", INTERRUPTED) for i in (gone, legacy, reused))
+    assert results.mark_interrupted() == []  # nothing left to mark

@@ -136,6 +136,10 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE sessions ADD COLUMN plan TEXT",
         "ALTER TABLE repeats ADD COLUMN steady_mb_per_s REAL",
     ],
+    [
+        # the process that runs a session: one left "running" by a process that is gone was interrupted
+        "ALTER TABLE sessions ADD COLUMN pid INTEGER",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import psutil
 
 REPEAT_FIELDS = (
     "tool", "bytes", "seconds", "mb_per_s", "ops", "ops_per_s", "lat_mean_us", "lat_p50_us", "lat_p99_us",
@@ -30,6 +33,23 @@ class SessionRow:
     server: str | None
     client: str | None
     message: str | None
+
+
+INTERRUPTED = "interrupted: nfstune stopped while this session ran (its changes are undone at the next connect)"
+
+
+def process_runs(pid: int | None, started_at: float) -> bool:
+    """Whether the process that started a session at `started_at` still runs: its pid exists and is at least as
+    old as the session (a pid reused after a restart is younger). A session without a pid (stored before nfstune
+    kept them) counts as gone."""
+    if pid is None:
+        return False
+    try:
+        return psutil.Process(pid).create_time() <= started_at + 1
+    except psutil.NoSuchProcess:
+        return False
+    except psutil.AccessDenied:  # another user's process: it may be the one, so it is left alone
+        return True
 
 
 class Results:
@@ -62,7 +82,7 @@ class Results:
         """`plan`: recipes.plan.plan_json of the plan the session runs (its repeats are then paired by round)."""
         cur = self._conn.execute(
             "INSERT INTO sessions (started_at, server_host, client_host, share, scale, recipes, server_facts, "
-            "client_facts, plan) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "client_facts, plan, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 time.time(),
                 server_host,
@@ -73,10 +93,24 @@ class Results:
                 server_facts,
                 client_facts,
                 plan,
+                os.getpid(),
             ),
         )
         assert cur.lastrowid is not None
         return cur.lastrowid
+
+    def mark_interrupted(self, running: Callable[[int | None, float], bool] | None = None) -> list[int]:
+        """Sessions still "running" whose process is gone (killed, crashed, the machine powered off) become
+        failed, saying they were interrupted; returns their ids. `running(pid, started_at)`: whether the session's
+        process still runs (default: that pid exists and started before the session did)."""
+        running = running or process_runs
+        rows = self._conn.execute("SELECT id, pid, started_at FROM sessions WHERE status = 'running'").fetchall()
+        gone = [row[0] for row in rows if not running(row[1], row[2])]
+        for session_id in gone:
+            self._conn.execute(
+                "UPDATE sessions SET status = 'failed', message = ? WHERE id = ?", (INTERRUPTED, session_id)
+            )
+        return gone
 
     def end_session(self, session_id: int, status: str, message: str | None = None) -> None:
         self._conn.execute(

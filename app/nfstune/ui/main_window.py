@@ -55,6 +55,7 @@ class MainWindow(QMainWindow):
         self.controller = Controller(self.prompter, store_path, lab_config)
         self.recipes, recipe_errors = load_recipes(default_recipe_dirs())
         self.results_store = Results(open_store(store_path))  # the GUI thread's own connection (reading)
+        self.results_store.mark_interrupted()  # sessions of a process that is gone: not "running" any more
 
         self.connect_page = ConnectPage(self.controller, self.settings)
         self.preflight_page = PreflightPage()
