@@ -89,6 +89,10 @@ class Measured:
 NEW_EXPORT_OPTIONS = ("rw", "sync", "no_subtree_check", "root_squash")
 DEFAULT_MOUNT_POINT = "/mnt/nfs"
 KEPT = "kept as you have it"
+# said wherever a line keeps no_root_squash: nfstune never changes access, but it does not stay silent about it
+NO_ROOT_SQUASH_NOTE = (
+    "no_root_squash: root on that client is root on these files too (exports(5)); nfstune leaves access as is"
+)
 RISKY_MOUNT = {"soft": NEVER["soft"], "udp": NEVER["udp"], "noac": NEVER["noac"]}
 
 
@@ -198,6 +202,8 @@ def _edit_export(
         why = KEPT
         if client.options.read_only and "ro" not in kept:
             why += " (read-only: no rw is written, and ro is the default)"
+        if not client.options.root_squash:
+            why += f"; {NO_ROOT_SQUASH_NOTE}"
         reasons.append(Reason(f"{client.name}: {','.join(kept) or 'no options written'}", why))
         if matches_everyone(client) and not client.options.read_only:
             reasons.append(
@@ -279,8 +285,8 @@ def _fstab(
         mount = ["vers=" + (version or "4.2"), "hard", "_netdev", "nofail"]
         added = FstabEntry(source, point, "nfs", MountOptions.parse(",".join(mount)), 0, 0)
         new_reasons = [
-            Reason(mount[0], measured.version_reason or "the client tries 4.2 first; leave it unless a test shows "
-                   "otherwise"),
+            Reason(mount[0], measured.version_reason or "the newest version; nothing measured here says another "
+                   "is faster, and written out a server's upgrade cannot change it behind your back"),
             Reason("hard", "the default; soft can silently corrupt read-write data (nfs(5))"),
             Reason("_netdev,nofail", "wait for the network at boot, and do not block booting when the server is away"),
             Reason("rsize/wsize unset", _block_reason(measured)),

@@ -138,7 +138,11 @@ def test_save_writes_lines_and_reasons(
     lines = target.read_text().splitlines()
     assert asked == ["Save the recommendation"]
     assert with_async.exports_line in lines and with_async.fstab_line in lines
-    assert "#   192.168.1.0/24: rw,no_root_squash: kept as you have it" in lines
+    # access is kept as the admin wrote it, and no_root_squash is named for what it allows
+    assert (
+        "#   192.168.1.0/24: rw,no_root_squash: kept as you have it; no_root_squash: root on that client is root on "
+        "these files too (exports(5)); nfstune leaves access as is"
+    ) in lines
     assert any(line.startswith("#   hard: the default") for line in lines)
     assert any("no_wdelay, sync-4k" in line for line in lines)
     assert page.status.text() == f"Wrote {target}"

@@ -299,3 +299,12 @@ def test_an_ipv6_server_is_bracketed() -> None:
     assert rec.fstab_line == fstab.rstrip("\n")
     with pytest.raises(ConfigError, match=r"IPv6 server goes in brackets"):
         plan_fstab_change(None, "2001:db8::1:/srv/v6 /mnt/v6 nfs hard 0 0")
+
+
+def test_a_new_fstab_line_pins_the_version_and_says_why_without_contradicting_itself() -> None:
+    """The line writes vers=4.2: its reason must not tell the admin to leave the version to the client."""
+    rec = recommend(share="/export", server="nas", exports="/export h(rw)\n", measured=Measured())
+    assert rec.fstab_before is None and "vers=4.2" in rec.fstab_line
+    why = next(r.why for r in rec.fstab_reasons if r.option == "vers=4.2")
+    assert "leave it" not in why and "tries 4.2 first" not in why
+    assert why.startswith("the newest version")
