@@ -12,29 +12,21 @@ from collections.abc import Mapping
 from contextlib import ExitStack
 from typing import Any
 
+from nfstune.advice import Recommendation
 from nfstune.baselines import baseline_label
 from nfstune.changes.export import exportfs_table, read_export_files
 from nfstune.engine import Event
 from nfstune.errors import ConfigError
 from nfstune.guard import ServerChange
 from nfstune.preflight import blocking, check
-from nfstune.recipes.loader import default_recipe_dirs, load_recipes
+from nfstune.recipes.loader import default_recipe_dirs, load_recipes, recipes_by_id
 from nfstune.recipes.model import Recipe
 from nfstune.remote import open_host
+from nfstune.session_advice import keep_current, kept_recommendation
 from nfstune.signals import terminate_as_interrupt
 from nfstune.store import Journal, Results, open_store
 from nfstune.summary import aa_checks, aa_summary, results_text, summarize_session
-from nfstune.workflow import (
-    CurrentConfig,
-    Pair,
-    current_export,
-    open_session,
-    pick_recipes,
-    plan_for,
-    probe_pair,
-    recipes_by_id,
-    recommendation,
-)
+from nfstune.workflow import Pair, current_export, open_session, pick_recipes, plan_for, probe_pair
 
 
 def history(printer: Any) -> int:
@@ -62,7 +54,10 @@ def report(args: argparse.Namespace) -> int:
         raise ConfigError(f"there is no session {args.session}: see `nfstune history`") from None
     recipes = recipes_by_id()  # each recipe's baseline, margin and expectations
     if not (args.html or args.csv or args.json):
-        print(report_text(results, args.session, recipes))
+        text = report_text(results, args.session, recipes)
+        if data["runs"]:
+            text += "\n" + advice_text(kept_recommendation(results, args.session, recipes), data["share"])
+        print(text)
         return 0
     written = None
     try:
@@ -74,8 +69,7 @@ def report(args: argparse.Namespace) -> int:
             results.export_json(args.session, args.json)
         if args.html:
             written = args.html
-            text = report_text(results, args.session, recipes)
-            write_html(results, args.session, args.html, text if data["runs"] else "", recipes)
+            write_html(results, args.session, args.html, recipes)
     except OSError as error:  # checked before, but the disk may fill or the folder go meanwhile
         raise ConfigError(f"cannot write {written}: {error.strerror or error}") from None
     for out in (args.html, args.csv, args.json):
@@ -172,16 +166,15 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         )  # fmt: skip
         engine.run(sid, plan)
         current = current_export(pair.server, pair.share, pair.client)
+        keep_current(results, sid, current, server=pair.address)
     by_id = {r.id: r for r in recipes}
-    text = report_text(results, sid, by_id) + "\n" + advice_text(results, sid, share=pair.share,
-                                                                  server=pair.address, current=current,
-                                                                  recipes=by_id)  # fmt: skip
+    text = report_text(results, sid, by_id) + "\n" + advice_text(kept_recommendation(results, sid, by_id), pair.share)
     print(text)
     html = getattr(args, "html", None)
     if html is not None:
         from nfstune.report import write_html
 
-        write_html(results, sid, html, text, by_id)
+        write_html(results, sid, html, by_id)
         print(f"\nreport: {html}")
     return 0
 
@@ -202,19 +195,10 @@ def dry_run_text(args: argparse.Namespace, chosen: list[Any]) -> str:
     return plan_text(plan) + "\n\nDry run: no host was contacted and nothing was changed."
 
 
-def advice_text(
-    results: Results,
-    session_id: int,
-    *,
-    share: str,
-    server: str,
-    current: CurrentConfig,
-    recipes: Mapping[str, Recipe] | None = None,
-) -> str:
-    try:
-        rec = recommendation(results, session_id, share=share, server=server, current=current, recipes=recipes)
-    except ConfigError as exc:
-        return f"\nNo recommendation: {exc}"
+def advice_text(rec: Recommendation | str, share: str) -> str:
+    """The recommendation for `share` in words, or why there is none (session_advice.kept_recommendation)."""
+    if isinstance(rec, str):
+        return f"\nNo recommendation: {rec}"
     where = rec.exports_file if rec.exports_before is not None else f"{rec.exports_file}, a new line"
     lines = ["", f"Recommended export of {share} ({where}, on the server):", _indent(rec.exports_line)]
     if rec.exports_before is not None and rec.exports_before != rec.exports_line:

@@ -5,30 +5,26 @@ and the desktop's jobs both use it, so that a session is the same whichever star
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from nfstune.advice import Measured, Recommendation, recommend
 from nfstune.bench.sizing import default_sizes, growth_limits, plan_sizes
-from nfstune.bench.verdict import Verdict
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.changes.transaction import host_key
 from nfstune.engine import Engine, Event
 from nfstune.errors import ConfigError
 from nfstune.guard import ServerChange
 from nfstune.nfs.own_mount import SCRATCH_PREFIX
-from nfstune.recipes.loader import default_recipe_dirs, load_recipes
 from nfstune.recipes.model import Recipe, recipe_facts
 from nfstune.recipes.plan import Plan, build_plan, plan_json
 from nfstune.remote import Host
 from nfstune.remote.probe import probe
 from nfstune.remote.probe_parse import HostFacts
+from nfstune.session_advice import CurrentConfig
 from nfstune.store import Journal, Results
-from nfstune.summary import RunOptions, WorkloadResults, summarize_session
 
 IPERF_SECONDS = {"small": 5, "normal": 10}
 
@@ -191,15 +187,6 @@ def open_session(
     return sid, plan, engine
 
 
-@dataclass(frozen=True)
-class CurrentConfig:
-    """The admin's own configuration as it is after a session's changes were undone: the recommendation edits
-    it."""
-
-    exports: dict[str, str]  # every exports file of the server, path -> text
-    fstab: str | None  # the client's /etc/fstab; None when it has none (or no client was read)
-
-
 def current_export(server: Host, share: str, client: Host | None = None) -> CurrentConfig:
     """The server's exports files (the share's entry, its clients, "-opts" defaults and all) and the client's
     /etc/fstab, read as root."""
@@ -208,89 +195,3 @@ def current_export(server: Host, share: str, client: Host | None = None) -> Curr
     fstab = client.read_file("/etc/fstab", sudo=True) if client is not None else None
     text = None if fstab is None else fstab.decode("utf-8", "surrogateescape")
     return CurrentConfig(read_export_files(server), text)
-
-
-def recipes_by_id() -> dict[str, Recipe]:
-    """The recipes as they are now (shipped and the user's), by id: what a stored session's baselines, margins
-    and A/A checks are read from."""
-    recipes, _errors = load_recipes(default_recipe_dirs())
-    return {r.id: r for r in recipes}
-
-
-def recommendation(
-    results: Results,
-    session_id: int,
-    *,
-    share: str,
-    server: str,
-    current: CurrentConfig,
-    recipes: Mapping[str, Recipe] | None = None,
-) -> Recommendation:
-    """Raises ConfigError when there is nothing to start from (the share is not exported any more)."""
-    return recommend(
-        share=share, server=server, exports=current.exports, fstab=current.fstab,
-        measured=measured_from(results, session_id, recipes),
-    )  # fmt: skip
-
-
-ASYNC_PAIRS = (("sync", "async"), ("baseline", "async"))
-NO_WDELAY_PAIRS = (("wdelay", "no_wdelay"), ("sync,wdelay", "sync,no_wdelay"), ("baseline", "no_wdelay"))
-
-
-def measured_from(results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None) -> Measured:
-    """What the advice needs from a session: the verdicts the report shows (summary.summarize_session, the
-    session's one family), by workload."""
-    data = results.session(session_id)
-    groups = summarize_session(data, recipes_by_id() if recipes is None else recipes)
-    negotiated_rsize = None
-    for run in data["runs"]:
-        opts = RunOptions.of(run)
-        granted = opts.negotiated.get("rsize")
-        if granted is not None and granted.isdigit() and not opts.requested.has("rsize"):
-            negotiated_rsize = int(granted)
-    facts = json.loads(data["server_facts"] or "{}")
-    best_version, version_reason = _best_version(groups)
-    return Measured(
-        async_vs_sync=_verdicts(groups, ASYNC_PAIRS), no_wdelay=_verdicts(groups, NO_WDELAY_PAIRS),
-        negotiated_rsize=negotiated_rsize, server_max_block_size=facts.get("nfsd_max_block_size"),
-        best_version=best_version, version_reason=version_reason,
-    )  # fmt: skip
-
-
-def _verdicts(groups: Sequence[WorkloadResults], pairs: Sequence[tuple[str, str]]) -> dict[str, Verdict]:
-    """workload -> the verdict of the first (baseline, other) pair of labels found, in the order of `pairs`."""
-    found: dict[str, Verdict] = {}
-    for baseline, other in pairs:
-        for group in groups:
-            if group.baseline_label != baseline or group.workload in found:
-                continue
-            config = next((c for c in group.configs if c.label == other), None)
-            if config is not None and config.verdict is not None:
-                found[group.workload] = config.verdict
-    return found
-
-
-def _best_version(groups: Sequence[WorkloadResults]) -> tuple[str | None, str | None]:
-    """An NFS version measured faster than the baseline's on some workload and slower on none (an unreliable or
-    unsettled comparison counts as neither), with the verdicts that say so; (None, None) keeps the version."""
-    by_version: dict[str, list[tuple[str, Verdict]]] = {}
-    for group in groups:
-        base = next((c for c in group.configs if c.label == group.baseline_label), None)
-        base_vers = base.negotiated.get("vers") if base is not None else None
-        for config in group.configs:
-            vers = config.negotiated.get("vers")
-            if config.verdict is None or vers is None or base_vers is None or vers == base_vers:
-                continue
-            if not config.label.startswith("vers="):
-                continue  # another knob, which happened to negotiate another version
-            by_version.setdefault(vers, []).append((group.workload, config.verdict))
-    candidates = [
-        (sum(v.kind == "faster" for _, v in found), vers, found)
-        for vers, found in by_version.items()
-        if any(v.kind == "faster" for _, v in found) and not any(v.kind == "slower" for _, v in found)
-    ]
-    if not candidates:
-        return None, None
-    _count, vers, found = max(candidates, key=lambda c: c[0])
-    quoted = "; ".join(f"{workload}: {v.text}" for workload, v in found if v.kind == "faster")
-    return vers, f"measured faster: {quoted}"

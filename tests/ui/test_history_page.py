@@ -201,3 +201,16 @@ def test_the_html_report_is_written_by_a_job_on_its_own_thread(qtbot: QtBot, tmp
         QMessageBox.critical = original  # type: ignore[method-assign]
     assert str(bad) in shown[0] and "No such file or directory" in shown[0]
     qtbot.waitUntil(lambda: not queue.busy(), timeout=10_000)
+
+
+def test_the_html_export_is_the_file_nfstune_report_writes(page: HistoryPage, tmp_path: Path) -> None:
+    from nfstune.recipes.loader import recipes_by_id
+    from nfstune.report import session_html
+
+    select_rows(page, 1)
+    out = tmp_path / "desktop.html"
+    save_to(page, out)
+    page.export_buttons["html"].click()
+    expected = session_html(page._results, 1, recipes_by_id())  # what `nfstune report 1 --html` writes
+    assert out.read_text() == expected
+    assert "<h2>Recommendation</h2>" in expected

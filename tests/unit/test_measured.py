@@ -1,4 +1,4 @@
-"""What the advice reads from a stored session (workflow.measured_from): the report's own verdicts, so that the
+"""What the advice reads from a stored session (session_advice.measured_from): the report's own verdicts, so that the
 recommendation never calls a difference settled that the report does not."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from nfstune.advice import recommend
 from nfstune.paths import recipes_dir
 from nfstune.recipes import load_recipes
 from nfstune.recipes.model import Recipe
+from nfstune.session_advice import measured_from
 from nfstune.store import Results, open_store
 from nfstune.summary import summarize_session
-from nfstune.workflow import measured_from
 from tests.unit.test_summary import PLAN, StoredRun, store_session
 
 NEG = "rw,vers={},rsize=131072,wsize=131072,hard,proto=tcp"

@@ -100,6 +100,13 @@ def load_recipe_file(path: Path, *, user_provided: bool = False) -> tuple[Recipe
     return replace(recipe, source=path, user_provided=user_provided), []
 
 
+def recipes_by_id() -> dict[str, Recipe]:
+    """The recipes as they are now (shipped and the user's), by id: what a stored session's baselines, margins
+    and A/A checks are read from."""
+    recipes, _errors = load_recipes(default_recipe_dirs())
+    return {r.id: r for r in recipes}
+
+
 INTEGER_LIMIT = 2**63  # TOML's own range (a signed 64-bit integer); tomllib reads any size
 HUGE_MESSAGE = "an integer beyond TOML's range (-2^63 to 2^63-1)"
 

@@ -140,6 +140,12 @@ MIGRATIONS: list[list[str]] = [
         # the process that runs a session: one left "running" by a process that is gone was interrupted
         "ALTER TABLE sessions ADD COLUMN pid INTEGER",
     ],
+    [
+        # the admin's own configuration as read after the session's changes were undone (the server's exports
+        # files, the client's /etc/fstab, the server's address as the client mounts it; JSON): a report written
+        # later holds the same recommendation as the desktop showed
+        "ALTER TABLE sessions ADD COLUMN admin_config TEXT",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -112,6 +112,10 @@ class Results:
             )
         return gone
 
+    def keep_admin_config(self, session_id: int, config_json: str) -> None:
+        """The admin's configuration a session's recommendation starts from (workflow.keep_current)."""
+        self._conn.execute("UPDATE sessions SET admin_config = ? WHERE id = ?", (config_json, session_id))
+
     def end_session(self, session_id: int, status: str, message: str | None = None) -> None:
         self._conn.execute(
             "UPDATE sessions SET ended_at = ?, status = ?, message = ? WHERE id = ?",
@@ -218,7 +222,11 @@ class Results:
     # --- export ---------------------------------------------------------------------------------------------
 
     def export_json(self, session_id: int, path: Path) -> None:
-        path.write_text(json.dumps(self.session(session_id), indent=2, sort_keys=True) + "\n")
+        data = self.session(session_id)
+        # an export is made to be sent: the server's whole exports files and the client's whole fstab (which can
+        # hold credentials) stay in the private store; the report quotes only the share's own lines
+        data.pop("admin_config", None)
+        path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
     def export_csv(self, session_id: int, path: Path) -> None:
         """One row per repeat, with its run's recipe, configuration and options."""

@@ -266,8 +266,9 @@ class Controller(QObject):
                 self.events.append(event)
 
         def work(job: Job) -> RunOutcome:
+            from nfstune.session_advice import keep_current, recommendation
             from nfstune.store import Journal, Results, open_store
-            from nfstune.workflow import current_export, open_session, recommendation
+            from nfstune.workflow import current_export, open_session
 
             conn = open_store(self.store_path)  # this thread's own connection: sqlite objects stay on one thread
             results, journal = Results(conn), Journal(conn)
@@ -284,6 +285,7 @@ class Controller(QObject):
                 except NfstuneError as exc:  # the engine undid its changes and stored why
                     return RunOutcome(sid, "failed", str(exc))
                 current = current_export(pair.server, pair.share, pair.client)
+                keep_current(results, sid, current, server=pair.address)
                 try:
                     rec = recommendation(results, sid, share=pair.share, server=pair.address, current=current)
                 except NfstuneError as exc:

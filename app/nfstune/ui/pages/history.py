@@ -47,7 +47,6 @@ from nfstune.summary import (
     WorkloadResults,
     compare_sessions,
     negotiated_view,
-    results_text,
     summarize_session,
 )
 from nfstune.ui.jobs import CRASHED
@@ -196,10 +195,8 @@ Background = Callable[[str, Callable[[Any], Any], Callable[[Any], None], Callabl
 
 
 def write_report(results: Results, session_id: int, path: Path, recipes: Mapping[str, Recipe] | None) -> None:
-    """The session's HTML report, with its text results."""
-    session = results.session(session_id)
-    text = results_text(session, recipes) if session["runs"] else ""
-    write_html(results, session_id, path, text, recipes)
+    """The session's HTML report: the file `nfstune report --html` writes."""
+    write_html(results, session_id, path, recipes)
 
 
 class HistoryPage(QWidget):
