@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from nfstune import __version__, paths
 from nfstune.cli_args import (
+    mount_point,
     output_file,
     positive_seconds,
     server_address,
@@ -133,12 +134,36 @@ def _add_run_parsers(sub: Any) -> None:
         help="change the server's export even while other clients are connected (otherwise asked; refused "
         "without a terminal)",
     )  # fmt: skip
+    _add_apply_parser(sub)
     sub.add_parser("history", help="past sessions")
     rep = sub.add_parser("report", help="export a session: HTML (with plots), CSV, JSON")
     rep.add_argument("session", type=session_id)
     rep.add_argument("--html", type=output_file)
     rep.add_argument("--csv", type=output_file)
     rep.add_argument("--json", type=output_file)
+
+
+def _add_apply_parser(sub: Any) -> None:
+    ap = sub.add_parser(
+        "apply", help="write a session's recommendation to /etc/exports and /etc/fstab for good, after showing the "
+        "diff; or undo the last apply (--undo)",
+    )  # fmt: skip
+    ap.add_argument("session", type=session_id, nargs="?", help="the session whose recommendation to apply")
+    ap.add_argument("--undo", action="store_true", help="put back the files the last apply on these hosts changed")
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument("--lab", action="store_true", help="the running practice lab")
+    where.add_argument("--server", type=ssh_destination, help="the NFS server, as you would give it to ssh")
+    ap.add_argument("--client", type=ssh_destination, help="the NFS client, as you would give it to ssh")
+    ap.add_argument(
+        "--server-address", type=server_address,
+        help="the server's host name or IP address as the client reaches it (default: --server)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--mount-point", type=mount_point,
+        help="where a new /etc/fstab line mounts the share (default: the recommendation's; an existing entry keeps "
+        "its own)",
+    )  # fmt: skip
+    ap.add_argument("--yes", action="store_true", help="go on without asking, once the diff is printed")
 
 
 def _add_up_options(p: argparse.ArgumentParser) -> None:
@@ -292,9 +317,20 @@ def _check_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
         parser.error("--server needs --client and --share too")
 
 
+def _check_apply(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.undo == (args.session is not None):
+        parser.error("give a session to apply, or --undo (not both)")
+    if args.server and not args.client:
+        parser.error("--server needs --client too")
+    if args.lab and (args.client or args.server_address):
+        parser.error("--lab uses the lab's own client and its address")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "apply":
+        _check_apply(parser, args)
     if args.command == "run":
         _check_run(parser, args)
         if args.scale is None:  # the lab's emulated CPUs move a real NAS's sizes far too slowly
@@ -310,6 +346,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _lab(args)
         if args.command == "demo":
             return _demo(args)
+        if args.command == "apply":
+            from nfstune.cli_apply import apply_command
+
+            return apply_command(args, Printer())
         if args.command in ("run", "history", "report"):
             from nfstune import cli_run
 

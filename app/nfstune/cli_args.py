@@ -46,6 +46,15 @@ def share_path(text: str) -> str:
     return text
 
 
+def mount_point(text: str) -> str:
+    """Where the client mounts the share: an absolute path below /, one line (fstab escapes blanks itself)."""
+    if not text.startswith("/") or text.strip("/") == "":
+        raise argparse.ArgumentTypeError(f"{text!r} is not an absolute path below /: the mount point is on the client")
+    if "\0" in text or "\n" in text or "\r" in text or "\t" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} holds a NUL, a tab or a line break, which a mount point cannot")
+    return text
+
+
 def session_id(text: str) -> int:
     """A session number as `nfstune history` lists them; one beyond SQLite's integers is no session either."""
     if not re.fullmatch(r"[0-9]{1,30}", text):

@@ -89,19 +89,24 @@ def _ask_secret(label: str, what: str) -> str | None:
     return getpass.getpass(f"{label}: {what}: ") if sys.stdin.isatty() else None
 
 
-def _hosts(args: argparse.Namespace, stack: ExitStack) -> Pair:
+def connect_pair(
+    args: argparse.Namespace, stack: ExitStack, share: str | None = None, *, need_share: bool = True
+) -> Pair:
+    """The two hosts the arguments name, connected; `share` instead of --share (a stored session's)."""
     if args.lab:
         from nfstune.lab import LabConfig, host
 
         cfg = LabConfig().as_running()
-        return Pair(stack.enter_context(host(cfg, "nas")), stack.enter_context(host(cfg, "client")), "nas", "/export")
-    if not args.client or not args.share:
+        nas, client = stack.enter_context(host(cfg, "nas")), stack.enter_context(host(cfg, "client"))
+        return Pair(nas, client, "nas", share or "/export")
+    share = share or getattr(args, "share", None) or ""
+    if not args.client or (need_share and not share):
         raise ConfigError("--server needs --client and --share too")
     server = open_host(args.server, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret)
     client = open_host(args.client, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret)
     stack.enter_context(server)
     stack.enter_context(client)
-    return Pair(server, client, args.server_address or server.target.hostname, args.share)
+    return Pair(server, client, args.server_address or server.target.hostname, share)
 
 
 def run(args: argparse.Namespace, printer: Any) -> int:
@@ -116,7 +121,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
     results, journal = Results(conn), Journal(conn)
     with ExitStack() as stack:
         stack.enter_context(terminate_as_interrupt())  # SIGTERM and SIGHUP undo as Ctrl-C does
-        pair = _hosts(args, stack)
+        pair = connect_pair(args, stack)
         if args.lab and getattr(args, "share", None):
             pair.share = args.share  # the lab's /export unless another share is asked for
         printer(f"probing {pair.server.label} and {pair.client.label}")

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nfstune.advice import Measured, Recommendation, recommend
+from nfstune.advice import DEFAULT_MOUNT_POINT, Measured, Recommendation, recommend
 from nfstune.bench.verdict import Verdict
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import recipes_by_id
@@ -36,11 +36,13 @@ def recommendation(
     server: str,
     current: CurrentConfig,
     recipes: Mapping[str, Recipe] | None = None,
+    mount_point: str = DEFAULT_MOUNT_POINT,
 ) -> Recommendation:
-    """Raises ConfigError when there is nothing to start from (the share is not exported any more)."""
+    """`mount_point`: where a new fstab line mounts the share (an existing entry keeps its own). Raises ConfigError
+    when there is nothing to start from (the share is not exported any more)."""
     return recommend(
         share=share, server=server, exports=current.exports, fstab=current.fstab,
-        measured=measured_from(results, session_id, recipes),
+        measured=measured_from(results, session_id, recipes), mount_point=mount_point,
     )  # fmt: skip
 
 
@@ -125,7 +127,10 @@ def kept_current(session: Mapping[str, Any]) -> tuple[CurrentConfig, str] | None
 
 
 def kept_recommendation(
-    results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None
+    results: Results,
+    session_id: int,
+    recipes: Mapping[str, Recipe] | None = None,
+    mount_point: str = DEFAULT_MOUNT_POINT,
 ) -> Recommendation | str:
     """The recommendation of a stored session from the configuration it kept, or why there is none."""
     session = results.session(session_id)
@@ -135,6 +140,6 @@ def kept_recommendation(
     current, server = found
     try:
         return recommendation(results, session_id, share=session["share"], server=server, current=current,
-                              recipes=recipes)  # fmt: skip
+                              recipes=recipes, mount_point=mount_point)  # fmt: skip
     except ConfigError as exc:
         return str(exc)

@@ -1,9 +1,13 @@
 """Applying a recommendation for good on the lab's real NFS server and client: the recommended lines land in
 /etc/exports and /etc/fstab and are verified; a failed check on either host puts both files back byte for byte;
-a file changed after the diff was shown is refused; a committed apply survives recover_on_connect."""
+a file changed after the diff was shown is refused; a committed apply survives recover_on_connect; an apply is
+undone byte for byte (in code and by `nfstune apply --undo`), and not over a file changed since."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,10 +15,12 @@ import pytest
 
 from nfstune.advice import Measured, Recommendation, recommend
 from nfstune.changes.apply import ApplyFailed, ApplyRefused, apply, prepare
+from nfstune.changes.apply_undo import prepare_undo, undo_apply
 from nfstune.changes.transaction import recover_on_connect
+from nfstune.errors import ConfigError
 from nfstune.lab import LabConfig, host
 from nfstune.remote import Host
-from nfstune.store import Journal, open_store
+from nfstune.store import Journal, Results, open_store
 from nfstune.workflow import current_export
 
 pytestmark = pytest.mark.lab
@@ -208,3 +214,78 @@ def test_the_users_fstab_entry_is_edited_in_place(
     assert client.read_file("/etc/fstab") == fstab + own.replace("nfsvers=4.1", "vers=4.2").encode()
     assert "0 parse errors, 0 errors" in result.findmnt
     client.write_file("/etc/fstab", fstab)  # the fixture checks the rest is as it was
+
+
+def test_an_apply_is_undone_byte_for_byte_and_verified(
+    nas: Host, client: Host, journal: Journal, originals: tuple[str, str]
+) -> None:
+    """Undo puts back exactly what Apply found (the admin's async export, the fstab without the new line), reloads
+    the exports, drops the backups and the mount point Apply made, and is not offered twice."""
+    make_async(nas)
+    before = nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout
+    rec = recommendation(nas, client)
+    apply(prepare(nas, client, "/export", rec.exports_line, rec.fstab_line), nas, client, journal, lambda _m: None)
+    assert "(sync," in nas.run("exportfs -s").stdout
+    plan = prepare_undo(nas, client, journal)
+    assert [f.path for f in plan.files] == ["/etc/exports", "/etc/fstab"]
+    assert f"-{SYNC_LINE}\n+{ASYNC_EXPORTS.decode()}" in plan.diff and f"-{rec.fstab_line}\n" in plan.diff
+    log: list[str] = []
+    result = undo_apply(plan, nas, client, journal, log.append)
+    assert result.restored == (f"{nas.label}: /etc/exports", f"{client.label}: /etc/fstab")
+    assert result.removed_dirs == (f"{client.label}: {MOUNT_POINT}",) and result.warnings == ()
+    assert (nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout) == before  # backups gone too
+    assert "(async," in nas.run("exportfs -s").stdout  # the kernel runs the restored file
+    assert any("exportfs -ra accepts the restored /etc/exports" in line for line in log)
+    assert journal.pending() == []
+    with pytest.raises(ConfigError, match="nothing to undo"):
+        prepare_undo(nas, client, journal)
+
+
+def test_an_undo_over_a_file_changed_since_the_apply_is_refused(
+    nas: Host, client: Host, journal: Journal, originals: tuple[str, str]
+) -> None:
+    make_async(nas)
+    rec = recommendation(nas, client)
+    result = apply(prepare(nas, client, "/export", rec.exports_line, rec.fstab_line), nas, client, journal, print)
+    exports = nas.read_file("/etc/exports")
+    assert exports is not None
+    nas.write_file("/etc/exports", exports + b"# the admin's own edit after the apply\n")
+    changed = nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout
+    with pytest.raises(ApplyRefused, match="changed since nfstune applied it") as info:
+        prepare_undo(nas, client, journal)
+    assert str(result.server_backup) in str(info.value)  # where the old file is, for a restore by hand
+    assert (nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout) == changed
+
+
+def test_nfstune_apply_and_apply_undo_from_the_command_line(
+    lab: LabConfig, lab_state_home: Path, nas: Host, client: Host, tmp_path: Path, originals: tuple[str, str]
+) -> None:
+    """A stored session's recommendation applied by `nfstune apply N --lab`, at a mount point the admin chose, then
+    undone by `nfstune apply --undo --lab`: without --yes and a terminal nothing is written."""
+    make_async(nas)
+    before = nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout
+    data = tmp_path / "data"
+    results = Results(open_store(data / "nfstune" / "nfstune.sqlite3"))
+    sid = results.start_session(server_host=None, client_host=None, share="/export", scale="small", recipes=["x"])
+    results.end_session(sid, "completed")
+    env = os.environ | {"XDG_STATE_HOME": str(lab_state_home), "XDG_DATA_HOME": str(data)}
+
+    def nfstune(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "nfstune", *args], capture_output=True, text=True, env=env,
+                              stdin=subprocess.DEVNULL, timeout=300)  # fmt: skip
+
+    chosen = f"{MOUNT_POINT}/sub"  # the fixture removes it should the test stop half-way
+    asked = nfstune("apply", str(sid), "--lab", "--mount-point", chosen)
+    assert asked.returncode == 1 and "--yes" in asked.stdout and "Not applied: nothing was changed" in asked.stdout
+    assert f"+{SYNC_LINE}" in asked.stdout and f"nas:/export {chosen} nfs" in asked.stdout  # the diff came first
+    assert (nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout) == before
+    done = nfstune("apply", str(sid), "--lab", "--mount-point", chosen, "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Applied and verified" in done.stdout and "(sync," in nas.run("exportfs -s").stdout
+    assert f"nas:/export {chosen} nfs" in client.run("cat /etc/fstab").stdout
+    undone = nfstune("apply", "--undo", "--lab", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert "Undone and verified" in undone.stdout and f"-{SYNC_LINE}" in undone.stdout
+    assert (nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout) == before
+    again = nfstune("apply", "--undo", "--lab", "--yes")
+    assert again.returncode == 2 and "nothing to undo" in again.stderr

@@ -180,3 +180,33 @@ def test_the_page_says_the_line_is_the_admins_own_entry(page: RecommendationPage
     page.show_recommendation(new, server_label="nas", client_label="laptop")
     assert page.exports_state.text() == "The share is not exported yet: this line would be added to /etc/exports."
     assert page.fstab_state.text().startswith("The client has no entry for this share")
+
+
+def test_the_admin_chooses_the_mount_point_of_a_new_fstab_line(
+    page: RecommendationPage, qtbot: QtBot, with_async: Recommendation
+) -> None:
+    page.show_recommendation(with_async, server_label="nas", client_label="laptop")
+    assert page.mount_point_row.isVisible() and page.mount_point_edit.text() == "/mnt/data"
+    chosen: list[str] = []
+    page.mount_point_changed.connect(chosen.append)
+    page.mount_point_edit.setText("data")  # not absolute: refused, said, nothing emitted
+    page.mount_point_edit.editingFinished.emit()
+    assert chosen == [] and "not an absolute path" in page.status.text()
+    page.mount_point_edit.setText("/srv/nas data")
+    page.mount_point_edit.editingFinished.emit()
+    assert chosen == ["/srv/nas data"]
+
+
+def test_an_existing_fstab_entry_keeps_its_mount_point(page: RecommendationPage) -> None:
+    rec = recommend(
+        share="/srv/data", server="nas", exports="/srv/data h(rw,sync)\n",
+        fstab="nas:/srv/data /home/me/data nfs vers=4.2 0 0\n", measured=Measured(),
+    )  # fmt: skip
+    page.show_recommendation(rec, server_label="nas", client_label="laptop")
+    assert not page.mount_point_row.isVisible()
+
+
+def test_undo_is_offered_before_any_recommendation_and_only_emits(page: RecommendationPage, qtbot: QtBot) -> None:
+    assert page.undo_button.isEnabled()  # an Apply of an earlier session can be undone at any time
+    with qtbot.waitSignal(page.undo_requested, timeout=1000):
+        page.undo_button.click()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.changes.apply import _findmnt_section
+from nfstune.changes.apply import findmnt_section
 from nfstune.errors import ConfigError
 from nfstune.nfs.apply_plan import plan_exports_change, unified_diff
 from nfstune.nfs.fstab_plan import plan_fstab_change
@@ -249,12 +249,12 @@ FINDMNT = """/
 
 
 def test_findmnt_section_of_one_target() -> None:
-    assert _findmnt_section(FINDMNT, "/mnt/nas") == [
+    assert findmnt_section(FINDMNT, "/mnt/nas") == [
         "   [ ] target exists",
         "   [W] your fstab has been modified, but systemd still uses the old version;",
         "       use 'systemctl daemon-reload' to reload",
     ]
-    assert _findmnt_section(FINDMNT, "/mnt/other") is None
+    assert findmnt_section(FINDMNT, "/mnt/other") is None
 
 
 def test_committed_journal_entries_are_no_longer_pending(tmp_path: Path) -> None:

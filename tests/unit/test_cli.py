@@ -262,3 +262,26 @@ def test_the_time_left_says_the_most_it_can_take() -> None:
     assert eta_text(7 * 60, 13 * 60) == "about 7 min left, at most 13"
     assert eta_text(7 * 60, 7 * 60 + 10) == "about 7 min left"  # the same minute: said once
     assert eta_text(7 * 60, None) == "about 7 min left"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--lab"], "give a session to apply, or --undo (not both)"),
+        (["3", "--undo", "--lab"], "give a session to apply, or --undo (not both)"),
+        (["3", "--server", "nas.invalid"], "--server needs --client too"),
+        (["3", "--lab", "--mount-point", "mnt/nas"], "--mount-point: 'mnt/nas' is not an absolute path below /"),
+        (["3", "--lab", "--mount-point", "/"], "argument --mount-point: '/' is not an absolute path below /"),
+        (["x", "--lab"], "'x' is not a session number"),
+    ],
+)
+def test_apply_refuses_bad_arguments_before_anything(tmp_path: Path, args: list[str], message: str) -> None:
+    result = nfstune(tmp_path, "apply", *args)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert nothing_created(tmp_path)
+
+
+def test_apply_of_a_session_that_does_not_exist_contacts_no_host(tmp_path: Path) -> None:
+    result = nfstune(tmp_path, "apply", "41", "--server", "nas.invalid", "--client", "client.invalid")
+    assert result.returncode == 2 and "there is no session 41" in result.stderr, result.stderr

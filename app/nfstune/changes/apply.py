@@ -7,6 +7,7 @@ it is never undone. Nothing is mounted."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import shlex
@@ -51,7 +52,7 @@ class ApplyFailed(ChangeFailed):
         super().__init__(message)
 
 
-class _CheckFailed(Exception):
+class CheckFailed(Exception):
     def __init__(self, host: str, command: str, output: str, problem: str) -> None:
         self.host, self.command, self.output, self.problem = host, command, output, problem
         super().__init__(problem)
@@ -153,12 +154,14 @@ def apply(plan: ApplyPlan, server: Host, client: Host, journal: Journal, log: Lo
     tx = Transaction(journal, log)
     ids: list[int] = []
     warnings: list[str] = []
+    # what an undo finds its steps by (apply_undo.last_apply)
+    applied = {"apply": True, "apply_id": f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"}
     try:
-        server_backup, exportfs_s = _apply_server(plan, server, tx, ids, warnings)
-        client_backup, created, findmnt = _apply_client(plan, client, tx, ids, warnings)
+        server_backup, exportfs_s = _apply_server(plan, server, tx, ids, warnings, applied)
+        client_backup, created, findmnt = _apply_client(plan, client, tx, ids, warnings, applied)
     except BaseException as exc:
-        _roll_back(tx, exc, log)
-        raise  # _roll_back raises; this is for a KeyboardInterrupt or a bug after the undo
+        roll_back(tx, exc, log)
+        raise  # roll_back raises; this is for a KeyboardInterrupt or a bug after the undo
     journal.mark_committed(ids)
     log(f"applied for good: {plan.server_edit.summary}; {plan.client_edit.summary}")
     if not plan.client_edit.noop:  # systemd makes its mount units from fstab: let it read the new one
@@ -195,19 +198,19 @@ def _backup(host: Host, edit: FileEdit, tx: Transaction, ids: list[int], detail:
 
 
 def _apply_server(
-    plan: ApplyPlan, server: Host, tx: Transaction, ids: list[int], warnings: list[str]
+    plan: ApplyPlan, server: Host, tx: Transaction, ids: list[int], warnings: list[str], applied: dict[str, object]
 ) -> tuple[str | None, str]:
     edit = plan.server_edit
     if edit.noop:
         tx.progress(f"{server.label}: {edit.path} already exports {plan.share} as recommended")
         return None, ""
     before = exportfs_table(server)
-    backup = _backup(server, edit, tx, ids, {"exportfs": True, "apply": True})
+    backup = _backup(server, edit, tx, ids, {**applied, "exportfs": True, "written_sha256": sha256(edit.new)})
     tx.progress(f"{server.label}: writing {edit.path} (the old one is kept as {backup}) and running exportfs -ra")
     server.write_file(edit.path, edit.new, sudo=True)
     reloaded = reload_exports(server)
     if reloaded.refused:
-        raise _CheckFailed(server.label, "exportfs -ra", reloaded.refused, "exportfs refused the change")
+        raise CheckFailed(server.label, "exportfs -ra", reloaded.refused, "exportfs refused the change")
     warnings += [f"{server.label}: exportfs: {ln}" for ln in reloaded.warnings]
     shown, after = reloaded.shown, reloaded.table
     expected = expected_exportfs_s(parse_exports(plan.exports_line.rstrip("\n") + "\n")).get(plan.share, {})
@@ -217,23 +220,23 @@ def _apply_server(
             found = f"shows {client_spec}({','.join(got)})" if got else f"does not list {client_spec}"
             problem = f"{plan.share} is not exported as the new line says: exportfs -s {found}, not "
             problem += f"({','.join(options)})"
-            raise _CheckFailed(server.label, "exportfs -s", shown, problem)
+            raise CheckFailed(server.label, "exportfs -s", shown, problem)
     for change in changed_elsewhere(before, after, lambda path, client: path == plan.share and client in expected):
         problem = f"exportfs -ra also changed an export the diff did not show: {change}"
-        raise _CheckFailed(server.label, "exportfs -s", shown, problem)
+        raise CheckFailed(server.label, "exportfs -s", shown, problem)
     modes: dict[str, set[str]] = {}
     for (path, _client), options in after.items():
         modes.setdefault(path, set()).add("async" if "async" in options else "sync")
     user_exports = {path: mode.pop() for path, mode in modes.items() if len(mode) == 1}
     problem, caches = kernel_resolution(server, user_exports)
     if problem:
-        raise _CheckFailed(server.label, KERNEL_CACHES, caches, problem)
+        raise CheckFailed(server.label, KERNEL_CACHES, caches, problem)
     tx.progress(f"{server.label}: exportfs -s shows {plan.share} as the new line says")
     return backup, shown
 
 
 def _apply_client(
-    plan: ApplyPlan, client: Host, tx: Transaction, ids: list[int], warnings: list[str]
+    plan: ApplyPlan, client: Host, tx: Transaction, ids: list[int], warnings: list[str], applied: dict[str, object]
 ) -> tuple[str | None, tuple[str, ...], str]:
     edit, mount_point = plan.client_edit, plan.mount_point
     parts = mount_point.strip("/").split("/")
@@ -247,30 +250,30 @@ def _apply_client(
     if edit.noop and not missing:
         tx.progress(f"{client.label}: {edit.path} already mounts {plan.share} as recommended")
         return None, (), ""
-    baseline = _findmnt_verify(client) if edit.old is not None else (0, 0, "")
+    baseline = findmnt_verify(client) if edit.old is not None else (0, 0, "")
     for directory in missing:  # journaled outermost first, so that an undo removes the innermost first
-        ids.append(tx.record(client, "dir", directory, detail={"apply": True}))
+        ids.append(tx.record(client, "dir", directory, detail=dict(applied)))
     if missing:
         tx.progress(f"{client.label}: making the mount point {mount_point}")
         client.run(["mkdir", "-p", mount_point], sudo=True)
     backup = None
     if not edit.noop:
-        backup = _backup(client, edit, tx, ids, {"apply": True})
+        backup = _backup(client, edit, tx, ids, {**applied, "written_sha256": sha256(edit.new)})
         tx.progress(f"{client.label}: writing {edit.path} (the old one is kept as {backup})")
         client.write_file(edit.path, edit.new, sudo=True)
-    parse_errors, errors, report = _findmnt_verify(client)
-    section = _findmnt_section(report, mount_point)
+    parse_errors, errors, report = findmnt_verify(client)
+    section = findmnt_section(report, mount_point)
     command = f"findmnt --verify --verbose --tab-file {FSTAB}"
     if section is None:
-        raise _CheckFailed(client.label, command, report, f"findmnt does not read an entry for {mount_point}")
+        raise CheckFailed(client.label, command, report, f"findmnt does not read an entry for {mount_point}")
     if any("[E]" in ln for ln in section):
-        raise _CheckFailed(client.label, command, report, f"findmnt reports an error for {mount_point}")
+        raise CheckFailed(client.label, command, report, f"findmnt reports an error for {mount_point}")
     if parse_errors > baseline[0] or errors > baseline[1]:
         problem = (
             f"the new {FSTAB} has {parse_errors} parse errors and {errors} errors for findmnt, the old one had "
             f"{baseline[0]} and {baseline[1]}"
         )
-        raise _CheckFailed(client.label, command, report, problem)
+        raise CheckFailed(client.label, command, report, problem)
     checks: list[str] = []  # a check is "[X] text", continued on lines without a mark
     for line in section:
         text = line.strip()
@@ -283,7 +286,7 @@ def _apply_client(
     return backup, missing, report
 
 
-def _findmnt_verify(client: Host) -> tuple[int, int, str]:
+def findmnt_verify(client: Host) -> tuple[int, int, str]:
     """(parse errors, errors, the whole report) of `findmnt --verify` on the client's fstab as it is now."""
     result = client.run(["findmnt", "--verify", "--verbose", "--tab-file", FSTAB], sudo=True, check=False)
     report = result.stdout + result.stderr
@@ -292,10 +295,10 @@ def _findmnt_verify(client: Host) -> tuple[int, int, str]:
         return int(counts[1]), int(counts[2]), report
     if result.exit_status == 0:
         return 0, 0, report
-    raise _CheckFailed(client.label, "findmnt --verify", report, f"findmnt --verify failed ({result.exit_status})")
+    raise CheckFailed(client.label, "findmnt --verify", report, f"findmnt --verify failed ({result.exit_status})")
 
 
-def _findmnt_section(report: str, mount_point: str) -> list[str] | None:
+def findmnt_section(report: str, mount_point: str) -> list[str] | None:
     """The check lines findmnt prints under one target (indented lines after the target's own line)."""
     lines = report.splitlines()
     for i, line in enumerate(lines):
@@ -309,7 +312,7 @@ def _findmnt_section(report: str, mount_point: str) -> list[str] | None:
     return None
 
 
-def _roll_back(tx: Transaction, exc: BaseException, log: Log) -> None:
+def roll_back(tx: Transaction, exc: BaseException, log: Log) -> None:
     """Undo everything done so far, then raise ApplyFailed naming the host, the command and what it printed
     (other exceptions, a cancel or a bug, are re-raised by the caller after the undo)."""
     log(f"apply failed ({exc}); putting both files back")
@@ -321,7 +324,7 @@ def _roll_back(tx: Transaction, exc: BaseException, log: Log) -> None:
             f"Putting them back failed too ({undo_error}): nfstune will undo the rest when it next connects to "
             "the host."
         )
-    if isinstance(exc, _CheckFailed):
+    if isinstance(exc, CheckFailed):
         output = exc.output.strip()
         message = f"{exc.host}: {exc.problem}. `{exc.command}` printed:\n{output or '(nothing)'}\n{outcome}"
         raise ApplyFailed(exc.host, exc.command, exc.output, message) from None

@@ -23,6 +23,7 @@ class JournalEntry:
     detail: dict[str, Any] = field(default_factory=dict)
     state: str = "pending"
     pid: int = 0
+    created_at: float = 0.0
 
 
 class Journal:
@@ -62,6 +63,16 @@ class Journal:
         sql += "WHERE state = 'pending'" + (" AND host = ?" if host else "") + " ORDER BY id DESC"
         rows = self._conn.execute(sql, (host,) if host else ()).fetchall()
         return [JournalEntry(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], r[8]) for r in rows]
+
+    def committed(self, hosts: Sequence[str]) -> list[JournalEntry]:
+        """Changes made for good on these hosts (applied recommendations), newest first."""
+        marks = ",".join("?" * len(hosts))
+        rows = self._conn.execute(
+            "SELECT id, host, kind, target, original, backup_path, detail, state, pid, created_at FROM journal "
+            f"WHERE state = 'committed' AND host IN ({marks}) ORDER BY id DESC",
+            tuple(hosts),
+        ).fetchall()
+        return [JournalEntry(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], r[8], r[9]) for r in rows]
 
     def mark_committed(self, entry_ids: Sequence[int]) -> None:
         """These changes were made for good (an applied recommendation): never to be undone. One statement, so

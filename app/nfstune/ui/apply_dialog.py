@@ -1,10 +1,12 @@
 """Apply the recommendation for good: read both files and show the exact diff; only after the admin confirms,
 back up, write, verify (`exportfs -s`, `findmnt --verify`) and roll back on any failure (changes.apply does all that,
-on a worker thread)."""
+on a worker thread). Undo the last Apply the same way: the diff back to the files Apply found, confirmed, written,
+verified (changes.apply_undo)."""
 
 from __future__ import annotations
 
 import html
+import logging
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
@@ -20,12 +22,20 @@ from PySide6.QtWidgets import (
 
 from nfstune.ui.controller import Controller
 
+log = logging.getLogger(__name__)
+
 INTRO = (
     "nfstune will make exactly these changes. A dated backup of each file is kept next to it on its host. After "
     "writing, it checks the server with <tt>exportfs -ra</tt> / <tt>exportfs -s</tt> and the client with "
     "<tt>findmnt --verify</tt>; if anything is wrong, both files are put back as they were. Nothing is mounted."
 )
 
+UNDO_INTRO = (
+    "nfstune will put back the files its last Apply on these hosts changed, exactly as Apply found them, and check "
+    "them as Apply does (<tt>exportfs -ra</tt> on the server, <tt>findmnt --verify</tt> on the client); if anything "
+    "is wrong, the applied files are written again. A mount point Apply made is removed if it is empty and unused. "
+    "Nothing is unmounted."
+)
 
 FINDINGS_STYLE = "QLabel { background: #fff4e5; border: 2px solid #c92a2a; border-radius: 4px; padding: 6px; }"
 
@@ -36,11 +46,19 @@ def findings_html(findings: Sequence[str]) -> str:
 
 
 class DiffDialog(QDialog):
-    def __init__(self, diff: str, parent: QWidget | None = None, findings: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        diff: str,
+        parent: QWidget | None = None,
+        findings: Sequence[str] = (),
+        *,
+        undo: bool = False,
+    ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Apply the recommendation: review the changes")
+        self.setWindowTitle("Undo the last Apply: review the changes" if undo else
+                            "Apply the recommendation: review the changes")  # fmt: skip
         self.resize(900, 520)
-        intro = QLabel(INTRO, wordWrap=True)
+        intro = QLabel(UNDO_INTRO if undo else INTRO, wordWrap=True)
         # the exports' traps ("host (rw)", no_root_squash to everyone...) that nfstune leaves as they are
         self.findings = QLabel(findings_html(findings), wordWrap=True)
         self.findings.setStyleSheet(FINDINGS_STYLE)
@@ -50,7 +68,9 @@ class DiffDialog(QDialog):
         self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.diff.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.apply_button = self.buttons.addButton("&Apply these changes", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.apply_button = self.buttons.addButton(
+            "&Put these files back" if undo else "&Apply these changes", QDialogButtonBox.ButtonRole.AcceptRole
+        )
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setDefault(True)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -108,9 +128,64 @@ def run_apply_flow(window: QWidget, controller: Controller, page: QWidget) -> No
 
     def applied(result: object) -> None:
         backups = ", ".join(b for b in (result.server_backup, result.client_backup) if b)
-        page.set_apply_state(f"Applied and verified. Backups: {backups or 'none needed'}.", True)
+        page.set_apply_state(f"Applied and verified. Backups: {backups or 'none needed'}. Undo: Undo last Apply.", True)
+        log.info("applied the recommendation for good; backups: %s", backups or "none needed")
 
     def failed(message: str) -> None:
+        log.warning("applying the recommendation failed: %s", message)
+        page.set_apply_state(message, False)
+
+    controller.start_job("apply-prepare", prepare_work, prepared, failed)
+
+
+def run_undo_flow(window: QWidget, controller: Controller, page: QWidget) -> None:
+    """prepare_undo (job) -> diff dialog -> undo_apply (job) -> the page shows the outcome."""
+    from nfstune.changes.apply_undo import prepare_undo, undo_apply
+    from nfstune.store import Journal, open_store
+
+    try:
+        pair = controller.pair()
+    except RuntimeError:
+        page.set_apply_state("Connect the server and the client first: the undo reads their files.", False)
+        return
+    page.set_apply_state("Reading what the last Apply changed…", None)
+
+    def prepare_work(_job: object) -> object:
+        conn = open_store(controller.store_path)  # this thread's own connection
+        try:
+            return prepare_undo(pair.server, pair.client, Journal(conn))
+        finally:
+            conn.close()
+
+    def prepared(plan: object) -> None:
+        dialog = DiffDialog(plan.diff, window, undo=True)
+        window.apply_dialog = dialog  # tests reach it
+
+        def undo_work(_job: object) -> object:
+            conn = open_store(controller.store_path)
+            try:
+                return undo_apply(plan, pair.server, pair.client, Journal(conn), log.info)
+            finally:
+                conn.close()
+
+        def confirmed(result: int) -> None:
+            if result != QDialog.DialogCode.Accepted:
+                page.set_apply_state("Not undone: nothing was changed.", None)
+                return
+            page.set_apply_state("Putting the files back and verifying…", None)
+            controller.start_job("apply", undo_work, undone, failed)
+
+        dialog.finished.connect(confirmed)
+        dialog.open()
+
+    def undone(result: object) -> None:
+        removed = "".join(f" Removed {d}." for d in result.removed_dirs)
+        warned = "".join(f" Note: {w}." for w in result.warnings)
+        page.set_apply_state(f"Undone and verified: {'; '.join(result.restored)}.{removed}{warned}", True)
+        log.info("undid the last Apply: %s", "; ".join(result.restored))
+
+    def failed(message: str) -> None:
+        log.warning("undoing the last Apply failed: %s", message)
         page.set_apply_state(message, False)
 
     controller.start_job("apply-prepare", prepare_work, prepared, failed)

@@ -4,7 +4,9 @@ steps beside a stack of pages, with Back/Next, and the History view in its own t
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, QUrl, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune import __version__
+from nfstune.advice import Recommendation
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
 from nfstune.store import Results, open_store
 from nfstune.ui.controller import Controller, RunOutcome
@@ -112,6 +115,8 @@ class MainWindow(QMainWindow):
         self.recipes_page.scale_changed.connect(self._on_scale_changed)
         self.run_page.finished.connect(self._on_run_finished)
         self.recommendation_page.apply_requested.connect(self._on_apply_requested)
+        self.recommendation_page.undo_requested.connect(self._on_undo_requested)
+        self.recommendation_page.mount_point_changed.connect(self._on_mount_point_changed)
         for error in recipe_errors:
             log.warning("recipe not loaded: %s", error)
         self.steps.setCurrentRow(0)
@@ -226,16 +231,43 @@ class MainWindow(QMainWindow):
         session = self.results_store.session(outcome.session_id)
         self.results_page.show_session(session, {r.id: r for r in self.recipes})
         if outcome.recommendation is not None:
-            c = self.controller
-            async_measured = any("async" in (run["config"].get("export_set") or []) for run in session["runs"])
-            self.recommendation_page.show_recommendation(
-                outcome.recommendation, server_label=c.hosts["server"].label, client_label=c.hosts["client"].label,
-                async_measured=async_measured,
-            )  # fmt: skip
+            self._show_recommendation(outcome.recommendation, session)
         self.history_page.refresh()
         self._update_nav()
         if outcome.status == "completed":
             self.go(4)
+
+    def _show_recommendation(self, rec: Recommendation, session: dict[str, Any]) -> None:
+        c = self.controller
+        async_measured = any("async" in (run["config"].get("export_set") or []) for run in session["runs"])
+        self.recommendation_page.show_recommendation(
+            rec, server_label=c.hosts["server"].label, client_label=c.hosts["client"].label,
+            async_measured=async_measured,
+        )  # fmt: skip
+
+    @Slot(str)
+    def _on_mount_point_changed(self, mount_point: str) -> None:
+        """The same recommendation with the fstab line the admin's mount point gives (from what the session kept)."""
+        from nfstune.session_advice import kept_recommendation
+
+        outcome = self.controller.outcome
+        if outcome is None or outcome.recommendation is None:
+            return
+        recipes = {r.id: r for r in self.recipes}
+        rec = kept_recommendation(self.results_store, outcome.session_id, recipes, mount_point=mount_point)
+        if isinstance(rec, str):
+            self.recommendation_page.status.setText(f"Mount point not changed: {rec}")
+            return
+        self.controller.outcome = replace(outcome, recommendation=rec)
+        self._show_recommendation(rec, self.results_store.session(outcome.session_id))
+        self.recommendation_page.status.setText(f"The fstab line now mounts the share on {mount_point}.")
+        log.info("mount point for the recommended fstab line: %s", mount_point)
+
+    @Slot()
+    def _on_undo_requested(self) -> None:
+        from nfstune.ui.apply_dialog import run_undo_flow
+
+        run_undo_flow(self, self.controller, self.recommendation_page)
 
     @Slot()
     def _on_apply_requested(self) -> None:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QMessageBox,
     QPushButton,
     QScrollArea,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.advice import Reason, Recommendation
+from nfstune.nfs.fstab_plan import parse_fstab_line
 from nfstune.ui.widgets.labels import wrapped_label
 
 SaveDialog = Callable[[QWidget, str, str, str], tuple[str, str]]
@@ -86,6 +88,20 @@ def copy_text(rec: Recommendation, server_label: str, client_label: str) -> str:
             f"# /etc/fstab on {client_label}\n{rec.fstab_line}\n")  # fmt: skip
 
 
+def fstab_mount_point(line: str) -> str:
+    """The mount point of an fstab line, its \\040 escapes decoded."""
+    return parse_fstab_line(line).mount_point
+
+
+def mount_point_problem(path: str) -> str:
+    """Why `path` cannot be a mount point ("" when it can)."""
+    if not path.startswith("/") or path == "/":
+        return f"{path!r} is not an absolute path below /"
+    if any(ch in path for ch in "\n\t\0"):
+        return "a mount point is one line"
+    return ""
+
+
 def save_text(rec: Recommendation, server_label: str, client_label: str) -> str:
     """The lines with every option's reason and the notes, as comments, so the file explains itself later."""
     parts = ["# nfstune recommendation", f"# {rec.exports_file} on {server_label}:"]
@@ -100,6 +116,8 @@ def save_text(rec: Recommendation, server_label: str, client_label: str) -> str:
 
 class RecommendationPage(QWidget):
     apply_requested = Signal()  # the admin wants these lines applied for good (the diff/apply flow takes over)
+    undo_requested = Signal()  # the admin wants the last Apply on these hosts undone (the same flow, backwards)
+    mount_point_changed = Signal(str)  # the admin chose where a new fstab line mounts the share
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -116,6 +134,15 @@ class RecommendationPage(QWidget):
         self.fstab_line = _line_label()
         self.fstab_state = wrapped_label()
         self.fstab_reasons = wrapped_label(rich=True)
+        # where a new fstab line mounts the share: the admin's choice (an existing entry keeps its own)
+        self.mount_point_edit = QLineEdit()
+        self.mount_point_edit.setToolTip("An absolute path on the client; Apply makes it if it does not exist")
+        self.mount_point_row = QWidget()
+        row = QHBoxLayout(self.mount_point_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(QLabel("&Mount point on the client:", buddy=self.mount_point_edit))
+        row.addWidget(self.mount_point_edit, 1)
+        self.mount_point_row.hide()
         for box, state, line, reasons in (
             (self.exports_box, self.exports_state, self.exports_line, self.exports_reasons),
             (self.fstab_box, self.fstab_state, self.fstab_line, self.fstab_reasons),
@@ -124,6 +151,8 @@ class RecommendationPage(QWidget):
             box_layout = QVBoxLayout(box)
             box_layout.addWidget(state)
             box_layout.addWidget(line)
+            if box is self.fstab_box:
+                box_layout.addWidget(self.mount_point_row)
             box_layout.addWidget(reasons)
         self.notes_label = wrapped_label(rich=True)
 
@@ -156,10 +185,12 @@ class RecommendationPage(QWidget):
         self.save_button = QPushButton("Sa&ve…")
         self.apply_button = QPushButton("&Apply…")
         self.apply_button.setToolTip("Show the exact changes to /etc/exports and /etc/fstab before applying them")
+        self.undo_button = QPushButton("&Undo last Apply…")
+        self.undo_button.setToolTip("Show how the files the last Apply changed would be put back, then do it")
         self.apply_state = wrapped_label()
         self.status = wrapped_label()
         buttons = QHBoxLayout()
-        for button in (self.copy_button, self.save_button, self.apply_button):
+        for button in (self.copy_button, self.save_button, self.apply_button, self.undo_button):
             buttons.addWidget(button)
         buttons.addWidget(self.apply_state, 1)
 
@@ -178,8 +209,8 @@ class RecommendationPage(QWidget):
         layout.addWidget(scroll, 1)
         layout.addLayout(buttons)
         layout.addWidget(self.status)
-        chain = [self.exports_line, self.fstab_line, self.show_async_check, self.async_line, self.copy_button,
-                 self.save_button, self.apply_button]  # fmt: skip
+        chain = [self.exports_line, self.fstab_line, self.mount_point_edit, self.show_async_check, self.async_line,
+                 self.copy_button, self.save_button, self.apply_button, self.undo_button]  # fmt: skip
         for first, second in itertools.pairwise(chain):
             QWidget.setTabOrder(first, second)
 
@@ -187,6 +218,8 @@ class RecommendationPage(QWidget):
         self.copy_button.clicked.connect(self._on_copy_clicked)
         self.save_button.clicked.connect(self._on_save_clicked)
         self.apply_button.clicked.connect(self._on_apply_clicked)
+        self.undo_button.clicked.connect(self.undo_requested)
+        self.mount_point_edit.editingFinished.connect(self._on_mount_point_edited)
         self._set_enabled(False)
         self.exports_line.setText("No recommendation yet: it appears when a session has results.")
 
@@ -205,6 +238,9 @@ class RecommendationPage(QWidget):
         self.exports_line.setText(rec.exports_line)
         self.exports_reasons.setText(reasons_html(rec.exports_reasons))
         self.fstab_line.setText(rec.fstab_line)
+        self.mount_point_row.setVisible(rec.fstab_before is None)
+        if rec.fstab_before is None:
+            self.mount_point_edit.setText(fstab_mount_point(rec.fstab_line))
         self.fstab_reasons.setText(reasons_html(rec.fstab_reasons))
         notes = "".join(f"<li>{e(note)}</li>" for note in rec.notes)
         self.notes_label.setText(f"<b>Notes</b><ul style='margin: 0'>{notes}</ul>" if notes else "")
@@ -239,6 +275,17 @@ class RecommendationPage(QWidget):
     @Slot(bool)
     def _on_show_async_toggled(self, checked: bool) -> None:
         self.async_box.setVisible(checked and self._rec is not None and self._rec.async_alternative is not None)
+
+    @Slot()
+    def _on_mount_point_edited(self) -> None:
+        chosen = self.mount_point_edit.text().strip()
+        if self._rec is None or chosen == fstab_mount_point(self._rec.fstab_line):
+            return
+        problem = mount_point_problem(chosen)
+        if problem:
+            self.status.setText(f"Mount point not changed: {problem}")
+            return
+        self.mount_point_changed.emit(chosen)
 
     @Slot()
     def _on_apply_clicked(self) -> None:
