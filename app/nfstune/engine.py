@@ -32,7 +32,7 @@ from nfstune.guard import AsyncStep, ServerChange
 from nfstune.nfs.export_edit import export_edit
 from nfstune.recipes.model import WORKLOADS, Config
 from nfstune.recipes.plan import Plan, RecipePlan, Visit
-from nfstune.remote import Host
+from nfstune.remote import Host, RemoteError
 from nfstune.remote.local import is_local
 from nfstune.remote.probe import async_setting_hint
 from nfstune.rounds import Eta, RecipeFigures, stop_reason
@@ -278,12 +278,10 @@ class Engine:
             negotiated = mount.mount()
             if config.read_ahead_kb is not None:
                 set_readahead(self.client, tx, mount.mount_point, config.read_ahead_kb)
-            export_opts = None
             if change is not None:
                 self.client.run(["ls", mount.scratch])  # the kernel fills its caches when a client uses them
                 change.verify_kernel(change.expect)
-            if config.export:
-                export_opts = ",".join(next(iter(self._table(self.share).values()), ()))
+            export_opts = self._export_in_force(required=bool(config.export))
             with self._samplers(mount.mount_point):
                 for workload in visit.workloads:
                     self._check_cancel()
@@ -333,6 +331,18 @@ class Engine:
     def _flush_samples(self) -> None:
         for (run_id, role), rows in self._samples.take().items():
             self.results.add_samples(run_id, role, rows)
+
+    def _export_in_force(self, *, required: bool) -> str | None:
+        """The share's options as the kernel runs them (`exportfs -s`), kept with every run: what History compares
+        two sessions by. Only a configuration that changed the export must have them; for the others a server
+        that cannot say (None) does not stop the run."""
+        try:
+            table = self._table(self.share)
+        except (RemoteError, NfstuneError):
+            if required:
+                raise
+            return None
+        return ",".join(next(iter(table.values()), ())) or None
 
     def _table(self, path: str) -> dict[str, tuple[str, ...]]:
         return {client: opts for (p, client), opts in exportfs_table(self.server).items() if p == path}

@@ -27,8 +27,6 @@ from nfstune.remote.probe_parse import HostFacts
 
 # what /proc/mounts says that a recipe can change; the rest of its option list is noise next to the requested ones
 NEGOTIATED_KEYS = ("vers", "rsize", "wsize", "nconnect")
-# the two sides of compare_sessions(), as they appear in its texts ("B is 12 % faster than A")
-SIDE_NAMES = ("A", "B")
 DEFAULT_MARGIN_PERCENT = 5.0
 WHY_MAX = 120  # characters of a recipe's expectation quoted in an A/A check's text
 
@@ -45,6 +43,7 @@ class ConfigResult:
     status: str | None  # the run's status ("completed", "failed", ...); None while it runs
     rounds: dict[int, float]  # round (the repeat's number) -> figure, warm-ups left out
     same_as_baseline: str | None = None  # why this is an A/A check (expected to measure as the baseline); else None
+    settings: tuple[object, ...] | None = None  # what was in force (effective_settings); None when not read back
 
 
 @dataclass(frozen=True)
@@ -55,19 +54,6 @@ class WorkloadResults:
     higher_is_better: bool
     configs: list[ConfigResult]  # the baseline first, then the others in the order they ran
     baseline_label: str  # the configuration the others' verdicts compare with
-
-
-@dataclass(frozen=True)
-class ComparisonRow:
-    recipe: str
-    workload: str
-    config_label: str
-    unit: str
-    median_a: float | None  # None: not measured in session A
-    median_b: float | None
-    change_percent: float | None  # of the median, B against A; None when a side is missing or A's median is 0
-    text: str  # the verdict's sentence (B against A, with its CI), or "only in A", "no completed repeats in B"
-    verdict: Verdict | None = None  # None when the two could not be compared
 
 
 def measured_values(run: Mapping[str, Any]) -> list[float]:
@@ -122,7 +108,7 @@ def summarize_session(session: Mapping[str, Any], recipes: Mapping[str, Recipe] 
                         key=(recipe_id, workload, label), baseline=judgeable(rounds[baseline]),
                         other=judgeable(rounds[label]),
                         higher_is_better=w.higher_is_better, names=(baseline, label),
-                        margin_percent=_margin(recipe, margins.get(recipe_id)), expect_same=same[label] is not None,
+                        margin_percent=margin_of(recipe, margins.get(recipe_id)), expect_same=same[label] is not None,
                         why_same=same[label] or "", paired=paired,
                     )
                 )  # fmt: skip
@@ -141,6 +127,7 @@ def summarize_session(session: Mapping[str, Any], recipes: Mapping[str, Recipe] 
                     requested=opts.requested, negotiated=opts.negotiated,
                     export_options=opts.export, verdict=verdicts.get((recipe_id, workload, label)),
                     status=run["status"], rounds=rounds[label], same_as_baseline=same.get(label),
+                    settings=effective_settings(options[(recipe_id, label)]),
                 )
             )  # fmt: skip
         configs.sort(key=lambda c: c.label != baseline)  # the baseline leads, as in every table of results
@@ -154,7 +141,7 @@ def _baseline_label(recipe: Recipe | None, runs: Mapping[str, Any]) -> str:
     return "baseline" if "baseline" in runs else next(iter(runs))
 
 
-def _margin(recipe: Recipe | None, planned: float | None = None) -> float:
+def margin_of(recipe: Recipe | None, planned: float | None = None) -> float:
     """The margin the session ran with (its stored plan), else the recipe's as it is now, else the default."""
     if planned is not None:
         return planned
@@ -195,6 +182,22 @@ def _settings(run: Mapping[str, Any]) -> tuple[object, ...]:
     ahead = config.get("read_ahead_kb") if isinstance(config, Mapping) else None
     opts = RunOptions.of(run)
     return opts.export, frozenset(o.render() for o in opts.negotiated.options), ahead
+
+
+def effective_settings(run: Mapping[str, Any]) -> tuple[object, ...] | None:
+    """What a configuration ran with, as two sessions are matched by it: the export's write mode (sync or async,
+    write gathering or not), the negotiated vers/rsize/wsize/nconnect and the read-ahead. quick-check's baseline
+    and sync-vs-async's "sync" ran with the same; a label says less. None when the export's or the mount's options
+    were not read back (a session of an older nfstune)."""
+    opts = RunOptions.of(run)
+    essentials = negotiated_essentials(opts.negotiated)
+    if not essentials or not opts.export:
+        return None
+    mode = "async" if "async" in opts.export else "sync"
+    gathering = "no_wdelay" if "no_wdelay" in opts.export else "wdelay"
+    config = run.get("config") or {}
+    ahead = config.get("read_ahead_kb") if isinstance(config, Mapping) else None
+    return mode, gathering, essentials, ahead
 
 
 def _expectation_reason(text: str | None) -> str:
@@ -354,56 +357,3 @@ def aa_summary(checks: Sequence[AACheck]) -> str:
             f"{len(unsettled)} not settled"
         )
     return f"all {len(checks)} A/A checks measured no difference that matters"
-
-
-def compare_sessions(
-    a: Mapping[str, Any], b: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None
-) -> list[ComparisonRow]:
-    """Each (recipe, workload, configuration) measured in either session: both medians, the change of B against A,
-    and the verdict of B against A. The two sessions' rounds did not run side by side, so the samples are
-    independent (unpaired), and every comparison of the two sessions is one family. Rows follow A's order, then
-    B's own."""
-    side_a = _by_config(summarize_session(a, recipes))
-    side_b = _by_config(summarize_session(b, recipes))
-    keys = [*side_a, *(k for k in side_b if k not in side_a)]
-    questions = []
-    for key in keys:
-        found_a, found_b = side_a.get(key), side_b.get(key)
-        if found_a is not None and found_b is not None and judgeable(found_a.rounds) and judgeable(found_b.rounds):
-            recipe, workload, _ = key
-            questions.append(
-                Question(
-                    key=key, baseline=judgeable(found_a.rounds), other=judgeable(found_b.rounds),
-                    higher_is_better=WORKLOADS[workload].higher_is_better, names=SIDE_NAMES,
-                    margin_percent=_margin((recipes or {}).get(recipe)), paired=False,
-                )
-            )  # fmt: skip
-    verdicts = {v.key: v for v in judge(questions)} if questions else {}
-    rows = []
-    for key in keys:
-        recipe, workload, label = key
-        found_a, found_b = side_a.get(key), side_b.get(key)
-        median_a = found_a.summary.median if found_a and found_a.summary else None
-        median_b = found_b.summary.median if found_b and found_b.summary else None
-        change = None
-        if median_a is not None and median_b is not None and median_a != 0:
-            change = 100 * (median_b - median_a) / median_a
-        verdict = verdicts.get(key)
-        text = verdict.text if verdict is not None else _missing_text(found_a, found_b)
-        rows.append(ComparisonRow(recipe, workload, label, WORKLOADS[workload].unit, median_a, median_b, change,
-                                  text, verdict))  # fmt: skip
-    return rows
-
-
-def _by_config(groups: list[WorkloadResults]) -> dict[tuple[str, str, str], ConfigResult]:
-    return {(g.recipe, g.workload, c.label): c for g in groups for c in g.configs}
-
-
-def _missing_text(a: ConfigResult | None, b: ConfigResult | None) -> str:
-    name_a, name_b = SIDE_NAMES
-    if a is None or b is None:
-        return f"only in {name_a if b is None else name_b}"
-    missing = [name for name, c in ((name_a, a), (name_b, b)) if not c.values]
-    if missing:
-        return f"no completed repeats in {' and '.join(missing)}"
-    return "no figures above 0 to compare"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from nfstune.compare import compare_sessions
 from nfstune.nfs.mount_options import MountOptions
 from nfstune.paths import recipes_dir
 from nfstune.recipes import load_recipes
@@ -16,7 +17,6 @@ from nfstune.summary import (
     RunOptions,
     aa_checks,
     aa_summary,
-    compare_sessions,
     negotiated_essentials,
     negotiated_view,
     results_text,

@@ -38,23 +38,19 @@ from PySide6.QtWidgets import (
 
 from nfstune.bench.stats import format_value
 from nfstune.bench.verdict import Verdict
+from nfstune.compare import ComparisonRow, compare_sessions
 from nfstune.errors import NfstuneError
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report import write_html
 from nfstune.store import Results, SessionRow, open_store
-from nfstune.summary import (
-    ComparisonRow,
-    WorkloadResults,
-    compare_sessions,
-    negotiated_view,
-    summarize_session,
-)
+from nfstune.summary import WorkloadResults, negotiated_view, summarize_session
 from nfstune.ui.jobs import CRASHED
 from nfstune.ui.verdicts import KIND_WORDS, verdict_sentence
 
 COLUMNS = ("Session", "Started", "Status", "Server → client", "Share", "Recipes", "Scale")
 SORT_ROLE = Qt.ItemDataRole.UserRole  # raw values, so that ids and times sort as numbers, not as text
 STATUS_COLOURS = {"completed": "#1b7f2a", "failed": "#b3261e", "cancelled": "#b3261e"}
+CAUTION_COLOUR = "#b3261e"
 HINT = "Select a session to see its figures, or two sessions (Ctrl+click) to compare them."
 # (what, file suffix, filter of the save dialog)
 EXPORTS = {"html": ("HTML report", "html", "HTML report (*.html)"), "csv": ("CSV", "csv", "CSV (*.csv)"),
@@ -181,10 +177,12 @@ def comparison_html(a: SessionRow, b: SessionRow, rows: Sequence[ComparisonRow])
     for r in rows:
         change = DASH if r.change_percent is None else f"{r.change_percent:+.1f} %"
         weight = " style='font-weight:bold'" if r.verdict is not None and r.verdict.effect else ""
+        # a side that stopped early compares few rounds, and maybe not the same moment of the hosts
+        caution = f"<br><span style='color:{CAUTION_COLOUR}'>{e(r.caution)}: read with care</span>" if r.caution else ""
         parts.append(f"<tr><td>{e(r.recipe)} / {e(r.workload)}</td><td>{e(r.config_label)}</td>"
                      f"<td align='right'>{e(_figure(r.median_a, r.unit))}</td>"
                      f"<td align='right'>{e(_figure(r.median_b, r.unit))}</td><td align='right'>{change}</td>"
-                     f"<td{weight}>{e(r.text)}</td></tr>")  # fmt: skip
+                     f"<td{weight}>{e(r.text)}{caution}</td></tr>")  # fmt: skip
     if not rows:
         parts.append("<tr><td colspan='6'>Neither session stored any measurement.</td></tr>")
     return "".join(parts) + "</table>"
