@@ -138,8 +138,10 @@ class Engine:
                 for item in plan.recipes:
                     self._check_cancel()
                     self._run_recipe(session_id, item)
-            finally:
-                session_tx.undo()
+            except BaseException:
+                session_tx.undo(announce=True)  # cancelled or failed: each step said as it is put back
+                raise
+            session_tx.undo()
         except Cancelled as exc:
             self.results.end_session(session_id, "cancelled", str(exc))
             raise
@@ -293,9 +295,12 @@ class Engine:
                     self._run_workload(visit, workload, run_id, mount, figures)
                 # the samples covering the last run's final second arrive after it: keep them before stopping
                 self._samples.wait_closed(("server", "client"))
-        finally:
+        except BaseException:
             self._flush_samples()
-            tx.undo()
+            tx.undo(announce=True)  # cancelled or failed: each step said as it is put back
+            raise
+        self._flush_samples()
+        tx.undo()
         self.emit(Event("config", f"{recipe.id} {name}: {config.label} done",
                         {"recipe": recipe.id, "config": config.label, "round": visit.round}))  # fmt: skip
 

@@ -1,8 +1,9 @@
 """nfstune's log file: what happened, with timestamps, for bug reports.
 
-paramiko logs a full traceback from its transport thread when a host is not speaking SSH yet ("Error reading SSH
-protocol banner" while a VM boots). With no handler configured, Python's lastResort handler prints those to stderr,
-where they look like crashes; they belong in the file, and only there.
+paramiko logs a full traceback from its transport thread, a record per line, when a host is not speaking SSH yet
+("Error reading SSH protocol banner" while a VM boots, on every retry). With no handler configured, Python's
+lastResort handler prints those to stderr, where they look like crashes; in the file they buried everything else
+(476 lines for one boot of the lab), so BootRetries keeps them out: the lab's wait says what it waits for.
 """
 
 from __future__ import annotations
@@ -33,6 +34,36 @@ class NfstuneFileHandler(RotatingFileHandler):
         return super()._open()
 
 
+class BootRetries(logging.Filter):
+    """Drops paramiko's "Exception (client): Error reading SSH protocol banner" and the traceback it logs after it
+    in the same thread, a record per line (chained exceptions included) up to the exception's own line and the empty
+    line that closes it; every other paramiko warning or error passes."""
+
+    BANNER = "Error reading SSH protocol banner"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._state: dict[str, str] = {}  # thread -> "traceback" (inside it) or "closing" (its last line seen)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith("paramiko"):
+            return True
+        message, thread = record.getMessage(), record.threadName or ""
+        state = self._state.get(thread)
+        if message.startswith("Exception (") and self.BANNER in message:
+            self._state[thread] = "traceback"
+            return False
+        if state == "traceback":
+            if self.BANNER in message:  # the exception's own line ends the traceback
+                self._state[thread] = "closing"
+            return False
+        if state == "closing":
+            if not message.strip():
+                return False
+            del self._state[thread]
+        return True
+
+
 def log_dir() -> Path:
     override = os.environ.get(LOG_DIR_ENV)
     return Path(override) if override else Path(platformdirs.user_log_dir(APP_NAME))
@@ -51,6 +82,7 @@ def setup_logging(level: int = logging.INFO) -> Path:
         teardown_logging()
         handler = NfstuneFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUP_COUNT, encoding="utf-8", delay=True)
         handler.setFormatter(logging.Formatter(FORMAT))
+        handler.addFilter(BootRetries())
         logging.getLogger().addHandler(handler)
         paramiko = logging.getLogger("paramiko")
         paramiko.addHandler(handler)

@@ -136,9 +136,13 @@ def test_cancel_mid_run_undoes_everything(lab: LabConfig, tmp_path: Path) -> Non
         )
         engine: Engine
 
+        logged: list[str] = []
+
         def cancel_on_first_repeat(event: Event) -> None:
             if event.kind == "repeat":
                 engine.cancel.set()
+            if event.kind == "log":
+                logged.append(event.message)
 
         engine = Engine(
             server=nas, client=client, server_address="nas", share="/export", sizes=SIZES["small"], results=results,
@@ -149,6 +153,10 @@ def test_cancel_mid_run_undoes_everything(lab: LabConfig, tmp_path: Path) -> Non
         assert nas.run(SNAPSHOT).stdout == before
         assert "/mnt/nfstune/" not in client.run("cat /proc/mounts").stdout
     assert journal.pending() == [] and results.session(sid)["status"] == "cancelled"
+    # the cancel's undo, step by step: the configuration's mount, then the session's scratch directory
+    steps = [line for line in logged if ": undone: " in line]
+    assert any(line.startswith(f"{client.label}: undone: /mnt/nfstune/") and "unmounted" in line for line in steps)
+    assert any(line.startswith(f"{nas.label}: undone: the scratch directory") for line in steps), steps
 
 
 SEQ_RECIPE = """

@@ -54,3 +54,25 @@ def test_an_interrupt_during_the_undo_still_undoes_everything(tmp_path: Path) ->
     assert [f.read_bytes() for f in files] == [f"original {n}\n".encode() for n in range(3)]
     assert journal.pending() == []
     assert any("interrupted while undoing" in line for line in log)
+
+
+def test_an_announced_undo_says_each_step_and_a_quiet_one_says_none(tmp_path: Path) -> None:
+    conn = open_store(tmp_path / "db.sqlite3")
+    journal = Journal(conn)
+    host = LocalHost()
+    for announce in (False, True):
+        target, made = tmp_path / f"file-{announce}", tmp_path / f"dir-{announce}"
+        target.write_bytes(b"original\n")
+        log: list[str] = []
+        tx = Transaction(journal, log.append)
+        tx.record(host, "file", str(target), original=target.read_bytes())
+        target.write_bytes(b"changed\n")
+        tx.record(host, "dir", str(made))
+        made.mkdir()
+        tx.undo(announce=announce)
+        assert target.read_bytes() == b"original\n" and not made.exists()
+        expected = [
+            f"{host.label}: undone: the directory {made} removed",
+            f"{host.label}: undone: {target} put back as it was",
+        ]
+        assert log == (expected if announce else [])

@@ -74,6 +74,20 @@ def undo_entry(host: Host, entry: JournalEntry) -> None:
         raise NfstuneError(f"journal entry {entry.id} has an unknown kind {entry.kind!r}")
 
 
+def describe(entry: JournalEntry) -> str:
+    """An undone change in words, as the admin reads it while a cancel puts things back."""
+    reload = " and the exports reloaded" if entry.detail.get("exportfs") else ""
+    return {
+        "file": f"{entry.target} put back as it was{reload}" if entry.original is not None else
+                f"{entry.target} removed (nfstune had made it){reload}",
+        "dir": f"the directory {entry.target} removed",
+        "mount": f"{entry.target} unmounted",
+        "sysfs": f"{entry.target} set back to {(entry.original or b'').decode(errors='replace').strip()}",
+        "tempfile": f"{entry.target} removed",
+        "scratch": f"the scratch directory {entry.target} removed",
+    }.get(entry.kind, f"{entry.kind} {entry.target}")  # fmt: skip
+
+
 def recover(hosts: Mapping[str, Host], journal: Journal, progress: Progress) -> list[JournalEntry]:
     """Undo every change still pending on these hosts (newest first). Returns what was undone; entries of
     hosts not given stay pending for later."""
@@ -107,11 +121,12 @@ class Transaction:
         self._entries.append((host, entry_id))
         return entry_id
 
-    def undo(self) -> None:
+    def undo(self, *, announce: bool = False) -> None:
         """Undo everything; every step is tried, and the first failure is raised at the end. A Ctrl-C or SIGTERM
         that lands during the undo does not cut it short: the step it interrupted is tried once more, the rest
         go on, and the interrupt is raised when all are done (what still fails stays pending for the next
-        connect)."""
+        connect). `announce`: say each step as it is done (on cancel and on failure, where the admin watches
+        what is put back; the undo after every configuration of a run stays quiet)."""
         first_error: BaseException | None = None
         interrupted: KeyboardInterrupt | None = None
         pending = {e.id: e for e in self.journal.pending()}
@@ -124,6 +139,8 @@ class Transaction:
                 try:
                     undo_entry(host, entry)
                     self.journal.mark_restored(entry_id)
+                    if announce:
+                        self.progress(f"{host.label}: undone: {describe(entry)}")
                 except KeyboardInterrupt as exc:
                     interrupted = interrupted or exc
                     if attempt == 1:

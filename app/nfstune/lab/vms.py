@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
 import socket
 import subprocess
@@ -20,6 +21,8 @@ from nfstune.lab.config import LAB_IPS, VM_NAMES, LabConfig
 from nfstune.lab.image import Image, Progress, ensure_image, which
 from nfstune.lab.profiles import LINK_PROFILES, PROBE_COMMAND, parse_probe
 from nfstune.remote import Host, RemoteError
+
+log = logging.getLogger(__name__)
 
 
 class LabError(NfstuneError):
@@ -236,7 +239,9 @@ def _wait_ready(cfg: LabConfig, progress: Progress, t0: float) -> None:
     deadline = t0 + cfg.boot_timeout
     for vm in VM_NAMES:
         last_reason = ""
+        tries = 0
         while True:
+            tries += 1
             if vm_pid(cfg, vm) is None:
                 raise LabError(
                     f"the {vm} VM stopped while booting. Last lines of its console:\n{console_tail(cfg, vm)}"
@@ -244,6 +249,9 @@ def _wait_ready(cfg: LabConfig, progress: Progress, t0: float) -> None:
             try:
                 with host(cfg, vm, timeout=5) as h:
                     if vm != "nas" or h.run("systemctl is-active nfs-server", check=False).stdout.strip() == "active":
+                        # paramiko's errors while sshd is not up yet stay out of the log (logs.BootRetries): this
+                        # line says what they were
+                        log.info("%s ready after %.0f s (%d tries to log in)", vm, time.monotonic() - t0, tries)
                         break
                     last_reason = "nfs-server is not active yet"
             except RemoteError as exc:

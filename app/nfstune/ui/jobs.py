@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import logging
 import threading
+import time
 import traceback
 from collections.abc import Callable, Collection
 from typing import Any
@@ -167,16 +168,21 @@ class Job(QObject):
 
     @Slot()
     def _on_started(self) -> None:
+        # the desktop's own trail in the log file: which job ran on which hosts, how long, how it ended
+        on = f" on {', '.join(sorted(self.hosts))}" if self.hosts else ""
+        log.info("%s started%s", self.name, on)
+        began = time.monotonic()
         try:
             result = self.work(self)
         except (NfstuneError, RemoteError) as exc:
-            log.info("%s failed: %s", self.name, exc)
+            log.warning("%s failed after %.1f s: %s", self.name, time.monotonic() - began, exc)
             self.failed.emit(str(exc))
         except Exception as exc:  # a bug: the crash dialog shows it with versions
             log.exception("%s crashed", self.name)
             self.crashed.emit("".join(traceback.format_exception(exc)))
             self.failed.emit(CRASHED)
         else:
+            log.info("%s done in %.1f s", self.name, time.monotonic() - began)
             self.finished.emit(result)
         finally:
             self.ended.emit(self.name)

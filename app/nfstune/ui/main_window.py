@@ -228,6 +228,9 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_run_finished(self, outcome: RunOutcome) -> None:
+        log.info(
+            "session %d %s%s", outcome.session_id, outcome.status, f": {outcome.message}" if outcome.message else ""
+        )
         session = self.results_store.session(outcome.session_id)
         self.results_page.show_session(session, {r.id: r for r in self.recipes})
         if outcome.recommendation is not None:

@@ -29,6 +29,7 @@ from nfstune.ui.widgets.live_plot import LivePlot
 
 DRAIN_MS = 250
 LOG_LINES = 5000
+LOG_MIN_LINES = 8  # the run log shows at least this many lines
 # (host role, engine series) -> live plot series
 SERIES = {
     ("client", "nfs_read_bps"): "client_read",
@@ -64,6 +65,12 @@ class RunPage(QWidget):
         self.log = QPlainTextEdit(readOnly=True)
         self.log.setMaximumBlockCount(LOG_LINES)
         self.log.setAccessibleName("Run log")
+        # room for a cancel's undo, step by step, however the splitter was left
+        self.log.setMinimumHeight(self.log.fontMetrics().lineSpacing() * LOG_MIN_LINES + 12)
+        self._follow = True  # the log keeps its last line in view until the admin scrolls up to read
+        bar = self.log.verticalScrollBar()
+        bar.valueChanged.connect(lambda value: setattr(self, "_follow", value >= bar.maximum() - 2))
+        bar.rangeChanged.connect(lambda _low, high: bar.setValue(high) if self._follow else None)
         self.cancel_button = QPushButton("&Cancel run")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
@@ -79,8 +86,9 @@ class RunPage(QWidget):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.plot)
         split.addWidget(self.log)
-        split.setStretchFactor(0, 3)
+        split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h2>Run</h2>"))
         layout.addLayout(top)
@@ -131,7 +139,7 @@ class RunPage(QWidget):
         self.cancel_button.setEnabled(False)
         self.cancel_button.setText("Cancelling…")
         self.current.setText("Cancelling: stopping the workload and undoing every change (see the log)")
-        self._append("cancel requested: stopping the workload, then undoing every change")
+        self._append("Cancel: stopping the workload, then undoing every change, step by step:")
         self.controller.cancel_run()
 
     @Slot()
@@ -189,7 +197,7 @@ class RunPage(QWidget):
             self.progress.setValue(1000)
         self.eta.clear()
         self.cancel_button.setText("&Cancel run")
-        self._append(f"session {outcome.session_id}: {outcome.status} {outcome.message}".rstrip())
+        self._append(f"session {outcome.session_id}: {text}")
         self.finished.emit(outcome)
 
     @Slot(str, str)
