@@ -74,7 +74,8 @@ def test_buffer_rejects_a_zero_capacity() -> None:
 def test_live_plot_layout(qtbot: QtBot) -> None:
     plot = make_plot(qtbot)
     titles = [p.titleLabel.text for p in plot.plots.values()]
-    assert titles == ["Client NFS throughput (MB/s)", "Server disk throughput (MB/s)", "Server CPU (%)"]
+    assert titles == ["Client NFS: MB/s, and requests/s on the right", "Server disk throughput (MB/s)",
+                      "Server CPU (%)"]  # fmt: skip
     client_view = plot.plots["client"].getViewBox()
     assert all(plot.plots[k].getViewBox().linkedView(pg.ViewBox.XAxis) is client_view for k in ("disk", "cpu"))
     assert set(plot.buffers) == set(LIVE_SERIES) >= {"client_read", "client_write", "disk_read", "disk_write"}
@@ -161,6 +162,59 @@ def test_marker_and_clear(qtbot: QtBot) -> None:
     plot.push("client_write", 900.0, 5e6)  # a new run starts its own time axis
     plot.refresh()
     assert curve_data(plot, "client_write")[0].tolist() == [0.0]
+
+
+def test_a_pause_in_the_samples_breaks_the_line(qtbot: QtBot) -> None:
+    """The export changes between configurations for ~25 s: no ramp from the last figure to the next."""
+    plot = make_plot(qtbot)
+    for t, mb in ((0, 15), (1, 15), (2, 15), (28, 3), (29, 3)):
+        plot.push("disk_write", 1000.0 + t, mb * 1e6)
+    plot.refresh()
+    x, y = curve_data(plot, "disk_write")
+    assert x.tolist()[:3] == [0, 1, 2] and x.tolist()[-2:] == [28, 29]
+    assert np.isnan(y).sum() == 1 and 2 < x[np.isnan(y)][0] < 28  # one break, inside the pause
+    assert plot.curves["disk_write"].opts["connect"] == "finite"
+
+
+def test_requests_a_second_have_their_own_axis(qtbot: QtBot) -> None:
+    plot = make_plot(qtbot)
+    plot.show()
+    qtbot.waitExposed(plot)
+    for t in range(5):
+        plot.push("client_write", 10.0 + t, 0.2e6)  # small files: a sliver of MB/s
+        plot.push("client_ops", 10.0 + t, 850.0)  # but 850 requests a second
+    plot.refresh()
+    assert curve_data(plot, "client_ops")[1].tolist() == [850.0] * 5  # not scaled as bytes
+    (_, top) = plot.right_view.viewRange()[1]
+    assert top > 850 and plot.plots["client"].viewRange()[1][1] < 10  # each on its own scale
+    assert plot.plots["client"].getAxis("right").linkedView() is plot.right_view
+
+
+def test_a_new_run_starts_from_zero_whatever_the_last_ones_axis(qtbot: QtBot) -> None:
+    plot = make_plot(qtbot)
+    for t in range(600):
+        plot.push("client_write", 5000.0 + t, 5e6)
+    plot.refresh()
+    plot.plots["client"].setXRange(400, 600)  # the admin looked at the end of the last run
+    plot.clear()
+    for t in range(10):
+        plot.push("client_write", 9000.0 + t, 5e6)
+    plot.refresh()
+    plot.plots["client"].getViewBox().updateAutoRange()
+    left, right = plot.plots["client"].viewRange()[0]
+    assert left <= 0 and right < 100
+
+
+def test_a_marker_out_of_view_keeps_no_label_at_the_edge(qtbot: QtBot) -> None:
+    plot = make_plot(qtbot)
+    for t in range(300):
+        plot.push("client_write", 1000.0 + t, 5e6)
+    plot.set_marker(1010.0, "sync")
+    plot.set_marker(1250.0, "async")
+    plot.plots["client"].setXRange(200, 300, padding=0)
+    plot.refresh()
+    (_, _, old), (_, _, new) = plot.markers
+    assert not old[0].label.isVisible() and new[0].label.isVisible()
 
 
 def test_unknown_series_is_refused(qtbot: QtBot) -> None:

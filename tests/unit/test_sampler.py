@@ -190,6 +190,17 @@ def test_client_during_sync_4k_and_small_files() -> None:
     assert total(small, "nfs_write_bytes_per_s") == pytest.approx(30 * 4096, rel=1e-12)
 
 
+def test_requests_a_second_count_every_rpc_of_our_mount() -> None:
+    """What the live graph shows where bytes a second say little: 100 synchronous 4 KiB writes are at least 100
+    WRITE requests (the few more: the file's OPEN, GETATTRs, CLOSE); 30 small files at least an OPEN, a WRITE and a
+    CLOSE each; an idle mount none."""
+    sync = capture("sampler-client-fio-sync-4k.txt")
+    assert 100 <= total(sync, "nfs_ops_per_s") <= 130
+    small = capture("sampler-client-tar-small-files.txt")
+    assert 3 * 30 <= total(small, "nfs_ops_per_s") <= 10 * 30
+    assert {s.nfs_ops_per_s for s in capture("sampler-idle.txt")} == {0.0}
+
+
 def test_idle_client() -> None:
     samples = capture("sampler-idle.txt")
     assert len(samples) == 4

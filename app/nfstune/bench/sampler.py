@@ -139,6 +139,7 @@ class Snapshot:
     nics: Mapping[str, tuple[int, int]]  # interface -> (received bytes, sent bytes)
     cpu: tuple[float, float] | None  # (busy, total) in any one unit
     nfs: tuple[int, int] | None  # our mount's bytes read from / written to the server
+    nfs_ops: int | None = None  # our mount's RPC requests issued, every operation counted
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,8 @@ class Sample:
     disk_write_bytes_per_s: Mapping[str, float]
     net_rx_bytes_per_s: Mapping[str, float]
     net_tx_bytes_per_s: Mapping[str, float]
+    # requests a second: what small files and sync writes move, where bytes a second say little
+    nfs_ops_per_s: float | None = None
 
 
 def pick_disks(names: Collection[str], wanted: Collection[str] | None = None) -> set[str]:
@@ -203,7 +206,10 @@ def sample_between(before: Snapshot, after: Snapshot, interval_s: float | None =
     if before.nfs is not None and after.nfs is not None:
         nfs = _rates({"": before.nfs}, {"": after.nfs}, seconds)
         nfs_read, nfs_write = nfs[0].get(""), nfs[1].get("")
-    return Sample(after.time, seconds, cpu, nfs_read, nfs_write, disk_read, disk_write, net_rx, net_tx)
+    ops = None
+    if before.nfs_ops is not None and after.nfs_ops is not None and after.nfs_ops >= before.nfs_ops:
+        ops = (after.nfs_ops - before.nfs_ops) / seconds
+    return Sample(after.time, seconds, cpu, nfs_read, nfs_write, disk_read, disk_write, net_rx, net_tx, ops)
 
 
 def parse_snapshot(time_s: float, sections: Mapping[str, list[str]], disks: Collection[str] | None) -> Snapshot:
@@ -226,6 +232,7 @@ def parse_snapshot(time_s: float, sections: Mapping[str, list[str]], disks: Coll
         nics,
         _cpu(sections.get("/proc/stat", [])),
         _nfs_bytes(sections.get(MOUNTSTATS)),
+        _nfs_ops(sections.get(MOUNTSTATS)),
     )
 
 
@@ -250,6 +257,16 @@ def _nfs_bytes(lines: list[str] | None) -> tuple[int, int] | None:
     counters = mounts[-1].bytes
     read, written = counters.get("server_read_bytes"), counters.get("server_write_bytes")
     return None if read is None or written is None else (read, written)
+
+
+def _nfs_ops(lines: list[str] | None) -> int | None:
+    """Every RPC request our mount issued so far (the per-op counts summed), None when there are none to read."""
+    if lines is None:
+        return None
+    mounts = [m.nfs for m in parse_mountstats("\n".join(lines)) if m.nfs is not None]
+    if not mounts or mounts[-1].rpc is None or not mounts[-1].rpc.ops:
+        return None
+    return sum(op.ops for op in mounts[-1].rpc.ops)
 
 
 class SampleParser:

@@ -34,6 +34,7 @@ LOG_MIN_LINES = 8  # the run log shows at least this many lines
 SERIES = {
     ("client", "nfs_read_bps"): "client_read",
     ("client", "nfs_write_bps"): "client_write",
+    ("client", "nfs_ops_per_s"): "client_ops",
     ("server", "disk_read_bps"): "disk_read",
     ("server", "disk_write_bps"): "disk_write",
     ("server", "cpu_percent"): "server_cpu",

@@ -1,4 +1,6 @@
-"""The live plot of a running measurement: client NFS, server disk and server CPU on one time axis.
+"""The live plot of a running measurement: client NFS (bytes a second, and requests a second on the right-hand
+axis, which is what small files and sync writes move), server disk and server CPU on one time axis. A pause in
+the samples (the export being changed between configurations) breaks the lines instead of drawing a ramp across it.
 
 Sampler threads call `LivePlot.push`, which only appends to a bounded ring buffer under a lock; a QTimer on the GUI
 thread pulls snapshots and hands them to pyqtgraph. Workers never touch a widget, and memory stays bounded however
@@ -20,6 +22,9 @@ DEFAULT_CAPACITY = 3600  # one hour at one sample a second
 TICK_MS = 500
 BYTES_PER_MB = 1e6
 HEADROOM = 1.45  # room above the highest point for the legend and the ceiling labels
+RIGHT_HEADROOM = 1.8
+GAP_S = 2.5  # samples come a second apart: a longer pause is a gap, drawn as one
+AXIS_WIDTH = 52  # px, left and right on every plot, so that the linked x axes stay aligned
 
 
 class SeriesBuffer:
@@ -65,25 +70,38 @@ class SeriesSpec:
     label: str  # legend text
     color: str
     scale: float  # pushed value / scale = plotted value
+    right: bool = False  # on the plot's right-hand axis (its own scale)
 
 
 # Throughput is pushed in bytes/s (what the samplers measure) and shown in MB/s; CPU is pushed and shown in %.
 LIVE_SERIES: dict[str, SeriesSpec] = {
     "client_read": SeriesSpec("client", "read", "#1f77b4", BYTES_PER_MB),
     "client_write": SeriesSpec("client", "write", "#d62728", BYTES_PER_MB),
+    "client_ops": SeriesSpec("client", "requests/s (right)", "#8c6d00", 1.0, right=True),
     "disk_read": SeriesSpec("disk", "read", "#1f77b4", BYTES_PER_MB),
     "disk_write": SeriesSpec("disk", "write", "#d62728", BYTES_PER_MB),
     "server_cpu": SeriesSpec("cpu", "busy", "#2ca02c", 1.0),
 }
 PLOT_TITLES = {
-    "client": "Client NFS throughput (MB/s)",
+    "client": "Client NFS: MB/s, and requests/s on the right",
     "disk": "Server disk throughput (MB/s)",
     "cpu": "Server CPU (%)",
 }
-MIN_TOP = {"client": 1.0, "disk": 1.0, "cpu": 10.0}  # an idle run still gets a readable axis
+MIN_TOP = {"client": 1.0, "disk": 1.0, "cpu": 10.0, "right": 10.0}  # an idle run still gets a readable axis
 TEXT_COLOR = "#202020"
 CEILING_COLOR = "#7f3fbf"
 MARKER_COLOR = "#606060"
+
+
+def with_gaps(t: np.ndarray, v: np.ndarray, gap_s: float = GAP_S) -> tuple[np.ndarray, np.ndarray]:
+    """The points with a NaN between two that are more than `gap_s` apart, which a curve drawn with
+    connect="finite" leaves unjoined."""
+    if len(t) < 2:
+        return t, v
+    after = np.flatnonzero(np.diff(t) > gap_s) + 1
+    if not len(after):
+        return t, v
+    return np.insert(t, after, (t[after - 1] + t[after]) / 2), np.insert(v, after, np.nan)
 
 
 class LivePlot(QWidget):
@@ -110,11 +128,23 @@ class LivePlot(QWidget):
             plot.setMouseEnabled(x=True, y=False)  # y is managed in _rescale_y
             for side in ("left", "bottom"):
                 plot.getAxis(side).setTextPen(TEXT_COLOR)
-            plot.getAxis("left").setWidth(48)  # equal widths keep the linked x axes aligned
+            plot.showAxis("right")
+            for side in ("left", "right"):
+                plot.getAxis(side).setWidth(AXIS_WIDTH)  # equal widths keep the linked x axes aligned
             if key != "client":
                 plot.setXLink(self.plots["client"])
+                plot.getAxis("right").setStyle(showValues=False)
             self.plots[key] = plot
         self.plots["cpu"].setLabel("bottom", "time since start (s)", color=TEXT_COLOR)
+        # the client's requests a second on a scale of their own (pyqtgraph's MultiplePlotAxes example)
+        client = self.plots["client"]
+        self.right_view = pg.ViewBox()
+        client.scene().addItem(self.right_view)
+        client.getAxis("right").linkToView(self.right_view)
+        client.getAxis("right").setTextPen(LIVE_SERIES["client_ops"].color)
+        self.right_view.setXLink(client)
+        self.right_view.setMouseEnabled(x=False, y=False)
+        client.vb.sigResized.connect(self._place_right_view)
 
         self.legends: dict[str, pg.LegendItem] = {}
         self.curves: dict[str, pg.PlotDataItem] = {}
@@ -125,7 +155,17 @@ class LivePlot(QWidget):
                 self.legends[spec.plot] = self.plots[spec.plot].addLegend(
                     offset=(-8, 4), colCount=count, labelTextColor=TEXT_COLOR, brush=(255, 255, 255, 210)
                 )
-            self.curves[name] = self.plots[spec.plot].plot(name=spec.label, pen=pg.mkPen(spec.color, width=2))
+            if spec.right:
+                curve = pg.PlotDataItem(
+                    pen=pg.mkPen(spec.color, width=1.5, style=Qt.PenStyle.DashLine), connect="finite",
+                    autoDownsample=True, downsampleMethod="peak", clipToView=True,
+                )  # fmt: skip
+                self.right_view.addItem(curve)
+                self.legends[spec.plot].addItem(curve, spec.label)
+                self.curves[name] = curve
+            else:
+                pen = pg.mkPen(spec.color, width=2)
+                self.curves[name] = self.plots[spec.plot].plot(name=spec.label, pen=pen, connect="finite")
 
         self.ceilings: dict[tuple[str, str], tuple[pg.InfiniteLine, float]] = {}
         self.markers: list[tuple[float, str, list[pg.InfiniteLine]]] = []  # (absolute t, text, one line per plot)
@@ -156,14 +196,30 @@ class LivePlot(QWidget):
         """Draw what the buffers hold now, without waiting for the timer."""
         self._on_tick()
 
+    def _place_right_view(self) -> None:
+        client = self.plots["client"]
+        self.right_view.setGeometry(client.vb.sceneBoundingRect())
+        self.right_view.linkedViewChanged(client.vb, self.right_view.XAxis)
+
     def _on_tick(self) -> None:
         origin = self._current_origin()
         for name, spec in LIVE_SERIES.items():
             t, v = self.buffers[name].snapshot()
             if origin is not None:
                 t = t - origin
-            self.curves[name].setData(t, v / spec.scale)
+            self.curves[name].setData(*with_gaps(t, v / spec.scale))
         self._rescale_y()
+        self._label_markers_in_view()
+
+    def _label_markers_in_view(self) -> None:
+        """A marker's label only while its line is in view: pyqtgraph would otherwise keep it at the view's edge."""
+        (left, right), _ = self.plots["client"].viewRange()
+        origin = self._current_origin()
+        for t, _text, lines in self.markers:
+            x = t - (origin or t)
+            label = getattr(lines[0], "label", None)
+            if label is not None:
+                label.setVisible(left <= x <= right)
 
     def _current_origin(self) -> float | None:
         with self._origin_lock:
@@ -175,7 +231,7 @@ class LivePlot(QWidget):
         for key, plot in self.plots.items():
             top = MIN_TOP[key]
             for name, spec in LIVE_SERIES.items():
-                if spec.plot == key:
+                if spec.plot == key and not spec.right:
                     _, y = self.curves[name].getOriginalDataset()
                     if y is not None and len(y) and np.isfinite(y).any():
                         top = max(top, float(np.nanmax(y)))
@@ -185,6 +241,12 @@ class LivePlot(QWidget):
             # a little below 0 so that idle lines do not hide in the axis and the 0 tick label fits (with a grid,
             # pyqtgraph drops a label that would cross the axis' end)
             plot.setYRange(-0.07 * top, top * HEADROOM, padding=0)
+        top = MIN_TOP["right"]
+        _, y = self.curves["client_ops"].getOriginalDataset()
+        if y is not None and len(y) and np.isfinite(y).any():
+            top = max(top, float(np.nanmax(y)))
+        # more headroom than the left: the legend's row, now three entries long, sits over this curve's top
+        self.right_view.setYRange(-0.07 * top, top * RIGHT_HEADROOM, padding=0)
 
     def set_ceiling(self, plot: str, name: str, value_mb_s: float | None) -> None:
         """A dashed horizontal line labelled "<name> <value> MB/s" on plot "client" or "disk"; the same name again
@@ -222,7 +284,7 @@ class LivePlot(QWidget):
             if self._origin is None:
                 self._origin = t
             x = t - self._origin
-        lines = []
+        lines = []  # (pyqtgraph labels the line at a fraction of the view's height: below the legend's row)
         for key, plot in self.plots.items():
             label = text.replace("{", "{{").replace("}", "}}") if key == "client" else None
             line = pg.InfiniteLine(
@@ -230,7 +292,12 @@ class LivePlot(QWidget):
                 angle=90,
                 pen=pg.mkPen(MARKER_COLOR, width=1, style=Qt.PenStyle.DotLine),
                 label=label,
-                labelOpts={"position": 0.82, "anchors": [(0, 0.5), (0, 0.5)], "color": MARKER_COLOR},
+                labelOpts={
+                    "position": 0.6,
+                    "anchors": [(0, 0.5), (0, 0.5)],
+                    "color": MARKER_COLOR,
+                    "fill": (255, 255, 255, 200),
+                },
             )
             plot.addItem(line, ignoreBounds=True)
             lines.append(line)
@@ -248,6 +315,8 @@ class LivePlot(QWidget):
         self.markers.clear()
         for plot_key, name in list(self.ceilings):
             self.set_ceiling(plot_key, name, None)
+        # a new run starts at 0 s, not where the admin left the last one's axis
+        self.plots["client"].enableAutoRange(axis=pg.ViewBox.XAxis)
         self._on_tick()
 
     def save_png(self, path: str | Path) -> None:
