@@ -27,7 +27,9 @@ class ComparisonRow:
     unit: str
     median_a: float | None  # None: not measured in session A
     median_b: float | None
-    change_percent: float | None  # of the median, B against A; None when a side is missing or A's median is 0
+    # B's speed against A in percent, the verdict's own estimate (its geometric mean ratio), so that this column and
+    # the verdict's sentence say the same figure; None without a verdict
+    change_percent: float | None
     text: str  # the verdict's sentence (B against A, with its CI), or "only in A", "no completed repeats in B"
     verdict: Verdict | None = None  # None when the two could not be compared
     caution: str = ""  # a side that stopped early ("B failed after 2 rounds"); "" when both completed
@@ -86,9 +88,7 @@ def _row(a: _Side | None, b: _Side | None, verdict: Verdict | None) -> Compariso
     ca, cb = (a.config if a else None), (b.config if b else None)
     median_a = ca.summary.median if ca and ca.summary else None
     median_b = cb.summary.median if cb and cb.summary else None
-    change = None
-    if median_a is not None and median_b is not None and median_a != 0:
-        change = 100 * (median_b - median_a) / median_a
+    change = 100 * (verdict.ratio - 1) if verdict is not None and verdict.ratio is not None else None
     text = verdict.text if verdict is not None else _missing_text(ca, cb)
     recipe = _both(a.recipe if a else None, b.recipe if b else None)
     label = _both(ca.label if ca else None, cb.label if cb else None)

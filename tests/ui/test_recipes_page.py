@@ -55,8 +55,8 @@ def test_quick_check_is_preselected_and_shown(page: RecipesPage, recipes: list[R
     assert "Changes the server" in changes and "restored at the end, on cancel, on failure" in changes
     assert page.warning_label.isVisible() and "exports(5) on async" in page.warning_label.text()
     assert table_column(page, "Configuration") == ["baseline", "async", "no_wdelay", "rsize=128K", "vers=3"]
-    assert table_column(page, "Server export options")[:3] == ["sync · remove no_wdelay", "async", "sync,no_wdelay"]
-    assert table_column(page, "Client mount options")[3] == "vers=4.2,rsize=131072,wsize=131072"
+    assert table_column(page, "Export options\n(server)")[:3] == ["sync · remove no_wdelay", "async", "sync, no_wdelay"]
+    assert table_column(page, "Mount options\n(client)")[3] == "vers=4.2, rsize=131072, wsize=131072"  # wraps
     assert table_column(page, "Workloads")[2] == "sync-4k"
     expected = format_duration(estimate_seconds(recipes[0], "small"))
     assert expected in page.estimate_label.text() and expected in page.total_label.text()
@@ -70,8 +70,8 @@ def test_client_side_recipe_has_no_warning_and_says_the_server_is_untouched(page
     assert not page.warning_label.isVisible()
     assert "Changes the client only" in page.changes_label.text()
     assert "read_ahead_kb of nfstune" in page.changes_label.text()
-    assert table_column(page, "Client mount options") == ["readahead 128 KiB", "readahead 1 MiB", "readahead 15 MiB"]
-    assert table_column(page, "Server export options") == ["unchanged"] * 3
+    assert table_column(page, "Mount options\n(client)") == ["readahead 128 KiB", "readahead 1 MiB", "readahead 15 MiB"]
+    assert table_column(page, "Export options\n(server)") == ["unchanged"] * 3
     select(page, "nfs-versions")
     assert table_column(page, "Configuration")[1] == "vers=4.0\nonly when server_nfs_version includes 4.0"
     assert table_column(page, "Configuration")[3] == "vers=4.2 (baseline)"
@@ -102,7 +102,9 @@ def test_set_scale_updates_the_estimates(page: RecipesPage, recipes: list[Recipe
     assert (page.total_label.text(), page.estimate_label.text()) != (small_total, small_details)
 
 
-def test_at_1024_the_configurations_scroll_sideways_rather_than_lose_a_column(qtbot: QtBot, tmp_path: Path) -> None:
+def test_at_1024_every_configuration_column_shows_whole(qtbot: QtBot, tmp_path: Path) -> None:
+    """The options and the workloads wrap, so that at 1024 px the table fits its pane: no column cut, no header
+    cut, nothing to scroll sideways for."""
     settings = QSettings(str(tmp_path / "nfstune.ini"), QSettings.Format.IniFormat)
     window = MainWindow(store_path=tmp_path / "nfstune.sqlite3", scale="small", settings=settings)
     qtbot.addWidget(window)
@@ -114,9 +116,12 @@ def test_at_1024_the_configurations_scroll_sideways_rather_than_lose_a_column(qt
     header = table.horizontalHeader()
     qtbot.waitUntil(lambda: header.length() > 0)
     for column, name in enumerate(CONFIG_HEADER):
-        if name == "Workloads":
-            assert header.sectionSize(column) >= CONFIG_WORKLOADS_MIN_WIDTH  # wraps, never squeezed away
+        if column == 0:
+            assert header.sectionSize(column) >= table.sizeHintForColumn(column), name  # labels whole
         else:
-            assert header.sectionSize(column) >= table.sizeHintForColumn(column), name
-    assert header.length() > table.viewport().width()  # the pane is narrower than the table at 1024 px...
-    assert table.horizontalScrollBar().isVisible()  # ...so it scrolls sideways
+            assert header.sectionSize(column) >= CONFIG_WORKLOADS_MIN_WIDTH, name  # wraps, never squeezed away
+        assert header.sectionSize(column) >= header.sectionSizeHint(column), name  # the header's text whole
+    assert header.length() <= table.viewport().width()
+    assert not table.horizontalScrollBar().isVisible()
+    for row in range(table.rowCount()):
+        assert table.rowHeight(row) >= table.sizeHintForRow(row)  # every wrapped line shows

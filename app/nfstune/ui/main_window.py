@@ -76,7 +76,7 @@ class MainWindow(QMainWindow):
 
         self.steps = QListWidget()
         self.steps.addItems([f"{i + 1}. {name}" for i, name in enumerate(STEPS)])
-        self.steps.setMaximumWidth(190)
+        self.steps.setMaximumWidth(160)  # the pages get the width: their tables must fit a 1024 px window
         self.steps.setAccessibleName("Steps")
         self.steps.currentRowChanged.connect(self._on_step_changed)
         self.stack = QStackedWidget()

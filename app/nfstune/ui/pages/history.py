@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.bench.stats import format_value
-from nfstune.bench.verdict import Verdict
+from nfstune.bench.verdict import Verdict, format_change
 from nfstune.compare import ComparisonRow, compare_sessions
 from nfstune.errors import NfstuneError
 from nfstune.recipes.model import WORKLOADS, Recipe
@@ -58,7 +58,8 @@ EXPORTS = {"html": ("HTML report", "html", "HTML report (*.html)"), "csv": ("CSV
 DASH = "\u2013"  # an en dash: between the ends of a range, and in a cell with no figure
 DETAILS_HEADER = ("Configuration", "Median", f"Min{DASH}max", "n", "CV", "Compared with the baseline",
                   "Requested vs negotiated")  # fmt: skip
-COMPARISON_HEADER = ("Recipe / workload", "Configuration", "A median", "B median", "Change", "What it means")
+COMPARISON_HEADER = ("Recipe / workload", "Configuration", "A median", "B median", "B against A",
+                     "What it means")  # fmt: skip
 TABLE_STYLE = "border='1' cellspacing='0' cellpadding='4'"
 
 SaveDialog = Callable[[QWidget, str, str, str], tuple[str, str]]
@@ -175,7 +176,9 @@ def comparison_html(a: SessionRow, b: SessionRow, rows: Sequence[ComparisonRow])
              f"<p>A: {e(', '.join(session_cells(a)[1:5]))}<br>B: {e(', '.join(session_cells(b)[1:5]))}</p>"
              f"<table {TABLE_STYLE}>{_header_row(COMPARISON_HEADER)}"]  # fmt: skip
     for r in rows:
-        change = DASH if r.change_percent is None else f"{r.change_percent:+.1f} %"
+        # the verdict's own estimate in its own words, so that this column and the sentence say one figure
+        ratio = r.verdict.ratio if r.verdict is not None else None
+        change = DASH if ratio is None else format_change(ratio)
         weight = " style='font-weight:bold'" if r.verdict is not None and r.verdict.effect else ""
         # a side that stopped early compares few rounds, and maybe not the same moment of the hosts
         caution = f"<br><span style='color:{CAUTION_COLOUR}'>{e(r.caution)}: read with care</span>" if r.caution else ""

@@ -38,8 +38,8 @@ from nfstune.ui.widgets.labels import wrapped_label
 from nfstune.workflow import Facts, Pair, plan_for
 
 PRESELECTED = ("quick-check",)  # a first visit: the overview recipe
-CONFIG_HEADER = ("Configuration", "Client mount options", "Server export options", "Workloads")
-CONFIG_WORKLOADS_MIN_WIDTH = 150  # px
+CONFIG_HEADER = ("Configuration", "Mount options\n(client)", "Export options\n(server)", "Workloads")
+CONFIG_WORKLOADS_MIN_WIDTH = 100  # px, for each of the wrapped columns (the options and the workloads)
 ID_ROLE = Qt.ItemDataRole.UserRole
 WARNING_STYLE = "background: #fff4e5; border: 2px solid #d9480f; border-radius: 4px; padding: 8px; color: #202020;"
 SCALE_NOTE = {
@@ -201,7 +201,8 @@ class RecipesPage(QWidget):
         self.warning_label.setStyleSheet(WARNING_STYLE)
         self.warning_label.setAccessibleName("Warning")
         # the workloads wrap; a pane too narrow for the options scrolls the table sideways rather than cut them
-        self.config_table = RowsTable(CONFIG_HEADER, stretch=CONFIG_HEADER[-1:], min_stretch=CONFIG_WORKLOADS_MIN_WIDTH)
+        # the options and the workloads wrap (at ", " and " · "): a 1024 px window shows every column whole
+        self.config_table = RowsTable(CONFIG_HEADER, stretch=CONFIG_HEADER[1:], min_stretch=CONFIG_WORKLOADS_MIN_WIDTH)
         self.estimate_label = wrapped_label(rich=True)
 
         details = QWidget()
@@ -342,7 +343,8 @@ class RecipesPage(QWidget):
             if config.when.tests:
                 label += f"\nonly when {config.when.describe()}"
             workloads = ", ".join(config.workloads or recipe.workloads)
-            for column, text in enumerate((label, mount_text(config), export_text(config), workloads)):
+            options = (mount_text(config).replace(",", ", "), export_text(config).replace(",", ", "))
+            for column, text in enumerate((label, *options, workloads)):
                 table.setItem(row, column, QTableWidgetItem(text))
         self.config_table.fit_height()
 

@@ -103,8 +103,9 @@ def recipe_verdict_lines(groups: Sequence[WorkloadResults], recipe: Recipe | Non
                 continue
             line = f"{group.workload}: {verdict_sentence(verdict)}"
             if verdict.kind in ("same", "not settled") and recipe is not None:
+                # a configuration's own expectation; the recipe's is shown once, above the verdicts
                 own = next((c.expectation for c in recipe.configs if c.label == config.label), None)
-                reason = _expected_no_difference(own, recipe.expectation)
+                reason = _expected_no_difference(own)
                 if reason:
                     line += f" {DASH} expected: {reason}"
             by_kind.setdefault(verdict.kind, []).append(line)
