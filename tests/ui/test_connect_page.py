@@ -73,3 +73,18 @@ def test_a_port_int_cannot_read_is_a_failure_with_the_reason_not_a_crash(qtbot: 
     qtbot.waitUntil(lambda: states["server"] is not ConnState.CONNECTING, timeout=10_000)
     assert states["server"] is ConnState.FAILED and crashes == []
     assert "the port after ':' must be a number from 1 to 65535" in page.panels["server"].state.text()
+
+
+def test_a_connecting_host_says_so_once(page: ConnectPage) -> None:
+    page.panels["server"].show_state(ConnState.CONNECTING, "connecting to nas")
+    assert page.panels["server"].state.text() == "connecting to nas"
+    page.panels["server"].show_state(ConnState.FAILED, "nas: connection refused")
+    assert page.panels["server"].state.text() == "failed: nas: connection refused"
+
+
+def test_the_practice_lab_is_a_recent_pair_and_stays_one_entry(page: ConnectPage, tmp_path: Path) -> None:
+    page._remember_lab()
+    page._remember_lab()
+    assert [page.recent.itemText(i) for i in range(page.recent.count())] == ["the practice lab (nas → client)"]
+    again = ConnectPage(page.controller, page.settings)  # the next start of nfstune reads it back
+    assert again.recent.itemText(0) == "the practice lab (nas → client)"

@@ -124,3 +124,14 @@ def test_exports_traps_are_listed_with_file_and_line(page: PreflightPage) -> Non
     assert "/etc/exports line 2: /srv/l *" in shown
     assert any("no host before '('" in text for text in shown)
     assert not page.blocking()  # told, not stopped: the share itself is fine
+
+
+def test_before_the_facts_come_it_says_it_is_reading_them(qtbot: QtBot) -> None:
+    page = PreflightPage()
+    qtbot.addWidget(page)
+    page.show()
+    assert page.reading.isVisible() and page.busy.isVisible() and not page.table.isVisible()
+    headers = [page.table.horizontalHeaderItem(c).text() for c in range(3)]
+    assert headers == ["", "Server", "Client"]  # never Qt's "1 2 3"
+    page.reading_failed("nas: connection reset")
+    assert not page.busy.isVisible() and "Could not read the hosts' facts: nas: connection reset" in page.reading.text()

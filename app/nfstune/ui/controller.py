@@ -120,7 +120,7 @@ class Controller(QObject):
         self.specs[role] = spec
         if role == "server":
             self.server_address = server_address or (spec.target if not spec.lab_vm else "nas")
-        self._set_state(role, ConnState.CONNECTING, f"connecting to {spec.describe()}")
+        self._set_state(role, ConnState.CONNECTING, f"connecting to {spec.describe()}…")
 
         def work(job: Job) -> Host:
             previous = self.hosts.pop(role, None)
@@ -174,12 +174,18 @@ class Controller(QObject):
             job.progress.emit(f"{host.label}: undid {len(undone)} change(s) an earlier run had left")
 
     def connect_lab(self) -> None:
-        """Both roles on the practice lab; the lab is started first when it is down (one job does it, so the
-        two connections do not both try)."""
+        """Both roles on the practice lab, at once when both VMs run; when the lab is down, the server's job
+        starts it first and the client connects after it (so the two connections do not both try)."""
+        from nfstune.lab import LabConfig, vm_pid
+
+        cfg = self.lab_config or LabConfig()
         self.connect_host("server", HostSpec("nas", lab_vm="nas"))
-        job = self._jobs["connect-server"]
-        job.on_gui_thread(job.finished, lambda _h: self.connect_host("client", HostSpec("client", lab_vm="client")))
-        job.on_gui_thread(job.failed, lambda message: self._set_state("client", ConnState.FAILED, message))
+        if all(vm_pid(cfg, vm) is not None for vm in ("nas", "client")):  # pid files only: no SSH on this thread
+            self.connect_host("client", HostSpec("client", lab_vm="client"))
+        else:
+            job = self._jobs["connect-server"]
+            job.on_gui_thread(job.finished, lambda _h: self.connect_host("client", HostSpec("client", lab_vm="client")))
+            job.on_gui_thread(job.failed, lambda message: self._set_state("client", ConnState.FAILED, message))
         self.share = "/export"
 
     def _set_state(self, role: str, state: ConnState, message: str) -> None:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, QUrl, Slot
+from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -37,6 +37,7 @@ from nfstune.ui.pages.results import ResultsPage
 from nfstune.ui.pages.run import RunPage
 
 log = logging.getLogger(__name__)
+ENABLED = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 STEPS = ("Connect", "Preflight", "Recipes", "Run", "Results", "Recommendation")
 
 
@@ -108,6 +109,7 @@ class MainWindow(QMainWindow):
         c.host_state.connect(lambda *_: self._update_nav())
         c.probed.connect(self._on_probed)
         c.probe_failed.connect(lambda msg: self._error("Preflight failed", msg))
+        c.probe_failed.connect(self.preflight_page.reading_failed)
         c.job_failed.connect(lambda what, msg: self._error(f"{what} failed", msg))
         self.preflight_page.share_changed.connect(c.set_share)
         self.preflight_page.install_requested.connect(self._on_install_requested)
@@ -192,6 +194,15 @@ class MainWindow(QMainWindow):
 
     def _update_nav(self) -> None:
         index = self.stack.currentIndex()
+        # a step that cannot be reached now is greyed out and cannot be picked: it never shows highlighted over
+        # another page (a cancelled session has results but no recommendation)
+        for row in range(self.steps.count()):
+            item = self.steps.item(row)
+            reachable = self._reachable(row) or row == index
+            flags = item.flags()
+            wanted = flags | ENABLED if reachable else flags & ~ENABLED
+            if wanted != flags:
+                item.setFlags(wanted)
         self.back_button.setEnabled(index > 0 and not self.run_page.running)
         self.next_button.setText("&Start run >" if index == 2 else "&Next >")
         if index == 2:

@@ -25,6 +25,7 @@ from nfstune.addresses import server_address
 from nfstune.ui.controller import ConnState, Controller, HostSpec
 
 RECENT_KEY = "connect/recent_pairs"
+LAB_PAIR = {"server": {"lab": "nas"}, "client": {"lab": "client"}}  # the practice lab, as a recent pair
 RECENT_MAX = 8
 STATE_STYLE = {
     ConnState.IDLE: "color: palette(mid);",
@@ -93,7 +94,10 @@ class HostPanel(QGroupBox):
         self.this_computer.setChecked(bool(data.get("local")))
 
     def show_state(self, state: ConnState, message: str) -> None:
-        text = state.value if not message else f"{state.value}: {message}"
+        # "connecting to nas…", not "connecting…: connecting to nas"
+        text = message if state is ConnState.CONNECTING and message else state.value
+        if message and state is not ConnState.CONNECTING:
+            text = f"{state.value}: {message}"
         self.state.setText(text)
         self.state.setStyleSheet(STATE_STYLE[state])
         icons = {
@@ -135,7 +139,7 @@ class ConnectPage(QWidget):
         self.connect_button.clicked.connect(self._on_connect_clicked)
         self.lab_button = QPushButton("Use the &practice lab")
         self.lab_button.setToolTip("Two virtual machines on this computer: a NAS (kernel NFS server) and a client")
-        self.lab_button.clicked.connect(self.controller.connect_lab)
+        self.lab_button.clicked.connect(self._on_lab_clicked)
         self.lab_status = QLabel(wordWrap=True)
         self.error = QLabel(wordWrap=True, styleSheet="color: #b00020;")
         buttons = QHBoxLayout()
@@ -211,6 +215,12 @@ class ConnectPage(QWidget):
             self._connect(role)
         self._remember()
 
+    @Slot()
+    def _on_lab_clicked(self) -> None:
+        self.error.clear()
+        self.controller.connect_lab()
+        self._remember_lab()
+
     @Slot(str, object, str)
     def _on_host_state(self, role: str, state: ConnState, message: str) -> None:
         self.panels[role].show_state(state, message)
@@ -237,6 +247,11 @@ class ConnectPage(QWidget):
         self.settings.setValue(RECENT_KEY, json.dumps([pair, *recent][:RECENT_MAX]))
         self._load_recent()
 
+    def _remember_lab(self) -> None:
+        recent = [r for r in self._recent() if r != LAB_PAIR]
+        self.settings.setValue(RECENT_KEY, json.dumps([LAB_PAIR, *recent][:RECENT_MAX]))
+        self._load_recent()
+
     def _recent(self) -> list[dict[str, dict[str, object]]]:
         try:
             found = json.loads(str(self.settings.value(RECENT_KEY, "[]")))
@@ -247,11 +262,17 @@ class ConnectPage(QWidget):
     def _load_recent(self) -> None:
         self.recent.clear()
         for pair in self._recent():
+            if pair == LAB_PAIR:
+                self.recent.addItem("the practice lab (nas → client)", pair)
+                continue
             client = "this computer" if pair["client"].get("local") else pair["client"].get("target")
             self.recent.addItem(f"{pair['server'].get('target')} → {client}", pair)
 
     @Slot(int)
     def _on_recent_activated(self, index: int) -> None:
         pair = self.recent.itemData(index)
+        if pair == LAB_PAIR:
+            self._on_lab_clicked()
+            return
         for role, panel in self.panels.items():
             panel.fill(pair[role])

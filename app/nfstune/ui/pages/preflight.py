@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QProgressBar,
     QPushButton,
     QScrollArea,
     QSizePolicy,
@@ -77,6 +78,13 @@ class PreflightPage(QWidget):
         for column in (1, 2):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
         self.table.setAccessibleName("Host facts")
+        self.table.setHorizontalHeaderLabels(["", "Server", "Client"])  # not Qt's "1 2 3" before the facts come
+        self.table.hide()  # until the facts come; the line below says they are being read
+        self.reading = QLabel("Reading both hosts' facts over SSH (kernel, nfs-utils, RAM, NIC, disk, exports)…")
+        self.reading.setWordWrap(True)
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)  # busy, no percentage: one SSH command a host
+        self.busy.setMaximumWidth(240)
 
         self.share_combo = QComboBox()
         self.share_combo.setMinimumContentsLength(24)
@@ -96,6 +104,8 @@ class PreflightPage(QWidget):
 
         content = QWidget()
         layout = QVBoxLayout(content)
+        layout.addWidget(self.reading)
+        layout.addWidget(self.busy)
         layout.addWidget(self.table)
         layout.addLayout(share_row)
         layout.addWidget(problems_title)
@@ -111,6 +121,11 @@ class PreflightPage(QWidget):
 
     # --- what the wizard calls --------------------------------------------------------------------------------
 
+    def reading_failed(self, message: str) -> None:
+        """The probe failed: say so where the facts would be (the error box says it too), and stop the busy bar."""
+        self.busy.hide()
+        self.reading.setText(f"Could not read the hosts' facts: {message}")
+
     def show_facts(
         self,
         server: HostFacts,
@@ -124,6 +139,9 @@ class PreflightPage(QWidget):
         export_files: Mapping[str, str] | None = None,
     ) -> None:
         """`export_files`: the server's exports files by path; their traps are listed with file and line."""
+        self.reading.hide()
+        self.busy.hide()
+        self.table.show()
         self._server, self._client = server, client
         self._export_files = dict(export_files or {})
         self._labels = (server_label, client_label)
