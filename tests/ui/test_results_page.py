@@ -300,3 +300,16 @@ def test_a_recipes_notes_are_shown_under_its_verdicts(
     assert text.startswith("Note: The Linux client never uses more than 1 MiB") and "(unknown here)" in text
     session = results.session(store_session(results, FIRST_SESSION))
     assert "\nblock-size: notes\n  - The Linux client never uses more than 1 MiB" in results_text(session, recipes)
+
+
+def test_a_new_session_frees_the_last_ones_tabs(page: ResultsPage, results: Results, qtbot: QtBot) -> None:
+    """The leak tests/bench/desktop_memory.py found: the last session's charts and tables stayed alive, hidden."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from nfstune.ui.widgets.result_chart import ResultChart
+
+    sid = store_session(results, FIRST_SESSION)
+    for _ in range(3):
+        page.show_session(results.session(sid))
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert len(page.findChildren(ResultChart)) == len(page.chart_widgets()) == 3  # one session's charts, not 9

@@ -243,7 +243,12 @@ class ResultsPage(QWidget):
 
     def show_session(self, session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None) -> None:
         recipes = recipes or {}
+        # QTabWidget.clear() keeps the pages (their charts and tables) alive, hidden: each run left its Results
+        # behind, ~2 MiB a run (tests/bench/desktop_memory.py)
+        pages = [self.tabs.widget(i) for i in range(self.tabs.count())]
         self.tabs.clear()
+        for page in pages:
+            page.deleteLater()
         self.verdict_labels.clear()
         self.note_labels.clear()
         self.tables.clear()
