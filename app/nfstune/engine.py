@@ -141,7 +141,7 @@ class Engine:
             except BaseException:
                 session_tx.undo(announce=True)  # cancelled or failed: each step said as it is put back
                 raise
-            session_tx.undo()
+            session_tx.undo(announce=self.cancel.is_set())
         except Cancelled as exc:
             self.results.end_session(session_id, "cancelled", str(exc))
             raise
@@ -300,7 +300,7 @@ class Engine:
             tx.undo(announce=True)  # cancelled or failed: each step said as it is put back
             raise
         self._flush_samples()
-        tx.undo()
+        tx.undo(announce=self.cancel.is_set())  # the admin pressed Cancel: from then on every step is said
         self.emit(Event("config", f"{recipe.id} {name}: {config.label} done",
                         {"recipe": recipe.id, "config": config.label, "round": visit.round}))  # fmt: skip
 
