@@ -125,3 +125,13 @@ def test_at_1024_every_configuration_column_shows_whole(qtbot: QtBot, tmp_path: 
     assert not table.horizontalScrollBar().isVisible()
     for row in range(table.rowCount()):
         assert table.rowHeight(row) >= table.sizeHintForRow(row)  # every wrapped line shows
+
+
+def test_the_estimate_says_how_long_it_took_on_these_hosts_last_time(qtbot: QtBot) -> None:
+    recipes, _ = load_recipes([paths.recipes_dir()])
+    page = RecipesPage(recipes, "small")
+    qtbot.addWidget(page)
+    assert "last time" not in page.estimate_label.text()  # no hosts, no past
+    page.past_times = lambda scale: {"quick-check": (339.0, 11)} if scale == "small" else {}
+    page.refresh()
+    assert "<b>last time on these hosts:</b> 6 min, 11 rounds" in page.estimate_label.text()

@@ -65,6 +65,7 @@ class MainWindow(QMainWindow):
         self.preflight_page = PreflightPage()
         self.recipes_page = RecipesPage(self.recipes, self.scale)
         self.recipes_page.plan_context = self.controller.plan_inputs
+        self.recipes_page.past_times = self._past_times
         self.run_page = RunPage(self.controller)
         self.results_page = ResultsPage()
         self.recommendation_page = RecommendationPage()
@@ -170,6 +171,8 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentIndex(index)
         if index == 1 and self.controller.probe is None:
             self.controller.probe_hosts()
+        if index == 2:
+            self.recipes_page.refresh()  # these hosts' own past times, now that they are connected
         self._update_nav()
 
     @Slot()
@@ -250,6 +253,14 @@ class MainWindow(QMainWindow):
         self._update_nav()
         if outcome.status == "completed":
             self.go(4)
+
+    def _past_times(self, scale: str) -> dict[str, tuple[float, int]]:
+        from nfstune.changes.transaction import host_key
+
+        hosts = self.controller.hosts
+        if "server" not in hosts or "client" not in hosts:
+            return {}
+        return self.results_store.recipe_times(host_key(hosts["server"]), host_key(hosts["client"]), scale)
 
     def _show_recommendation(self, rec: Recommendation, session: dict[str, Any]) -> None:
         c = self.controller

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import html
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot
 from PySide6.QtGui import QResizeEvent, QShowEvent
@@ -150,6 +150,9 @@ class RecipesPage(QWidget):
         # and the planner assumes the defaults; the main window hands in the controller's
         self.plan_context: Callable[[], tuple[Pair | None, Facts | None]] = lambda: (None, None)
         self.plan_seed: int | None = None  # None: a new seed each time, as a run would draw (tests fix one)
+        # recipe id -> (seconds, rounds) its last completed run took on the connected hosts at this scale (the
+        # main window reads them from the store; {} before the hosts are connected)
+        self.past_times: Callable[[str], Mapping[str, tuple[float, int]]] = lambda _scale: {}
         self.plan_dialog: PlanDialog | None = None
         self._shown: tuple[tuple[str, ...], str, int] | None = None  # the last plan shown: recipes, scale, seed
 
@@ -331,7 +334,17 @@ class RecipesPage(QWidget):
         self.warning_label.setText(f"<b>\u26a0 Warning</b><br>{risks}")
         self._fill_configs(recipe)
         low_high = estimate_seconds(recipe, self._scale)
-        self.estimate_label.setText(f"<b>Estimated duration:</b> {e(self._estimate_text(low_high))}")
+        text = f"<b>Estimated duration:</b> {e(self._estimate_text(low_high))}"
+        past = self.past_times(self._scale).get(recipe.id)
+        if past is not None:  # the plan's figures are this lab's or a typical NAS's: these hosts' own pace
+            seconds, rounds = past
+            text += f"; <b>last time on these hosts:</b> {e(format_duration(seconds).removeprefix('about '))}, "
+            text += f"{rounds} round{'s' if rounds != 1 else ''}"
+        self.estimate_label.setText(text)
+
+    def refresh(self) -> None:
+        """Say the current recipe again: the hosts (and with them their past times) may have changed."""
+        self._show_details(self.current_recipe())
 
     def _fill_configs(self, recipe: Recipe) -> None:
         table = self.config_table
