@@ -16,6 +16,7 @@ from nfstune.baselines import Baseline, measure_all
 from nfstune.bench.figure import figure, repeat_record
 from nfstune.bench.live import HostSampler, RunSamples, Samplers
 from nfstune.bench.runner import ClientRunner
+from nfstune.bench.stall import StallWatch, stall_message
 from nfstune.bench.workloads import SMALL_FILES_TAR, Progress, WorkloadId, WorkloadSizes
 from nfstune.changes.export import (
     ApplianceRefused,
@@ -93,6 +94,7 @@ class Engine:
         self._eta: Eta | None = None
         self._t0 = time.monotonic()
         self._samples = RunSamples(sample_interval_s)
+        self._stall = StallWatch()  # a workload with no NFS traffic for a minute: the server stopped answering?
         self._plan: Plan | None = None
         self._scratch = ""  # the session's scratch directory on the server
         self._planned_sizes = sizes  # each recipe starts with these; growth.py may grow them between rounds
@@ -236,11 +238,16 @@ class Engine:
                 if number == 0:
                     continue
                 round_times.append(time.monotonic() - round_start)
-                why = stop_reason(figures, number, time.monotonic() - started, round_times)
+                elapsed = time.monotonic() - started
+                why = stop_reason(figures, number, elapsed, round_times)
                 if why is not None:
                     self.log(f"{item.recipe.id}: {why}")
                     break
+                if number >= item.rounds.min:  # beyond the minimum: as many rounds as settling needs and fit
+                    fit = number + int(max(0.0, item.budget_s - elapsed) // max(max(round_times[-3:]), 1.0))
+                    self._eta.expect_rounds(item, max(number + 1, min(fit, figures.rounds_to_settle(number))))
                 self._grow(item, figures, number, time.monotonic() - started, round_times)
+            self._eta.recipe_done(item, number)
             status = "completed"
         except Cancelled:
             status = "cancelled"
@@ -332,6 +339,8 @@ class Engine:
         """On a sampler's thread: pass the sample on live, and keep it for the run in progress (if any)."""
         self._samples.add(role, t, series)
         self.emit(Event("sample", "", {"role": role, "time": t, "series": series}))
+        if role == "client" and self._stall.sample(t, series):
+            self.emit(Event("warning", stall_message(self.client.label, self.server_address, self._stall.after_s)))
 
     def _flush_samples(self) -> None:
         for (run_id, role), rows in self._samples.take().items():
@@ -373,6 +382,7 @@ class Engine:
     ) -> None:
         assert self._runner is not None
         self._samples.begin(run_id)
+        self._stall.start()
         try:
             measured = self._runner.run(
                 WorkloadId(workload), self.sizes, scratch=mount.scratch, mount_point=mount.mount_point
@@ -381,6 +391,7 @@ class Engine:
             value = figure(workload, record)
             self.results.add_repeat(run_id, visit.round, warmup=visit.warmup, values=record)
         finally:
+            self._stall.stop()
             self._samples.end()
             self._flush_samples()
         figures.add(workload, visit.label, visit.round, value, measured.result.seconds)

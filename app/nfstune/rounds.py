@@ -59,6 +59,15 @@ class RecipeFigures:
                 )  # fmt: skip
         return found
 
+    def rounds_to_settle(self, rounds_done: int) -> int:
+        """The rounds in all that the comparisons not settled yet would take to settle, as their verdicts
+        estimate it (a comparison more rounds alone will not settle counts as the recipe's maximum); at least one
+        more than `rounds_done`. What the time left is worked out from, beyond the minimum rounds."""
+        from nfstune.bench.verdict import judge
+
+        needed = [v.rounds_needed or self.item.rounds.max for v in judge(self.questions()) if not v.settled]
+        return min(self.item.rounds.max, max([rounds_done + 1, *needed]))
+
     def unsettled(self) -> list[str]:
         """The comparisons not settled yet, as their verdicts' texts."""
         from nfstune.bench.verdict import judge
@@ -103,6 +112,9 @@ class Eta:
         self.budgets = [item.budget_s for item in plan.recipes]
         self.recipe_index = -1
         self.recipe_start = 0.0
+        # recipe id -> the last round whose visits expected_s holds (the minimum at first; then what the
+        # comparisons' own estimates say it takes to settle them)
+        self.counted = {item.recipe.id: item.rounds.min for item in plan.recipes}
 
     def recipe_started(self, now: float) -> None:
         self.recipe_index += 1
@@ -117,8 +129,25 @@ class Eta:
         return max(self.remaining_s(), max(0.0, current) + later)
 
     def round_started(self, item: RecipePlan, round_number: int) -> None:
-        if round_number > item.rounds.min:
-            self.expected_s += sum(visit_seconds(v, self.scale) for v in item.visits if v.round == round_number)
+        if round_number > self.counted[item.recipe.id]:
+            self.expect_rounds(item, round_number)
+
+    def expect_rounds(self, item: RecipePlan, total: int) -> None:
+        """The recipe is now expected to run `total` rounds: the visits of the rounds this adds (or drops) count
+        in the time left. Without it, every round beyond the minimum read as "about 0 min left" until the recipe
+        stopped (no-wdelay on the lab: 3.5 minutes of it, the bar at 86-91 %)."""
+        counted = self.counted[item.recipe.id]
+        if total == counted:
+            return
+        low, high, sign = (counted, total, 1.0) if total > counted else (total, counted, -1.0)
+        change = sum(visit_seconds(v, self.scale) for v in item.visits if low < v.round <= high)
+        self.expected_s = max(0.0, self.expected_s + sign * change)
+        self.counted[item.recipe.id] = total
+
+    def recipe_done(self, item: RecipePlan, rounds_done: int) -> None:
+        """The recipe stopped after `rounds_done` rounds: rounds expected beyond them no longer count."""
+        if self.counted[item.recipe.id] > rounds_done:
+            self.expect_rounds(item, rounds_done)
 
     def visit_done(self, visit: Visit, seconds: float) -> None:
         planned = visit_seconds(visit, self.scale)

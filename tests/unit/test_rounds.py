@@ -91,3 +91,37 @@ def test_the_most_time_left_is_the_rest_of_the_budgets(shipped: dict[str, Recipe
     assert eta.at_most_s(5000.0 + 60) == pytest.approx(sync_async - 60)
     # a round already started is finished even past the budget: never less than the expected time left
     assert eta.at_most_s(5000.0 + 10 * sync_async) == pytest.approx(eta.remaining_s())
+
+
+def round_seconds(item: object, number: int) -> float:
+    return sum(visit_seconds(v, "small") for v in item.visits if v.round == number)  # type: ignore[attr-defined]
+
+
+def test_beyond_the_minimum_the_time_left_counts_the_rounds_settling_needs(shipped: dict[str, Recipe]) -> None:
+    """After round 3 of sync-vs-async, comparisons that need 6 rounds leave 3 rounds to go, not "0 min left"; the
+    recipe stopping earlier drops them, so that the next recipe's time is not counted twice."""
+    plan = plan_of(shipped["sync-vs-async"], shipped["no-wdelay"])
+    item, after = plan.recipes
+    eta = Eta(plan)
+    for visit in (v for v in item.visits if v.round <= 3):
+        eta.visit_done(visit, visit_seconds(visit, "small"))
+    second = sum(visit_seconds(v, "small") for v in after.visits if v.round <= after.rounds.min)
+    assert eta.remaining_s() == pytest.approx(second)  # the old way: nothing left of this recipe
+    eta.expect_rounds(item, 6)
+    assert eta.remaining_s() == pytest.approx(second + sum(round_seconds(item, n) for n in (4, 5, 6)))
+    eta.round_started(item, 4)  # already counted: not twice
+    assert eta.remaining_s() == pytest.approx(second + sum(round_seconds(item, n) for n in (4, 5, 6)))
+    eta.expect_rounds(item, 5)  # the verdicts now say fewer
+    assert eta.remaining_s() == pytest.approx(second + sum(round_seconds(item, n) for n in (4, 5)))
+    eta.recipe_done(item, 3)  # settled after all
+    assert eta.remaining_s() == pytest.approx(second)
+
+
+def test_rounds_to_settle_follows_the_verdicts_estimate(shipped: dict[str, Recipe]) -> None:
+    plan = plan_of(shipped["sync-vs-async"])
+    settled = figures(plan, {1: 5.0, 2: 5.1, 3: 4.9})
+    assert settled.rounds_to_settle(3) == 4  # nothing unsettled: at least the next round (the stop rule ends it)
+    # async 10 % faster on average with round-to-round noise: a handful of rounds more, within the maximum
+    close = figures(plan, {1: 1.05, 2: 1.15, 3: 1.08})
+    wanted = close.rounds_to_settle(3)
+    assert 4 <= wanted <= plan.recipes[0].rounds.max
