@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from drive import wait_until  # tests/ is this script's own folder
+
 SCREEN = "1366x768x24"  # the smallest screen the window must be usable on
 W, H = 1366, 768
 
@@ -30,7 +32,7 @@ def shoot(out: Path, name: str) -> None:
 
 def drive(out: Path) -> int:
     """Runs inside the X display: the assistant, driven like a user would, a screenshot at every page."""
-    from PySide6.QtCore import QEventLoop, QSettings, QTimer
+    from PySide6.QtCore import QSettings
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QDialog
 
@@ -45,16 +47,8 @@ def drive(out: Path) -> int:
     w.show()
 
     def wait(condition: Callable[[], object], seconds: float, what: str) -> None:
-        """The event loop runs (jobs report, pages update) until `condition` holds; polled by a timer."""
-        loop, deadline = QEventLoop(), time.monotonic() + seconds
-        timer = QTimer(interval=200)
-        timer.timeout.connect(lambda: loop.quit() if condition() or time.monotonic() > deadline else None)
-        timer.start()
-        if not condition():
-            loop.exec()
-        timer.stop()
-        if not condition():
-            raise SystemExit(f"screenshots: gave up waiting for {what} after {seconds:.0f} s")
+        """The event loop runs (jobs report, pages update) until `condition` holds."""
+        wait_until(condition, seconds, what, "screenshots")
         QTest.qWait(700)  # let the page settle and repaint
 
     def snap(name: str) -> None:

@@ -106,15 +106,8 @@ def _parser() -> argparse.ArgumentParser:
 def _add_run_parsers(sub: Any) -> None:
     """run, history, report; their code (engine, SSH) is imported only when one of them runs."""
     run = sub.add_parser("run", help="measure recipes on a server and a client (or the practice lab)")
-    where = run.add_mutually_exclusive_group(required=True)
-    where.add_argument("--lab", action="store_true", help="use the running practice lab (`nfstune lab up`)")
-    where.add_argument("--server", type=ssh_destination, help="the NFS server, as you would give it to ssh")
-    run.add_argument("--client", type=ssh_destination, help="the NFS client, as you would give it to ssh")
+    _add_hosts(run)
     run.add_argument("--share", type=share_path, help="the exported path to test (an absolute path on the server)")
-    run.add_argument(
-        "--server-address", type=server_address,
-        help="the server's host name or IP address as the client reaches it (default: --server)",
-    )  # fmt: skip
     run.add_argument("--recipe", action="append", required=True, help="recipe id (repeatable); see `nfstune info`")
     run.add_argument(
         "--scale", choices=("small", "normal"),
@@ -143,6 +136,18 @@ def _add_run_parsers(sub: Any) -> None:
     rep.add_argument("--json", type=output_file)
 
 
+def _add_hosts(p: argparse.ArgumentParser) -> None:
+    """--lab, or --server and --client (and the server's address as the client reaches it): `run` and `apply`."""
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--lab", action="store_true", help="use the running practice lab (`nfstune lab up`)")
+    where.add_argument("--server", type=ssh_destination, help="the NFS server, as you would give it to ssh")
+    p.add_argument("--client", type=ssh_destination, help="the NFS client, as you would give it to ssh")
+    p.add_argument(
+        "--server-address", type=server_address,
+        help="the server's host name or IP address as the client reaches it (default: --server)",
+    )  # fmt: skip
+
+
 def _add_apply_parser(sub: Any) -> None:
     ap = sub.add_parser(
         "apply", help="write a session's recommendation to /etc/exports and /etc/fstab for good, after showing the "
@@ -150,14 +155,7 @@ def _add_apply_parser(sub: Any) -> None:
     )  # fmt: skip
     ap.add_argument("session", type=session_id, nargs="?", help="the session whose recommendation to apply")
     ap.add_argument("--undo", action="store_true", help="put back the files the last apply on these hosts changed")
-    where = ap.add_mutually_exclusive_group(required=True)
-    where.add_argument("--lab", action="store_true", help="the running practice lab")
-    where.add_argument("--server", type=ssh_destination, help="the NFS server, as you would give it to ssh")
-    ap.add_argument("--client", type=ssh_destination, help="the NFS client, as you would give it to ssh")
-    ap.add_argument(
-        "--server-address", type=server_address,
-        help="the server's host name or IP address as the client reaches it (default: --server)",
-    )  # fmt: skip
+    _add_hosts(ap)
     ap.add_argument(
         "--mount-point", type=mount_point,
         help="where a new /etc/fstab line mounts the share (default: the recommendation's; an existing entry keeps "

@@ -24,6 +24,9 @@ from pathlib import Path
 
 import psutil
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: run as a script, not a package
+from drive import wait_until
+
 RECIPE = """
 id = "memory-bench"
 title = "memory benchmark"
@@ -56,7 +59,7 @@ def main(runs: int) -> int:
     os.environ["XDG_DATA_HOME"] = str(data)  # the user's recipes folder, and nothing of the real user's touched
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-    from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer
+    from PySide6.QtCore import QSettings, Qt
 
     from nfstune.ui.app import application
     from nfstune.ui.main_window import MainWindow
@@ -68,15 +71,7 @@ def main(runs: int) -> int:
     window.show()
 
     def wait(condition: Callable[[], object], seconds: float, what: str) -> None:
-        loop, deadline = QEventLoop(), time.monotonic() + seconds
-        timer = QTimer(interval=200)
-        timer.timeout.connect(lambda: loop.quit() if condition() or time.monotonic() > deadline else None)
-        timer.start()
-        if not condition():
-            loop.exec()
-        timer.stop()
-        if not condition():
-            raise SystemExit(f"desktop_memory: gave up waiting for {what} after {seconds:.0f} s")
+        wait_until(condition, seconds, what, "desktop_memory")
 
     def settle() -> None:
         for _ in range(20):

@@ -195,11 +195,6 @@ def comparison_html(a: SessionRow, b: SessionRow, rows: Sequence[ComparisonRow])
 Background = Callable[[str, Callable[[Any], Any], Callable[[Any], None], Callable[[str], None]], object]
 
 
-def write_report(results: Results, session_id: int, path: Path, recipes: Mapping[str, Recipe] | None) -> None:
-    """The session's HTML report: the file `nfstune report --html` writes."""
-    write_html(results, session_id, path, recipes)
-
-
 class HistoryPage(QWidget):
     def __init__(
         self,
@@ -342,7 +337,7 @@ class HistoryPage(QWidget):
     def _on_export_html_clicked(self) -> None:
         recipes, background, store_path = self._recipes, self._background, self._store_path
         if background is None:
-            self._export("html", lambda session_id, path: write_report(self._results, session_id, path, recipes))
+            self._export("html", lambda session_id, path: write_html(self._results, session_id, path, recipes))
             return
         chosen = self._ask_path("html")
         if chosen is None:
@@ -352,7 +347,7 @@ class HistoryPage(QWidget):
         def work(_job: object) -> None:  # on a worker thread, with its own connection to the store
             conn = open_store(store_path)
             try:
-                write_report(Results(conn), session_id, path, recipes)
+                write_html(Results(conn), session_id, path, recipes)
             except OSError as exc:
                 raise NfstuneError(exc.strerror or str(exc)) from None
             finally:

@@ -153,6 +153,7 @@ class RecipesPage(QWidget):
         # recipe id -> (seconds, rounds) its last completed run took on the connected hosts at this scale (the
         # main window reads them from the store; {} before the hosts are connected)
         self.past_times: Callable[[str], Mapping[str, tuple[float, int]]] = lambda _scale: {}
+        self._past: Mapping[str, tuple[float, int]] = {}  # read by refresh(), not at every change of recipe
         self.plan_dialog: PlanDialog | None = None
         self._shown: tuple[tuple[str, ...], str, int] | None = None  # the last plan shown: recipes, scale, seed
 
@@ -258,7 +259,7 @@ class RecipesPage(QWidget):
         index = self.scale_combo.findData(scale)
         if index >= 0 and index != self.scale_combo.currentIndex():
             self.scale_combo.setCurrentIndex(index)
-        self._show_details(self.current_recipe())
+        self.refresh()  # another scale: other past times
         self._show_total()
 
     @property
@@ -335,7 +336,7 @@ class RecipesPage(QWidget):
         self._fill_configs(recipe)
         low_high = estimate_seconds(recipe, self._scale)
         text = f"<b>Estimated duration:</b> {e(self._estimate_text(low_high))}"
-        past = self.past_times(self._scale).get(recipe.id)
+        past = self._past.get(recipe.id)
         if past is not None:  # the plan's figures are this lab's or a typical NAS's: these hosts' own pace
             seconds, rounds = past
             text += f"; <b>last time on these hosts:</b> {e(format_duration(seconds).removeprefix('about '))}, "
@@ -343,7 +344,9 @@ class RecipesPage(QWidget):
         self.estimate_label.setText(text)
 
     def refresh(self) -> None:
-        """Say the current recipe again: the hosts (and with them their past times) may have changed."""
+        """Read the connected hosts' past times again (one query of the store, on the page's entry or a new scale)
+        and say the current recipe with them."""
+        self._past = self.past_times(self._scale)
         self._show_details(self.current_recipe())
 
     def _fill_configs(self, recipe: Recipe) -> None:
