@@ -1,8 +1,7 @@
 """A recipe in plain words, for the page where the admin picks recipes: what it varies, what it changes on which
 host and how that is undone, what it risks, and about how long it takes. Pure (no Qt, no I/O).
 
-The duration comes from the same plan the engine walks (recipes.plan: the warm-up, the minimum rounds, the time
-budget of the scale); see recipes.plan.RUN_S and VISIT_S for where the times per visit come from.
+How long it takes: recipes.estimate (the plan's time at the pace the hosts have shown); format_duration says it.
 """
 
 from __future__ import annotations
@@ -10,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from nfstune.bench.sizing import default_sizes
 from nfstune.recipes.model import Config, Recipe
-from nfstune.recipes.plan import build_plan
 
 SERVER_CHANGES = (
     "On the server: changes the export's options in /etc/exports (or its file in /etc/exports.d) on the server, "
@@ -147,22 +144,6 @@ def _differences(recipe: Recipe, dims: Mapping[str, Sequence[str | None]]) -> li
 
 
 # --- how long it takes -----------------------------------------------------------------------------------------
-
-
-def estimate_seconds(recipe: Recipe, scale: str) -> tuple[float, float]:
-    """The time the recipe takes at this scale, low and high: the warm-up and the minimum rounds (low), up to its
-    time budget for the scale or its maximum rounds, whichever comes first (high). Configurations whose conditions
-    need the hosts' facts count as if they run (the planner tries them)."""
-    plan = build_plan(
-        [recipe], {}, scale=scale, seed=0, sizes=default_sizes(scale), fio_available=True, share="/share",
-        server_address="server", scratch_name=".nfstune-0",
-    )  # fmt: skip
-    return plan.estimate_s
-
-
-def estimate_total(recipes: Sequence[Recipe], scale: str) -> tuple[float, float]:
-    lows, highs = zip(*(estimate_seconds(r, scale) for r in recipes), strict=True) if recipes else ((0.0,), (0.0,))
-    return sum(lows), sum(highs)
 
 
 def _minutes_or_hours(seconds: float, *, with_unit: bool) -> str:

@@ -18,6 +18,11 @@ from nfstune.recipes.plan import Plan, RecipePlan, Visit, visit_seconds
 if TYPE_CHECKING:
     from nfstune.bench.verdict import Question
 
+# The time left counts at most this many rounds beyond the current one: a verdict's own estimate of the rounds it
+# needs is noisy after a few rounds (no-wdelay on the lab: "about 6 min left" at round 4, then settled 70 s later),
+# so the expectation grows by a round or two at a time and the budget ("at most") says how long it can go.
+EXPECT_AHEAD = 2
+
 
 @dataclass
 class RecipeFigures:
@@ -74,6 +79,12 @@ class RecipeFigures:
 
         questions = self.questions()
         return [v.text for v in judge(questions) if not v.settled]
+
+
+def rounds_to_expect(figures: RecipeFigures, rounds_done: int, fit: int) -> int:
+    """The rounds in all the time left counts, beyond the minimum: as many as the unsettled comparisons need and
+    `fit` in the budget, at most EXPECT_AHEAD past `rounds_done`, at least the next."""
+    return max(rounds_done + 1, min(fit, figures.rounds_to_settle(rounds_done), rounds_done + EXPECT_AHEAD))
 
 
 def stop_reason(figures: RecipeFigures, rounds_done: int, elapsed_s: float, round_times: Sequence[float]) -> str | None:

@@ -119,6 +119,8 @@ def test_sync_vs_async_small_files(lab: LabConfig, tmp_path: Path) -> None:
     assert all(seconds["async"][n] < seconds["sync"][n] for n in (1, 2, 3)), seconds
     progress = [e for e in events if e.kind == "progress"]
     assert progress and all(e.data["eta_s"] is not None for e in progress) and any(e.kind == "repeat" for e in events)
+    fractions = [e.data["fraction"] for e in progress]
+    assert fractions == sorted(fractions) and fractions[0] >= 0 and fractions[-1] <= 1  # the bar never goes back
     assert "async" in report_text(results, sid)
 
 

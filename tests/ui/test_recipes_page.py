@@ -9,7 +9,8 @@ from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
 from nfstune import paths
-from nfstune.recipe_info import estimate_seconds, format_duration
+from nfstune.recipe_info import format_duration
+from nfstune.recipes.estimate import PastRun, at_most_seconds, plan_seconds
 from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
 from nfstune.ui.main_window import STEPS, MainWindow
@@ -58,8 +59,10 @@ def test_quick_check_is_preselected_and_shown(page: RecipesPage, recipes: list[R
     assert table_column(page, "Export options\n(server)")[:3] == ["sync · remove no_wdelay", "async", "sync, no_wdelay"]
     assert table_column(page, "Mount options\n(client)")[3] == "vers=4.2, rsize=131072, wsize=131072"  # wraps
     assert table_column(page, "Workloads")[2] == "sync-4k"
-    expected = format_duration(estimate_seconds(recipes[0], "small"))
-    assert expected in page.estimate_label.text() and expected in page.total_label.text()
+    likely = format_duration(plan_seconds(recipes[0], "small", recipes[0].rounds.min))  # no past: the plan
+    at_most = format_duration(at_most_seconds(recipes[0], "small")).removeprefix("about ")
+    assert f"{likely}, at most {at_most}" in page.estimate_label.text()
+    assert f"{likely}, at most {at_most}" in page.total_label.text()
     # the table shows every row itself; the details pane scrolls instead
     table = page.config_table
     assert table.height() >= table.horizontalHeader().height() + sum(table.rowHeight(r) for r in range(5))
@@ -96,7 +99,7 @@ def test_space_checks_the_current_recipe_and_signals(page: RecipesPage, qtbot: Q
 def test_set_scale_updates_the_estimates(page: RecipesPage, recipes: list[Recipe]) -> None:
     small_total, small_details = page.total_label.text(), page.estimate_label.text()
     page.set_scale("normal")
-    normal = format_duration(estimate_seconds(recipes[0], "normal"))
+    normal = format_duration(plan_seconds(recipes[0], "normal", recipes[0].rounds.min))
     assert normal in page.estimate_label.text() and normal in page.total_label.text()
     assert "scale normal" in page.total_label.text()
     assert (page.total_label.text(), page.estimate_label.text()) != (small_total, small_details)
@@ -127,11 +130,17 @@ def test_at_1024_every_configuration_column_shows_whole(qtbot: QtBot, tmp_path: 
         assert table.rowHeight(row) >= table.sizeHintForRow(row)  # every wrapped line shows
 
 
-def test_the_estimate_says_how_long_it_took_on_these_hosts_last_time(qtbot: QtBot) -> None:
+def test_the_estimate_follows_what_these_hosts_took_before(qtbot: QtBot) -> None:
     recipes, _ = load_recipes([paths.recipes_dir()])
     page = RecipesPage(recipes, "small")
     qtbot.addWidget(page)
-    assert "last time" not in page.estimate_label.text()  # no hosts, no past
-    page.past_times = lambda scale: {"quick-check": (339.0, 11)} if scale == "small" else {}
+    assert "no run on these hosts yet" in page.estimate_label.text()
+    before_total = page.total_label.text()
+    runs = [PastRun("quick-check", 339.0, 11, True), PastRun("readahead", 60.0, 3, True)]
+    page.past_runs = lambda scale: runs if scale == "small" else []
     page.refresh()
-    assert "<b>last time on these hosts:</b> 6 min, 11 rounds" in page.estimate_label.text()
+    assert "about 6 min, at most 13 min" in page.estimate_label.text()  # 339 s; quick-check's small budget
+    assert "From its last run on these hosts (11 rounds)." in page.estimate_label.text()
+    assert "about 6 min" in page.total_label.text() and page.total_label.text() != before_total
+    page.set_scale("normal")  # no run at this scale
+    assert "no run on these hosts yet" in page.estimate_label.text()

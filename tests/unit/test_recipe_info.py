@@ -1,16 +1,15 @@
 """Recipes in plain words (recipe_info.py), from the shipped recipe files: what varies, what changes where, how
-long it takes."""
+how long
+it takes in words (the time itself: test_estimate.py)."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import pytest
 
 from nfstune import paths
-from nfstune.recipe_info import describe, estimate_seconds, estimate_total, format_duration, size_text
+from nfstune.recipe_info import describe, format_duration, size_text
 from nfstune.recipes.loader import load_recipes
-from nfstune.recipes.model import Recipe, Rounds
+from nfstune.recipes.model import Recipe
 
 
 @pytest.fixture(scope="module")
@@ -50,42 +49,6 @@ def test_varies_is_built_from_the_configurations(shipped: dict[str, Recipe]) -> 
     assert describe(shipped["readahead"]).varies == "client readahead 128 KiB, 1 MiB, 15 MiB"
     versions = describe(shipped["nfs-versions"]).varies
     assert versions.startswith("NFS version 3, 4.0, 4.1, 4.2") and "vers=4.0 only when" in versions
-
-
-def low_estimate(recipe: Recipe, min_rounds: int, scale: str) -> float:
-    return estimate_seconds(replace(recipe, rounds=replace(recipe.rounds, min=min_rounds)), scale)[0]
-
-
-def test_estimate_runs_from_the_minimum_rounds_to_the_budget(shipped: dict[str, Recipe]) -> None:
-    recipe = shipped["sync-vs-async"]  # 2 server-side configurations, the same workloads each: every visit alike
-    configs = len(recipe.configs)
-    visit = (low_estimate(recipe, 4, "normal") - low_estimate(recipe, 3, "normal")) / configs  # a round more
-    assert visit > 0
-    low, high = estimate_seconds(recipe, "normal")
-    assert low == pytest.approx((recipe.rounds.warmup + recipe.rounds.min * configs) * visit)  # warm-up, min rounds
-    assert high == recipe.rounds.budget_s("normal") < recipe.rounds.max * configs * visit  # the budget comes first
-    assert estimate_seconds(recipe, "small")[1] == recipe.rounds.budget_s("small")
-
-
-def test_a_quick_check_round_is_estimated_as_long_as_the_lab_measured_it(shipped: dict[str, Recipe]) -> None:
-    """Three quick-check sessions in the practice lab (hdd profile, 2026-11-23) took 136 s a round (the measurement
-    the small-scale times of recipes/plan.py come from); the estimate keeps within a fifth of it."""
-    recipe = shipped["quick-check"]
-    round_s = low_estimate(recipe, 4, "small") - low_estimate(recipe, 3, "small")
-    assert 0.8 * 136 <= round_s <= 1.2 * 136
-
-
-def test_estimate_grows_with_scale_and_with_rounds(shipped: dict[str, Recipe]) -> None:
-    for recipe in shipped.values():
-        small, normal = estimate_seconds(recipe, "small"), estimate_seconds(recipe, "normal")
-        assert small[0] <= small[1] and small[0] < normal[0] <= normal[1] and small[1] <= normal[1]
-    recipe = shipped["block-size"]
-    more = replace(recipe, rounds=Rounds(min=8, max=20))
-    assert estimate_seconds(more, "normal")[0] > estimate_seconds(recipe, "normal")[0]
-    assert estimate_seconds(more, "normal")[1] == estimate_seconds(recipe, "normal")[1]  # the budget caps both
-    both = estimate_total([shipped["block-size"], shipped["nconnect"]], "small")
-    assert both[0] == estimate_seconds(recipe, "small")[0] + estimate_seconds(shipped["nconnect"], "small")[0]
-    assert estimate_total([], "small") == (0.0, 0.0)
 
 
 def test_format_duration() -> None:

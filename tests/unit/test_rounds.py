@@ -8,7 +8,7 @@ from nfstune import paths
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.recipes import Recipe, load_recipes
 from nfstune.recipes.plan import Plan, build_plan, visit_seconds
-from nfstune.rounds import Eta, RecipeFigures, stop_reason
+from nfstune.rounds import EXPECT_AHEAD, Eta, RecipeFigures, rounds_to_expect, stop_reason
 
 SIZES = WorkloadSizes(seq_file_bytes=8 * MIB, small_file_count=30, small_file_bytes=4096, sync_4k_count=40)
 
@@ -125,3 +125,16 @@ def test_rounds_to_settle_follows_the_verdicts_estimate(shipped: dict[str, Recip
     close = figures(plan, {1: 1.05, 2: 1.15, 3: 1.08})
     wanted = close.rounds_to_settle(3)
     assert 4 <= wanted <= plan.recipes[0].rounds.max
+
+
+def test_the_time_left_counts_a_few_rounds_ahead_at_a_time(shipped: dict[str, Recipe]) -> None:
+    """A verdict's estimate after three rounds is noisy: the time left grows by at most EXPECT_AHEAD rounds a
+    round, within what fits in the budget, and always counts the next round."""
+    plan = plan_of(shipped["sync-vs-async"])
+    noisy = figures(plan, {1: 0.9, 2: 1.3, 3: 1.02})  # async somewhere between 10 % slower and 30 % faster
+    assert noisy.rounds_to_settle(3) > 3 + EXPECT_AHEAD  # what the verdicts alone would count
+    assert rounds_to_expect(noisy, 3, fit=20) == 3 + EXPECT_AHEAD
+    assert rounds_to_expect(noisy, 3, fit=4) == 4  # one more round is all the budget has
+    assert rounds_to_expect(noisy, 3, fit=3) == 4  # a round is counted until the stop rule says none is left
+    settled = figures(plan, {1: 5.0, 2: 5.1, 3: 4.9})
+    assert rounds_to_expect(settled, 3, fit=20) == 4

@@ -112,22 +112,23 @@ class Results:
             )
         return gone
 
-    def recipe_times(self, server_key: str, client_key: str, scale: str) -> dict[str, tuple[float, int]]:
-        """recipe id -> (seconds, rounds) of its newest completed run on this pair of hosts (user@host:port) at this
-        scale: from its first run's start to its last repeat's end, the session's ceilings left out. What the
-        Recipes page says beside the plan's estimate: these hosts' own pace."""
+    def past_runs(self, server_key: str, client_key: str, scale: str) -> list[tuple[str, float, int, bool]]:
+        """(recipe id, seconds, rounds, on this pair of hosts) of every completed run at this scale, newest first:
+        from a recipe's first run to its last repeat's end, the session's ceilings left out. What the Recipes
+        page's estimate is made from (recipes.estimate): these hosts' own pace, and the rounds a recipe took."""
         rows = self._conn.execute(
-            "SELECT s.id, r.recipe, MIN(r.started_at), MAX(p.started_at + COALESCE(p.seconds, 0)), MAX(p.number) "
+            "SELECT s.id, r.recipe, MIN(r.started_at), MAX(p.started_at + COALESCE(p.seconds, 0)), MAX(p.number), "
+            "hs.key = ? AND hc.key = ? "
             "FROM sessions s JOIN hosts hs ON hs.id = s.server_host JOIN hosts hc ON hc.id = s.client_host "
             "JOIN runs r ON r.session_id = s.id JOIN repeats p ON p.run_id = r.id "
-            "WHERE s.status = 'completed' AND hs.key = ? AND hc.key = ? AND s.scale = ? "
-            "GROUP BY s.id, r.recipe ORDER BY s.id DESC",
+            "WHERE s.status = 'completed' AND s.scale = ? "
+            "GROUP BY s.id, r.recipe ORDER BY s.id DESC, MIN(r.started_at) DESC",
             (server_key, client_key, scale),
         ).fetchall()
-        found: dict[str, tuple[float, int]] = {}
-        for _sid, recipe, first, last, rounds in rows:
-            found.setdefault(recipe, (max(0.0, last - first), int(rounds)))
-        return found
+        return [
+            (recipe, max(0.0, last - first), int(rounds), bool(here))
+            for _sid, recipe, first, last, rounds, here in rows
+        ]
 
     def keep_admin_config(self, session_id: int, config_json: str) -> None:
         """The admin's configuration a session's recommendation starts from (workflow.keep_current)."""

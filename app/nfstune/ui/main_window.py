@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from nfstune import __version__
 from nfstune.advice import Recommendation
+from nfstune.recipes.estimate import PastRun
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
 from nfstune.store import Results, open_store
 from nfstune.ui.controller import Controller, RunOutcome
@@ -65,7 +66,7 @@ class MainWindow(QMainWindow):
         self.preflight_page = PreflightPage()
         self.recipes_page = RecipesPage(self.recipes, self.scale)
         self.recipes_page.plan_context = self.controller.plan_inputs
-        self.recipes_page.past_times = self._past_times
+        self.recipes_page.past_runs = self._past_runs
         self.run_page = RunPage(self.controller)
         self.results_page = ResultsPage()
         self.recommendation_page = RecommendationPage()
@@ -254,13 +255,18 @@ class MainWindow(QMainWindow):
         if outcome.status == "completed":
             self.go(4)
 
-    def _past_times(self, scale: str) -> dict[str, tuple[float, int]]:
+    def _past_runs(self, scale: str) -> list[PastRun]:
+        """The completed runs at this scale, newest first; on the connected pair or (before there is one, or on
+        other hosts) elsewhere: what the Recipes page's estimates are made from."""
         from nfstune.changes.transaction import host_key
 
         hosts = self.controller.hosts
-        if "server" not in hosts or "client" not in hosts:
-            return {}
-        return self.results_store.recipe_times(host_key(hosts["server"]), host_key(hosts["client"]), scale)
+        keys = (
+            (host_key(hosts["server"]), host_key(hosts["client"]))
+            if "server" in hosts and "client" in hosts
+            else ("", "")
+        )
+        return [PastRun(*row) for row in self.results_store.past_runs(*keys, scale)]
 
     def _show_recommendation(self, rec: Recommendation, session: dict[str, Any]) -> None:
         c = self.controller

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import html
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot
 from PySide6.QtGui import QResizeEvent, QShowEvent
@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.errors import NfstuneError
-from nfstune.recipe_info import describe, estimate_seconds, estimate_total, format_duration, size_text
+from nfstune.recipe_info import describe, format_duration, size_text
+from nfstune.recipes.estimate import Estimate, PastRun, estimate
 from nfstune.recipes.model import Config, Recipe
 from nfstune.recipes.plan import plan_text
 from nfstune.ui.plan_dialog import PlanDialog
@@ -150,10 +151,10 @@ class RecipesPage(QWidget):
         # and the planner assumes the defaults; the main window hands in the controller's
         self.plan_context: Callable[[], tuple[Pair | None, Facts | None]] = lambda: (None, None)
         self.plan_seed: int | None = None  # None: a new seed each time, as a run would draw (tests fix one)
-        # recipe id -> (seconds, rounds) its last completed run took on the connected hosts at this scale (the
-        # main window reads them from the store; {} before the hosts are connected)
-        self.past_times: Callable[[str], Mapping[str, tuple[float, int]]] = lambda _scale: {}
-        self._past: Mapping[str, tuple[float, int]] = {}  # read by refresh(), not at every change of recipe
+        # the completed runs at a scale, newest first, on the connected hosts or elsewhere: what the estimates are
+        # made from (the main window reads them from the store)
+        self.past_runs: Callable[[str], Sequence[PastRun]] = lambda _scale: []
+        self._past: Sequence[PastRun] = []  # read by refresh(), not at every change of recipe
         self.plan_dialog: PlanDialog | None = None
         self._shown: tuple[tuple[str, ...], str, int] | None = None  # the last plan shown: recipes, scale, seed
 
@@ -259,8 +260,7 @@ class RecipesPage(QWidget):
         index = self.scale_combo.findData(scale)
         if index >= 0 and index != self.scale_combo.currentIndex():
             self.scale_combo.setCurrentIndex(index)
-        self.refresh()  # another scale: other past times
-        self._show_total()
+        self.refresh()  # another scale: other past times, and the totals with them
 
     @property
     def scale(self) -> str:
@@ -278,8 +278,16 @@ class RecipesPage(QWidget):
     def _id_at(self, row: int) -> str:
         return str(self.recipe_list.item(row).data(ID_ROLE))
 
-    def _estimate_text(self, seconds: tuple[float, float]) -> str:
-        return f"{format_duration(seconds)} ({SCALE_NOTE.get(self._scale, f'scale {self._scale}')})"
+    def estimate(self, recipe: Recipe) -> Estimate:
+        return estimate(recipe, self._scale, self._past, self._recipes)
+
+    def _estimate_text(self, seconds: float, at_most_s: float) -> str:
+        """'about 6 min, at most 15 min (scale small: ...)'."""
+        at_most = format_duration(at_most_s).removeprefix("about ")
+        scale = SCALE_NOTE.get(self._scale, f"scale {self._scale}")
+        if round(at_most_s / 60) <= round(seconds / 60):
+            return f"{format_duration(seconds)} ({scale})"
+        return f"{format_duration(seconds)}, at most {at_most} ({scale})"
 
     def show_plan(self) -> PlanDialog | None:
         """The plan of the checked recipes, in a dialog. Planning is pure and fast (no SSH, no I/O: the facts were
@@ -317,7 +325,9 @@ class RecipesPage(QWidget):
             self.total_label.setText("No recipe checked: check at least one to continue.")
             return
         what = "1 recipe" if len(chosen) == 1 else f"{len(chosen)} recipes"
-        self.total_label.setText(f"Checked: {what}, {self._estimate_text(estimate_total(chosen, self._scale))}")
+        estimates = [self.estimate(r) for r in chosen]
+        total = self._estimate_text(sum(e.seconds for e in estimates), sum(e.at_most_s for e in estimates))
+        self.total_label.setText(f"Checked: {what}, {total}")
 
     def _show_details(self, recipe: Recipe | None) -> None:
         if recipe is None:
@@ -334,20 +344,16 @@ class RecipesPage(QWidget):
         risks = e(info.risks or "").replace("\n", "<br>")
         self.warning_label.setText(f"<b>\u26a0 Warning</b><br>{risks}")
         self._fill_configs(recipe)
-        low_high = estimate_seconds(recipe, self._scale)
-        text = f"<b>Estimated duration:</b> {e(self._estimate_text(low_high))}"
-        past = self._past.get(recipe.id)
-        if past is not None:  # the plan's figures are this lab's or a typical NAS's: these hosts' own pace
-            seconds, rounds = past
-            text += f"; <b>last time on these hosts:</b> {e(format_duration(seconds).removeprefix('about '))}, "
-            text += f"{rounds} round{'s' if rounds != 1 else ''}"
-        self.estimate_label.setText(text)
+        likely = self.estimate(recipe)
+        text = f"<b>Estimated duration:</b> {e(self._estimate_text(likely.seconds, likely.at_most_s))}"
+        self.estimate_label.setText(f"{text}<br><i>From {e(likely.basis)}.</i>")
 
     def refresh(self) -> None:
         """Read the connected hosts' past times again (one query of the store, on the page's entry or a new scale)
         and say the current recipe with them."""
-        self._past = self.past_times(self._scale)
+        self._past = self.past_runs(self._scale)
         self._show_details(self.current_recipe())
+        self._show_total()
 
     def _fill_configs(self, recipe: Recipe) -> None:
         table = self.config_table

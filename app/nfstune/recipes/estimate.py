@@ -1,0 +1,103 @@
+"""How long a recipe will take on the hosts at hand: the plan's time for the rounds it is likely to run, at the
+pace these hosts have shown. Pure: the caller reads the past runs from the store (Results.past_runs).
+
+The plan's seconds per visit (plan.VISIT_S, RUN_S) were measured on one lab; another lab, or a NAS, runs at its
+own pace, and a recipe stops after as many rounds as its comparisons need, which the plan cannot know. So:
+- a recipe run before on these hosts at this scale: the median of its last runs there (its rounds included);
+- else these hosts' pace (each earlier run's time over the plan's time for the rounds it ran; their median) times
+  the plan's time for the rounds it took elsewhere (the median), or its minimum rounds when it never ran;
+- else the plan alone, for its minimum rounds.
+Never more than the recipe's budget for the scale, which is also the most it can take.
+"""
+
+from __future__ import annotations
+
+import functools
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from nfstune.bench.sizing import default_sizes
+from nfstune.recipes.model import Recipe
+from nfstune.recipes.plan import build_plan, visit_seconds
+
+LAST_RUNS = 3  # the runs of a recipe its estimate takes the median of: recent enough to follow a changed host
+
+
+@dataclass(frozen=True)
+class PastRun:
+    """One completed run of a recipe: how long it took (its first visit to its last repeat) and in how many rounds."""
+
+    recipe: str
+    seconds: float
+    rounds: int
+    same_hosts: bool  # on the pair the estimate is for (else: on other hosts, same scale)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    seconds: float  # the likely time
+    at_most_s: float  # the recipe's budget, or its maximum rounds when they take less
+    basis: str  # what the likely time is made from, in words
+
+
+@functools.lru_cache(maxsize=64)
+def _plan_times(recipe: Recipe, scale: str) -> tuple[float, float, float]:
+    """(warm-up, one round, budget) seconds of the recipe's plan. Cached: a plan takes ~9 ms, and the Recipes page
+    asks for every past run's recipe at each change of the checked recipes."""
+    # the conditions on facts count as if they hold: the planner tries a configuration whose fact is unknown
+    plan = build_plan(
+        [recipe], {}, scale=scale, seed=0, sizes=default_sizes(scale), fio_available=True, share="/share",
+        server_address="server", scratch_name=".nfstune-0",
+    )  # fmt: skip
+    if not plan.recipes:
+        return 0.0, 0.0, 0.0
+    item = plan.recipes[0]
+    return sum(visit_seconds(v, scale) for v in item.visits if v.warmup), item.round_s(scale), item.budget_s
+
+
+def plan_seconds(recipe: Recipe, scale: str, rounds: int) -> float:
+    """The plan's time for the warm-up and `rounds` rounds, at most the budget."""
+    warmup, round_s, budget = _plan_times(recipe, scale)
+    return min(warmup + rounds * round_s, budget)
+
+
+def at_most_seconds(recipe: Recipe, scale: str) -> float:
+    return plan_seconds(recipe, scale, recipe.rounds.max)
+
+
+def _rounds_text(rounds: float) -> str:
+    whole = round(rounds)
+    return f"{whole} round{'s' if whole != 1 else ''}"
+
+
+def estimate(recipe: Recipe, scale: str, past: Sequence[PastRun], recipes: Mapping[str, Recipe]) -> Estimate:
+    """`past`: completed runs at this scale, newest first; `recipes`: the recipes by id, for the plan's time of
+    the other recipes' runs (a run of a recipe no longer known is left out of the pace)."""
+    at_most = at_most_seconds(recipe, scale)
+    own_here = [p for p in past if p.recipe == recipe.id and p.same_hosts][:LAST_RUNS]
+    if own_here:
+        seconds = statistics.median(p.seconds for p in own_here)
+        runs = "its last run" if len(own_here) == 1 else f"its last {len(own_here)} runs"
+        rounds = statistics.median(p.rounds for p in own_here)
+        return Estimate(min(seconds, at_most), at_most, f"{runs} on these hosts ({_rounds_text(rounds)})")
+    paces = [
+        p.seconds / planned
+        for p in past
+        if p.same_hosts and p.recipe in recipes and (planned := plan_seconds(recipes[p.recipe], scale, p.rounds)) > 0
+    ][: LAST_RUNS * 3]
+    own_elsewhere = [p.rounds for p in past if p.recipe == recipe.id][:LAST_RUNS]
+    rounds = round(statistics.median(own_elsewhere)) if own_elsewhere else recipe.rounds.min
+    rounds_basis = (
+        f"{_rounds_text(rounds)}, as it took on other hosts"
+        if own_elsewhere
+        else f"its minimum {_rounds_text(rounds)}; it may need more"
+    )
+    if paces:
+        pace = statistics.median(paces)
+        runs = "1 earlier run" if len(paces) == 1 else f"{len(paces)} earlier runs"
+        basis = f"these hosts' pace in {runs} of other recipes ({pace:.1f}x the plan), {rounds_basis}"
+        return Estimate(min(pace * plan_seconds(recipe, scale, rounds), at_most), at_most, basis)
+    return Estimate(
+        plan_seconds(recipe, scale, rounds), at_most, f"the plan ({rounds_basis}): no run on these hosts yet"
+    )
