@@ -15,6 +15,8 @@ APT_QT := xvfb xauth x11-apps libegl1 libgl1 libdbus-1-3 libfontconfig1 fonts-de
 	libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0 \
 	libxcb-shape0 libxcb-xkb1 imagemagick
 APT_PKGS := $(APT_LAB) $(APT_TEST) $(APT_QT)
+# `make screenshots` only: the exported report as a browser shows it (headless, in a network namespace of its own)
+APT_SHOTS := chromium util-linux
 
 .PHONY: demo test pytest lint system-deps venv screenshots clean
 
@@ -33,7 +35,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 system-deps:
-	@missing=$$(for p in $(APT_PKGS); do \
+	@missing=$$(for p in $(APT_PKGS) $(EXTRA_APT); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:" $$missing; \
@@ -52,7 +54,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $@
 
-screenshots: system-deps $(STAMP)
+screenshots: $(STAMP)
+	$(MAKE) system-deps EXTRA_APT="$(APT_SHOTS)"
 	$(BIN)/python tests/screenshots.py docs/screenshots
 
 clean:

@@ -71,6 +71,10 @@ def drive(out: Path) -> int:
     if w.controller.outcome is None or w.controller.outcome.status != "completed":
         raise SystemExit(f"screenshots: the run did not complete: {w.run_page.current.text()}")
     snap("5-results")
+    w.resize(1024, 700)  # the smallest window the pages must be readable in (issue 12)
+    QTest.qWait(900)
+    snap("5-results-1024x700")
+    w.setGeometry(0, 0, W, H - 30)
     w.go(5)
     w.recommendation_page.show_async_check.setChecked(True)
     QTest.qWait(500)
@@ -84,8 +88,26 @@ def drive(out: Path) -> int:
     w.history_page.table.selectRow(0)
     QTest.qWait(700)
     snap("8-history")
+    report = out / "report.html"
+    report.unlink(missing_ok=True)
+    w.history_page.ask_save_path = lambda *_args: (str(report), "")  # History's own export, as the admin clicks it
+    w.history_page.export_buttons["html"].click()
+    wait(report.exists, 60, "the exported report")
     w.close()
+    shoot_report(report, out / "9-report.png")
     return 0
+
+
+def shoot_report(report: Path, target: Path) -> None:
+    """The exported report as a browser shows it: Debian's chromium, headless, in a network namespace of its own
+    (loopback only: the report is one self-contained file, and the browser must not reach anything else)."""
+    subprocess.run(
+        ["unshare", "--net", "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+         "--no-first-run", "--disable-background-networking", f"--screenshot={target}", "--window-size=1000,2200",
+         report.as_uri()],
+        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120,
+    )  # fmt: skip
+    print(f"wrote {target}", flush=True)
 
 
 def main(out_dir: str) -> int:

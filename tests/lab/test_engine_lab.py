@@ -159,6 +159,7 @@ def test_cancel_mid_run_undoes_everything(lab: LabConfig, tmp_path: Path) -> Non
     steps = [line for line in logged if ": undone: " in line]
     assert any(line.startswith(f"{client.label}: undone: /mnt/nfstune/") and "unmounted" in line for line in steps)
     assert any(line.startswith(f"{nas.label}: undone: the scratch directory") for line in steps), steps
+    assert any(line.startswith(f"{client.label}: unmounting /mnt/nfstune/") for line in logged)  # before it waits
 
 
 SEQ_RECIPE = """

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from nfstune.changes.transaction import Transaction
+from nfstune.nfs.own_mount import SCRATCH_PREFIX
 from nfstune.remote import CommandResult
 from nfstune.remote.local import LocalHost
 from nfstune.store import Journal, open_store
@@ -62,6 +63,7 @@ def test_an_announced_undo_says_each_step_and_a_quiet_one_says_none(tmp_path: Pa
     host = LocalHost()
     for announce in (False, True):
         target, made = tmp_path / f"file-{announce}", tmp_path / f"dir-{announce}"
+        scratch = tmp_path / f"{SCRATCH_PREFIX}{announce}"
         target.write_bytes(b"original\n")
         log: list[str] = []
         tx = Transaction(journal, log.append)
@@ -69,9 +71,13 @@ def test_an_announced_undo_says_each_step_and_a_quiet_one_says_none(tmp_path: Pa
         target.write_bytes(b"changed\n")
         tx.record(host, "dir", str(made))
         made.mkdir()
+        tx.record(host, "scratch", str(scratch))
+        (scratch / "sub").mkdir(parents=True)
         tx.undo(announce=announce)
-        assert target.read_bytes() == b"original\n" and not made.exists()
+        assert target.read_bytes() == b"original\n" and not made.exists() and not scratch.exists()
         expected = [
+            f"{host.label}: removing the scratch directory {scratch}…",  # said before a step that may take a while
+            f"{host.label}: undone: the scratch directory {scratch} removed",
             f"{host.label}: undone: the directory {made} removed",
             f"{host.label}: undone: {target} put back as it was",
         ]

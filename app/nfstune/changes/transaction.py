@@ -88,6 +88,17 @@ def describe(entry: JournalEntry) -> str:
     }.get(entry.kind, f"{entry.kind} {entry.target}")  # fmt: skip
 
 
+def may_wait(entry: JournalEntry) -> str | None:
+    """What an undo step that can take a while is doing, said before it starts: an unmount waits while the server
+    does not answer (a client that lost its connection sat a minute in umount on the lab), and a large scratch
+    directory takes time to remove. None for the quick steps."""
+    if entry.kind == "mount":
+        return f"unmounting {entry.target} (this waits while the server does not answer)"
+    if entry.kind == "scratch":
+        return f"removing the scratch directory {entry.target}"
+    return None
+
+
 def recover(hosts: Mapping[str, Host], journal: Journal, progress: Progress) -> list[JournalEntry]:
     """Undo every change still pending on these hosts (newest first). Returns what was undone; entries of
     hosts not given stay pending for later."""
@@ -137,6 +148,8 @@ class Transaction:
                 continue
             for attempt in (1, 2):
                 try:
+                    if announce and attempt == 1 and (doing := may_wait(entry)) is not None:
+                        self.progress(f"{host.label}: {doing}…")
                     undo_entry(host, entry)
                     self.journal.mark_restored(entry_id)
                     if announce:
