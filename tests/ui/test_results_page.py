@@ -313,3 +313,31 @@ def test_a_new_session_frees_the_last_ones_tabs(page: ResultsPage, results: Resu
         page.show_session(results.session(sid))
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     assert len(page.findChildren(ResultChart)) == len(page.chart_widgets()) == 3  # one session's charts, not 9
+
+
+def test_the_results_page_exports_the_report_history_and_nfstune_report_write(
+    qtbot: QtBot, tmp_path: Path, recipes: dict[str, Recipe]
+) -> None:
+    from nfstune.report import session_html
+
+    settings = QSettings(str(tmp_path / "nfstune.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(store_path=tmp_path / "window.sqlite3", scale="small", settings=settings)
+    qtbot.addWidget(window)
+    page = window.results_page
+    assert not page.export_report_button.isEnabled()  # no session yet
+    sid = store_session(window.results_store, FIRST_SESSION)
+    page.show_session(window.results_store.session(sid), recipes)
+    out = tmp_path / "sent.html"
+    asked: list[str] = []
+
+    def dialog(_parent: object, title: str, suggested: str, _filter: str) -> tuple[str, str]:
+        asked.append(f"{title} | {suggested}")
+        return str(out), ""
+
+    window.history_page.ask_save_path = dialog
+    page.export_report_button.click()
+    qtbot.waitUntil(lambda: "report written to" in page.header_label.text(), timeout=30_000)
+    assert asked == [f"Export session {sid} as HTML report | {Path.home()}/nfstune-session-{sid}.html"]
+    assert str(out) in page.header_label.text()
+    by_id = {r.id: r for r in window.recipes}
+    assert out.read_text() == session_html(window.results_store, sid, by_id)  # what `nfstune report N --html` writes

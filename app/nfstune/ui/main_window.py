@@ -74,6 +74,8 @@ class MainWindow(QMainWindow):
             self.results_store, recipes={r.id: r for r in self.recipes}, store_path=store_path,
             background=lambda name, work, done, failed: self.controller.start_job(name, work, done, failed, hosts=()),
         )  # fmt: skip
+        self.results_page.export_report_requested.connect(self.history_page.export_html)
+        self.history_page.report_written.connect(self.results_page.report_written)
         self.pages = [self.connect_page, self.preflight_page, self.recipes_page, self.run_page, self.results_page,
                       self.recommendation_page]  # fmt: skip
 

@@ -18,6 +18,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
+    Signal,
     Slot,
 )
 from PySide6.QtGui import QColor
@@ -196,6 +197,8 @@ Background = Callable[[str, Callable[[Any], Any], Callable[[Any], None], Callabl
 
 
 class HistoryPage(QWidget):
+    report_written = Signal(str)  # an exported report's path (the Results page says it too)
+
     def __init__(
         self,
         results: Results,
@@ -335,14 +338,22 @@ class HistoryPage(QWidget):
 
     @Slot()
     def _on_export_html_clicked(self) -> None:
+        (session_id,) = self.selected_ids()
+        self.export_html(session_id)
+
+    def export_html(self, session_id: int) -> None:
+        """The session's report, where the admin chooses: the same file `nfstune report N --html` writes. Also
+        what the Results page's Export button does."""
         recipes, background, store_path = self._recipes, self._background, self._store_path
         if background is None:
-            self._export("html", lambda session_id, path: write_html(self._results, session_id, path, recipes))
+            written = self._export("html", lambda sid, path: write_html(self._results, sid, path, recipes), session_id)
+            if written is not None:
+                self.report_written.emit(str(written))
             return
-        chosen = self._ask_path("html")
+        chosen = self._ask_path("html", session_id)
         if chosen is None:
             return
-        session_id, path = chosen
+        path = chosen
 
         def work(_job: object) -> None:  # on a worker thread, with its own connection to the store
             conn = open_store(store_path)
@@ -354,8 +365,12 @@ class HistoryPage(QWidget):
                 conn.close()
 
         self.status.setText(f"Writing {path}…")
-        background("export-html", work, lambda _result: self.status.setText(f"Wrote {path}"),
+        background("export-html", work, lambda _result: self._report_written(path),
                    lambda reason: self._export_failed(path, reason))  # fmt: skip
+
+    def _report_written(self, path: Path) -> None:
+        self.status.setText(f"Wrote {path}")
+        self.report_written.emit(str(path))
 
     @Slot()
     def _on_export_csv_clicked(self) -> None:
@@ -365,25 +380,27 @@ class HistoryPage(QWidget):
     def _on_export_json_clicked(self) -> None:
         self._export("json", self._results.export_json)
 
-    def _ask_path(self, kind: str) -> tuple[int, Path] | None:
-        """The selected session and where to write it; None when the admin cancelled the dialog."""
-        (session_id,) = self.selected_ids()
+    def _ask_path(self, kind: str, session_id: int) -> Path | None:
+        """Where to write the session; None when the admin cancelled the dialog."""
         what, suffix, file_filter = EXPORTS[kind]
         suggested = str(Path.home() / f"nfstune-session-{session_id}.{suffix}")
         chosen, _ = self.ask_save_path(self, f"Export session {session_id} as {what}", suggested, file_filter)
-        return (session_id, Path(chosen)) if chosen else None
+        return Path(chosen) if chosen else None
 
-    def _export(self, kind: str, write: Callable[[int, Path], None]) -> None:
-        chosen = self._ask_path(kind)
-        if chosen is None:
-            return
-        session_id, path = chosen
+    def _export(self, kind: str, write: Callable[[int, Path], None], session_id: int | None = None) -> Path | None:
+        """`session_id`: None for the selected one. Returns the file written, None when none was."""
+        if session_id is None:
+            (session_id,) = self.selected_ids()
+        path = self._ask_path(kind, session_id)
+        if path is None:
+            return None
         try:
             write(session_id, path)
         except OSError as exc:  # a known environment error: say which file and why; anything else is a bug
             self._export_failed(path, exc.strerror or str(exc))
-            return
+            return None
         self.status.setText(f"Wrote {path}")
+        return path
 
     def _export_failed(self, path: Path, reason: str) -> None:
         self.status.setText(f"Export failed: {path}")

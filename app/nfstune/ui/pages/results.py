@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -194,8 +194,13 @@ class WorkloadBlock(QWidget):
 
 
 class ResultsPage(QWidget):
+    # the session whose report the admin asked to export (History's export writes it: the same file as
+    # `nfstune report N --html`)
+    export_report_requested = Signal(int)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._session_id: int | None = None
         self.header_label = QLabel("No results yet: they appear here when a run ends.")
         self.header_label.setWordWrap(True)
         self.tabs = QTabWidget()
@@ -208,8 +213,13 @@ class ResultsPage(QWidget):
         self.save_png_button.setEnabled(False)
         self.save_png_button.clicked.connect(self._on_save_png_clicked)
         self.ask_directory = QFileDialog.getExistingDirectory  # tests replace it
+        self.export_report_button = QPushButton("E&xport report…")
+        self.export_report_button.setToolTip("The whole session as one HTML file to send to a colleague")
+        self.export_report_button.setEnabled(False)
+        self.export_report_button.clicked.connect(self._on_export_report_clicked)
         top = QHBoxLayout()
         top.addWidget(self.header_label, 1)
+        top.addWidget(self.export_report_button)
         top.addWidget(self.save_png_button)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -237,6 +247,15 @@ class ResultsPage(QWidget):
             return
         self.header_label.setText(f"{self.header_label.text()}  ·  {len(written)} PNG files saved in {directory}")
 
+    @Slot()
+    def _on_export_report_clicked(self) -> None:
+        if self._session_id is not None:
+            self.export_report_requested.emit(self._session_id)
+
+    @Slot(str)
+    def report_written(self, path: str) -> None:
+        self.header_label.setText(f"{self.header_label.text()}  ·  report written to {path}")
+
     def chart_widgets(self) -> list[ResultChart]:
         """Every chart on the page, in tab order (for the PNG export)."""
         return list(self._charts)
@@ -254,6 +273,8 @@ class ResultsPage(QWidget):
         self.tables.clear()
         self._charts = []
         self.save_png_button.setEnabled(bool(session.get("runs")))
+        self._session_id = session.get("id")
+        self.export_report_button.setEnabled(self._session_id is not None)
         status = session.get("status") or "running"
         header = f"Session {session.get('id', '')}: {status}"
         if session.get("message"):
