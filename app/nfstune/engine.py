@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from nfstune.baselines import Baseline, measure_all
@@ -31,6 +31,7 @@ from nfstune.errors import Cancelled, NfstuneError
 from nfstune.growth import next_sizes
 from nfstune.guard import AsyncStep, ServerChange
 from nfstune.nfs.export_edit import export_edit
+from nfstune.recipes.estimate import Estimate
 from nfstune.recipes.model import WORKLOADS, Config
 from nfstune.recipes.plan import Plan, RecipePlan, Visit
 from nfstune.remote import Host, RemoteError
@@ -77,12 +78,15 @@ class Engine:
         appliance: str | None = None,
         client_address: str | None = None,
         confirm: Callable[[ServerChange], bool] | None = None,
+        likely: Mapping[str, Estimate] | None = None,
     ) -> None:
         """`emit` is called from the engine's thread and, for "sample" events, from the samplers' threads.
         `appliance`: the server's vendor when it is an appliance (HostFacts.appliance): its exports are never
         written. `confirm`: asked, on the engine's thread, before the first change of a session that changes the
         export while other clients are connected; without it such a session is refused. `client_address`: the
-        client host's address as the server sees it (to mark its own mounts in that list)."""
+        client host's address as the server sees it (to mark its own mounts in that list). `likely`: each
+        recipe's estimate from these hosts' past runs (recipes.estimate), which the time left starts from."""
+        self.likely = likely or {}
         self.server, self.client, self.server_address, self.share = server, client, server_address, share
         self.sizes, self.results, self.journal, self.emit = sizes, results, journal, emit
         self.fio_available = fio_available
@@ -116,7 +120,7 @@ class Engine:
         except BaseException as exc:
             self.results.end_session(session_id, "cancelled" if isinstance(exc, Cancelled) else "failed", str(exc))
             raise
-        self._plan, self._eta, self._fraction = plan, Eta(plan), 0.0
+        self._plan, self._eta, self._fraction = plan, Eta(plan, self.likely), 0.0
         if plan.sizes is not None:  # the workloads run with what their argv in the plan were made with
             self.sizes, self.fio_available = plan.sizes, plan.fio_available
         self._planned_sizes = self.sizes
@@ -248,7 +252,8 @@ class Engine:
                     break
                 if number >= item.rounds.min:  # beyond the minimum: as many rounds as settling needs and fit
                     fit = number + int(max(0.0, item.budget_s - elapsed) // max(max(round_times[-3:]), 1.0))
-                    self._eta.expect_rounds(item, rounds_to_expect(figures, number, fit))
+                    likely = self._eta.likely_rounds[item.recipe.id]
+                    self._eta.expect_rounds(item, rounds_to_expect(figures, number, fit, likely))
                 self._grow(item, figures, number, time.monotonic() - started, round_times)
             self._eta.recipe_done(item, number)
             status = "completed"

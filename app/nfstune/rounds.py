@@ -8,7 +8,7 @@ measured so far say how long one takes), or at `max` rounds.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -17,6 +17,7 @@ from nfstune.recipes.plan import Plan, RecipePlan, Visit, visit_seconds
 
 if TYPE_CHECKING:
     from nfstune.bench.verdict import Question
+    from nfstune.recipes.estimate import Estimate
 
 # The time left counts at most this many rounds beyond the current one: a verdict's own estimate of the rounds it
 # needs is noisy after a few rounds (no-wdelay on the lab: "about 6 min left" at round 4, then settled 70 s later),
@@ -81,10 +82,12 @@ class RecipeFigures:
         return [v.text for v in judge(questions) if not v.settled]
 
 
-def rounds_to_expect(figures: RecipeFigures, rounds_done: int, fit: int) -> int:
-    """The rounds in all the time left counts, beyond the minimum: as many as the unsettled comparisons need and
-    `fit` in the budget, at most EXPECT_AHEAD past `rounds_done`, at least the next."""
-    return max(rounds_done + 1, min(fit, figures.rounds_to_settle(rounds_done), rounds_done + EXPECT_AHEAD))
+def rounds_to_expect(figures: RecipeFigures, rounds_done: int, fit: int, likely: int = 0) -> int:
+    """The rounds in all the time left counts, beyond the minimum: as many as the unsettled comparisons need,
+    at most EXPECT_AHEAD past `rounds_done`, or the `likely` rounds it took on these hosts before when more; as
+    many as `fit` in the budget; at least the next."""
+    ahead = min(figures.rounds_to_settle(rounds_done), rounds_done + EXPECT_AHEAD)
+    return max(rounds_done + 1, min(fit, max(ahead, likely)))
 
 
 def stop_reason(figures: RecipeFigures, rounds_done: int, elapsed_s: float, round_times: Sequence[float]) -> str | None:
@@ -107,15 +110,39 @@ def stop_reason(figures: RecipeFigures, rounds_done: int, elapsed_s: float, roun
     return None
 
 
-class Eta:
-    """The time left: what the plan still expects (warm-ups and the minimum rounds of every recipe, plus each
-    round started beyond the minimum) scaled by how the visits measured so far compare with the plan."""
+# How much of the plan's time the hosts' past pace weighs, against the visits measured so far: about two of a
+# lab's visits. Without it the first visit alone (a warm-up that also lays out the files) set the pace of the
+# whole session.
+PRIOR_WEIGHT_S = 60.0
 
-    def __init__(self, plan: Plan) -> None:
+
+class Eta:
+    """The time left: what the plan still expects (warm-ups and the rounds each recipe likely runs: its minimum,
+    or as many as it took on these hosts before, plus each round started beyond them) at the hosts' pace: their
+    past pace (recipes.estimate, what the Recipes page said) blended with how the visits measured so far compare
+    with the plan."""
+
+    def __init__(self, plan: Plan, likely: Mapping[str, Estimate] | None = None) -> None:
+        likely = likely or {}
         self.scale = plan.scale
-        self.expected_s = sum(
-            visit_seconds(v, plan.scale) for item in plan.recipes for v in item.visits if v.round <= item.rounds.min
-        )
+        # recipe id -> the last round whose visits expected_s holds (the likely rounds at first; then what the
+        # comparisons' own estimates say it takes to settle them)
+        self.likely_rounds = {
+            item.recipe.id: min(item.rounds.max, max(item.rounds.min, likely[item.recipe.id].rounds))
+            if item.recipe.id in likely
+            else item.rounds.min
+            for item in plan.recipes
+        }
+        self.counted = dict(self.likely_rounds)
+        expected = {
+            item.recipe.id: sum(
+                visit_seconds(v, plan.scale) for v in item.visits if v.round <= self.counted[item.recipe.id]
+            )
+            for item in plan.recipes
+        }
+        self.expected_s = sum(expected.values())
+        weighed = sum((likely[r].pace if r in likely else 1.0) * s for r, s in expected.items())
+        self.prior_pace = weighed / self.expected_s if self.expected_s > 0 else 1.0
         self.planned_done_s = 0.0
         self.measured_done_s = 0.0
         # the recipes' budgets, for the most the session can still take (a recipe whose comparisons do not
@@ -123,9 +150,6 @@ class Eta:
         self.budgets = [item.budget_s for item in plan.recipes]
         self.recipe_index = -1
         self.recipe_start = 0.0
-        # recipe id -> the last round whose visits expected_s holds (the minimum at first; then what the
-        # comparisons' own estimates say it takes to settle them)
-        self.counted = {item.recipe.id: item.rounds.min for item in plan.recipes}
 
     def recipe_started(self, now: float) -> None:
         self.recipe_index += 1
@@ -167,5 +191,5 @@ class Eta:
         self.measured_done_s += seconds
 
     def remaining_s(self) -> float:
-        factor = self.measured_done_s / self.planned_done_s if self.planned_done_s > 0 else 1.0
+        factor = (self.measured_done_s + self.prior_pace * PRIOR_WEIGHT_S) / (self.planned_done_s + PRIOR_WEIGHT_S)
         return self.expected_s * factor

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from nfstune.bench.sizing import default_sizes, growth_limits, plan_sizes
@@ -18,6 +18,8 @@ from nfstune.engine import Engine, Event
 from nfstune.errors import ConfigError
 from nfstune.guard import ServerChange
 from nfstune.nfs.own_mount import SCRATCH_PREFIX
+from nfstune.recipes.estimate import Estimate, PastRun, estimate
+from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import Recipe, recipe_facts
 from nfstune.recipes.plan import Plan, build_plan, plan_json
 from nfstune.remote import Host
@@ -137,8 +139,10 @@ def make_engine(
     cancel: threading.Event,
     baselines: bool = True,
     confirm: Callable[[ServerChange], bool] | None = None,
+    likely: Mapping[str, Estimate] | None = None,
 ) -> Engine:
-    """`confirm`: asked before the first change of the export while other clients use the server (Engine)."""
+    """`confirm`: asked before the first change of the export while other clients use the server (Engine);
+    `likely`: each recipe's estimate from these hosts' past runs (likely_times), where the time left starts."""
     fs = facts.server.filesystem
     route = facts.client.route
     return Engine(
@@ -155,8 +159,16 @@ def make_engine(
         iperf_seconds=IPERF_SECONDS.get(scale, 10),
         # the server's exports are never written on an appliance: the engine refuses before any change
         appliance=facts.server.appliance, confirm=confirm,
-        client_address=route.source_address if route is not None else None,
+        client_address=route.source_address if route is not None else None, likely=likely,
     )  # fmt: skip
+
+
+def likely_times(results: Results, pair: Pair, recipes: Sequence[Recipe], scale: str) -> dict[str, Estimate]:
+    """Each recipe's estimate from the completed runs at this scale, on this pair and elsewhere: what the Recipes
+    page says, and where the Run page's time left starts."""
+    past = [PastRun(*row) for row in results.past_runs(host_key(pair.server), host_key(pair.client), scale)]
+    known = {**recipes_by_id(), **{r.id: r for r in recipes}}
+    return {r.id: estimate(r, scale, past, known) for r in recipes}
 
 
 def open_session(
@@ -179,10 +191,11 @@ def open_session(
     plan = plan_for(pair, facts, recipes, scale, seed)
     for reason in plan.skipped:
         emit(Event("log", reason))
+    likely = likely_times(results, pair, recipes, scale)  # before this session is stored: from earlier ones
     sid = start_session(results, pair, facts, scale=scale, recipe_ids=[r.id for r in recipes], plan=plan)
     engine = make_engine(
         pair, facts, scale=scale, results=results, journal=journal, emit=emit, cancel=cancel, baselines=baselines,
-        confirm=confirm,
+        confirm=confirm, likely=likely,
     )  # fmt: skip
     return sid, plan, engine
 

@@ -4,6 +4,7 @@ rounds the recipe took before; from the shipped recipe files."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -95,3 +96,23 @@ def test_a_new_recipe_at_these_hosts_pace_for_the_rounds_it_took_elsewhere(shipp
     never_ran = estimate(shipped["block-size"], "small", past, shipped)
     assert never_ran.seconds == pytest.approx(2 * plan_seconds(shipped["block-size"], "small", 3))
     assert "its minimum 3 rounds" in never_ran.basis
+
+
+def test_a_session_starts_from_the_stored_runs_of_its_pair(shipped: dict[str, Recipe], tmp_path: Path) -> None:
+    """workflow.likely_times, what open_session hands the engine's time left: the store's runs on this pair."""
+    from nfstune.remote import Host
+    from nfstune.store import Results, open_store
+    from nfstune.workflow import Pair, likely_times
+    from tests.unit.test_summary import SECOND_SESSION, store_session
+
+    results = Results(open_store(tmp_path / "s.sqlite3"))
+    store_session(results, SECOND_SESSION)  # on root@nas:22 and root@client:22: sync-vs-async in 4 rounds
+    nas = Host("nas", username="root", port=22, known_hosts=tmp_path / "kh")  # never contacted
+    client = Host("client", username="root", port=22, known_hosts=tmp_path / "kh")
+    recipe = shipped["sync-vs-async"]
+    here = likely_times(results, Pair(nas, client, "nas", "/export"), [recipe], "small")["sync-vs-async"]
+    (seconds,) = [s for r, s, _, _ in results.past_runs("root@nas:22", "root@client:22", "small") if r == recipe.id]
+    assert here.seconds == seconds and here.rounds == 4 and "its last run on these hosts" in here.basis
+    elsewhere = Host("laptop", username="root", port=22, known_hosts=tmp_path / "kh")
+    other = likely_times(results, Pair(nas, elsewhere, "nas", "/export"), [recipe], "small")["sync-vs-async"]
+    assert other.rounds == 4 and "as it took on other hosts" in other.basis

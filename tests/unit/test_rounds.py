@@ -7,6 +7,7 @@ import pytest
 from nfstune import paths
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.recipes import Recipe, load_recipes
+from nfstune.recipes.estimate import Estimate
 from nfstune.recipes.plan import Plan, build_plan, visit_seconds
 from nfstune.rounds import EXPECT_AHEAD, Eta, RecipeFigures, rounds_to_expect, stop_reason
 
@@ -74,10 +75,36 @@ def test_the_time_left_follows_the_visits_measured(shipped: dict[str, Recipe]) -
     assert eta.remaining_s() == pytest.approx(planned)
     first = item.visits[0]
     eta.visit_done(first, 2 * visit_seconds(first, "small"))  # the hosts run at half the planned speed
-    assert eta.remaining_s() == pytest.approx(2 * (planned - visit_seconds(first, "small")))
+    left = planned - visit_seconds(first, "small")
+    # one visit moves the pace towards what it measured, not all the way: the prior (the plan's, here) weighs
+    assert left < eta.remaining_s() < 2 * left
+    done = [v for v in item.visits if v.round <= 2][1:]
+    for visit in done:
+        eta.visit_done(visit, 2 * visit_seconds(visit, "small"))
+    left -= sum(visit_seconds(v, "small") for v in done)
+    assert 1.75 * left < eta.remaining_s() < 2 * left  # two rounds measured: their pace rules
+    before = eta.remaining_s()
     eta.round_started(item, item.rounds.min + 1)  # a round beyond the minimum adds its visits
     extra = sum(visit_seconds(v, "small") for v in item.visits if v.round == item.rounds.min + 1)
-    assert eta.remaining_s() == pytest.approx(2 * (planned - visit_seconds(first, "small") + extra))
+    assert eta.remaining_s() == pytest.approx(before * (left + extra) / left)
+
+
+def test_the_time_left_starts_from_what_these_hosts_took_before(shipped: dict[str, Recipe]) -> None:
+    """What the Recipes page said (recipes.estimate): no-wdelay took 8 rounds on these hosts, at 1.5 times the
+    plan's time; the Run page starts from that, not from the plan's minimum rounds."""
+    plan = plan_of(shipped["no-wdelay"])
+    item = plan.recipes[0]
+    likely = {"no-wdelay": Estimate(0.0, 0.0, "", rounds=8, pace=1.5)}
+    eta = Eta(plan, likely)
+    through_8 = sum(visit_seconds(v, "small") for v in item.visits if v.round <= 8)
+    assert eta.remaining_s() == pytest.approx(1.5 * through_8)
+    assert eta.likely_rounds == {"no-wdelay": 8}
+    # at round 3 its comparisons want 2 more rounds at most: the 8 it took before still count
+    noisy = RecipeFigures(item)
+    assert rounds_to_expect(noisy, 3, fit=20, likely=8) == 8
+    assert rounds_to_expect(noisy, 3, fit=6, likely=8) == 6  # within the budget
+    too_many = Eta(plan, {"no-wdelay": Estimate(0.0, 0.0, "", rounds=99, pace=1.0)})
+    assert too_many.likely_rounds == {"no-wdelay": item.rounds.max}
 
 
 def test_the_most_time_left_is_the_rest_of_the_budgets(shipped: dict[str, Recipe]) -> None:

@@ -39,6 +39,10 @@ class Estimate:
     seconds: float  # the likely time
     at_most_s: float  # the recipe's budget, or its maximum rounds when they take less
     basis: str  # what the likely time is made from, in words
+    # what it is made of, for the Run page's time left to start from (rounds.Eta): the rounds the recipe likely
+    # runs, and these hosts' time over the plan's
+    rounds: int = 0
+    pace: float = 1.0
 
 
 @functools.lru_cache(maxsize=64)
@@ -80,7 +84,10 @@ def estimate(recipe: Recipe, scale: str, past: Sequence[PastRun], recipes: Mappi
         seconds = statistics.median(p.seconds for p in own_here)
         runs = "its last run" if len(own_here) == 1 else f"its last {len(own_here)} runs"
         rounds = statistics.median(p.rounds for p in own_here)
-        return Estimate(min(seconds, at_most), at_most, f"{runs} on these hosts ({_rounds_text(rounds)})")
+        basis = f"{runs} on these hosts ({_rounds_text(rounds)})"
+        return Estimate(
+            min(seconds, at_most), at_most, basis, round(rounds), seconds / plan_seconds(recipe, scale, round(rounds))
+        )
     paces = [
         p.seconds / planned
         for p in past
@@ -97,7 +104,6 @@ def estimate(recipe: Recipe, scale: str, past: Sequence[PastRun], recipes: Mappi
         pace = statistics.median(paces)
         runs = "1 earlier run" if len(paces) == 1 else f"{len(paces)} earlier runs"
         basis = f"these hosts' pace in {runs} of other recipes ({pace:.1f}x the plan), {rounds_basis}"
-        return Estimate(min(pace * plan_seconds(recipe, scale, rounds), at_most), at_most, basis)
-    return Estimate(
-        plan_seconds(recipe, scale, rounds), at_most, f"the plan ({rounds_basis}): no run on these hosts yet"
-    )
+        return Estimate(min(pace * plan_seconds(recipe, scale, rounds), at_most), at_most, basis, rounds, pace)
+    basis = f"the plan ({rounds_basis}): no run on these hosts yet"
+    return Estimate(plan_seconds(recipe, scale, rounds), at_most, basis, rounds, 1.0)
