@@ -133,5 +133,11 @@ def _row(g: WorkloadResults, c: ConfigResult) -> str:
         verdict = f"<td class={kind or 'muted'}>{e(' '.join(verdict_lines(c)) or '—')}</td>"
     export = ", ".join(c.export_options) if c.export_options else AS_THE_SERVER_HAS_IT
     return (f"<tr{' class=failed' if failed else ''}><td>{e(label)}</td>{figures}{verdict}"
-            f"<td class=opts>{e(export)}</td><td class=opts>{e(c.requested.render() or '(defaults)')}</td>"
-            f"<td class=opts>{e(negotiated_essentials(c.negotiated) or '(not read)')}</td></tr>")  # fmt: skip
+            f"<td class=opts>{_options(export)}</td><td class=opts>{_options(c.requested.render() or '(defaults)')}"
+            f"</td><td class=opts>{_options(negotiated_essentials(c.negotiated) or '(not read)')}</td></tr>")  # fmt: skip
+
+
+def _options(text: str) -> str:
+    """Mount options wrap after their commas (a <wbr>: the text copied stays the option string): as one unbroken
+    word, "vers=4.2,rsize=131072,wsize=..." pushed the table past the right edge of the page."""
+    return ",<wbr>".join(html.escape(part) for part in text.split(","))

@@ -264,7 +264,8 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
     and every command of the warm-up and the first `rounds_shown` rounds, with how each change is undone."""
     low, high = plan.estimate_s
     lines = [
-        f"Plan: scale {plan.scale}, seed {plan.seed}, about {_minutes(low)} to {_minutes(high)}",
+        f"Plan: scale {plan.scale}, seed {plan.seed}; at the plan's own pace (the practice lab's), about "
+        f"{_minutes(low)} for the minimum rounds, at most {_minutes(high)} (the budgets)",
         f"Mount point {plan.mount_point or MOUNT_ROOT + '/...'}, scratch directory {plan.scratch_name} in the export "
         "(both removed at the end). Every change of a visit is undone when the visit ends, on cancel and on failure.",
     ]
