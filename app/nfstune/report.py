@@ -132,9 +132,10 @@ def _row(g: WorkloadResults, c: ConfigResult) -> str:
         kind = c.verdict.kind.replace(" ", "-") if c.verdict is not None else ""
         verdict = f"<td class={kind or 'muted'}>{e(' '.join(verdict_lines(c)) or '—')}</td>"
     export = ", ".join(c.export_options) if c.export_options else AS_THE_SERVER_HAS_IT
+    requested, negotiated = c.requested.render() or "(defaults)", negotiated_essentials(c.negotiated) or "(not read)"
     return (f"<tr{' class=failed' if failed else ''}><td>{e(label)}</td>{figures}{verdict}"
-            f"<td class=opts>{_options(export)}</td><td class=opts>{_options(c.requested.render() or '(defaults)')}"
-            f"</td><td class=opts>{_options(negotiated_essentials(c.negotiated) or '(not read)')}</td></tr>")  # fmt: skip
+            f"<td class=opts>{_options(export)}</td><td class=opts>{_options(requested)}</td>"
+            f"<td class=opts>{_options(negotiated)}</td></tr>")  # fmt: skip
 
 
 def _options(text: str) -> str:
