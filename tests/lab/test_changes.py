@@ -12,7 +12,9 @@ import pytest
 
 from nfstune.changes.export import ExportChange, list_connected_clients
 from nfstune.changes.mount import ClientMount
-from nfstune.changes.transaction import ChangeFailed, Transaction
+from nfstune.changes.nfsd_threads import read_threads, set_threads
+from nfstune.changes.transaction import ChangeFailed, Transaction, recover_on_connect
+from nfstune.errors import NfstuneError
 from nfstune.lab import LabConfig, host
 from nfstune.nfs.export_edit import change_client_options
 from nfstune.remote import Host, HostKeyChanged
@@ -176,3 +178,27 @@ def test_readahead_is_set_for_our_mount_only_and_restored(nas: Host, client: Hos
     tx.undo()
     assert entry.original == b"128" and journal.pending() == []
     assert client_nfs_mounts(client) == []
+
+
+def test_nfsd_threads_are_changed_for_a_run_and_put_back(nas: Host, journal: Journal) -> None:
+    """The many-clients recipe's knob (issue 13): the running count only; nfs.conf and the rest of the server
+    stay as they were, and the undo, or the recovery of a later process, writes the old count back."""
+    before_files = nas.run(SNAPSHOT + "; sha256sum /etc/nfs.conf; ls -A /etc/nfs.conf.d").stdout
+    count = read_threads(nas)
+    assert count >= 1
+    log: list[str] = []
+    tx = Transaction(journal, log.append)
+    assert set_threads(nas, tx, count + 4) == count
+    assert read_threads(nas) == count + 4 == int(nas.run("cat /proc/fs/nfsd/threads").stdout)
+    assert f"{nas.label}: nfsd threads {count} -> {count + 4}" in log
+    with pytest.raises(NfstuneError, match="0 would stop the NFS server"):
+        set_threads(nas, tx, 0)
+    tx.undo(announce=True)
+    assert read_threads(nas) == count
+    assert f"{nas.label}: undone: /proc/fs/nfsd/threads set back to {count}" in log
+    # a process that dies after the change: the next connect's recovery puts the count back
+    Transaction(journal, log.append).record(nas, "sysfs", "/proc/fs/nfsd/threads", original=f"{count}\n".encode())
+    nas.run(f"echo {count + 2} > /proc/fs/nfsd/threads", sudo=True)
+    assert [e.target for e in recover_on_connect([nas], journal, log.append)] == ["/proc/fs/nfsd/threads"]
+    assert read_threads(nas) == count
+    assert nas.run(SNAPSHOT + "; sha256sum /etc/nfs.conf; ls -A /etc/nfs.conf.d").stdout == before_files
