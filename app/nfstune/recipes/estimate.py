@@ -5,7 +5,8 @@ The plan's seconds per visit (plan.VISIT_S, RUN_S) were measured on one lab; ano
 own pace, and a recipe stops after as many rounds as its comparisons need, which the plan cannot know. So:
 - a recipe run before on these hosts at this scale: the median of its last runs there (its rounds included);
 - else these hosts' pace (each earlier run's time over the plan's time for the rounds it ran; their median) times
-  the plan's time for the rounds it took elsewhere (the median), or its minimum rounds when it never ran;
+  the plan's time for the rounds it took elsewhere (the median), or else for the rounds other recipes took on
+  these hosts (their noise sets how many rounds a comparison needs), or else its minimum rounds;
 - else the plan alone, for its minimum rounds.
 Never more than the recipe's budget for the scale, which is also the most it can take.
 """
@@ -94,12 +95,17 @@ def estimate(recipe: Recipe, scale: str, past: Sequence[PastRun], recipes: Mappi
         if p.same_hosts and p.recipe in recipes and (planned := plan_seconds(recipes[p.recipe], scale, p.rounds)) > 0
     ][: LAST_RUNS * 3]
     own_elsewhere = [p.rounds for p in past if p.recipe == recipe.id][:LAST_RUNS]
-    rounds = round(statistics.median(own_elsewhere)) if own_elsewhere else recipe.rounds.min
-    rounds_basis = (
-        f"{_rounds_text(rounds)}, as it took on other hosts"
-        if own_elsewhere
-        else f"its minimum {_rounds_text(rounds)}; it may need more"
-    )
+    others_here = [p.rounds for p in past if p.same_hosts and p.recipe != recipe.id][: LAST_RUNS * 3]
+    if own_elsewhere:
+        rounds = round(statistics.median(own_elsewhere))
+        rounds_basis = f"{_rounds_text(rounds)}, as it took on other hosts"
+    elif others_here:
+        # how noisy these hosts are sets how many rounds a comparison needs to settle, whatever the recipe
+        rounds = min(recipe.rounds.max, max(recipe.rounds.min, round(statistics.median(others_here))))
+        rounds_basis = f"{_rounds_text(rounds)}, as other recipes took on these hosts"
+    else:
+        rounds = recipe.rounds.min
+        rounds_basis = f"its minimum {_rounds_text(rounds)}; it may need more"
     if paces:
         pace = statistics.median(paces)
         runs = "1 earlier run" if len(paces) == 1 else f"{len(paces)} earlier runs"
