@@ -3,13 +3,15 @@ offscreen), while it drives a real session on the practice lab: connect, preflig
 quick-check (mid-run), results, the recommendation with the async box opened, the apply diff (then cancelled:
 nothing is applied), and the history. Also the lab window.
 
-Boots the practice lab if it is not up (it stays up). The session is stored in a temporary store, not the user's.
-Takes about as long as a quick-check run on the lab (~10 min).
+Boots the practice lab if it is not up (it stays up). The session is stored in a temporary store, not the user's;
+with SHOTS_STORE=path/to/nfstune.sqlite3 that store starts as a copy of the one given (the Recipes page then shows
+its estimate from those runs, and History has them). Takes about as long as a quick-check run on the lab.
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -41,6 +43,9 @@ def drive(out: Path) -> int:
 
     app = application()
     tmp = Path(tempfile.mkdtemp(prefix="nfstune-shots-"))
+    if os.environ.get("SHOTS_STORE"):
+        with sqlite3.connect(os.environ["SHOTS_STORE"]) as source, sqlite3.connect(tmp / "nfstune.sqlite3") as copy:
+            source.backup(copy)  # consistent even while another process writes it
     settings = QSettings(str(tmp / "nfstune.ini"), QSettings.Format.IniFormat)
     w = MainWindow(store_path=tmp / "nfstune.sqlite3", scale="small", settings=settings)
     w.setGeometry(0, 0, W, H - 30)
