@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from nfstune import __version__, paths
 from nfstune.cli_args import (
+    lab_clients,
     mount_point,
     output_file,
     positive_seconds,
@@ -27,6 +28,7 @@ from nfstune.cli_args import (
     vm_memory,
 )
 from nfstune.errors import NfstuneError
+from nfstune.lab.config import ALL_VM_NAMES
 
 if TYPE_CHECKING:
     from nfstune.lab import LabConfig, VmStatus
@@ -87,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     lab_status = lab_sub.add_parser("status", help="each VM, SSH reachability, nfs-server, profiles in force")
     lab_status.add_argument("--json", action="store_true")
     ssh = lab_sub.add_parser("ssh", help="a shell (or one command) on a lab VM")
-    ssh.add_argument("vm", choices=("nas", "client"))
+    ssh.add_argument("vm", choices=ALL_VM_NAMES)
     ssh.add_argument("remote_command", nargs=argparse.REMAINDER)
 
     _add_run_parsers(sub)
@@ -170,8 +172,18 @@ def _add_up_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--disk", default=DEFAULT_DISK, choices=list(DISK_PROFILES), help="NAS disk profile")
     p.add_argument("--link", default=DEFAULT_LINK, choices=list(LINK_PROFILES), help="lab link profile")
     p.add_argument("--nas-port", type=int, default=2222, help="SSH port of the NAS VM on 127.0.0.1")
-    p.add_argument("--client-port", type=int, default=2223, help="SSH port of the client VM on 127.0.0.1")
-    p.add_argument("--link-port", type=int, default=10099, help="127.0.0.1 port that carries the lab link")
+    p.add_argument(
+        "--client-port", type=int, default=2223,
+        help="SSH port of the client VM on 127.0.0.1 (further clients: the ports after it)",
+    )  # fmt: skip
+    p.add_argument(
+        "--clients", type=lab_clients, default=1,
+        help="client VMs on the lab link (1-4): client, client2, ... for load from several machines at once",
+    )  # fmt: skip
+    p.add_argument(
+        "--link-port", type=int, default=10099,
+        help="127.0.0.1 port that carries the lab link (one per client: the ports after it)",
+    )  # fmt: skip
     p.add_argument("--accel", default="tcg", choices=("tcg", "kvm"), help="qemu accelerator")
     p.add_argument("--memory", type=vm_memory, default=1024, help="MiB of RAM per VM")
     p.add_argument("--timeout", type=positive_seconds, default=300, help="seconds to wait for the VMs to boot")
@@ -184,7 +196,7 @@ def _lab_config(args: argparse.Namespace | None = None) -> LabConfig:
         return LabConfig().as_running()
     return LabConfig(
         nas_port=args.nas_port, client_port=args.client_port, link_port=args.link_port, disk=args.disk,
-        link=args.link, accel=args.accel, memory_mib=args.memory, boot_timeout=args.timeout,
+        link=args.link, accel=args.accel, memory_mib=args.memory, boot_timeout=args.timeout, clients=args.clients,
     )  # fmt: skip
 
 

@@ -91,6 +91,14 @@ def positive_seconds(text: str) -> float:
     return seconds
 
 
+def lab_clients(text: str) -> int:
+    from nfstune.lab.config import MAX_CLIENTS
+
+    if not re.fullmatch(r"[0-9]{1,3}", text) or not 1 <= int(text) <= MAX_CLIENTS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of clients from 1 to {MAX_CLIENTS}")
+    return int(text)
+
+
 def vm_memory(text: str) -> int:
     """MiB of RAM for a lab VM: no more than this computer has (qemu would fail only after the image is built)."""
     import psutil

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import psutil
 import pytest
 
-from nfstune.lab import LabConfig, host
+from nfstune.lab import LabConfig, down, host, up
 from nfstune.remote import Host
+from tests.conftest import free_port
 
 
 @pytest.fixture
@@ -20,3 +22,31 @@ def nas(lab: LabConfig) -> Iterator[Host]:
 def client(lab: LabConfig) -> Iterator[Host]:
     with host(lab, "client") as h:
         yield h
+
+
+@pytest.fixture(scope="module")
+def lab2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabConfig]:
+    """A second lab, of two clients (`lab up --clients 2`), for the tests of load from several clients at once: one
+    module uses it, and it stops with that module (its VMs would slow every later test down)."""
+    state_home = tmp_path_factory.mktemp("xdg-state-clients")
+    cfg = LabConfig(
+        state_dir=state_home / "nfstune" / "lab",
+        nas_port=free_port(),
+        client_port=free_port(),
+        link_port=free_port(),
+        disk="ssd",
+        clients=2,
+    ).validate()
+    messages: list[str] = []
+    up(cfg, messages.append)
+    try:
+        yield cfg.as_running()
+    finally:
+        down(cfg, messages.append)
+    leftovers = [
+        p.info["pid"]
+        for p in psutil.process_iter(["pid", "cmdline"])
+        if str(cfg.state_dir) in " ".join(p.info["cmdline"] or [])
+    ]
+    assert leftovers == [], f"qemu processes left running: {leftovers}"
+    assert not list(cfg.state_dir.glob("*.pid"))

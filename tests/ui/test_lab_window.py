@@ -26,6 +26,15 @@ def test_shows_a_lab_that_is_down(qtbot: QtBot, tmp_path: Path) -> None:
     window.close()
 
 
+def test_a_lab_of_several_clients_has_a_row_for_each(qtbot: QtBot, tmp_path: Path) -> None:
+    window = LabWindow(LabConfig(state_dir=tmp_path / "lab", clients=3))
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: window.table.rowCount() == 4 and cells(window, 3)["VM process"] != "", timeout=10_000)
+    assert [cells(window, r)["Host"] for r in range(4)] == ["nas", "client", "client2", "client3"]
+    assert {cells(window, r)["VM process"] for r in range(4)} == {"down"}
+    window.close()
+
+
 @pytest.mark.lab
 def test_shows_the_running_lab(qtbot: QtBot, lab: LabConfig) -> None:
     window = LabWindow(lab)

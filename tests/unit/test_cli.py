@@ -50,6 +50,8 @@ def test_stale_pid_file_is_not_taken_for_a_running_vm(tmp_path: Path) -> None:
         (["--nas-port", "80"], "nas port 80 is out of range"),
         (["--nas-port", "4000", "--client-port", "4000"], "ports must differ"),
         (["--memory", "64"], "too little memory"),
+        # client2 would take the NAS's port
+        (["--clients", "2", "--client-port", "4000", "--nas-port", "4001"], "ports must differ"),
     ],
 )
 def test_bad_input_is_a_clear_error_and_changes_nothing(tmp_path: Path, args: list[str], message: str) -> None:
@@ -203,8 +205,11 @@ def test_broken_user_recipes_are_warnings_and_the_run_goes_on(tmp_path: Path) ->
 
 @pytest.mark.parametrize(
     "args",
-    [["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "-5"], ["--timeout", "0"], ["--memory", "10" + "0" * 9]],
-)
+    [
+        ["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "-5"], ["--timeout", "0"],
+        ["--memory", "10" + "0" * 9], ["--clients", "0"], ["--clients", "5"], ["--clients", "two"],
+    ],
+)  # fmt: skip
 def test_lab_up_refuses_a_limit_it_could_only_fail_on_after_building(args: list[str]) -> None:
     from nfstune.cli import _parser
 

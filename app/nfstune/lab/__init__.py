@@ -1,4 +1,4 @@
-"""The practice lab: two QEMU VMs (a NAS with the kernel NFS server, and a client) on this computer.
+"""The practice lab: QEMU VMs on this computer, a NAS with the kernel NFS server and one to four clients.
 
 The VM code (and paramiko with it) is imported on first use, so that building the command line does not load it.
 """

@@ -11,9 +11,19 @@ from nfstune import paths
 from nfstune.errors import ConfigError
 from nfstune.lab.profiles import DEFAULT_DISK, DEFAULT_LINK, DISK_PROFILES, LINK_PROFILES
 
-VM_NAMES = ("nas", "client")
-LAB_IPS = {"nas": "10.99.0.1", "client": "10.99.0.2"}
+MAX_CLIENTS = 4
+CLIENT_NAMES = ("client", *(f"client{k}" for k in range(2, MAX_CLIENTS + 1)))
+VM_NAMES = ("nas", "client")  # the lab of one client: every lab has these two
+ALL_VM_NAMES = ("nas", *CLIENT_NAMES)  # what `down` looks for, whatever lab.json says
+LAB_IPS = {vm: f"10.99.0.{number}" for number, vm in enumerate(ALL_VM_NAMES, start=1)}
 EXPORT_PATH = "/export"
+# a further client only runs fio and mounts: it needs less than the NAS's page cache
+FURTHER_CLIENT_MEMORY_MIB = 512
+
+
+def client_number(vm: str) -> int:
+    """1 for "client", k for "clientk"; 0 for the NAS."""
+    return CLIENT_NAMES.index(vm) + 1 if vm in CLIENT_NAMES else 0
 
 
 @dataclass(frozen=True)
@@ -29,9 +39,16 @@ class LabConfig:
     memory_mib: int = 1024
     export_size_gib: int = 4
     boot_timeout: float = 300.0
+    clients: int = 1
 
     def validate(self) -> LabConfig:
-        ports = {"nas port": self.nas_port, "client port": self.client_port, "link port": self.link_port}
+        if not 1 <= self.clients <= MAX_CLIENTS:
+            raise ConfigError(f"{self.clients} clients: the lab runs 1 to {MAX_CLIENTS}")
+        ports = {"nas port": self.nas_port}
+        for vm in self.client_vms:
+            ports[f"{vm} port"] = self.port(vm)
+        for vm in self.client_vms:
+            ports[f"link port of {vm}" if vm != "client" else "link port"] = self.link_port_of(vm)
         for what, port in ports.items():
             if not 1024 <= port <= 65535:
                 raise ConfigError(f"{what} {port} is out of range: use 1024-65535")
@@ -50,8 +67,24 @@ class LabConfig:
             raise ConfigError("the NAS export disk needs at least 1 GiB")
         return self
 
+    @property
+    def client_vms(self) -> tuple[str, ...]:
+        return CLIENT_NAMES[: self.clients]
+
+    @property
+    def vms(self) -> tuple[str, ...]:
+        return ("nas", *self.client_vms)
+
     def port(self, vm: str) -> int:
-        return self.nas_port if vm == "nas" else self.client_port
+        """SSH port on 127.0.0.1: further clients take the ports after the first client's."""
+        return self.nas_port if vm == "nas" else self.client_port + client_number(vm) - 1
+
+    def link_port_of(self, vm: str) -> int:
+        """The 127.0.0.1 port that carries this client's cable to the NAS (the NAS has one per client)."""
+        return self.link_port + client_number(vm) - 1
+
+    def memory_of(self, vm: str) -> int:
+        return self.memory_mib if vm in VM_NAMES else min(self.memory_mib, FURTHER_CLIENT_MEMORY_MIB)
 
     # files in the state folder
     @property
@@ -97,5 +130,6 @@ class LabConfig:
     def as_running(self) -> LabConfig:
         """This config with the ports and profiles the running lab was started with."""
         data = self.saved()
-        known = {k: data[k] for k in ("nas_port", "client_port", "link_port", "disk", "link", "accel") if k in data}
+        keys = ("nas_port", "client_port", "link_port", "disk", "link", "accel", "clients")
+        known = {k: data[k] for k in keys if k in data}
         return replace(self, **known)

@@ -1,5 +1,9 @@
-"""Start, watch and stop the two lab VMs (nas, client). Each is tracked by its pid file and stopped by
-that pid only; each has its own SSH host key, kept in the lab's state folder and checked on every connect."""
+"""Start, watch and stop the lab VMs (nas and one to four clients). Each is tracked by its pid file and stopped
+by that pid only; each has its own SSH host key, kept in the lab's state folder and checked on every connect.
+
+The lab link is a point-to-point socket per client, from the NAS's own NIC for that client to the client's: with
+several clients the NAS bridges its NICs, so every machine on 10.99.0.0/24 reaches every other (fio's front end on
+the first client talks to the servers on the others) with no traffic outside 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from pathlib import Path
 import psutil
 
 from nfstune.errors import ConfigError, NfstuneError
-from nfstune.lab.config import LAB_IPS, VM_NAMES, LabConfig
+from nfstune.lab.config import ALL_VM_NAMES, LAB_IPS, LabConfig, client_number
 from nfstune.lab.image import Image, Progress, ensure_image, which
 from nfstune.lab.profiles import LINK_PROFILES, PROBE_COMMAND, parse_probe
 from nfstune.remote import Host, RemoteError
@@ -89,7 +93,11 @@ def _port_owner(port: int) -> str:
 
 
 def check_ports_free(cfg: LabConfig) -> None:
-    for what, port in (("nas SSH", cfg.nas_port), ("client SSH", cfg.client_port), ("lab link", cfg.link_port)):
+    # (what, port, the option that moves it): further clients take the ports after the first client's
+    wanted = [(f"{vm} SSH", cfg.port(vm), "--nas-port" if vm == "nas" else "--client-port") for vm in cfg.vms]
+    for vm in cfg.client_vms:
+        wanted.append(("lab link" + (f" of {vm}" if vm != "client" else ""), cfg.link_port_of(vm), "--link-port"))
+    for what, port, option in wanted:
         with socket.socket() as sock:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
@@ -97,7 +105,7 @@ def check_ports_free(cfg: LabConfig) -> None:
             except OSError:
                 raise ConfigError(
                     f"port {port} on 127.0.0.1 (for the {what}) is taken{_port_owner(port)}: "
-                    f"choose another with --{what.split()[0].replace('lab', 'link')}-port"
+                    f"choose another with {option}"
                 ) from None
 
 
@@ -123,7 +131,7 @@ def _ssh_keygen(path: Path, comment: str) -> None:
 def _prepare_keys(cfg: LabConfig) -> None:
     _ssh_keygen(cfg.client_key, "nfstune-lab")
     lines = []
-    for vm in VM_NAMES:
+    for vm in cfg.vms:
         _ssh_keygen(cfg.host_key(vm), f"nfstune-lab-{vm}")
         key_type, key_b64 = cfg.host_key(vm).with_suffix(".pub").read_text().split()[:2]
         lines.append(f"[127.0.0.1]:{cfg.port(vm)} {key_type} {key_b64}\n")
@@ -135,11 +143,11 @@ def _qemu_argv(cfg: LabConfig, image: Image, vm: str) -> list[str]:
     accel = ["-accel", "tcg,thread=multi,tb-size=256", "-cpu", "max"]
     if cfg.accel == "kvm":
         accel = ["-accel", "kvm", "-cpu", "host"]
-    link = f"listen=127.0.0.1:{cfg.link_port}" if vm == "nas" else f"connect=127.0.0.1:{cfg.link_port}"
     rate = LINK_PROFILES[cfg.link]
     append = f"root=/dev/vda rw console=ttyS0 net.ifnames=0 quiet lab.role={vm} lab.ip={ip}/24"
     append += f" lab.disk={cfg.disk if vm == 'nas' else 'ssd'} lab.link={rate or 'none'}"
-    argv = [which("qemu-system-x86_64") or "qemu-system-x86_64", *accel, "-smp", "1", "-m", str(cfg.memory_mib)]
+    append += f" lab.links={len(_links(cfg, vm))}"
+    argv = [which("qemu-system-x86_64") or "qemu-system-x86_64", *accel, "-smp", "1", "-m", str(cfg.memory_of(vm))]
     argv += ["-name", vm, "-display", "none", "-daemonize", "-pidfile", str(cfg.pid_file(vm))]
     argv += ["-serial", f"file:{cfg.console_log(vm)}", "-kernel", str(image.kernel), "-initrd", str(image.initrd)]
     argv += ["-append", append]
@@ -148,11 +156,24 @@ def _qemu_argv(cfg: LabConfig, image: Image, vm: str) -> list[str]:
         argv += ["-drive", f"file={cfg.export_disk},if=virtio,format=raw,cache=none,aio=threads"]
     argv += ["-netdev", f"user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:{cfg.port(vm)}-:22"]
     argv += ["-device", "virtio-net-pci,netdev=mgmt"]
-    argv += ["-netdev", f"socket,id=lab,{link}", "-device", f"virtio-net-pci,netdev=lab,mac=52:54:00:99:00:0{ip[-1]}"]
+    for number, (link, mac) in enumerate(_links(cfg, vm), start=1):
+        argv += ["-netdev", f"socket,id=lab{number},{link}", "-device", f"virtio-net-pci,netdev=lab{number},mac={mac}"]
     argv += ["-fw_cfg", f"name=opt/lab/authorized_keys,file={cfg.client_key}.pub"]
     argv += ["-fw_cfg", f"name=opt/lab/host_key,file={cfg.host_key(vm)}"]
     argv += ["-fw_cfg", f"name=opt/lab/host_key_pub,file={cfg.host_key(vm)}.pub"]
     return argv
+
+
+def _links(cfg: LabConfig, vm: str) -> list[tuple[str, str]]:
+    """(qemu socket option, MAC) of each lab-link NIC of a VM, in the order the guest sees them (eth1, eth2...)."""
+    if vm != "nas":
+        number = client_number(vm)
+        return [(f"connect=127.0.0.1:{cfg.link_port_of(vm)}", f"52:54:00:99:00:{number + 1:02x}")]
+    # the NAS's NIC for the first client keeps the MAC it had before the lab had several clients
+    return [
+        (f"listen=127.0.0.1:{cfg.link_port_of(c)}", f"52:54:00:99:{client_number(c) - 1:02x}:01")
+        for c in cfg.client_vms
+    ]
 
 
 def _start_vm(cfg: LabConfig, image: Image, vm: str) -> None:
@@ -203,10 +224,10 @@ def up(cfg: LabConfig, progress: Progress) -> list[VmStatus]:
 
 
 def _up(cfg: LabConfig, progress: Progress) -> list[VmStatus]:
-    running = [vm for vm in VM_NAMES if vm_pid(cfg, vm)]
+    running = [vm for vm in ALL_VM_NAMES if vm_pid(cfg, vm)]
     if running:
         was = cfg.as_running()
-        if len(running) == len(VM_NAMES) and (was.disk, was.link) == (cfg.disk, cfg.link):
+        if tuple(running) == was.vms and (was.disk, was.link, was.clients) == (cfg.disk, cfg.link, cfg.clients):
             progress("the lab is already up")
             return status(was)
         raise LabError(
@@ -220,7 +241,7 @@ def _up(cfg: LabConfig, progress: Progress) -> list[VmStatus]:
     _make_export_disk(cfg)
     t0 = time.monotonic()
     try:
-        for vm in VM_NAMES:  # nas first: it listens on the lab link, the client connects to it
+        for vm in cfg.vms:  # nas first: it listens on the lab link, the clients connect to it
             progress(f"starting the {vm} VM (disk={cfg.disk if vm == 'nas' else '-'}, link={cfg.link})")
             _start_vm(cfg, image, vm)
         _wait_ready(cfg, progress, t0)
@@ -237,7 +258,7 @@ def _up(cfg: LabConfig, progress: Progress) -> list[VmStatus]:
 
 def _wait_ready(cfg: LabConfig, progress: Progress, t0: float) -> None:
     deadline = t0 + cfg.boot_timeout
-    for vm in VM_NAMES:
+    for vm in cfg.vms:
         last_reason = ""
         tries = 0
         while True:
@@ -282,7 +303,7 @@ def _check_profiles(cfg: LabConfig, states: list[VmStatus]) -> None:
 
 def status(cfg: LabConfig) -> list[VmStatus]:
     result = []
-    for vm in VM_NAMES:
+    for vm in cfg.vms:
         st = VmStatus(vm, cfg.port(vm), vm_pid(cfg, vm))
         if st.running:
             try:
@@ -296,7 +317,7 @@ def status(cfg: LabConfig) -> list[VmStatus]:
 
 
 def down(cfg: LabConfig, progress: Progress) -> None:
-    """Stop both VMs by their pid files only, and drop the per-run disks. Keys and images are kept."""
+    """Stop every VM by its pid file only, and drop the per-run disks. Keys and images are kept."""
     if not cfg.state_dir.exists():
         return
     with _lab_lock(cfg):
@@ -304,7 +325,7 @@ def down(cfg: LabConfig, progress: Progress) -> None:
 
 
 def _down(cfg: LabConfig, progress: Progress) -> None:
-    for vm in reversed(VM_NAMES):
+    for vm in reversed(ALL_VM_NAMES):  # a lab.json lost in a crash must not hide a client
         pid = vm_pid(cfg, vm)
         if pid is not None:
             progress(f"stopping {vm} (pid {pid})")

@@ -89,8 +89,9 @@ class LabWindow(QMainWindow):
         self.details = QLabel("Connecting to the lab…")
         self.details.setWordWrap(True)
         intro = QLabel(
-            "<b>Practice lab</b>: two emulated VMs on this computer. <i>nas</i> runs the kernel NFS server and "
-            "exports /export; <i>client</i> mounts it over a private link. Emulated CPUs: compare "
+            "<b>Practice lab</b>: emulated VMs on this computer. <i>nas</i> runs the kernel NFS server and "
+            "exports /export; <i>client</i> (and <i>client2</i>… when started with more clients) mounts it over "
+            "a private link. Emulated CPUs: compare "
             "configurations within one run, not against real-world speeds."
         )
         intro.setWordWrap(True)
@@ -133,6 +134,7 @@ class LabWindow(QMainWindow):
     @Slot(list)
     def _on_snapshot(self, states: list[VmStatus]) -> None:
         self._polling = False
+        self.table.setRowCount(len(states))  # a lab of several clients (`lab up --clients N`) has a row for each
         for r, st in enumerate(states):
             healthy = st.ssh == "ok" and (st.name != "nas" or st.facts.get("nfs_server") == "active")
             for c, text in enumerate(row_for(st)):
