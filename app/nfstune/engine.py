@@ -215,8 +215,9 @@ class Engine:
 
     def _progress(self, message: str) -> None:
         elapsed = time.monotonic() - self._t0
-        eta = self._eta.remaining_s() if self._eta is not None else None
-        at_most = self._eta.at_most_s(time.monotonic()) if self._eta is not None else None
+        now = time.monotonic()
+        eta = self._eta.remaining_s(now) if self._eta is not None else None
+        at_most = self._eta.at_most_s(now) if self._eta is not None else None
         done = elapsed / (elapsed + eta) if eta is not None and elapsed + eta > 0 else 0.0
         # never backwards: more rounds expected make the time left longer, not the work done less (the bar fell
         # from 88 % to 27 % on the lab when no-wdelay needed rounds beyond its minimum)

@@ -134,22 +134,27 @@ class Eta:
             for item in plan.recipes
         }
         self.counted = dict(self.likely_rounds)
-        expected = {
+        # recipe id -> the plan's seconds of its visits still expected
+        self.expected = {
             item.recipe.id: sum(
                 visit_seconds(v, plan.scale) for v in item.visits if v.round <= self.counted[item.recipe.id]
             )
             for item in plan.recipes
         }
-        self.expected_s = sum(expected.values())
-        weighed = sum((likely[r].pace if r in likely else 1.0) * s for r, s in expected.items())
+        weighed = sum((likely[r].pace if r in likely else 1.0) * s for r, s in self.expected.items())
         self.prior_pace = weighed / self.expected_s if self.expected_s > 0 else 1.0
         self.planned_done_s = 0.0
         self.measured_done_s = 0.0
         # the recipes' budgets, for the most the session can still take (a recipe whose comparisons do not
-        # settle runs until its budget is spent)
+        # settle runs until its budget is spent), in the plan's order
+        self.order = [item.recipe.id for item in plan.recipes]
         self.budgets = [item.budget_s for item in plan.recipes]
         self.recipe_index = -1
         self.recipe_start = 0.0
+
+    @property
+    def expected_s(self) -> float:
+        return sum(self.expected.values())
 
     def recipe_started(self, now: float) -> None:
         self.recipe_index += 1
@@ -157,11 +162,11 @@ class Eta:
 
     def at_most_s(self, now: float) -> float:
         """The most the recipes can still take: the rest of the current one's budget and the later ones' budgets
-        (never less than remaining_s(): a round already started is finished)."""
+        (never less than the time left shown, remaining_s(now))."""
         index = max(self.recipe_index, 0)
         current = self.budgets[index] - (now - self.recipe_start) if self.recipe_index >= 0 else self.budgets[0]
         later = sum(self.budgets[index + 1 :]) if self.budgets else 0.0
-        return max(self.remaining_s(), max(0.0, current) + later)
+        return max(self.remaining_s(now), max(0.0, current) + later)
 
     def round_started(self, item: RecipePlan, round_number: int) -> None:
         if round_number > self.counted[item.recipe.id]:
@@ -176,7 +181,7 @@ class Eta:
             return
         low, high, sign = (counted, total, 1.0) if total > counted else (total, counted, -1.0)
         change = sum(visit_seconds(v, self.scale) for v in item.visits if low < v.round <= high)
-        self.expected_s = max(0.0, self.expected_s + sign * change)
+        self.expected[item.recipe.id] = max(0.0, self.expected[item.recipe.id] + sign * change)
         self.counted[item.recipe.id] = total
 
     def recipe_done(self, item: RecipePlan, rounds_done: int) -> None:
@@ -186,10 +191,25 @@ class Eta:
 
     def visit_done(self, visit: Visit, seconds: float) -> None:
         planned = visit_seconds(visit, self.scale)
-        self.expected_s = max(0.0, self.expected_s - planned)
+        if visit.recipe in self.expected:
+            self.expected[visit.recipe] = max(0.0, self.expected[visit.recipe] - planned)
         self.planned_done_s += planned
         self.measured_done_s += seconds
 
-    def remaining_s(self) -> float:
+    def remaining_s(self, now: float | None = None) -> float:
+        """The expected time left at the hosts' pace. With `now`, each recipe's part is at most what its budget
+        still allows: a recipe stops when its next round would not fit, so quick-check's 12 likely rounds at the
+        lab's pace (31 min) take its 13-minute budget, not more (the Run page said "about 32 min left" while the
+        Recipes page, which caps the same way, said 13)."""
         factor = (self.measured_done_s + self.prior_pace * PRIOR_WEIGHT_S) / (self.planned_done_s + PRIOR_WEIGHT_S)
-        return self.expected_s * factor
+        if now is None:
+            return self.expected_s * factor
+        left = 0.0
+        for index, recipe in enumerate(self.order):
+            part = self.expected[recipe] * factor
+            if index == self.recipe_index:
+                part = min(part, max(0.0, self.budgets[index] - (now - self.recipe_start)))
+            elif index > self.recipe_index:
+                part = min(part, self.budgets[index])
+            left += part
+        return left

@@ -116,8 +116,26 @@ def test_the_most_time_left_is_the_rest_of_the_budgets(shipped: dict[str, Recipe
     assert eta.at_most_s(1000.0 + 120) == pytest.approx(quick - 120 + sync_async)
     eta.recipe_started(5000.0)  # the second recipe: the first one's budget is gone
     assert eta.at_most_s(5000.0 + 60) == pytest.approx(sync_async - 60)
-    # a round already started is finished even past the budget: never less than the expected time left
-    assert eta.at_most_s(5000.0 + 10 * sync_async) == pytest.approx(eta.remaining_s())
+    # past the last budget nothing more may start: the time left and the most left are both what is in flight
+    assert eta.at_most_s(5000.0 + 10 * sync_async) == pytest.approx(eta.remaining_s(5000.0 + 10 * sync_async))
+
+
+def test_the_time_left_is_never_more_than_the_budgets_allow(shipped: dict[str, Recipe]) -> None:
+    # quick-check took 12 rounds on these hosts at 1.2 times the plan's pace: 12 rounds would take about 31 min,
+    # but its 13-minute budget stops it first, as the Recipes page's estimate says
+    plan = plan_of(shipped["quick-check"], shipped["sync-vs-async"])
+    quick, sync_async = (item.budget_s for item in plan.recipes)
+    likely = {"quick-check": Estimate(quick, quick, "", rounds=12, pace=1.2)}
+    eta = Eta(plan, likely)
+    assert eta.remaining_s() > quick + sync_async / 3  # uncapped: what the page showed before
+    eta.recipe_started(100.0)
+    left = eta.remaining_s(100.0)
+    assert left <= quick + sync_async
+    assert left == pytest.approx(quick + min(sync_async, eta.expected["sync-vs-async"] * eta.prior_pace))
+    # halfway through quick-check's budget, half of it is left for it, whatever its rounds would take
+    assert eta.remaining_s(100.0 + quick / 2) == pytest.approx(left - quick / 2)
+    assert eta.at_most_s(100.0 + quick / 2) >= eta.remaining_s(100.0 + quick / 2)
+    assert eta.remaining_s() > left
 
 
 def round_seconds(item: object, number: int) -> float:
