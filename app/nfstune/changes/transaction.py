@@ -18,6 +18,7 @@ from nfstune.store.journal import Journal, JournalEntry
 Progress = Callable[[str], None]
 
 HOST_JOURNAL_DIR = "/var/lib/nfstune/journal"  # the copies of original files, on the host itself
+PROCESS_PID_PREFIX = "/var/tmp/nfstune-fio-server-"  # the pid files of servers nfstune starts (changes/fio_server.py)
 
 
 class ChangeFailed(NfstuneError):
@@ -66,12 +67,37 @@ def undo_entry(host: Host, entry: JournalEntry) -> None:
         if not entry.target.startswith("/var/tmp/nfstune-"):
             raise NfstuneError(f"refusing to remove {entry.target}: not a temporary file of nfstune's")
         host.run(f"rm -f {q}", sudo=True)
+    elif entry.kind == "process":
+        _stop_process(host, entry)
     elif entry.kind == "scratch":
         if not posixpath.basename(entry.target).startswith(SCRATCH_PREFIX):
             raise NfstuneError(f"refusing to remove {entry.target}: not a scratch directory of nfstune's")
         host.run(f"rm -rf --one-file-system {q}", sudo=True, timeout=600, action=f"removing {entry.target}")
     else:
         raise NfstuneError(f"journal entry {entry.id} has an unknown kind {entry.kind!r}")
+
+
+def process_log_file(pid_path: str) -> str:
+    return pid_path.removesuffix(".pid") + ".log"
+
+
+def _stop_process(host: Host, entry: JournalEntry) -> None:
+    """A server nfstune started (fio's), by the pid in the pid file it wrote, and only while that pid still runs
+    the program journaled (a pid reused after a reboot belongs to someone else). The whole process group: the
+    server was started as its leader (setsid), and fio runs each job in a child it forks. TERM first; KILL
+    after 5 s."""
+    if not entry.target.startswith(PROCESS_PID_PREFIX) or not entry.target.endswith(".pid"):
+        raise NfstuneError(f"refusing to stop the process of {entry.target}: not a pid file of nfstune's")
+    pid_path, log_path = _q(entry.target), _q(process_log_file(entry.target))
+    host.run(
+        f"if [ -f {pid_path} ]; then p=$(cat {pid_path}); "
+        'if [ -n "$p" ] && tr "\\0" " " < /proc/"$p"/cmdline 2>/dev/null | grep -q "^fio --server="; then '
+        'kill -TERM -"$p"; i=0; while kill -0 -"$p" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; '
+        'kill -KILL -"$p" 2>/dev/null; fi; fi; '
+        f"rm -f {pid_path} {log_path}",
+        sudo=True,
+        action=f"stopping the process of {entry.target}",
+    )
 
 
 def describe(entry: JournalEntry) -> str:
@@ -85,6 +111,7 @@ def describe(entry: JournalEntry) -> str:
         "sysfs": f"{entry.target} set back to {(entry.original or b'').decode(errors='replace').strip()}",
         "tempfile": f"{entry.target} removed",
         "scratch": f"the scratch directory {entry.target} removed",
+        "process": f"{entry.detail.get('program', 'the process')} stopped (pid file {entry.target})",
     }.get(entry.kind, f"{entry.kind} {entry.target}")  # fmt: skip
 
 
