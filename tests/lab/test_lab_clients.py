@@ -118,7 +118,7 @@ def test_fio_servers_run_one_job_on_both_clients_and_stop_with_the_undo(lab2: La
                 path = f"/var/tmp/nfstune-test-{name}.fio"
                 tx.record(c1, "tempfile", path)
                 c1.write_file(path, job_file(fio_commands(WorkloadId.SEQ_WRITE, mount.scratch, SIZES).run).encode())
-                jobs.append(ClientJob(name, f"{server.address},{server.port}", path))
+                jobs.append(ClientJob(name, server.reached_as, path))
             assert all(f"fio --server=ip:{LAB_IPS[n]},8765" in c.run(FIO_SERVERS).stdout for n, c in clients.items())
             done = c1.run(front_end_argv(jobs), timeout=300)
             document = json.loads(done.stdout[done.stdout.index("{") :])
@@ -182,7 +182,7 @@ def test_clients_write_and_read_at_once_and_a_cancel_leaves_no_fio(lab2: LabConf
                 server = start_server(c, tx, LAB_IPS[name])
                 mount = ClientMount(c, nas, tx, server_address="nas", export_path="/export", options="vers=4.2")
                 mount.mount()
-                load.append(LoadClient(name, c, mount.scratch, f"{server.address},{server.port}"))
+                load.append(LoadClient(name, c, mount.scratch, server.reached_as))
             runner = ClientsRunner(nas, tx, cancel=cancel, log=log.append)
             alone = runner.run(WorkloadId.SEQ_WRITE, SIZES, load[:1])
             together = runner.run(WorkloadId.SEQ_WRITE, SIZES, load)

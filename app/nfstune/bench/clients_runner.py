@@ -82,6 +82,7 @@ class ClientsRunner:
             watcher.join()
         if self.cancel.is_set():
             raise Cancelled("cancelled during a workload: every change was undone")
+        # every client's job moves the same bytes: the sizes are the same, only the directory differs
         result = parse_front_end(workload, jobs, "".join(out), "".join(err), commands.expected_bytes)
         for client, steps, _ in prepared:
             client.host.run(list(steps.after_client), sudo=True, timeout=600, action=f"cleaning up after {workload}")

@@ -33,9 +33,9 @@ class FioServer:
     pid: int
 
     @property
-    def client_argument(self) -> str:
-        """How the front end names this server: `--client=ADDRESS,PORT` (fio's own hostname,port form)."""
-        return f"--client={self.address},{self.port}"
+    def reached_as(self) -> str:
+        """How fio's front end names this server after --client= (its own "hostname,port" form)."""
+        return f"{self.address},{self.port}"
 
 
 def pid_file(port: int) -> str:

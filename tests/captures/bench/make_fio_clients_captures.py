@@ -57,7 +57,7 @@ def main() -> None:
                         tx.record(c1, "tempfile", path)
                         run = fio_commands(workload, scratch[name], SIZES).run
                         c1.write_file(path, job_file(run).encode())
-                        jobs.append(ClientJob(name, f"{servers[name].address},{servers[name].port}", path))
+                        jobs.append(ClientJob(name, servers[name].reached_as, path))
                     if workload is WorkloadId.SEQ_READ:
                         for h in (nas, c1, c2):
                             h.run(DROP_CACHES, sudo=True)
