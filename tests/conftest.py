@@ -48,6 +48,11 @@ def lab(lab_state_home: Path) -> Iterator[LabConfig]:
     up(cfg, log.append)
     yield cfg.as_running()
     down(cfg, log.append)
+    assert_lab_gone(cfg)
+
+
+def assert_lab_gone(cfg: LabConfig) -> None:
+    """After `down`: no qemu of this lab still runs (its state folder is on each one's command line), no pid file."""
     leftovers = [
         p.info["pid"]
         for p in psutil.process_iter(["pid", "cmdline"])

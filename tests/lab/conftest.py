@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import psutil
 import pytest
 
 from nfstune.lab import LabConfig, down, host, up
 from nfstune.remote import Host
-from tests.conftest import free_port
+from tests.conftest import assert_lab_gone, free_port
 
 
 @pytest.fixture
@@ -43,10 +42,4 @@ def lab2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabConfig]:
         yield cfg.as_running()
     finally:
         down(cfg, messages.append)
-    leftovers = [
-        p.info["pid"]
-        for p in psutil.process_iter(["pid", "cmdline"])
-        if str(cfg.state_dir) in " ".join(p.info["cmdline"] or [])
-    ]
-    assert leftovers == [], f"qemu processes left running: {leftovers}"
-    assert not list(cfg.state_dir.glob("*.pid"))
+    assert_lab_gone(cfg)

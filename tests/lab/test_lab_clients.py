@@ -103,6 +103,18 @@ SIZES = WorkloadSizes(seq_file_bytes=16 * MIB, small_file_count=30, small_file_b
 FIO_SERVERS = "pgrep -ax fio || true"  # -x: the process named fio, not a shell whose command line names it
 
 
+def serve_and_mount(clients: dict[str, Host], nas: Host, tx: Transaction) -> list[LoadClient]:
+    """On each client, in turn: fio's server on its lab address, and the export mounted with a scratch directory
+    of its own (one after the other: two mounts made in the same millisecond would share a name)."""
+    load = []
+    for name, c in clients.items():
+        server = start_server(c, tx, LAB_IPS[name])
+        mount = ClientMount(c, nas, tx, server_address="nas", export_path="/export", options="vers=4.2")
+        mount.mount()
+        load.append(LoadClient(name, c, mount.scratch, server.reached_as))
+    return load
+
+
 def test_fio_servers_run_one_job_on_both_clients_and_stop_with_the_undo(lab2: LabConfig, tmp_path: Path) -> None:
     journal = Journal(open_store(tmp_path / "nfstune.sqlite3"))
     log: list[str] = []
@@ -111,14 +123,11 @@ def test_fio_servers_run_one_job_on_both_clients_and_stop_with_the_undo(lab2: La
         clients = {"client": c1, "client2": c2}
         try:
             jobs = []
-            for name, c in clients.items():
-                server = start_server(c, tx, LAB_IPS[name])
-                mount = ClientMount(c, nas, tx, server_address="nas", export_path="/export", options="vers=4.2")
-                mount.mount()
-                path = f"/var/tmp/nfstune-test-{name}.fio"
+            for load in serve_and_mount(clients, nas, tx):
+                path = f"/var/tmp/nfstune-test-{load.name}.fio"
                 tx.record(c1, "tempfile", path)
-                c1.write_file(path, job_file(fio_commands(WorkloadId.SEQ_WRITE, mount.scratch, SIZES).run).encode())
-                jobs.append(ClientJob(name, server.reached_as, path))
+                c1.write_file(path, job_file(fio_commands(WorkloadId.SEQ_WRITE, load.scratch, SIZES).run).encode())
+                jobs.append(ClientJob(load.name, load.server, path))
             assert all(f"fio --server=ip:{LAB_IPS[n]},8765" in c.run(FIO_SERVERS).stdout for n, c in clients.items())
             done = c1.run(front_end_argv(jobs), timeout=300)
             document = json.loads(done.stdout[done.stdout.index("{") :])
@@ -177,12 +186,7 @@ def test_clients_write_and_read_at_once_and_a_cancel_leaves_no_fio(lab2: LabConf
     with host(lab2, "nas") as nas, host(lab2, "client") as c1, host(lab2, "client2") as c2:
         clients = {"client": c1, "client2": c2}
         try:
-            load = []
-            for name, c in clients.items():
-                server = start_server(c, tx, LAB_IPS[name])
-                mount = ClientMount(c, nas, tx, server_address="nas", export_path="/export", options="vers=4.2")
-                mount.mount()
-                load.append(LoadClient(name, c, mount.scratch, server.reached_as))
+            load = serve_and_mount(clients, nas, tx)
             runner = ClientsRunner(nas, tx, cancel=cancel, log=log.append)
             alone = runner.run(WorkloadId.SEQ_WRITE, SIZES, load[:1])
             together = runner.run(WorkloadId.SEQ_WRITE, SIZES, load)
