@@ -143,7 +143,11 @@ def _add_hosts(p: argparse.ArgumentParser) -> None:
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--lab", action="store_true", help="use the running practice lab (`nfstune lab up`)")
     where.add_argument("--server", type=ssh_destination, help="the NFS server, as you would give it to ssh")
-    p.add_argument("--client", type=ssh_destination, help="the NFS client, as you would give it to ssh")
+    p.add_argument(
+        "--client", type=ssh_destination, action="append",
+        help="the NFS client, as you would give it to ssh; `run` takes it once per client for a recipe that loads "
+        "the server from several clients at once (the first is the one every other recipe uses)",
+    )  # fmt: skip
     p.add_argument(
         "--server-address", type=server_address,
         help="the server's host name or IP address as the client reaches it (default: --server)",
@@ -325,11 +329,16 @@ def _check_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
             parser.error(f"--lab uses the lab's own client and its address: drop {', '.join(given)}")
     elif not args.client or not args.share:
         parser.error("--server needs --client and --share too")
+    twice = [c for i, c in enumerate(args.client or []) if c in args.client[:i]]
+    if twice:
+        parser.error(f"--client {twice[0]} is given twice: give each client once")
 
 
 def _check_apply(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.undo == (args.session is not None):
         parser.error("give a session to apply, or --undo (not both)")
+    if args.client and len(args.client) > 1:
+        parser.error("apply writes one client's /etc/fstab: give --client once")
     if args.server and not args.client:
         parser.error("--server needs --client too")
     if args.lab and (args.client or args.server_address):

@@ -98,15 +98,18 @@ def connect_pair(
 
         cfg = LabConfig().as_running()
         nas, client = stack.enter_context(host(cfg, "nas")), stack.enter_context(host(cfg, "client"))
-        return Pair(nas, client, "nas", share or "/export")
+        more = [stack.enter_context(host(cfg, name)) for name in cfg.client_vms[1:]]
+        return Pair(nas, client, "nas", share or "/export", more)
     share = share or getattr(args, "share", None) or ""
     if not args.client or (need_share and not share):
         raise ConfigError("--server needs --client and --share too")
     server = open_host(args.server, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret)
-    client = open_host(args.client, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret)
     stack.enter_context(server)
-    stack.enter_context(client)
-    return Pair(server, client, args.server_address or server.target.hostname, share)
+    clients = []
+    for destination in args.client:
+        clients.append(open_host(destination, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret))
+        stack.enter_context(clients[-1])
+    return Pair(server, clients[0], args.server_address or server.target.hostname, share, clients[1:])
 
 
 def run(args: argparse.Namespace, printer: Any) -> int:
@@ -124,7 +127,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         pair = connect_pair(args, stack)
         if args.lab and getattr(args, "share", None):
             pair.share = args.share  # the lab's /export unless another share is asked for
-        printer(f"probing {pair.server.label} and {pair.client.label}")
+        printer(f"probing {pair.server.label} and {', '.join(c.label for c in pair.clients)}")
         facts = probe_pair(pair)
         # the desktop's preflight, before anything is changed: a share that is not exported would otherwise get
         # a 1777 scratch directory and a disk-baseline file wherever it points
@@ -196,7 +199,8 @@ def dry_run_text(args: argparse.Namespace, chosen: list[Any]) -> str:
         if not args.share:
             raise ConfigError("--server needs --share too (the plan names the exported path)")
         share, address = args.share, args.server_address or split_spec(args.server)[0]
-    plan = plan_for(None, None, chosen, args.scale, share=share, address=address)
+    clients = len(args.client) if getattr(args, "client", None) else None
+    plan = plan_for(None, None, chosen, args.scale, share=share, address=address, clients=clients)
     return plan_text(plan) + "\n\nDry run: no host was contacted and nothing was changed."
 
 

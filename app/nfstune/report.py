@@ -15,6 +15,7 @@ from typing import Any
 
 from nfstune.baselines import baseline_label
 from nfstune.bench.stats import format_value
+from nfstune.load_summary import SeriesScaling
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report_advice import recommendation_html
 from nfstune.report_chart import strip_chart_svg
@@ -28,6 +29,7 @@ from nfstune.summary import (
     is_paired,
     negotiated_essentials,
     recipe_notes,
+    session_scaling,
     summarize_session,
     verdict_lines,
 )
@@ -78,6 +80,7 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         if notes:
             parts.append(f"<p><b>{e(recipe_id)}: notes</b></p><ul>" + "".join(f"<li>{e(n)}</li>" for n in notes)
                          + "</ul>")  # fmt: skip
+    parts.append(_scaling(session_scaling(data, recipes)))
     checks = aa_checks(groups)
     if checks:
         parts.append(f"<h2>A/A checks</h2><p>Configurations expected to measure the same as their baseline: "
@@ -97,6 +100,34 @@ def _ceilings(baselines: list[dict[str, Any]]) -> str:
     )
     return ("<h2>Ceilings</h2><p>Measured before the recipes: NFS cannot move data faster than the network or the "
             f"server's own disk.</p><table><tr><th>what</th><th>rate</th></tr>{rows}</table>")  # fmt: skip
+
+
+def _scaling(found: list[SeriesScaling]) -> str:
+    """Several clients at once: the scaling verdict of each series, then every count's aggregate, each client's
+    share and how evenly the NAS shared."""
+    if not found:
+        return ""
+    e = html.escape
+    parts = ["<h2>Several clients at once</h2><p>Where another client stops adding throughput, judged in the same "
+             "family as every other comparison; each client's median MB/s over the rounds, and the slowest client's "
+             "rate over the fastest's (1.00: an even share).</p>"]  # fmt: skip
+    for item in found:
+        kind = {"grows": "faster", "knee": "same", "not settled": "not-settled"}[item.scaling.kind]
+        settle = f" {item.scaling.settle}" if item.scaling.settle else ""
+        parts.append(f"<h3>{e(item.recipe)}: {e(item.workload)}, {e(item.series)}</h3>"
+                     f"<p class={kind}>{e(item.scaling.text)}{e(settle)}</p>")  # fmt: skip
+        rows = []
+        for c in item.configs:
+            shares = ", ".join(f"{name} {format_value(rate)}" for name, rate in c.per_client.items())
+            even = "\u2013" if c.fairness is None else (
+                f"{c.fairness[0]:.2f} ({c.fairness[1]:.2f}\u2013{c.fairness[2]:.2f})"
+            )  # fmt: skip
+            ops = "\u2013" if c.ops_per_s is None else format_value(c.ops_per_s)
+            rows.append(f"<tr><td>{e(c.label)}</td><td class=n>{c.clients}</td><td>{e(shares)}</td>"
+                        f"<td class=n>{ops}</td><td class=n>{even}</td></tr>")  # fmt: skip
+        parts.append("<table><tr><th>configuration</th><th>clients</th><th>each client, MB/s</th>"
+                     f"<th>ops/s together</th><th>slowest/fastest</th></tr>{''.join(rows)}</table>")  # fmt: skip
+    return "\n".join(parts)
 
 
 def _workload(g: WorkloadResults) -> str:

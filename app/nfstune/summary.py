@@ -20,6 +20,17 @@ from typing import Any
 from nfstune.bench.figure import figure
 from nfstune.bench.stats import Summary, summarize
 from nfstune.bench.verdict import Question, Verdict, judge
+from nfstune.load_summary import (
+    SeriesScaling,
+    is_clients_group,
+    load_of,
+    load_text,
+    reference,
+    scaling_lines,
+    series_scaling,
+    step_questions,
+    step_verdicts,
+)
 from nfstune.nfs.export_options import split_options
 from nfstune.nfs.mount_options import MountOptions
 from nfstune.recipes.model import WORKLOADS, Config, Recipe, recipe_facts
@@ -81,58 +92,96 @@ def summarize_session(session: Mapping[str, Any], recipes: Mapping[str, Recipe] 
     """Per recipe and workload (in the order they ran), each configuration's figures and its verdict against the
     baseline: the recipe's own baseline when it ran that workload, else a configuration labelled "baseline",
     else the first that ran. A configuration that ran twice counts with its last run. All comparisons of the
-    session are judged together, as one family."""
-    recipes = recipes or {}
-    runs_by_key: dict[tuple[str, str], dict[str, Mapping[str, Any]]] = {}
-    for run in session["runs"]:
-        runs_by_key.setdefault((run["recipe"], run["workload"]), {})[run["config_label"]] = run
-    # options belong to the configuration, not to the workload: the last run of a configuration tells them
-    options: dict[tuple[str, str], Mapping[str, Any]] = {(r["recipe"], r["config_label"]): r for r in session["runs"]}
-    paired = is_paired(session)
-    margins = planned_margins(session)
-    questions: list[Question] = []
-    shapes = []  # per group: (recipe, workload, baseline, runs, rounds, why the same)
-    for (recipe_id, workload), runs in runs_by_key.items():
-        w = WORKLOADS[workload]
-        recipe = recipes.get(recipe_id)
-        baseline = _baseline_label(recipe, runs)
-        rounds = {label: measured_rounds(run) for label, run in runs.items()}
-        same: dict[str, str | None] = {}
-        for label in runs:
-            if label == baseline:
-                continue
-            same[label] = _why_same(recipe, label, options[(recipe_id, label)], options[(recipe_id, baseline)])
-            if judgeable(rounds[baseline]) and judgeable(rounds[label]):
-                questions.append(
-                    Question(
-                        key=(recipe_id, workload, label), baseline=judgeable(rounds[baseline]),
-                        other=judgeable(rounds[label]),
-                        higher_is_better=w.higher_is_better, names=(baseline, label),
-                        margin_percent=margin_of(recipe, margins.get(recipe_id)), expect_same=same[label] is not None,
-                        why_same=same[label] or "", paired=paired,
+    session are judged together, as one family. A recipe run from several clients at once is compared as
+    load_summary.py says (by client count, and step by step)."""
+    return _Judged(session, recipes or {}).results()
+
+
+def session_scaling(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None) -> list[SeriesScaling]:
+    """Where adding a client stopped adding throughput, per recipe run from several clients, workload and series,
+    judged in the same family as every other comparison of the session."""
+    return _Judged(session, recipes or {}).scaling()
+
+
+class _Judged:
+    """A session's comparisons, asked and judged once as one family."""
+
+    def __init__(self, session: Mapping[str, Any], recipes: Mapping[str, Recipe]) -> None:
+        runs_by_key: dict[tuple[str, str], dict[str, Mapping[str, Any]]] = {}
+        for run in session["runs"]:
+            runs_by_key.setdefault((run["recipe"], run["workload"]), {})[run["config_label"]] = run
+        # options belong to the configuration, not to the workload: the last run of a configuration tells them
+        self.options: dict[tuple[str, str], Mapping[str, Any]] = {
+            (r["recipe"], r["config_label"]): r for r in session["runs"]
+        }
+        paired = is_paired(session)
+        margins = planned_margins(session)
+        questions: list[Question] = []
+        self.shapes = []  # per group: (recipe, workload, baseline, runs, rounds, why the same)
+        for (recipe_id, workload), runs in runs_by_key.items():
+            w = WORKLOADS[workload]
+            recipe = recipes.get(recipe_id)
+            baseline = _baseline_label(recipe, runs)
+            rounds = {label: measured_rounds(run) for label, run in runs.items()}
+            margin = margin_of(recipe, margins.get(recipe_id))
+            several = is_clients_group(runs)
+            same: dict[str, str | None] = {}
+            for label in runs:
+                if label == baseline:
+                    continue
+                against = reference(runs, label, baseline) if several else baseline
+                if against is None:
+                    continue  # the baseline's own series: compared step by step (below)
+                same[label] = _why_same(recipe, label, self.options[(recipe_id, label)],
+                                        self.options[(recipe_id, against)])  # fmt: skip
+                if judgeable(rounds[against]) and judgeable(rounds[label]):
+                    questions.append(
+                        Question(
+                            key=(recipe_id, workload, label), baseline=judgeable(rounds[against]),
+                            other=judgeable(rounds[label]),
+                            higher_is_better=w.higher_is_better, names=(against, label),
+                            margin_percent=margin, expect_same=same[label] is not None,
+                            why_same=same[label] or "", paired=paired,
+                        )
+                    )  # fmt: skip
+            if several:
+                judged = {label: judgeable(r) for label, r in rounds.items()}
+                questions += step_questions(
+                    recipe_id, workload, runs, judged, higher_is_better=w.higher_is_better, margin_percent=margin
+                )
+            self.shapes.append((recipe_id, workload, baseline, runs, rounds, same))
+        self.verdicts = {v.key: v for v in judge(questions)} if questions else {}
+
+    def results(self) -> list[WorkloadResults]:
+        found = []
+        for recipe_id, workload, baseline, runs, rounds, same in self.shapes:
+            w = WORKLOADS[workload]
+            steps = step_verdicts(recipe_id, workload, runs, self.verdicts) if is_clients_group(runs) else {}
+            configs = []
+            for label, run in runs.items():
+                values = list(rounds[label].values())
+                opts = RunOptions.of(self.options[(recipe_id, label)])
+                configs.append(
+                    ConfigResult(
+                        label=label, values=values, summary=summarize(values) if values else None,
+                        requested=opts.requested, negotiated=opts.negotiated,
+                        export_options=opts.export,
+                        verdict=self.verdicts.get((recipe_id, workload, label)) or steps.get(label),
+                        status=run["status"], rounds=rounds[label], same_as_baseline=same.get(label),
+                        settings=effective_settings(self.options[(recipe_id, label)]),
                     )
                 )  # fmt: skip
-        shapes.append((recipe_id, workload, baseline, runs, rounds, same))
-    verdicts = {v.key: v for v in judge(questions)} if questions else {}
-    found = []
-    for recipe_id, workload, baseline, runs, rounds, same in shapes:
-        w = WORKLOADS[workload]
-        configs = []
-        for label, run in runs.items():
-            values = list(rounds[label].values())
-            opts = RunOptions.of(options[(recipe_id, label)])
-            configs.append(
-                ConfigResult(
-                    label=label, values=values, summary=summarize(values) if values else None,
-                    requested=opts.requested, negotiated=opts.negotiated,
-                    export_options=opts.export, verdict=verdicts.get((recipe_id, workload, label)),
-                    status=run["status"], rounds=rounds[label], same_as_baseline=same.get(label),
-                    settings=effective_settings(options[(recipe_id, label)]),
-                )
-            )  # fmt: skip
-        configs.sort(key=lambda c: c.label != baseline)  # the baseline leads, as in every table of results
-        found.append(WorkloadResults(recipe_id, workload, w.unit, w.higher_is_better, configs, baseline))
-    return found
+            configs.sort(key=lambda c: c.label != baseline)  # the baseline leads, as in every table of results
+            found.append(WorkloadResults(recipe_id, workload, w.unit, w.higher_is_better, configs, baseline))
+        return found
+
+    def scaling(self) -> list[SeriesScaling]:
+        found = []
+        for recipe_id, workload, _, runs, rounds, _ in self.shapes:
+            if is_clients_group(runs):
+                judged = {label: judgeable(r) for label, r in rounds.items()}
+                found += series_scaling(recipe_id, workload, WORKLOADS[workload].unit, runs, judged, self.verdicts)
+        return found
 
 
 def _baseline_label(recipe: Recipe | None, runs: Mapping[str, Any]) -> str:
@@ -181,7 +230,7 @@ def _settings(run: Mapping[str, Any]) -> tuple[object, ...]:
     config = run.get("config") or {}
     ahead = config.get("read_ahead_kb") if isinstance(config, Mapping) else None
     opts = RunOptions.of(run)
-    return opts.export, frozenset(o.render() for o in opts.negotiated.options), ahead
+    return opts.export, frozenset(o.render() for o in opts.negotiated.options), ahead, load_of(run)
 
 
 def effective_settings(run: Mapping[str, Any]) -> tuple[object, ...] | None:
@@ -197,7 +246,10 @@ def effective_settings(run: Mapping[str, Any]) -> tuple[object, ...] | None:
     gathering = "no_wdelay" if "no_wdelay" in opts.export else "wdelay"
     config = run.get("config") or {}
     ahead = config.get("read_ahead_kb") if isinstance(config, Mapping) else None
-    return mode, gathering, essentials, ahead
+    clients, threads = load_of(run)
+    if clients is None and threads is None:
+        return mode, gathering, essentials, ahead  # as sessions from before several clients were matched
+    return mode, gathering, essentials, ahead, clients, threads
 
 
 def _expectation_reason(text: str | None) -> str:
@@ -224,6 +276,9 @@ def in_force(run: Mapping[str, Any]) -> str | None:
         parts.append(f"read_ahead_kb={ahead}")
     if opts.export:
         parts.append(f"export {','.join(opts.export)}")
+    load = load_text(run)
+    if load is not None:
+        parts.append(load)
     return "; ".join(parts)
 
 
@@ -290,16 +345,23 @@ def results_text(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | Non
         better = "higher" if group.higher_is_better else "lower"
         lines.append(f"\n{group.recipe} / {group.workload} ({group.unit}, {better} is better; "
                      f"against {group.baseline_label})")  # fmt: skip
+        width = max([14, *(len(c.label) for c in group.configs)])
         for c in group.configs:
             s = c.summary
             if s is None:
-                lines.append(f"  {c.label:14} no completed repeats")
+                lines.append(f"  {c.label:{width}} no completed repeats")
                 continue
-            lines.append(f"  {c.label:14} median {s.median:8.3g}  min {s.min:8.3g}  max {s.max:8.3g}  n={s.n}")
-            lines += [f"  {'':14} {text}" for text in verdict_lines(c)]
+            lines.append(f"  {c.label:{width}} median {s.median:8.3g}  min {s.min:8.3g}  max {s.max:8.3g}  n={s.n}")
+            lines += [f"  {'':{width}} {text}" for text in verdict_lines(c)]
             essentials = negotiated_essentials(c.negotiated)
             if essentials:
-                lines.append(f"  {'':14} requested {c.requested.render() or '(defaults)'}; negotiated {essentials}")
+                lines.append(
+                    f"  {'':{width}} requested {c.requested.render() or '(defaults)'}; negotiated {essentials}"
+                )
+    scaling = session_scaling(session, recipes)
+    if scaling:
+        lines.append("\nseveral clients at once: where another client stops adding throughput (same family)")
+        lines += scaling_lines(scaling)
     for recipe_id in dict.fromkeys(g.recipe for g in groups):
         notes = recipe_notes(session, (recipes or {}).get(recipe_id))
         if notes:

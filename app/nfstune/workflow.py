@@ -9,18 +9,18 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from nfstune.bench.sizing import default_sizes, growth_limits, plan_sizes
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.changes.transaction import host_key
-from nfstune.engine import Engine, Event
+from nfstune.engine import Engine, Event, LoadHost
 from nfstune.errors import ConfigError
 from nfstune.guard import ServerChange
 from nfstune.nfs.own_mount import SCRATCH_PREFIX
 from nfstune.recipes.estimate import Estimate, PastRun, estimate
 from nfstune.recipes.loader import recipes_by_id
-from nfstune.recipes.model import Recipe, recipe_facts
+from nfstune.recipes.model import FactValue, Recipe, recipe_facts
 from nfstune.recipes.plan import Plan, build_plan, plan_json
 from nfstune.remote import Host
 from nfstune.remote.probe import probe
@@ -33,18 +33,25 @@ IPERF_SECONDS = {"small": 5, "normal": 10}
 
 @dataclass
 class Pair:
-    """The two connected hosts, the server's address as the client reaches it, and the export to test."""
+    """The connected hosts, the server's address as the clients reach it, and the export to test. `more`: the
+    further clients (the second, third...), for configurations run from several clients at once."""
 
     server: Host
     client: Host
     address: str
     share: str
+    more: list[Host] = field(default_factory=list)
+
+    @property
+    def clients(self) -> list[Host]:
+        return [self.client, *self.more]
 
 
 @dataclass(frozen=True)
 class Facts:
     server: HostFacts
     client: HostFacts
+    more: tuple[HostFacts, ...] = ()  # the further clients', in Pair.more's order
 
 
 def probe_pair(pair: Pair) -> Facts:
@@ -54,10 +61,12 @@ def probe_pair(pair: Pair) -> Facts:
     Every sudo password is asked for here, before anything is changed: not later, with the server already
     changed while a prompt waits for an admin who walked away."""
     pair.server.sudo_prefix()
-    pair.client.sudo_prefix()
+    for each in pair.clients:
+        each.sudo_prefix()
     client = probe(pair.client, peer=pair.address)
+    more = tuple(probe(each, peer=pair.address) for each in pair.more)
     toward_client = client.route.source_address if client.route is not None else None
-    return Facts(probe(pair.server, path=pair.share, peer=toward_client), client)
+    return Facts(probe(pair.server, path=pair.share, peer=toward_client), client, more)
 
 
 def sizes_for(scale: str, facts: Facts | None) -> tuple[WorkloadSizes, WorkloadSizes]:
@@ -90,11 +99,12 @@ def plan_for(
     *,
     share: str | None = None,
     address: str | None = None,
+    clients: int | None = None,
 ) -> Plan:
     """The plan of a session, with or without the hosts: unknown facts give the scale's default sizes, fio assumed
     on the client, every condition unknown (such configurations are tried). On an appliance the configurations
     that change the export are skipped with the vendor's own setting. `share`/`address` name the export and the
-    server when there is no pair (a dry run)."""
+    server when there is no pair (a dry run), `clients` how many clients it names."""
     if seed is None:
         seed = random.SystemRandom().randrange(1, 10**6)
     notes = []
@@ -105,8 +115,10 @@ def plan_for(
             "hosts unknown (such configurations are tried)"
         )
     sizes, limits = sizes_for(scale, facts)
+    unprobed: dict[str, FactValue] = {} if clients is None else {"clients_connected": clients}
     plan = build_plan(
-        recipes, recipe_facts(facts.server, facts.client) if facts else {}, scale=scale, seed=seed,
+        recipes, recipe_facts(facts.server, facts.client, 1 + len(facts.more)) if facts else unprobed, scale=scale,
+        seed=seed,
         sizes=sizes, size_limits=limits,
         fio_available=facts.client.fio_version is not None if facts else True,
         share=pair.share if pair else share or "/share", server_address=pair.address if pair else address or "server",
@@ -160,6 +172,10 @@ def make_engine(
         # the server's exports are never written on an appliance: the engine refuses before any change
         appliance=facts.server.appliance, confirm=confirm,
         client_address=route.source_address if route is not None else None, likely=likely,
+        more_clients=[
+            LoadHost(host, (f.route.source_address if f.route is not None else None) or "", f.fio_version is not None)
+            for host, f in zip(pair.more, facts.more, strict=True)
+        ],
     )  # fmt: skip
 
 

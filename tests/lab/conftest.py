@@ -24,9 +24,9 @@ def client(lab: LabConfig) -> Iterator[Host]:
 
 
 @pytest.fixture(scope="module")
-def lab2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabConfig]:
-    """A second lab, of two clients (`lab up --clients 2`), for the tests of load from several clients at once: one
-    module uses it, and it stops with that module (its VMs would slow every later test down)."""
+def lab3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabConfig]:
+    """A second lab, of three clients (`lab up --clients 3`), for the tests of load from several clients at once:
+    one module uses it, and it stops with that module (its VMs would slow every later test down)."""
     state_home = tmp_path_factory.mktemp("xdg-state-clients")
     cfg = LabConfig(
         state_dir=state_home / "nfstune" / "lab",
@@ -34,7 +34,7 @@ def lab2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabConfig]:
         client_port=free_port(),
         link_port=free_port(),
         disk="ssd",
-        clients=2,
+        clients=3,
     ).validate()
     messages: list[str] = []
     up(cfg, messages.append)

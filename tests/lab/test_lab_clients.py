@@ -3,7 +3,7 @@ with its own host key, all of them share one private link with the NAS, and `dow
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import re
 import subprocess
@@ -15,8 +15,6 @@ from pathlib import Path
 import pytest
 
 from nfstune.bench.clients_runner import ClientsRunner, LoadClient
-from nfstune.bench.fio import fio_commands
-from nfstune.bench.fio_clients import ClientJob, front_end_argv, job_file
 from nfstune.bench.workloads import MIB, WorkloadId, WorkloadSizes
 from nfstune.changes.fio_server import start_server
 from nfstune.changes.mount import ClientMount
@@ -30,28 +28,28 @@ from nfstune.store import Journal, open_store
 pytestmark = pytest.mark.lab
 
 
-def test_every_vm_is_up_with_its_own_port_and_role(lab2: LabConfig) -> None:
-    states = status(lab2)
-    assert [st.name for st in states] == ["nas", "client", "client2"]
+def test_every_vm_is_up_with_its_own_port_and_role(lab3: LabConfig) -> None:
+    states = status(lab3)
+    assert [st.name for st in states] == ["nas", "client", "client2", "client3"]
     assert all(st.running and st.ssh == "ok" for st in states)
-    assert [st.facts["role"] for st in states] == ["nas", "client", "client2"]
-    assert len({st.port for st in states}) == 3
+    assert [st.facts["role"] for st in states] == ["nas", "client", "client2", "client3"]
+    assert len({st.port for st in states}) == 4
     assert states[0].facts["nfs_server"] == "active"
 
 
-def test_each_client_has_its_own_host_key(lab2: LabConfig, tmp_path: Path) -> None:
-    client_pub = lab2.host_key("client").with_suffix(".pub").read_text().split()
-    assert client_pub != lab2.host_key("client2").with_suffix(".pub").read_text().split()
+def test_each_client_has_its_own_host_key(lab3: LabConfig, tmp_path: Path) -> None:
+    client_pub = lab3.host_key("client").with_suffix(".pub").read_text().split()
+    assert client_pub != lab3.host_key("client2").with_suffix(".pub").read_text().split()
     wrong = tmp_path / "known_hosts"
-    wrong.write_text(f"[127.0.0.1]:{lab2.port('client2')} {client_pub[0]} {client_pub[1]}\n")
-    h = Host("127.0.0.1", port=lab2.port("client2"), key_filename=lab2.client_key, known_hosts=wrong, label="c2")
+    wrong.write_text(f"[127.0.0.1]:{lab3.port('client2')} {client_pub[0]} {client_pub[1]}\n")
+    h = Host("127.0.0.1", port=lab3.port("client2"), key_filename=lab3.client_key, known_hosts=wrong, label="c2")
     with pytest.raises(HostKeyChanged):
         h.connect()
 
 
-def test_the_clients_share_one_link_with_the_nas(lab2: LabConfig) -> None:
+def test_the_clients_share_one_link_with_the_nas(lab3: LabConfig) -> None:
     # fio's front end on the first client must reach the servers on the others, over the lab link only
-    with host(lab2, "client") as client, host(lab2, "client2") as client2:
+    with host(lab3, "client") as client, host(lab3, "client2") as client2:
         for h, peers in ((client, ("nas", "client2")), (client2, ("nas", "client"))):
             for peer in peers:
                 result = h.run(["ping", "-c", "1", "-W", "5", LAB_IPS[peer]], check=False)
@@ -60,9 +58,9 @@ def test_the_clients_share_one_link_with_the_nas(lab2: LabConfig) -> None:
         assert re.search(r"\bdev eth1\b", route) and " via " not in route
 
 
-def test_a_file_written_by_one_client_is_read_by_the_other(lab2: LabConfig) -> None:
+def test_a_file_written_by_one_client_is_read_by_the_other(lab3: LabConfig) -> None:
     mount = "/mnt/lab-clients-test"
-    with host(lab2, "client") as client, host(lab2, "client2") as client2, host(lab2, "nas") as nas:
+    with host(lab3, "client") as client, host(lab3, "client2") as client2, host(lab3, "nas") as nas:
         for h in (client, client2):
             h.run(f"mkdir -p {mount} && mount -t nfs -o vers=4.2 nas:/export {mount}")
         try:
@@ -75,11 +73,11 @@ def test_a_file_written_by_one_client_is_read_by_the_other(lab2: LabConfig) -> N
             nas.run(["rm", "-f", "/export/shared.txt"], check=False)
 
 
-def test_cli_status_and_ssh_reach_a_further_client(lab2: LabConfig) -> None:
-    env = os.environ | {"XDG_STATE_HOME": str(lab2.state_dir.parent.parent)}
+def test_cli_status_and_ssh_reach_a_further_client(lab3: LabConfig) -> None:
+    env = os.environ | {"XDG_STATE_HOME": str(lab3.state_dir.parent.parent)}
     st = subprocess.run([sys.executable, "-m", "nfstune", "lab", "status"], capture_output=True, text=True, env=env)
     assert st.returncode == 0, st.stdout + st.stderr
-    assert re.search(rf"^client2\s+127\.0\.0\.1:{lab2.port('client2')}\s+pid \d+\s+ok", st.stdout, re.M)
+    assert re.search(rf"^client2\s+127\.0\.0\.1:{lab3.port('client2')}\s+pid \d+\s+ok", st.stdout, re.M)
     ssh = subprocess.run(
         [sys.executable, "-m", "nfstune", "lab", "ssh", "client2", "hostname"],
         capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=60,
@@ -87,13 +85,13 @@ def test_cli_status_and_ssh_reach_a_further_client(lab2: LabConfig) -> None:
     assert (ssh.returncode, ssh.stdout.strip()) == (0, "client2"), ssh.stderr
 
 
-def test_a_second_up_with_another_client_count_is_refused(lab2: LabConfig) -> None:
+def test_a_second_up_with_another_client_count_is_refused(lab3: LabConfig) -> None:
     from nfstune.lab import LabError
 
     for clients in (1, MAX_CLIENTS):
         with pytest.raises(LabError, match="already running"):
-            up(LabConfig(state_dir=lab2.state_dir, cache_dir=lab2.cache_dir, clients=clients), lambda _m: None)
-    assert [st.name for st in status(lab2)] == ["nas", "client", "client2"]
+            up(LabConfig(state_dir=lab3.state_dir, cache_dir=lab3.cache_dir, clients=clients), lambda _m: None)
+    assert [st.name for st in status(lab3)] == ["nas", "client", "client2", "client3"]
 
 
 # --- fio's servers on the clients, one front end ------------------------------------------------------------------
@@ -115,55 +113,23 @@ def serve_and_mount(clients: dict[str, Host], nas: Host, tx: Transaction) -> lis
     return load
 
 
-def test_fio_servers_run_one_job_on_both_clients_and_stop_with_the_undo(lab2: LabConfig, tmp_path: Path) -> None:
-    journal = Journal(open_store(tmp_path / "nfstune.sqlite3"))
-    log: list[str] = []
-    tx = Transaction(journal, log.append)
-    with host(lab2, "nas") as nas, host(lab2, "client") as c1, host(lab2, "client2") as c2:
-        clients = {"client": c1, "client2": c2}
-        try:
-            jobs = []
-            for load in serve_and_mount(clients, nas, tx):
-                path = f"/var/tmp/nfstune-test-{load.name}.fio"
-                tx.record(c1, "tempfile", path)
-                c1.write_file(path, job_file(fio_commands(WorkloadId.SEQ_WRITE, load.scratch, SIZES).run).encode())
-                jobs.append(ClientJob(load.name, load.server, path))
-            assert all(f"fio --server=ip:{LAB_IPS[n]},8765" in c.run(FIO_SERVERS).stdout for n, c in clients.items())
-            done = c1.run(front_end_argv(jobs), timeout=300)
-            document = json.loads(done.stdout[done.stdout.index("{") :])
-            per_client = {s["hostname"]: s for s in document["client_stats"] if s["jobname"] != "All clients"}
-            # fio names each client as its --client argument gave it
-            assert sorted(per_client) == sorted(f"{LAB_IPS[n]},8765" for n in clients) or sorted(per_client) == sorted(
-                LAB_IPS[n] for n in clients
-            )
-            assert all(s["write"]["io_bytes"] == SIZES.seq_file_bytes and s["error"] == 0 for s in per_client.values())
-        finally:
-            tx.undo(announce=True)
-        for c in clients.values():
-            assert c.run(FIO_SERVERS).stdout == ""
-            assert "nfstune" not in c.run("ls -A /var/tmp").stdout
-        assert nas.run("ls -A /export").stdout.split() == ["lost+found"]
-    assert sum("fio --server stopped" in line for line in log) == 2
-    assert journal.pending() == []
-
-
-def test_a_fio_server_left_by_a_crash_is_stopped_at_the_next_connect(lab2: LabConfig, tmp_path: Path) -> None:
+def test_a_fio_server_left_by_a_crash_is_stopped_at_the_next_connect(lab3: LabConfig, tmp_path: Path) -> None:
     store = tmp_path / "nfstune.sqlite3"
-    with host(lab2, "client2") as c2:
+    with host(lab3, "client2") as c2:
         start_server(c2, Transaction(Journal(open_store(store)), lambda _m: None), LAB_IPS["client2"], 8799)
         assert "8799" in c2.run(FIO_SERVERS).stdout
     # a fresh process, a fresh store connection: only the journal on disk knows
-    with host(lab2, "client2") as c2:
+    with host(lab3, "client2") as c2:
         undone = recover_on_connect([c2], Journal(open_store(store)), lambda _m: None)
         assert [e.kind for e in undone] == ["process"]
         assert c2.run(FIO_SERVERS).stdout == ""
         assert "nfstune-fio-server" not in c2.run("ls -A /var/tmp").stdout
 
 
-def test_a_taken_port_is_an_error_naming_the_host_and_nothing_stays(lab2: LabConfig, tmp_path: Path) -> None:
+def test_a_taken_port_is_an_error_naming_the_host_and_nothing_stays(lab3: LabConfig, tmp_path: Path) -> None:
     journal = Journal(open_store(tmp_path / "nfstune.sqlite3"))
     tx = Transaction(journal, lambda _m: None)
-    with host(lab2, "client") as c1:
+    with host(lab3, "client") as c1:
         first = start_server(c1, tx, LAB_IPS["client"], 8798)
         try:
             # on any address: another program's socket on 0.0.0.0 takes the port as surely
@@ -178,12 +144,12 @@ def test_a_taken_port_is_an_error_naming_the_host_and_nothing_stays(lab2: LabCon
     assert journal.pending() == []
 
 
-def test_clients_write_and_read_at_once_and_a_cancel_leaves_no_fio(lab2: LabConfig, tmp_path: Path) -> None:
+def test_clients_write_and_read_at_once_and_a_cancel_leaves_no_fio(lab3: LabConfig, tmp_path: Path) -> None:
     journal = Journal(open_store(tmp_path / "nfstune.sqlite3"))
     log: list[str] = []
     tx = Transaction(journal, log.append)
     cancel = threading.Event()
-    with host(lab2, "nas") as nas, host(lab2, "client") as c1, host(lab2, "client2") as c2:
+    with host(lab3, "nas") as nas, host(lab3, "client") as c1, host(lab3, "client2") as c2:
         clients = {"client": c1, "client2": c2}
         try:
             load = serve_and_mount(clients, nas, tx)
@@ -211,10 +177,10 @@ def test_clients_write_and_read_at_once_and_a_cancel_leaves_no_fio(lab2: LabConf
     assert journal.pending() == []
 
 
-def test_a_server_that_cannot_bind_says_why_and_is_undone(lab2: LabConfig, tmp_path: Path) -> None:
+def test_a_server_that_cannot_bind_says_why_and_is_undone(lab3: LabConfig, tmp_path: Path) -> None:
     journal = Journal(open_store(tmp_path / "nfstune.sqlite3"))
     tx = Transaction(journal, lambda _m: None)
-    with host(lab2, "client") as c1:
+    with host(lab3, "client") as c1:
         try:
             # an address of the lab's network that this client does not have: fio's bind fails and fio exits
             with pytest.raises(ChangeFailed, match=r"lab client .*10\.99\.0\.9:8797 stopped at once: .*\S"):
@@ -224,3 +190,94 @@ def test_a_server_that_cannot_bind_says_why_and_is_undone(lab2: LabConfig, tmp_p
         assert c1.run(FIO_SERVERS).stdout == ""
         assert "nfstune" not in c1.run("ls -A /var/tmp").stdout
     assert journal.pending() == []
+
+
+# --- the many-clients recipe, end to end --------------------------------------------------------------------------
+
+# The shipped recipe cut to what the CI's time allows (a user recipe of the same id replaces it): 1, 2 and 3
+# clients under sync and two clients on one nfsd thread, sync-4k only, two rounds; the full recipe is the same code.
+SHORT_MANY_CLIENTS = """\
+id = "many-clients"
+title = "many clients at once (short)"
+summary = "The shipped many-clients recipe, cut for the lab test."
+why = "To run every step of a session from several clients in the CI's time."
+changes_host = "server"
+workloads = ["sync-4k"]
+baseline = "1 client, sync"
+never_recommend = true
+
+[rounds]
+min = 2
+max = 2
+warmup = 0
+
+[[configs]]
+label = "1 client, sync"
+clients = 1
+export = { set = ["sync"] }
+
+[[configs]]
+label = "2 clients, sync"
+clients = 2
+export = { set = ["sync"] }
+
+[[configs]]
+label = "3 clients, sync"
+clients = 3
+export = { set = ["sync"] }
+
+[[configs]]
+label = "2 clients, 1 thread"
+clients = 2
+export = { set = ["sync"] }
+nfsd_threads = 1
+"""
+# what must be byte-identical after a session, per host: the NFS configuration, the running thread count, the
+# exports and mounts in force, and what nfstune leaves in /var/tmp, the export and the process list
+STATE = (
+    "cat /etc/exports /etc/nfs.conf /etc/fstab 2>&1; ls -A /etc/exports.d 2>&1; cat /proc/fs/nfsd/threads 2>&1; "
+    "exportfs -v 2>&1; grep -v rpc_pipefs /proc/mounts; ls -A /var/tmp; ls -A /export 2>&1; pgrep -ax fio || true"
+)
+
+
+def test_many_clients_runs_from_three_clients_and_leaves_every_host_as_it_was(lab3: LabConfig, tmp_path: Path) -> None:
+    names = ["nas", "client", "client2", "client3"]
+    with contextlib.ExitStack() as stack:
+        hosts = {name: stack.enter_context(host(lab3, name)) for name in names}
+        before = {name: h.run(STATE, sudo=True).stdout for name, h in hosts.items()}
+    data = tmp_path / "data"
+    (data / "nfstune" / "recipes").mkdir(parents=True)
+    (data / "nfstune" / "recipes" / "many-clients.toml").write_text(SHORT_MANY_CLIENTS)
+    env = os.environ | {"XDG_STATE_HOME": str(lab3.state_dir.parent.parent), "XDG_DATA_HOME": str(data)}
+
+    def nfstune(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "nfstune", *args], capture_output=True, text=True, env=env,
+                              stdin=subprocess.DEVNULL, timeout=1500)  # fmt: skip
+
+    run = nfstune("run", "--lab", "--recipe", "many-clients", "--no-baselines", "--yes")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    out = run.stdout
+    assert "probing lab nas" in out and "client3" in out
+    assert len(re.findall(r"starting fio's server on 10\.99\.0\.\d:8765", out)) == 3
+    assert re.search(r"nfsd threads \d+ -> 1", out)
+    # every repeat from three clients names all three and the figure they got together
+    assert re.search(r"3 clients, sync sync-4k round 2: [\d.]+ ms per write together \(client [\d.]+ MB/s, "
+                     r"client2 [\d.]+ MB/s, client3 [\d.]+ MB/s\)", out)  # fmt: skip
+    with contextlib.ExitStack() as stack:
+        hosts = {name: stack.enter_context(host(lab3, name)) for name in names}
+        after = {name: h.run(STATE, sudo=True).stdout for name, h in hosts.items()}
+    for name in names:
+        assert after[name] == before[name], f"{name} differs after the session"
+
+    session = re.search(r"^session (\d+): completed$", out, re.M)
+    assert session is not None, out[-2000:]
+    report = nfstune("report", session.group(1), "--html", str(tmp_path / "report.html"))
+    assert report.returncode == 0, report.stderr
+    assert "several clients at once" in report.stdout
+    for count in (1, 2, 3):
+        assert re.search(rf"^  {count} clients?, sync +median", report.stdout, re.M), report.stdout
+    assert re.search(r"3 clients, sync: each client MB/s: client [\d.]+, client2 [\d.]+, client3 [\d.]+; "
+                     r"slowest/fastest", report.stdout)  # fmt: skip
+    assert "2 clients, 1 thread" in report.stdout and "2 clients, sync (95 % CI" in report.stdout
+    page = (tmp_path / "report.html").read_text()
+    assert "<h2>Several clients at once</h2>" in page and "client3" in page

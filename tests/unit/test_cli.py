@@ -135,6 +135,23 @@ def test_run_refuses_a_bad_argument_before_anything(
     [
         (["--server", "nas.invalid", "--recipe", "quick-check"], "--server needs --client and --share too"),
         (["--lab", "--client", "c", "--recipe", "quick-check"], "--lab uses the lab's own client and its address"),
+        (
+            [
+                "--server",
+                "nas.invalid",
+                "--client",
+                "a.invalid",
+                "--client",
+                "b.invalid",
+                "--client",
+                "a.invalid",
+                "--share",
+                "/srv",
+                "--recipe",
+                "many-clients",
+            ],
+            "--client a.invalid is given twice: give each client once",
+        ),
     ],
 )
 def test_run_refuses_a_missing_or_ignored_argument_before_anything(
@@ -275,6 +292,10 @@ def test_the_time_left_says_the_most_it_can_take() -> None:
         (["--lab"], "give a session to apply, or --undo (not both)"),
         (["3", "--undo", "--lab"], "give a session to apply, or --undo (not both)"),
         (["3", "--server", "nas.invalid"], "--server needs --client too"),
+        (
+            ["3", "--server", "nas.invalid", "--client", "a.invalid", "--client", "b.invalid"],
+            "apply writes one client's /etc/fstab: give --client once",
+        ),
         (["3", "--lab", "--mount-point", "mnt/nas"], "--mount-point: 'mnt/nas' is not an absolute path below /"),
         (["3", "--lab", "--mount-point", "/"], "argument --mount-point: '/' is not an absolute path below /"),
         (["x", "--lab"], "'x' is not a session number"),

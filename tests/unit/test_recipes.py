@@ -18,7 +18,16 @@ from nfstune.recipes.toml_lines import KeyLines
 from nfstune.remote.probe_parse import parse_probe_output
 
 PROBES = Path(__file__).parent.parent / "captures" / "probe"
-SHIPPED = ["block-size", "sync-vs-async", "no-wdelay", "nfs-versions", "nconnect", "readahead", "quick-check"]
+SHIPPED = [
+    "block-size",
+    "sync-vs-async",
+    "no-wdelay",
+    "nfs-versions",
+    "nconnect",
+    "readahead",
+    "quick-check",
+    "many-clients",
+]
 
 # A valid client recipe; the error cases below edit it, and their line numbers refer to these lines.
 BASE = """\
@@ -40,7 +49,7 @@ mount = { vers = "3" }
 KNOWN_WORKLOADS = "known: seq-write, seq-read, small-files, sync-4k"
 KNOWN_FACTS = (
     "known: server_nfs_version, server_max_block_size, server_ram_bytes, server_nfsd_threads, "
-    "server_disk_rotational, link_speed_mbps, link_mtu"
+    "server_disk_rotational, link_speed_mbps, link_mtu, clients_connected"
 )
 
 
@@ -217,13 +226,12 @@ ERROR_CASES = [
     ),
     pytest.param(
         BASE + 'export = { set = ["async"] }\n',
-        "15: configs[1].export: changes the server's export, but changes_host = 'client' "
-        "(client recipes never touch it)",
+        "15: configs[1].export: changes the server, but changes_host = 'client' (client recipes never touch it)",
         id="client-recipe-changes-export",
     ),
     pytest.param(
         edited('changes_host = "client"', 'changes_host = "server"'),
-        "5: changes_host: is 'server' but no configuration changes the export: use 'client'",
+        "5: changes_host: is 'server' but no configuration changes the server: use 'client'",
         id="server-recipe-without-export",
     ),
     pytest.param(
@@ -361,6 +369,30 @@ ERROR_CASES = [
         BASE.split('\n[[configs]]\nlabel = "b"')[0],
         "8: configs: needs at least 2 configurations to compare, not 1",
         id="one-config",
+    ),
+    pytest.param(
+        edited('vers = "4.2" }', 'vers = "4.2" }\nclients = 1').replace(
+            'vers = "3" }', 'vers = "3" }\nclients = 2\nworkloads = ["small-files"]'
+        ),
+        "16: configs[1].clients: small-files runs with tar on one client: fio's front end cannot start it on several "
+        "at once; list this configuration's workloads without it",
+        id="several-clients-small-files",
+    ),
+    pytest.param(
+        edited('vers = "4.2" }', 'vers = "4.2" }\nclients = 2'),
+        "13: configs[1]: has no 'clients', but configs[0] has: give every configuration its number of clients "
+        "(clients = 1 for one client through fio's front end)",
+        id="several-clients-on-one-config-only",
+    ),
+    pytest.param(
+        edited('vers = "4.2" }', 'vers = "4.2" }\nclients = 0'),
+        "11: configs[0].clients: must be an integer from 1 to 16, not 0",
+        id="no-clients",
+    ),
+    pytest.param(
+        BASE + "nfsd_threads = 8\n",
+        "15: configs[1].nfsd_threads: changes the server, but changes_host = 'client' (client recipes never touch it)",
+        id="client-recipe-changes-threads",
     ),
     pytest.param(
         BASE + '\n[[notes]]\ntext = "Caps at {server_block_size}."\n',

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nfstune.bench.fio_clients import ClientsResult
 from nfstune.bench.workloads import WorkloadResult
 
 
@@ -21,6 +22,28 @@ def repeat_record(result: WorkloadResult, wire_bytes: int) -> dict[str, Any]:
         "lat_p50_us": result.lat_p50_us, "lat_p99_us": result.lat_p99_us, "wire_bytes": wire_bytes,
         "steady_mb_per_s": result.steady_mb_per_s, "raw_output": result.raw,
     }  # fmt: skip
+
+
+def clients_record(result: ClientsResult) -> dict[str, Any]:
+    """A repeat from several clients at once as the store keeps it: the aggregate, which is what the NAS served
+    (all the clients' bytes and operations over the slowest client's time). Its figure is then the aggregate one:
+    MB/s for the sequential workloads, and for sync-4k the time per write served (the inverse of the writes per
+    second of them all), not one client's latency (each client's own is kept with its share, store.repeat_clients).
+    """
+    return {
+        "tool": "fio", "bytes": result.total_bytes, "seconds": result.seconds, "mb_per_s": result.mb_per_s,
+        "ops": result.total_ops, "ops_per_s": result.total_ops / result.seconds, "lat_mean_us": None,
+        "lat_p50_us": None, "lat_p99_us": None, "wire_bytes": None, "steady_mb_per_s": None, "raw_output": result.raw,
+    }  # fmt: skip
+
+
+def client_shares(result: ClientsResult) -> list[dict[str, Any]]:
+    """Each client's own part of a repeat from several clients (store.repeat_clients), in the order they ran."""
+    return [
+        {"client": name, "bytes": r.bytes, "seconds": r.seconds, "mb_per_s": r.mb_per_s, "ops": r.ops,
+         "ops_per_s": r.ops_per_s, "lat_mean_us": r.lat_mean_us, "lat_p99_us": r.lat_p99_us}
+        for name, r in result.per_client.items()
+    ]  # fmt: skip
 
 
 def figure(workload: str, repeat: Mapping[str, Any]) -> float:

@@ -82,6 +82,10 @@ class ClientsResult:
         return sum(r.bytes for r in self.per_client.values())
 
     @property
+    def total_ops(self) -> int:
+        return sum(r.ops for r in self.per_client.values())
+
+    @property
     def seconds(self) -> float:
         """The clients start together (as far as fio's front end can make them); the slowest one ends the run."""
         return max(r.seconds for r in self.per_client.values())

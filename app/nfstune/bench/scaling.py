@@ -27,12 +27,19 @@ from nfstune.bench.verdict import Question, Verdict
 ScalingKind = Literal["grows", "knee", "not settled"]
 
 
-def step_key(workload: str, fewer: int) -> tuple[str, ...]:
-    return ("clients", workload, f"{fewer}->{fewer + 1}")
+def step_key(workload: str, fewer: int, series: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """`series`: what else was in force (the recipe, the export's write mode...), so that the steps of two series
+    of one session are two questions of its family."""
+    return ("clients", *series, workload, f"{fewer}->{fewer + 1}")
 
 
 def scaling_questions(
-    workload: str, aggregate: Mapping[int, Mapping[int, float]], *, higher_is_better: bool
+    workload: str,
+    aggregate: Mapping[int, Mapping[int, float]],
+    *,
+    higher_is_better: bool,
+    series: tuple[str, ...] = (),
+    margin_percent: float = 5.0,
 ) -> list[Question]:
     """`aggregate`: client count -> {round: the aggregate figure of that round}. One question per step between
     consecutive counts that were both run."""
@@ -43,11 +50,12 @@ def scaling_questions(
             raise ValueError(f"client counts must follow each other: {fewer} then {more}")
         questions.append(
             Question(
-                key=step_key(workload, fewer),
+                key=step_key(workload, fewer, series),
                 baseline=aggregate[fewer],
                 other=aggregate[more],
                 higher_is_better=higher_is_better,
                 names=(_clients(fewer), _clients(more)),
+                margin_percent=margin_percent,
             )
         )
     return questions
@@ -63,12 +71,12 @@ class Scaling:
 
 
 def read_scaling(workload: str, counts: Sequence[int], verdicts: Mapping[tuple[str, ...], Verdict], unit: str,
-                 medians: Mapping[int, float]) -> Scaling:  # fmt: skip
+                 medians: Mapping[int, float], series: tuple[str, ...] = ()) -> Scaling:  # fmt: skip
     """The scaling of one workload from the verdicts of its steps (judged with the session's family) and the
     medians of the aggregate at each count (what the text quotes)."""
     ordered = sorted(counts)
     for fewer in ordered[:-1]:
-        verdict = verdicts[step_key(workload, fewer)]
+        verdict = verdicts[step_key(workload, fewer, series)]
         if verdict.kind == "faster":
             continue
         at = f"{medians[fewer]:.3g} {unit} with {_clients(fewer)}"

@@ -5,7 +5,7 @@ file is written, and shares the problem list and the helpers for tables, strings
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from nfstune.nfs.export_edit import ExportOptionEdit
@@ -50,6 +50,8 @@ GROW_SPREAD_MAX = 100  # percent: a spread above it is a broken measurement, not
 BUDGET_MAX_MINUTES = 24 * 60
 SCALES = ("small", "normal")
 READ_AHEAD_KB_MAX = 1048576
+CLIENTS_MAX = 16  # clients at once through one fio front end: far more than a small office's machines
+NFSD_THREADS_MAX = 1024  # changes/nfsd_threads.MOST
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,8 @@ RECIPE_KEYS = {
 }  # fmt: skip
 CONFIG_KEYS = {
     "label": True, "mount": False, "read_ahead_kb": False, "export": False, "when": False, "workloads": False,
-    "expectation": False, "warning": False, "never_recommend": False, "expect": False,
+    "expectation": False, "warning": False, "never_recommend": False, "expect": False, "clients": False,
+    "nfsd_threads": False,
 }  # fmt: skip
 ROUNDS_KEYS = {
     "min": False, "max": False, "warmup": False, "margin": False, "grow_spread": False, "budget_minutes": False
@@ -181,6 +184,7 @@ class Checker:
         if configs and baseline not in labels:
             self.problem(("baseline",), f"no configuration is labelled '{baseline}'{did_you_mean(baseline, labels)}")
         self.check_host(changes_host, configs)
+        self.same_load(configs)
         warning, expectation = self.text(data, ("warning",)), self.text(data, ("expectation",))
         never_recommend = self.boolean(data, ("never_recommend",))
         if self.problems or recipe_id is None or title is None or summary is None or why is None:
@@ -203,13 +207,14 @@ class Checker:
         )
 
     def check_host(self, changes_host: object, configs: list[Config]) -> None:
-        server_changes = [index for index, config in enumerate(configs) if config.export]
+        server_changes = [index for index, config in enumerate(configs) if config.changes_server]
         if changes_host == "client":
             for index in server_changes:
-                message = "changes the server's export, but changes_host = 'client' (client recipes never touch it)"
-                self.problem(("configs", index, "export"), message)
+                key = "export" if configs[index].export else "nfsd_threads"
+                message = "changes the server, but changes_host = 'client' (client recipes never touch it)"
+                self.problem(("configs", index, key), message)
         elif changes_host == "server" and configs and not server_changes:
-            self.problem(("changes_host",), "is 'server' but no configuration changes the export: use 'client'")
+            self.problem(("changes_host",), "is 'server' but no configuration changes the server: use 'client'")
 
     def workloads(self, table: dict[str, Any], path: KeyPath) -> tuple[str, ...]:
         items = self.strings(table, path)
@@ -318,8 +323,39 @@ class Checker:
             warning=self.text(value, (*path, "warning")),
             never_recommend=self.boolean(value, (*path, "never_recommend")),
             expect=self.expect(value, (*path, "expect")),
+            clients=self.integer(value, (*path, "clients"), 1, CLIENTS_MAX),
+            nfsd_threads=self.integer(value, (*path, "nfsd_threads"), 1, NFSD_THREADS_MAX),
         )
+        if config.clients is not None:
+            config = self.several_clients(config, path)
         return None if label is None else config
+
+    def several_clients(self, config: Config, path: KeyPath) -> Config:
+        """A configuration run from several clients at once: only fio's workloads, and skipped (with the reason)
+        where the session has fewer clients than it needs."""
+        assert config.clients is not None
+        if "small-files" in config.workloads:
+            self.problem(
+                (*path, "clients"),
+                "small-files runs with tar on one client: fio's front end cannot start it on several at once; "
+                "list this configuration's workloads without it",
+            )
+        if config.clients == 1:
+            return config
+        needs = FactTest("clients_connected", at_least=config.clients)
+        return replace(config, when=Condition((*config.when.tests, needs)))
+
+    def same_load(self, configs: list[Config]) -> None:
+        """Every configuration of a recipe from the clients it names, or none: a figure from fio's front end and
+        one from a client alone are not measured the same way."""
+        several = [index for index, config in enumerate(configs) if config.clients is not None]
+        if several and len(several) != len(configs):
+            alone = next(index for index, config in enumerate(configs) if config.clients is None)
+            self.problem(
+                ("configs", alone),
+                f"has no 'clients', but configs[{several[0]}] has: give every configuration its number of clients "
+                "(clients = 1 for one client through fio's front end)",
+            )
 
     def expect(self, table: dict[str, Any], path: KeyPath) -> Literal["same"] | None:
         value = table.get(str(path[-1]))

@@ -45,6 +45,7 @@ FACTS: Mapping[str, Fact] = {
     "server_disk_rotational": Fact("bool", "the exported filesystem sits on a spinning disk"),
     "link_speed_mbps": Fact("int", "the slower NIC speed of the two hosts on the route between them, Mbit/s"),
     "link_mtu": Fact("int", "the smaller MTU of the two hosts' NICs on that route"),
+    "clients_connected": Fact("int", "the clients this session has (--client given that many times, or the lab's)"),
 }
 
 
@@ -53,8 +54,11 @@ def _smaller(*values: int | None) -> int | None:
     return min(known) if known else None
 
 
-def recipe_facts(server: HostFacts | None, client: HostFacts | None) -> dict[str, FactValue]:
-    """The facts conditions may test, from the two probes; None where a probe did not tell (e.g. no root)."""
+def recipe_facts(
+    server: HostFacts | None, client: HostFacts | None, clients: int | None = None
+) -> dict[str, FactValue]:
+    """The facts conditions may test, from the probes; None where a probe did not tell (e.g. no root). `clients`:
+    how many clients the session has (None: not known, as in a dry run)."""
     versions = None
     if server and server.nfsd_versions_enabled is not None:
         versions = offered_versions(server.nfsd_versions_enabled, server.nfsd_versions_disabled or frozenset())
@@ -70,6 +74,7 @@ def recipe_facts(server: HostFacts | None, client: HostFacts | None) -> dict[str
             server_route.speed_mbps if server_route else None, client_route.speed_mbps if client_route else None
         ),
         "link_mtu": _smaller(server_route.mtu if server_route else None, client_route.mtu if client_route else None),
+        "clients_connected": clients,
     }
 
 
@@ -180,10 +185,15 @@ class Config:
     warning: str | None = None
     never_recommend: bool = False
     expect: Literal["same"] | None = None  # measures the same as the baseline: a difference means unreliable figures
+    # how many clients run each workload at once, through fio's front end (bench/clients_runner.py); None: the one
+    # client alone, through the one-client runner. A recipe has it on every configuration or on none, so that its
+    # comparisons are between figures measured the same way.
+    clients: int | None = None
+    nfsd_threads: int | None = None  # the server's nfsd thread count while it runs (changes/nfsd_threads.py)
 
     @property
     def changes_server(self) -> bool:
-        return bool(self.export)
+        return bool(self.export) or self.nfsd_threads is not None
 
 
 def _default_budgets() -> Mapping[str, float]:

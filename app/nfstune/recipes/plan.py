@@ -14,9 +14,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from nfstune.bench.clients_runner import JOB_PREFIX as CLIENTS_JOB_PREFIX
 from nfstune.bench.commands import repeat_steps, workload_commands
+from nfstune.bench.fio import fio_commands
+from nfstune.bench.fio_clients import ClientJob, front_end_argv, job_file
 from nfstune.bench.sizing import GROWS, growth_rule_text
 from nfstune.bench.workloads import SMALL_FILES_TAR, WorkloadId, WorkloadSizes
+from nfstune.changes.fio_server import DEFAULT_PORT as FIO_SERVER_PORT
+from nfstune.changes.nfsd_threads import THREADS as NFSD_THREADS
 from nfstune.nfs.own_mount import MOUNT_ROOT, mount_argv, mount_point_for
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
 from nfstune.remote.probe import async_setting_hint
@@ -149,10 +154,10 @@ def build_plan(
         for config in recipe.configs:
             if config.when.holds(facts) is False:
                 skipped.append(f"{recipe.id} {config.label}: skipped: {config.when.why_not(facts)}")
-            elif appliance is not None and config.export:
+            elif appliance is not None and config.changes_server:
                 skipped.append(
                     f"{recipe.id} {config.label}: skipped (the server is a {appliance} appliance, which owns its "
-                    f"exports; set it in its own UI instead: {async_setting_hint(appliance)})"
+                    f"NFS settings; set them in its own UI instead: {async_setting_hint(appliance)})"
                 )
             else:
                 configs.append(config)
@@ -210,10 +215,21 @@ class _Context:
                 Step("server", ("sh", "-c", "exportfs -ra && exportfs -f"), True,
                      "write the journaled original bytes of that exports file back, and exportfs -ra")
             )  # fmt: skip
+        if config.nfsd_threads is not None:
+            setup.append(
+                Step("server", ("sh", "-c", f"echo {int(config.nfsd_threads)} > {NFSD_THREADS}"), True,
+                     f"run {config.nfsd_threads} nfsd threads (the count before is journaled)")
+            )  # fmt: skip
+            undo.append(
+                Step("server", ("sh", "-c", f"echo <the count before> > {NFSD_THREADS}"), True,
+                     "put the nfsd thread count back")
+            )  # fmt: skip
+        on_each = f" on each of the first {config.clients} clients" if (config.clients or 1) > 1 else ""
         setup += [
-            Step("client", ("mkdir", "-p", self.mount_point), True, f"make the mount point {self.mount_point}"),
+            Step("client", ("mkdir", "-p", self.mount_point), True,
+                 f"make the mount point {self.mount_point}{on_each}"),
             Step("client", mount_argv(self.server_address, self.share, options, self.mount_point), True,
-                 f"mount {self.share} with {options or 'the defaults'} (nosharecache)"),
+                 f"mount {self.share} with {options or 'the defaults'} (nosharecache){on_each}"),
         ]  # fmt: skip
         undo.insert(
             0,
@@ -230,7 +246,10 @@ class _Context:
                 Step("client", ("sh", "-c", f"echo <the value before> > {bdi}"), True,
                      "put read_ahead_kb back (gone with the mount anyway)"),
             )  # fmt: skip
-        run = [step for w in workloads for step in self.workload_steps(WorkloadId(w))]
+        if config.clients is not None:
+            run = [step for w in workloads for step in self.clients_steps(WorkloadId(w), config.clients)]
+        else:
+            run = [step for w in workloads for step in self.workload_steps(WorkloadId(w))]
         return Visit(recipe.id, config.label, number, tuple(workloads), tuple(setup), tuple(run), tuple(undo), options)
 
     def workload_steps(self, workload: WorkloadId) -> list[Step]:
@@ -245,6 +264,30 @@ class _Context:
             Step("client", steps.run, True, f"{workload}: the timed run ({commands.tool})"),
             Step("client", steps.after_client, True, f"{workload}: {cleanup}read the mount's counters again"),
         ]
+
+    def clients_steps(self, workload: WorkloadId, clients: int) -> list[Step]:
+        """The steps of one workload from `clients` clients at once (bench/clients_runner.py): each in a directory
+        of its own in the scratch directory, started together by fio's front end on the first client."""
+        names = [client_name(k) for k in range(1, clients + 1)]
+        commands = fio_commands(workload, f"{self.scratch}/{names[0]}", self.sizes)
+        steps = repeat_steps(commands)
+        jobs = [ClientJob(n, f"<{n}'s address>,{FIO_SERVER_PORT}", f"{CLIENTS_JOB_PREFIX}{n}.fio") for n in names]
+        return [
+            Step("client", steps.before_client, True,
+                 f"{workload}: on each client, in its own directory: prepare (untimed), flush"),
+            Step("server", steps.before_server, steps.server_sudo, f"{workload}: flush on the server"),
+            Step("client", ("sh", "-c", f"cat > {jobs[0].job_path} <<'EOF'\n{job_file(commands.run)}EOF"), True,
+                 f"{workload}: each client's fio job file, on the first client (journaled, removed at the end)"),
+            Step("client", tuple(front_end_argv(jobs)), True,
+                 f"{workload}: the timed run: fio's front end on the first client starts the job on every client's "
+                 "fio server at the same moment"),
+            Step("client", steps.after_client, True, f"{workload}: on each client: clean up"),
+        ]  # fmt: skip
+
+
+def client_name(number: int) -> str:
+    """The name nfstune gives the k-th client of a session (the lab's own names: client, client2, ...)."""
+    return "client" if number == 1 else f"client{number}"
 
 
 def _grows(item: RecipePlan) -> bool:
@@ -269,6 +312,12 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
         f"Mount point {plan.mount_point or MOUNT_ROOT + '/...'}, scratch directory {plan.scratch_name} in the export "
         "(both removed at the end). Every change of a visit is undone when the visit ends, on cancel and on failure.",
     ]
+    most = max((c.clients or 0 for item in plan.recipes for c in item.configs), default=0)
+    if most:
+        lines.append(
+            f"fio --server is started once on each of the first {most} clients, bound to its address on the link to "
+            f"the server (port {FIO_SERVER_PORT}; journaled, stopped at the end)."
+        )
     if any("small-files" in v.workloads for item in plan.recipes for v in item.visits):
         lines.append(f"The small-files tree is packed once into {SMALL_FILES_TAR} on the client (removed at the end).")
     lines += [f"Note: {note}" for note in plan.notes]

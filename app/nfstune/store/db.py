@@ -146,6 +146,22 @@ MIGRATIONS: list[list[str]] = [
         # later holds the same recommendation as the desktop showed
         "ALTER TABLE sessions ADD COLUMN admin_config TEXT",
     ],
+    [
+        # a repeat from several clients at once keeps the aggregate in repeats (its figure) and each client's own
+        # part here: its share, the fairness between them, its own latency
+        """CREATE TABLE repeat_clients (
+            repeat_id INTEGER NOT NULL REFERENCES repeats (id) ON DELETE CASCADE,
+            client TEXT NOT NULL,
+            bytes INTEGER NOT NULL,
+            seconds REAL NOT NULL,
+            mb_per_s REAL NOT NULL,
+            ops INTEGER NOT NULL,
+            ops_per_s REAL NOT NULL,
+            lat_mean_us REAL,
+            lat_p99_us REAL,
+            PRIMARY KEY (repeat_id, client)
+        )""",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

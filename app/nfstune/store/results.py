@@ -8,7 +8,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,8 @@ REPEAT_FIELDS = (
     "tool", "bytes", "seconds", "mb_per_s", "ops", "ops_per_s", "lat_mean_us", "lat_p50_us", "lat_p99_us",
     "wire_bytes", "steady_mb_per_s", "raw_output",
 )  # fmt: skip
+
+CLIENT_SHARE_FIELDS = ("client", "bytes", "seconds", "mb_per_s", "ops", "ops_per_s", "lat_mean_us", "lat_p99_us")
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,14 @@ class Results:
         assert cur.lastrowid is not None
         return cur.lastrowid
 
+    def add_repeat_clients(self, repeat_id: int, shares: Iterable[Mapping[str, Any]]) -> None:
+        """Each client's part of a repeat from several clients at once (bench.figure.client_shares)."""
+        self._conn.executemany(
+            f"INSERT INTO repeat_clients (repeat_id, {', '.join(CLIENT_SHARE_FIELDS)}) "
+            f"VALUES (?, {', '.join('?' * len(CLIENT_SHARE_FIELDS))})",
+            ([repeat_id, *(share[name] for name in CLIENT_SHARE_FIELDS)] for share in shares),
+        )
+
     def add_samples(self, run_id: int, host: str, rows: Iterable[tuple[str, float, float]]) -> None:
         """rows: (series, t, value). One transaction for the batch (samples arrive every second)."""
         self._conn.execute("BEGIN")
@@ -214,10 +224,21 @@ class Results:
         names = [d[0] for d in self._conn.execute("SELECT * FROM sessions LIMIT 0").description]
         data = dict(zip(names, row, strict=True))
         data["recipes"] = json.loads(data["recipes"])
+        shares: dict[int, list[dict[str, Any]]] = {}
+        for share in self._rows(
+            f"SELECT c.repeat_id, {', '.join('c.' + name for name in CLIENT_SHARE_FIELDS)} FROM repeat_clients c "
+            "JOIN repeats p ON p.id = c.repeat_id JOIN runs r ON r.id = p.run_id WHERE r.session_id = ? "
+            "ORDER BY c.rowid",
+            (session_id,),
+        ):
+            shares.setdefault(share.pop("repeat_id"), []).append(share)
         runs = []
         for run in self._rows("SELECT * FROM runs WHERE session_id = ? ORDER BY id", (session_id,)):
             run["config"] = json.loads(run["config"])
             run["repeats"] = self._rows("SELECT * FROM repeats WHERE run_id = ? ORDER BY number", (run["id"],))
+            for rep in run["repeats"]:
+                if rep["id"] in shares:  # a repeat from several clients at once: each one's part
+                    rep["clients"] = shares[rep["id"]]
             runs.append(run)
         data["runs"] = runs
         data["baselines"] = self._rows("SELECT * FROM baselines WHERE session_id = ? ORDER BY id", (session_id,))

@@ -1,0 +1,127 @@
+"""A session of many-clients as figures: each configuration compared with the one of its client count in the
+baseline's series, the baseline's series step by step, every question in the session's one family, and each
+client's share; read from a real SQLite store as the engine writes it (repeats with their clients' parts)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from nfstune.paths import recipes_dir
+from nfstune.recipes import load_recipes
+from nfstune.report import session_html
+from nfstune.store import Results, open_store
+from nfstune.summary import effective_settings, results_text, session_scaling, summarize_session
+
+ROUNDS = 6
+DRIFT = [1.00, 0.93, 1.06, 0.97, 1.04, 0.95]  # a round's wobble, shared by every configuration of the round
+OWN = [1.01, 0.99, 1.00, 1.02, 0.98, 1.00]  # each configuration's own small noise (shifted per configuration)
+# label -> (clients, export set, nfsd threads, aggregate seq-write MB/s, each client's share of it)
+CONFIGS = {
+    "1 client, sync": (1, "sync", None, 10.0, [1.0]),
+    "2 clients, sync": (2, "sync", None, 19.0, [0.6, 0.4]),
+    "3 clients, sync": (3, "sync", None, 19.1, [0.34, 0.33, 0.33]),
+    "1 client, async": (1, "async", None, 10.5, [1.0]),
+    "2 clients, async": (2, "async", None, 20.0, [0.5, 0.5]),
+    "3 clients, async": (3, "async", None, 29.0, [0.34, 0.33, 0.33]),
+    "2 clients, 1 thread": (2, "sync", 1, 9.0, [0.5, 0.5]),
+}
+NAMES = ["client", "client2", "client3"]
+
+
+def store_many_clients(results: Results) -> int:
+    recipes = ["many-clients"]
+    plan = {"seed": 1, "recipes": [{"id": "many-clients", "rounds": {"min": 3, "max": 10, "margin_percent": 5.0}}]}
+    sid = results.start_session(
+        server_host=results.upsert_host("root@nas:22", "nas", None),
+        client_host=results.upsert_host("root@client:22", "client", None),
+        share="/export", scale="small", recipes=recipes, plan=json.dumps(plan),
+    )  # fmt: skip
+    for index, (label, (clients, export, threads, level, shares)) in enumerate(CONFIGS.items()):
+        config = {"mount": "", "export_set": [export], "read_ahead_kb": None, "expect": None, "clients": clients,
+                  "nfsd_threads": threads}  # fmt: skip
+        run = results.start_run(sid, recipe="many-clients", config_label=label, config=config, workload="seq-write")
+        negotiated = "rw,vers=4.2,rsize=1048576,wsize=1048576,proto=tcp"
+        results.set_run_options(run, requested=None, negotiated=negotiated, export=f"rw,{export},root_squash")
+        for number in range(ROUNDS + 1):
+            value = 500.0 if number == 0 else level * DRIFT[number - 1] * OWN[(number + index) % ROUNDS]
+            seconds = 8.0
+            record = {"tool": "fio", "bytes": int(value * 1e6 * seconds), "seconds": seconds, "mb_per_s": value,
+                      "ops": int(value * seconds), "ops_per_s": value}  # fmt: skip
+            repeat = results.add_repeat(run, number, warmup=number == 0, values=record)
+            results.add_repeat_clients(
+                repeat,
+                [{"client": name, "bytes": int(value * share * 1e6 * seconds), "seconds": seconds,
+                  "mb_per_s": value * share, "ops": int(value * share * seconds), "ops_per_s": value * share,
+                  "lat_mean_us": None, "lat_p99_us": None}
+                 for name, share in zip(NAMES, shares, strict=False)],
+            )  # fmt: skip
+        results.end_run(run, "completed")
+    results.end_session(sid, "completed")
+    return sid
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> tuple[Results, int]:
+    results = Results(open_store(tmp_path / "results.db"))
+    return results, store_many_clients(results)
+
+
+def recipes() -> dict[str, object]:
+    loaded, errors = load_recipes([recipes_dir()])
+    assert errors == []
+    return {r.id: r for r in loaded}
+
+
+def test_each_configuration_is_compared_with_its_own_client_count(session: tuple[Results, int]) -> None:
+    results, sid = session
+    (group,) = summarize_session(results.session(sid), recipes())  # type: ignore[arg-type]
+    by_label = {c.label: c for c in group.configs}
+    verdicts = {label: c.verdict for label, c in by_label.items() if c.verdict is not None}
+    # every configuration but the baseline has a verdict, all from one family: 4 against their own count's sync,
+    # 4 steps (1->2 and 2->3, under sync and under async)
+    assert set(verdicts) == set(CONFIGS) - {"1 client, sync"}
+    assert {v.family for v in verdicts.values()} == {8}
+    three_async = verdicts["3 clients, async"]
+    assert three_async.kind == "faster" and three_async.ratio == pytest.approx(29.0 / 19.1, rel=0.05)
+    assert "3 clients, sync" in three_async.text
+    assert verdicts["2 clients, 1 thread"].kind == "slower"
+    assert "2 clients, sync" in verdicts["2 clients, 1 thread"].text
+    # the baseline's series: the step that added the client
+    assert verdicts["2 clients, sync"].kind == "faster" and "1 client" in verdicts["2 clients, sync"].text
+    assert verdicts["3 clients, sync"].kind == "same"
+    # two client counts are not "the same settings": no A/A check among them
+    assert all(c.same_as_baseline is None for c in group.configs)
+
+
+def test_the_scaling_names_the_knee_and_each_clients_share(session: tuple[Results, int]) -> None:
+    results, sid = session
+    found = {item.series: item for item in session_scaling(results.session(sid), recipes())}  # type: ignore[arg-type]
+    assert set(found) == {"sync", "async"}
+    assert (found["sync"].scaling.kind, found["sync"].scaling.clients) == ("knee", 2)
+    assert (found["async"].scaling.kind, found["async"].scaling.clients) == ("grows", 3)
+    two = next(c for c in found["sync"].configs if c.clients == 2)
+    assert list(two.per_client) == ["client", "client2"]
+    assert two.fairness is not None and two.fairness[0] == pytest.approx(0.4 / 0.6)
+    assert two.per_client["client"] == pytest.approx(19.0 * 0.6, rel=0.06)
+
+
+def test_the_reports_show_the_scaling_and_the_shares(session: tuple[Results, int]) -> None:
+    results, sid = session
+    known = recipes()
+    text = results_text(results.session(sid), known)  # type: ignore[arg-type]
+    assert "several clients at once" in text
+    assert "seq-write, sync: the NAS served" in text and "a third client added nothing that matters" in text
+    assert "client2" in text and "slowest/fastest 0.67" in text
+    page = session_html(results, sid, known)  # type: ignore[arg-type]
+    assert "<h2>Several clients at once</h2>" in page and "client3" in page
+
+
+def test_the_client_count_is_part_of_the_settings_two_sessions_are_matched_by(session: tuple[Results, int]) -> None:
+    results, sid = session
+    runs = {r["config_label"]: r for r in results.session(sid)["runs"]}
+    one, two = effective_settings(runs["1 client, sync"]), effective_settings(runs["2 clients, sync"])
+    assert one is not None and two is not None and one != two
+    assert one[:4] == two[:4]  # the same export and mount: only the load differs
