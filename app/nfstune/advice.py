@@ -23,6 +23,7 @@ from nfstune.nfs.fstab import Fstab, FstabEntry
 from nfstune.nfs.fstab_plan import TUNED_MOUNT_OPTIONS, find_nfs_entry
 from nfstune.nfs.mount_options import MountOption, MountOptions
 from nfstune.nfs.mounts import mount_source
+from nfstune.threads_advice import ThreadsAdvice, ThreadsFinding, threads_advice
 
 EXPORTS_ASYNC_WARNING = (
     '"This option allows the NFS server to violate the NFS protocol and reply to requests before any changes made '
@@ -72,6 +73,7 @@ class Recommendation:
     exports_file: str = EXPORTS  # the file that defines the export, or that gets the new line
     exports_before: str | None = None  # the entry as it is now; None when the share is not exported yet
     fstab_before: str | None = None  # the fstab line as it is now; None when the client has none for the share
+    threads: ThreadsAdvice | None = None  # what a many-clients session says of the nfsd thread count
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,8 @@ class Measured:
     server_max_block_size: int | None = None
     best_version: str | None = None  # an NFS version whose verdict was "faster" (never "slower"); None: keep it
     version_reason: str | None = None  # the verdicts that say so, with their CIs
+    threads: ThreadsFinding | None = None  # more nfsd threads against the server's own, with several clients
+    own_threads: int | None = None  # the server's nfsd thread count otherwise (its probe)
 
 
 NEW_EXPORT_OPTIONS = ("rw", "sync", "no_subtree_check", "root_squash")
@@ -105,10 +109,12 @@ def recommend(
     fstab: str | None = None,
     client_spec: str | None = None,
     mount_point: str = DEFAULT_MOUNT_POINT,
+    nfs_conf: Mapping[str, str] | None = None,
 ) -> Recommendation:
     """The recommendation for `share` from the server's exports files (`exports`: path -> text, or the text of
     /etc/exports) and the client's /etc/fstab text (None when it has none). `client_spec` is used only when no
-    file exports the share yet; a new read-write export to everyone is refused (ConfigError)."""
+    file exports the share yet; a new read-write export to everyone is refused (ConfigError). `nfs_conf`: the
+    server's nfs.conf files (path -> text), where a thread count measured faster is set."""
     files = {EXPORTS: exports} if isinstance(exports, str) else dict(exports or {})
     notes: list[str] = []
     found = defining_entry(files, share)
@@ -125,9 +131,12 @@ def recommend(
     fstab_line, fstab_reasons, fstab_before, fstab_notes = _fstab(fstab, server, share, mount_point, measured)
     notes += fstab_notes
     notes += [_no_wdelay_note(workload, verdict) for workload, verdict in measured.no_wdelay.items()]
+    threads = None
+    if measured.threads is not None:
+        threads = threads_advice(measured.threads, measured.own_threads, nfs_conf)
     return Recommendation(
         exports_line, tuple(reasons), fstab_line, tuple(fstab_reasons), alternative, tuple(notes),
-        exports_file=file, exports_before=before, fstab_before=fstab_before,
+        exports_file=file, exports_before=before, fstab_before=fstab_before, threads=threads,
     )  # fmt: skip
 
 

@@ -223,6 +223,7 @@ def advice_text(rec: Recommendation | str, share: str) -> str:
         lines += ["Recommended /etc/fstab line (on the client; choose your own mount point):", f"  {rec.fstab_line}"]
     lines += [f"    {r.option}: {r.why}" for r in rec.fstab_reasons]
     lines += [f"  note: {n}" for n in rec.notes]
+    lines += threads_lines(rec)
     alt = rec.async_alternative
     if alt is not None:
         lines += [
@@ -230,6 +231,20 @@ def advice_text(rec: Recommendation | str, share: str) -> str:
             f"  exports(5): {alt.warning}", f"  what it means: {alt.risk}", f"  only if: {alt.conditions}",
         ]  # fmt: skip
     return "\n".join(lines)
+
+
+def threads_lines(rec: Recommendation) -> list[str]:
+    """The nfsd thread count a many-clients session measured, with the nfs.conf lines it changes."""
+    advice = rec.threads
+    if advice is None:
+        return []
+    if advice.file is None:
+        return [f"  note: {advice.note}"]
+    gone, added = advice.changed_lines
+    lines = [f"Recommended in {advice.file} (on the server; your file, one value changed):", f"  {advice.line}"]
+    lines += [f"  now: {line}" for line in gone] or ["  (a new line in its [nfsd] section)"]
+    lines += [f"    threads: {advice.note}"]
+    return lines if added else [f"  note: {advice.note}"]
 
 
 def _indent(text: str, prefix: str = "  ") -> str:

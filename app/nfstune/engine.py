@@ -364,7 +364,8 @@ class Engine:
                 self.client.run(["ls", mount.scratch])  # the kernel fills its caches when a client uses them
                 change.verify_kernel(change.expect)
             export_opts = self._export_in_force(required=bool(config.export))
-            with self._samplers(mount.mount_point):
+            roles = ("server", "client", *(load.name for load in loads[1:]))
+            with self._samplers(mount.mount_point, [load.host for load in loads[1:]]):
                 for workload in visit.workloads:
                     self._check_cancel()
                     run_id = runs.get((config.label, workload))
@@ -377,7 +378,7 @@ class Engine:
                     else:
                         self._run_workload(visit, workload, run_id, mount, figures)
                 # the samples covering the last run's final second arrive after it: keep them before stopping
-                self._samples.wait_closed(("server", "client"))
+                self._samples.wait_closed(roles)
         except BaseException:
             self._flush_samples()
             tx.undo(announce=True)  # cancelled or failed: each step said as it is put back
@@ -400,7 +401,9 @@ class Engine:
         self.results.set_run_options(run_id, requested=config.mount.render(), negotiated=negotiated, export=export_opts)
         return run_id
 
-    def _samplers(self, mount_point: str) -> Samplers:
+    def _samplers(self, mount_point: str, more: Sequence[Host] = ()) -> Samplers:
+        """The server's and the client's samplers, and one for each further client a visit loads the NAS from
+        (its role is its name, "client2"...: the live graph draws a line per client)."""
         # the machine nfstune runs on is read through psutil (and its own /proc/self/mountstats), not a shell loop
         server = HostSampler(
             None if is_local(self.server) else self.server, "server", self._on_sample, disks=self.server_disks,
@@ -410,7 +413,12 @@ class Engine:
             None if is_local(self.client) else self.client, "client", self._on_sample, mount_point=mount_point,
             nic=self.client_nic, interval_s=self.sample_interval_s,
         )  # fmt: skip
-        return Samplers((server, client), lambda text: self.emit(Event("warning", text)))
+        further = [
+            HostSampler(None if is_local(h) else h, client_name(number), self._on_sample, mount_point=mount_point,
+                        interval_s=self.sample_interval_s)
+            for number, h in enumerate(more, start=2)
+        ]  # fmt: skip
+        return Samplers((server, client, *further), lambda text: self.emit(Event("warning", text)))
 
     def _on_sample(self, role: str, t: float, series: dict[str, float]) -> None:
         """On a sampler's thread: pass the sample on live, and keep it for the run in progress (if any)."""

@@ -24,6 +24,7 @@ def recommendation_html(rec: Recommendation | str) -> str:
     else:
         parts.append("<h3>Mount (/etc/fstab on the client, a new line: choose your own mount point)</h3>")
     parts += _lines(rec.fstab_line, rec.fstab_before, rec.fstab_reasons)
+    parts += _threads(rec)
     if rec.notes:
         parts.append("<h3>Notes</h3><ul>" + "".join(f"<li>{e(n)}</li>" for n in rec.notes) + "</ul>")
     alt = rec.async_alternative
@@ -50,3 +51,17 @@ def _lines(line: str, before: str | None, reasons: tuple[Reason, ...]) -> list[s
         rows = "".join(f"<tr><td><code>{e(r.option)}</code></td><td>{e(r.why)}</td></tr>" for r in reasons)
         parts.append(f"<table><tr><th>option</th><th>why</th></tr>{rows}</table>")
     return parts
+
+
+def _threads(rec: Recommendation) -> list[str]:
+    """The nfsd thread count measured with several clients at once: the nfs.conf line, or what was found."""
+    advice = rec.threads
+    if advice is None:
+        return []
+    e = html.escape
+    if advice.file is None or advice.line is None:
+        return [f"<h3>nfsd threads</h3><p>{e(advice.note)}</p>"]
+    gone, _ = advice.changed_lines
+    now = f"<p>Now:</p><pre>{e(chr(10).join(gone))}</pre>" if gone else "<p>A new line in its [nfsd] section.</p>"
+    return [f"<h3>nfsd threads ({e(advice.file)} on the server, one value changed)</h3><pre>{e(advice.line)}</pre>"
+            f"{now}<p>{e(advice.note)}</p>"]  # fmt: skip

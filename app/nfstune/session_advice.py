@@ -17,6 +17,7 @@ from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import Recipe
 from nfstune.store import Results
 from nfstune.summary import RunOptions, WorkloadResults, summarize_session
+from nfstune.threads_advice import threads_finding
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class CurrentConfig:
 
     exports: dict[str, str]  # every exports file of the server, path -> text
     fstab: str | None  # the client's /etc/fstab; None when it has none (or no client was read)
+    nfs_conf: dict[str, str] | None = None  # the server's nfs.conf files, path -> text; None: not read
 
 
 def recommendation(
@@ -42,7 +44,7 @@ def recommendation(
     when there is nothing to start from (the share is not exported any more)."""
     return recommend(
         share=share, server=server, exports=current.exports, fstab=current.fstab,
-        measured=measured_from(results, session_id, recipes), mount_point=mount_point,
+        measured=measured_from(results, session_id, recipes), mount_point=mount_point, nfs_conf=current.nfs_conf,
     )  # fmt: skip
 
 
@@ -67,6 +69,7 @@ def measured_from(results: Results, session_id: int, recipes: Mapping[str, Recip
         async_vs_sync=_verdicts(groups, ASYNC_PAIRS), no_wdelay=_verdicts(groups, NO_WDELAY_PAIRS),
         negotiated_rsize=negotiated_rsize, server_max_block_size=facts.get("nfsd_max_block_size"),
         best_version=best_version, version_reason=version_reason,
+        threads=threads_finding(groups, data["runs"]), own_threads=facts.get("nfsd_threads"),
     )  # fmt: skip
 
 
@@ -112,7 +115,7 @@ def _best_version(groups: Sequence[WorkloadResults]) -> tuple[str | None, str | 
 def keep_current(results: Results, session_id: int, current: CurrentConfig, *, server: str) -> None:
     """Keep the configuration the session's recommendation starts from, and the server's address as the client
     mounts it, with the session."""
-    kept = {"exports": current.exports, "fstab": current.fstab, "server": server}
+    kept = {"exports": current.exports, "fstab": current.fstab, "server": server, "nfs_conf": current.nfs_conf}
     results.keep_admin_config(session_id, json.dumps(kept))
 
 
@@ -123,7 +126,8 @@ def kept_current(session: Mapping[str, Any]) -> tuple[CurrentConfig, str] | None
     if not text:
         return None
     kept = json.loads(text)
-    return CurrentConfig(dict(kept["exports"]), kept["fstab"]), str(kept["server"])
+    nfs_conf = kept.get("nfs_conf")  # kept since issue 13
+    return CurrentConfig(dict(kept["exports"]), kept["fstab"], nfs_conf), str(kept["server"])
 
 
 def kept_recommendation(

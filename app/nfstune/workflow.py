@@ -217,10 +217,11 @@ def open_session(
 
 
 def current_export(server: Host, share: str, client: Host | None = None) -> CurrentConfig:
-    """The server's exports files (the share's entry, its clients, "-opts" defaults and all) and the client's
-    /etc/fstab, read as root."""
+    """The server's exports files (the share's entry, its clients, "-opts" defaults and all), its nfs.conf files
+    and the client's /etc/fstab, read as root."""
     from nfstune.changes.export import read_export_files
+    from nfstune.changes.nfsd_threads import read_nfs_conf_files
 
     fstab = client.read_file("/etc/fstab", sudo=True) if client is not None else None
     text = None if fstab is None else fstab.decode("utf-8", "surrogateescape")
-    return CurrentConfig(read_export_files(server), text)
+    return CurrentConfig(read_export_files(server), text, read_nfs_conf_files(server))

@@ -9,11 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from nfstune.bench.verdict import Verdict
+from nfstune.cli_run import advice_text
 from nfstune.paths import recipes_dir
 from nfstune.recipes import load_recipes
 from nfstune.report import session_html
+from nfstune.report_advice import recommendation_html
+from nfstune.session_advice import CurrentConfig, keep_current, kept_recommendation
 from nfstune.store import Results, open_store
 from nfstune.summary import effective_settings, results_text, session_scaling, summarize_session
+from nfstune.threads_advice import ThreadsFinding, threads_advice
 
 ROUNDS = 6
 DRIFT = [1.00, 0.93, 1.06, 0.97, 1.04, 0.95]  # a round's wobble, shared by every configuration of the round
@@ -27,6 +32,7 @@ CONFIGS = {
     "2 clients, async": (2, "async", None, 20.0, [0.5, 0.5]),
     "3 clients, async": (3, "async", None, 29.0, [0.34, 0.33, 0.33]),
     "2 clients, 1 thread": (2, "sync", 1, 9.0, [0.5, 0.5]),
+    "3 clients, 64 threads": (3, "sync", 64, 26.0, [0.34, 0.33, 0.33]),
 }
 NAMES = ["client", "client2", "client3"]
 
@@ -80,10 +86,10 @@ def test_each_configuration_is_compared_with_its_own_client_count(session: tuple
     (group,) = summarize_session(results.session(sid), recipes())  # type: ignore[arg-type]
     by_label = {c.label: c for c in group.configs}
     verdicts = {label: c.verdict for label, c in by_label.items() if c.verdict is not None}
-    # every configuration but the baseline has a verdict, all from one family: 4 against their own count's sync,
+    # every configuration but the baseline has a verdict, all from one family: 5 against their own count's sync,
     # 4 steps (1->2 and 2->3, under sync and under async)
     assert set(verdicts) == set(CONFIGS) - {"1 client, sync"}
-    assert {v.family for v in verdicts.values()} == {8}
+    assert {v.family for v in verdicts.values()} == {9}
     three_async = verdicts["3 clients, async"]
     assert three_async.kind == "faster" and three_async.ratio == pytest.approx(29.0 / 19.1, rel=0.05)
     assert "3 clients, sync" in three_async.text
@@ -99,7 +105,7 @@ def test_each_configuration_is_compared_with_its_own_client_count(session: tuple
 def test_the_scaling_names_the_knee_and_each_clients_share(session: tuple[Results, int]) -> None:
     results, sid = session
     found = {item.series: item for item in session_scaling(results.session(sid), recipes())}  # type: ignore[arg-type]
-    assert set(found) == {"sync", "async"}
+    assert set(found) == {"sync", "async"}  # a thread count run at one client count only has no steps
     assert (found["sync"].scaling.kind, found["sync"].scaling.clients) == ("knee", 2)
     assert (found["async"].scaling.kind, found["async"].scaling.clients) == ("grows", 3)
     two = next(c for c in found["sync"].configs if c.clients == 2)
@@ -125,3 +131,72 @@ def test_the_client_count_is_part_of_the_settings_two_sessions_are_matched_by(se
     one, two = effective_settings(runs["1 client, sync"]), effective_settings(runs["2 clients, sync"])
     assert one is not None and two is not None and one != two
     assert one[:4] == two[:4]  # the same export and mount: only the load differs
+
+
+NFS_CONF = """\
+# /etc/nfs.conf as Debian ships it (its [nfsd] part)
+[nfsd]
+# debug=0
+# threads=8
+# host=
+"""
+
+
+def test_more_threads_measured_faster_become_one_line_of_nfs_conf(session: tuple[Results, int]) -> None:
+    results, sid = session
+    keep_current(results, sid, CurrentConfig({"/etc/exports": "/export *(rw,sync,no_subtree_check)\n"}, None,
+                                             {"/etc/nfs.conf": NFS_CONF}), server="nas")  # fmt: skip
+    rec = kept_recommendation(results, sid, recipes())  # type: ignore[arg-type]
+    assert not isinstance(rec, str) and rec.threads is not None
+    advice = rec.threads
+    assert (advice.file, advice.line) == ("/etc/nfs.conf", "threads=64")
+    # the admin's file, one line added in its [nfsd] section and nothing else changed
+    assert advice.after == NFS_CONF.replace("[nfsd]\n", "[nfsd]\nthreads=64\n")
+    assert advice.changed_lines == ([], ["threads=64"])
+    assert "with 3 clients at once, 64 threads were faster" in advice.note and "95 % CI" in advice.note
+    text = advice_text(rec, "/export")
+    assert "Recommended in /etc/nfs.conf (on the server; your file, one value changed):\n  threads=64" in text
+    assert "threads=64" in recommendation_html(rec)
+
+
+@pytest.mark.parametrize(
+    ("own", "expected"),
+    [
+        ("[nfsd]\n threads = 8   # ours\n", "[nfsd]\n threads = 64   # ours\n"),
+        (
+            "[general]\npipefs-directory=/run/rpc_pipefs\n",
+            "[general]\npipefs-directory=/run/rpc_pipefs\n\n[nfsd]\nthreads=64\n",
+        ),
+    ],
+)
+def test_the_count_is_written_where_nfs_utils_reads_it(own: str, expected: str) -> None:
+    finding = ThreadsFinding(64, 3, "3 clients, 64 threads", {"seq-write": faster()})
+    advice = threads_advice(finding, 8, {"/etc/nfs.conf": own})
+    assert advice.after == expected
+
+
+def test_threads_that_made_no_difference_are_said_and_nothing_is_recommended() -> None:
+    same = ThreadsFinding(64, 3, "3 clients, 64 threads", {"seq-write": verdict("same", 1.01)})
+    advice = threads_advice(same, 8, {"/etc/nfs.conf": NFS_CONF})
+    assert advice.file is None and "made no difference that matters against the server's own 8" in advice.note
+    unsettled = ThreadsFinding(64, 3, "3 clients, 64 threads", {"seq-write": verdict("not settled", 1.2)})
+    assert threads_advice(unsettled, 8, {"/etc/nfs.conf": NFS_CONF}).file is None
+
+
+def verdict(kind: str, ratio: float) -> Verdict:
+    return Verdict(
+        ("many-clients", "seq-write", "3 clients, 64 threads"),
+        kind,
+        ratio,
+        (ratio * 0.9, ratio * 1.1),
+        9,
+        6,
+        0.001,
+        f"{kind} text",
+        "more rounds" if kind == "not settled" else None,
+        None,
+    )  # type: ignore[arg-type]
+
+
+def faster() -> Verdict:
+    return verdict("faster", 1.3)

@@ -173,22 +173,22 @@ def test_plan_text_shows_the_order_the_changes_and_their_undo(shipped: dict[str,
 
 def test_many_clients_skips_what_needs_more_clients_than_the_session_has(shipped: dict[str, Recipe]) -> None:
     plan = build_plan(
-        [shipped["many-clients"]], {"clients_connected": 2}, scale="small", seed=3, sizes=SIZES,
-        fio_available=True, share="/srv/export", server_address="192.0.2.10", scratch_name=".nfstune-4242",
+        [shipped["many-clients"]], {"clients_connected": 2, "server_nfsd_threads": 8}, scale="small", seed=3,
+        sizes=SIZES, fio_available=True, share="/srv/export", server_address="192.0.2.10", scratch_name=".nfstune-4242",
     )  # fmt: skip
     ran = {c.label for c in plan.recipes[0].configs}
-    assert ran == {"1 client, sync", "2 clients, sync", "1 client, async", "2 clients, async", "2 clients, 1 thread"}
+    assert ran == {"1 client, sync", "2 clients, sync", "1 client, async", "2 clients, async", "2 clients, 64 threads"}
     assert any(
         s.startswith("many-clients 3 clients, sync: skipped") and "clients_connected is 2" in s for s in plan.skipped
     )
     text = plan_text(plan)
     assert "fio --server is started once on each of the first 2 clients" in text
     # a visit from two clients: the front end names both servers, each with its own job file
-    visit = next(v for v in plan.recipes[0].visits if v.label == "2 clients, 1 thread")
+    visit = next(v for v in plan.recipes[0].visits if v.label == "2 clients, 64 threads")
     front_end = next(step.argv for step in visit.run if step.argv[:1] == ("fio",))
     assert [a for a in front_end if a.startswith("--client=")] == [
         "--client=<client's address>,8765",
         "--client=<client2's address>,8765",
     ]
-    assert any(step.argv == ("sh", "-c", "echo 1 > /proc/fs/nfsd/threads") for step in visit.setup)
+    assert any(step.argv == ("sh", "-c", "echo 64 > /proc/fs/nfsd/threads") for step in visit.setup)
     assert any("nfsd thread count back" in step.what for step in visit.undo)

@@ -37,3 +37,19 @@ def set_threads(server: Host, tx: Transaction, count: int) -> int:
     if now != count:
         raise NfstuneError(f"{server.label}: asked for {count} nfsd threads, the kernel runs {now}")
     return before
+
+
+def read_nfs_conf_files(server: Host) -> dict[str, str]:
+    """The server's nfs.conf files in nfs-utils' reading order (/etc/nfs.conf, then /etc/nfs.conf.d/*.conf in name
+    order), by path; one that does not exist is left out."""
+    listing = server.run(
+        "find -L /etc/nfs.conf.d -mindepth 1 -maxdepth 1 -type f -name '*.conf' -print0 2>/dev/null; true",
+        sudo=True,
+        action="listing /etc/nfs.conf.d",
+    ).stdout
+    files = {}
+    for path in ["/etc/nfs.conf", *sorted(p for p in listing.split("\0") if p)]:
+        data = server.read_file(path, sudo=True)
+        if data is not None:
+            files[path] = data.decode("utf-8", "surrogateescape")
+    return files

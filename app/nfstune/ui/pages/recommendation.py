@@ -109,6 +109,9 @@ def save_text(rec: Recommendation, server_label: str, client_label: str) -> str:
     parts += [rec.exports_line, "", f"# /etc/fstab on {client_label}:"]
     parts += [f"#   {r.option}: {r.why}" for r in rec.fstab_reasons]
     parts.append(rec.fstab_line)
+    threads = rec.threads
+    if threads is not None and threads.line is not None:
+        parts += ["", f"# {threads.file} on {server_label}, [nfsd] section:", f"#   {threads.note}", threads.line]
     if rec.notes:
         parts += ["", "# Notes:", *(f"#   {note}" for note in rec.notes)]
     return "\n".join(parts) + "\n"
@@ -242,7 +245,12 @@ class RecommendationPage(QWidget):
         if rec.fstab_before is None:
             self.mount_point_edit.setText(fstab_mount_point(rec.fstab_line))
         self.fstab_reasons.setText(reasons_html(rec.fstab_reasons))
-        notes = "".join(f"<li>{e(note)}</li>" for note in rec.notes)
+        threads = rec.threads
+        shown = [*rec.notes]
+        if threads is not None:
+            # the thread count lives in the server's nfs.conf, which Apply does not write: the line, by hand
+            shown.append(threads.note if threads.line is None else f"{threads.file}: {threads.line} — {threads.note}")
+        notes = "".join(f"<li>{e(note)}</li>" for note in shown)
         self.notes_label.setText(f"<b>Notes</b><ul style='margin: 0'>{notes}</ul>" if notes else "")
         self.notes_label.setVisible(bool(notes))
         alternative = rec.async_alternative

@@ -7,6 +7,7 @@ controller's bounded buffer, and a QTimer here drains it.
 
 from __future__ import annotations
 
+import threading
 import time
 
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
@@ -25,11 +26,12 @@ from PySide6.QtWidgets import (
 
 from nfstune.engine import Event
 from nfstune.ui.controller import Controller, RunOutcome
-from nfstune.ui.widgets.live_plot import LivePlot
+from nfstune.ui.widgets.live_plot import LIVE_SERIES, LivePlot
 
 DRAIN_MS = 250
 LOG_LINES = 5000
 LOG_MIN_LINES = 8  # the run log shows at least this many lines
+SAME_SECOND_S = 1.5  # two hosts' samples this close count as the same second in the line of all clients
 # (host role, engine series) -> live plot series
 SERIES = {
     ("client", "nfs_read_bps"): "client_read",
@@ -103,6 +105,8 @@ class RunPage(QWidget):
         controller.job_failed.connect(self._on_job_failed)
         self.running = False
         self._configuration = ""
+        self._clients_lock = threading.Lock()
+        self._client_rates: dict[str, tuple[float, float]] = {}  # role -> its latest (time, NFS bytes/s)
 
     def start(self) -> None:
         self.plot.clear()
@@ -110,6 +114,8 @@ class RunPage(QWidget):
         self.warnings.clear()
         self.progress.setValue(0)
         self._configuration = ""
+        with self._clients_lock:
+            self._client_rates.clear()
         self.current.setText("Starting: measuring the ceilings first (network and the server's disk)")
         self.controller.sample_sink = self._on_sample
         self.running = True
@@ -120,10 +126,24 @@ class RunPage(QWidget):
 
     # on a sampler's thread: only the plot's thread-safe buffers
     def _on_sample(self, role: str, t: float, series: dict[str, float]) -> None:
+        """On a sampler's thread."""
         for name, value in series.items():
             target = SERIES.get((role, name))
             if target is not None:
                 self.plot.push(target, t, value)
+        if role.startswith("client"):
+            self._client_line(role, t, series.get("nfs_read_bps", 0.0) + series.get("nfs_write_bps", 0.0))
+
+    def _client_line(self, role: str, t: float, total: float) -> None:
+        """Once a second client is sampled: a line per client and one for all of them (the sum of each client's
+        sample of the same second: the samplers of the hosts tick apart)."""
+        with self._clients_lock:
+            self._client_rates[role] = (t, total)
+            if set(self._client_rates) == {"client"} or f"{role}_total" not in LIVE_SERIES:
+                return
+            together = sum(v for at, v in self._client_rates.values() if abs(at - t) <= SAME_SECOND_S)
+        self.plot.push(f"{role}_total", t, total)
+        self.plot.push("clients_all", t, together)
 
     @Slot()
     def _on_save_png_clicked(self) -> None:

@@ -71,6 +71,7 @@ class SeriesSpec:
     color: str
     scale: float  # pushed value / scale = plotted value
     right: bool = False  # on the plot's right-hand axis (its own scale)
+    lazy: bool = False  # drawn (and in the legend) only once it has data: the lines of a load from several clients
 
 
 # Throughput is pushed in bytes/s (what the samplers measure) and shown in MB/s; CPU is pushed and shown in %.
@@ -81,6 +82,12 @@ LIVE_SERIES: dict[str, SeriesSpec] = {
     "disk_read": SeriesSpec("disk", "read", "#1f77b4", BYTES_PER_MB),
     "disk_write": SeriesSpec("disk", "write", "#d62728", BYTES_PER_MB),
     "server_cpu": SeriesSpec("cpu", "busy", "#2ca02c", 1.0),
+    # several clients at once: each client's NFS traffic (read + write) and theirs together
+    "clients_all": SeriesSpec("client", "all clients", "#000000", BYTES_PER_MB, lazy=True),
+    "client_total": SeriesSpec("client", "client", "#9467bd", BYTES_PER_MB, lazy=True),
+    "client2_total": SeriesSpec("client", "client2", "#e377c2", BYTES_PER_MB, lazy=True),
+    "client3_total": SeriesSpec("client", "client3", "#17becf", BYTES_PER_MB, lazy=True),
+    "client4_total": SeriesSpec("client", "client4", "#bcbd22", BYTES_PER_MB, lazy=True),
 }
 PLOT_TITLES = {
     "client": "Client NFS: MB/s, and requests/s on the right",
@@ -149,8 +156,10 @@ class LivePlot(QWidget):
         self.legends: dict[str, pg.LegendItem] = {}
         self.curves: dict[str, pg.PlotDataItem] = {}
         for name, spec in LIVE_SERIES.items():
+            if spec.lazy:
+                continue  # _draw_lazy adds it with its first data
             if spec.plot not in self.legends:
-                count = sum(s.plot == spec.plot for s in LIVE_SERIES.values())
+                count = sum(s.plot == spec.plot and not s.lazy for s in LIVE_SERIES.values())
                 # one row at the top-right, where HEADROOM keeps the data out of its way
                 self.legends[spec.plot] = self.plots[spec.plot].addLegend(
                     offset=(-8, 4), colCount=count, labelTextColor=TEXT_COLOR, brush=(255, 255, 255, 210)
@@ -201,9 +210,18 @@ class LivePlot(QWidget):
         self.right_view.setGeometry(client.vb.sceneBoundingRect())
         self.right_view.linkedViewChanged(client.vb, self.right_view.XAxis)
 
+    def _draw_lazy(self) -> None:
+        for name, spec in LIVE_SERIES.items():
+            if spec.lazy and name not in self.curves and len(self.buffers[name]):
+                pen = pg.mkPen(spec.color, width=1.5, style=Qt.PenStyle.DashDotLine)
+                self.curves[name] = self.plots[spec.plot].plot(name=spec.label, pen=pen, connect="finite")
+
     def _on_tick(self) -> None:
         origin = self._current_origin()
+        self._draw_lazy()
         for name, spec in LIVE_SERIES.items():
+            if name not in self.curves:
+                continue
             t, v = self.buffers[name].snapshot()
             if origin is not None:
                 t = t - origin
@@ -231,7 +249,7 @@ class LivePlot(QWidget):
         for key, plot in self.plots.items():
             top = MIN_TOP[key]
             for name, spec in LIVE_SERIES.items():
-                if spec.plot == key and not spec.right:
+                if spec.plot == key and not spec.right and name in self.curves:
                     _, y = self.curves[name].getOriginalDataset()
                     if y is not None and len(y) and np.isfinite(y).any():
                         top = max(top, float(np.nanmax(y)))
@@ -315,6 +333,11 @@ class LivePlot(QWidget):
         self.markers.clear()
         for plot_key, name in list(self.ceilings):
             self.set_ceiling(plot_key, name, None)
+        for name, spec in LIVE_SERIES.items():  # a run from one client shows no lines of the last run's others
+            if spec.lazy and name in self.curves:
+                curve = self.curves.pop(name)
+                self.plots[spec.plot].removeItem(curve)
+                self.legends[spec.plot].removeItem(curve)
         # a new run starts at 0 s, not where the admin left the last one's axis
         self.plots["client"].enableAutoRange(axis=pg.ViewBox.XAxis)
         self._on_tick()
