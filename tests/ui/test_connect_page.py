@@ -88,3 +88,50 @@ def test_the_practice_lab_is_a_recent_pair_and_stays_one_entry(page: ConnectPage
     assert [page.recent.itemText(i) for i in range(page.recent.count())] == ["the practice lab (nas → client)"]
     again = ConnectPage(page.controller, page.settings)  # the next start of nfstune reads it back
     assert again.recent.itemText(0) == "the practice lab (nas → client)"
+
+
+@pytest.mark.parametrize(
+    ("more", "message"),
+    [
+        ("pc2.invalid, pc3.invalid, pc4.invalid, pc5.invalid", "Further clients: at most 3"),
+        ("pc2.invalid, pc2.invalid", "Further clients: pc2.invalid is given twice"),
+        ("client.invalid", "Further clients: client.invalid is given twice"),
+    ],
+)
+def test_a_list_of_further_clients_is_checked_before_anything_starts(
+    qtbot: QtBot, page: ConnectPage, more: str, message: str
+) -> None:
+    page.panels["server"].target.setText("nas.invalid")
+    page.panels["client"].target.setText("client.invalid")
+    page.more.setText(more)
+    qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
+    assert page.error.text().startswith(message)
+    assert page.controller.states == {"server": ConnState.IDLE, "client": ConnState.IDLE}
+
+
+def test_each_further_client_shows_its_own_state_and_a_pair_leaves_out_those_not_connected(
+    qtbot: QtBot, page: ConnectPage
+) -> None:
+    c = page.controller
+    c.connect_more([HostSpec("pc2.invalid:\u00b2"), HostSpec("pc3.invalid:\u00b3")])  # ports int() refuses
+    assert c.more_roles() == ["client2", "client3"]
+    qtbot.waitUntil(lambda: all(c.states[r] is ConnState.FAILED for r in ("client2", "client3")), timeout=10_000)
+    lines = page.more_state.text().split("<br>")
+    assert lines[0].startswith("client2: pc2.invalid:\u00b2: ") and "failed: " in lines[0] and "port" in lines[0]
+    assert lines[1].startswith("client3: pc3.invalid:\u00b3: ")
+    # a shorter list lets the others go
+    c.connect_more([HostSpec("pc2.invalid:\u00b2")])
+    assert c.more_roles() == ["client2"] and "client3" not in c.states
+    qtbot.waitUntil(lambda: c.states["client2"] is ConnState.FAILED, timeout=10_000)
+    assert page.more_state.text().count("<br>") == 0
+
+
+def test_the_further_clients_are_remembered_with_the_pair(page: ConnectPage) -> None:
+    page.panels["server"].target.setText("nas.invalid")
+    page.panels["client"].target.setText("client.invalid")
+    page.more.setText("pc2.invalid, pc3.invalid")
+    page._remember()
+    again = ConnectPage(page.controller, page.settings)
+    assert again.recent.itemText(0) == "nas.invalid → client.invalid, pc2.invalid, pc3.invalid"
+    again._on_recent_activated(0)
+    assert again.more.text() == "pc2.invalid, pc3.invalid"

@@ -24,6 +24,7 @@ from nfstune.workflow import Facts, Pair
 
 log = logging.getLogger(__name__)
 ROLES = ("server", "client")
+MORE_CLIENTS = ("client2", "client3", "client4")  # the roles of further clients (many-clients), as the lab names them
 
 
 class ConnState(enum.Enum):
@@ -187,6 +188,29 @@ class Controller(QObject):
             job.on_gui_thread(job.finished, lambda _h: self.connect_host("client", HostSpec("client", lab_vm="client")))
             job.on_gui_thread(job.failed, lambda message: self._set_state("client", ConnState.FAILED, message))
         self.share = "/export"
+        # a lab already running with further clients (`lab up --clients N`): them too, for many-clients (as_running
+        # reads the lab's settings file only; a lab that is down has one client)
+        more = cfg.as_running().client_vms[1:]
+        self.connect_more([HostSpec(vm, lab_vm=vm) for vm in more if vm_pid(cfg, vm) is not None])
+
+    def connect_more(self, specs: list[HostSpec]) -> None:
+        """Further clients, for recipes that load the NAS from several at once: each one connected (and its
+        leftovers undone) like the client; those of an earlier list that are not in this one are let go."""
+        if len(specs) > len(MORE_CLIENTS):
+            raise ValueError(f"at most {len(MORE_CLIENTS)} further clients")
+        for role in MORE_CLIENTS[len(specs) :]:
+            host = self.hosts.pop(role, None)
+            if host is not None:
+                host.close()
+            self.specs.pop(role, None)
+            if self.states.pop(role, None) is not None:
+                self.host_state.emit(role, ConnState.IDLE, "")
+        for role, spec in zip(MORE_CLIENTS, specs, strict=False):
+            self.connect_host(role, spec)
+
+    def more_roles(self) -> list[str]:
+        """The further clients' roles, in order."""
+        return [role for role in MORE_CLIENTS if role in self.specs]
 
     def _set_state(self, role: str, state: ConnState, message: str) -> None:
         self.states[role] = state
@@ -195,7 +219,8 @@ class Controller(QObject):
     def pair(self) -> Pair:
         if any(self.states[r] is not ConnState.CONNECTED for r in ROLES) or not self.share:
             raise RuntimeError("both hosts must be connected and a share chosen first")
-        return Pair(self.hosts["server"], self.hosts["client"], self.server_address or "", self.share)
+        more = [self.hosts[r] for r in self.more_roles() if self.states.get(r) is ConnState.CONNECTED]
+        return Pair(self.hosts["server"], self.hosts["client"], self.server_address or "", self.share, more)
 
     def plan_inputs(self) -> tuple[Pair | None, Facts | None]:
         """What the plan of a run is built from: the connected pair and its probed facts, each None until there
@@ -210,6 +235,7 @@ class Controller(QObject):
 
     def probe_hosts(self) -> None:
         server, client = self.hosts["server"], self.hosts["client"]
+        more = [self.hosts[r] for r in self.more_roles() if self.states.get(r) is ConnState.CONNECTED]
         address = self.server_address or ""
 
         def work(_job: Job) -> Probed:
@@ -220,7 +246,7 @@ class Controller(QObject):
 
             exports = sorted({path for path, _client in exportfs_table(server)})
             share = self.share if self.share in exports else (exports[0] if exports else "/")
-            facts = probe_pair(Pair(server, client, address, share))
+            facts = probe_pair(Pair(server, client, address, share, more))
             mounts = [
                 f"{m.device} on {m.mount_point}"
                 for m in mounts_of(client, (address, facts.server.hostname))
@@ -234,7 +260,7 @@ class Controller(QObject):
                 self.share = result.exports[0]
             self.probed.emit(result)
 
-        self.start_job("probe", work, done, self.probe_failed.emit)
+        self.start_job("probe", work, done, self.probe_failed.emit, hosts=(*ROLES, *self.more_roles()))
 
     def set_share(self, share: str) -> None:
         """Another share than the one probed: the filesystem facts (free space, disks) are read again."""
@@ -305,7 +331,9 @@ class Controller(QObject):
             self.outcome = outcome
             self.run_done.emit(outcome)
 
-        self._run_job = self.start_job("run", work, done, lambda msg: self.job_failed.emit("run", msg))
+        self._run_job = self.start_job(
+            "run", work, done, lambda msg: self.job_failed.emit("run", msg), hosts=(*ROLES, *self.more_roles())
+        )
 
     def cancel_run(self) -> None:
         if self._run_job is not None:

@@ -3,6 +3,7 @@ state (connecting / connected / failed with the reason) and a Retry; recent pair
 
 from __future__ import annotations
 
+import html
 import json
 
 from PySide6.QtCore import QSettings, Signal, Slot
@@ -22,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.addresses import server_address
-from nfstune.ui.controller import ConnState, Controller, HostSpec
+from nfstune.ui.controller import MORE_CLIENTS, ConnState, Controller, HostSpec
 
 RECENT_KEY = "connect/recent_pairs"
 LAB_PAIR = {"server": {"lab": "nas"}, "client": {"lab": "client"}}  # the practice lab, as a recent pair
@@ -140,6 +141,15 @@ class ConnectPage(QWidget):
         self.lab_button = QPushButton("Use the &practice lab")
         self.lab_button.setToolTip("Two virtual machines on this computer: a NAS (kernel NFS server) and a client")
         self.lab_button.clicked.connect(self._on_lab_clicked)
+        self.more = QLineEdit(
+            placeholderText="optional, for many-clients: more clients as for ssh, separated by commas "
+            "(pc2.local, admin@192.168.1.23)"
+        )
+        self.more.setAccessibleName("Further clients")
+        self.more_state = QLabel(wordWrap=True)
+        self._more_messages: dict[str, str] = {}  # a further client's last state message (why it failed)
+        more_label = QLabel("&Further clients:")
+        more_label.setBuddy(self.more)
         self.lab_status = QLabel(wordWrap=True)
         self.error = QLabel(wordWrap=True, styleSheet="color: #b00020;")
         buttons = QHBoxLayout()
@@ -158,6 +168,11 @@ class ConnectPage(QWidget):
             hosts.addWidget(panel)
             panel.connect_requested.connect(lambda r=role: self._connect(r))
         layout.addLayout(hosts)
+        further = QHBoxLayout()
+        further.addWidget(more_label)
+        further.addWidget(self.more, 1)
+        layout.addLayout(further)
+        layout.addWidget(self.more_state)
         layout.addLayout(buttons)
         layout.addWidget(self.lab_status)
         layout.addWidget(self.error)
@@ -211,9 +226,26 @@ class ConnectPage(QWidget):
             self.error.setText(problem)
             self.panels["server"].address.setFocus()
             return
+        more, problem = self._more_specs()
+        if problem:
+            self.error.setText(problem)
+            self.more.setFocus()
+            return
         for role in self.panels:
             self._connect(role)
+        self.controller.connect_more(more)
         self._remember()
+
+    def _more_specs(self) -> tuple[list[HostSpec], str]:
+        """The further clients typed, and what is wrong with the list ("" when nothing)."""
+        targets = [t.strip() for t in self.more.text().split(",") if t.strip()]
+        if len(targets) > len(MORE_CLIENTS):
+            return [], f"Further clients: at most {len(MORE_CLIENTS)} (the first client makes {len(MORE_CLIENTS) + 1})."
+        client = self.panels["client"].target.text().strip()
+        twice = [t for i, t in enumerate(targets) if t in targets[:i] or t == client]
+        if twice:
+            return [], f"Further clients: {twice[0]} is given twice; each client once."
+        return [HostSpec(t) for t in targets], ""
 
     @Slot()
     def _on_lab_clicked(self) -> None:
@@ -223,12 +255,29 @@ class ConnectPage(QWidget):
 
     @Slot(str, object, str)
     def _on_host_state(self, role: str, state: ConnState, message: str) -> None:
-        self.panels[role].show_state(state, message)
+        if role in self.panels:
+            self.panels[role].show_state(state, message)
+        else:
+            self._more_messages[role] = message
+            self._show_more_states()
         busy = any(s is ConnState.CONNECTING for s in self.controller.states.values())
         self.connect_button.setEnabled(not busy)
         self.lab_button.setEnabled(not busy)
         if self.is_complete():
             self.lab_status.setText("Both hosts are connected: go on to Preflight.")
+
+    def _show_more_states(self) -> None:
+        """One line per further client: its name and state (the reason when it failed)."""
+        c = self.controller
+        lines = []
+        for role in c.more_roles():
+            state = c.states.get(role, ConnState.IDLE)
+            spec = c.specs[role]
+            label = c.hosts[role].label if role in c.hosts else spec.describe()
+            colour = STATE_STYLE[state].replace("color: ", "").split(";")[0]
+            said = f"{state.value}: {self._more_messages.get(role, '')}" if state is ConnState.FAILED else state.value
+            lines.append(f"{role}: {html.escape(label)}: <span style='color: {colour}'>{html.escape(said)}</span>")
+        self.more_state.setText("<br>".join(lines))
 
     @Slot(str)
     def _on_lab_progress(self, line: str) -> None:
@@ -243,6 +292,8 @@ class ConnectPage(QWidget):
                    "local": p.this_computer.isChecked()}
             for role, p in self.panels.items()
         }  # fmt: skip
+        if self.more.text().strip():
+            pair["more"] = {"targets": self.more.text().strip()}
         recent = [r for r in self._recent() if r != pair]
         self.settings.setValue(RECENT_KEY, json.dumps([pair, *recent][:RECENT_MAX]))
         self._load_recent()
@@ -266,7 +317,8 @@ class ConnectPage(QWidget):
                 self.recent.addItem("the practice lab (nas → client)", pair)
                 continue
             client = "this computer" if pair["client"].get("local") else pair["client"].get("target")
-            self.recent.addItem(f"{pair['server'].get('target')} → {client}", pair)
+            more = pair.get("more", {}).get("targets")
+            self.recent.addItem(f"{pair['server'].get('target')} → {client}" + (f", {more}" if more else ""), pair)
 
     @Slot(int)
     def _on_recent_activated(self, index: int) -> None:
@@ -276,3 +328,4 @@ class ConnectPage(QWidget):
             return
         for role, panel in self.panels.items():
             panel.fill(pair[role])
+        self.more.setText(str(pair.get("more", {}).get("targets") or ""))
