@@ -14,7 +14,7 @@ import pytest
 from nfstune import paths
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.recipes import Recipe, load_recipes
-from nfstune.recipes.plan import Plan, build_plan, plan_json, plan_text, round_orders
+from nfstune.recipes.plan import RUN_S, Plan, build_plan, plan_json, plan_text, round_orders, visit_seconds
 
 SIZES = WorkloadSizes(seq_file_bytes=8 * MIB, small_file_count=30, small_file_bytes=4096, sync_4k_count=40)
 FIVE = ["baseline", "async", "no_wdelay", "rsize=128K", "vers=3"]
@@ -192,3 +192,9 @@ def test_many_clients_skips_what_needs_more_clients_than_the_session_has(shipped
     ]
     assert any(step.argv == ("sh", "-c", "echo 64 > /proc/fs/nfsd/threads") for step in visit.setup)
     assert any("nfsd thread count back" in step.what for step in visit.undo)
+    # two clients move two files through the one link: the estimate of a visit counts them
+    alone, both = (
+        next(v for v in plan.recipes[0].visits if v.label == f) for f in ("1 client, sync", "2 clients, sync")
+    )
+    assert (alone.clients, both.clients) == (1, 2)
+    assert visit_seconds(both, "small") > visit_seconds(alone, "small") + RUN_S["small"]["seq-write"]

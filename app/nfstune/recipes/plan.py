@@ -69,6 +69,7 @@ class Visit:
     run: tuple[Step, ...]  # per workload: prepare, cache drop or sync, the tool, cleanup
     undo: tuple[Step, ...]
     mount_options: str = ""  # what the setup's mount step asks for: the engine mounts with exactly these
+    clients: int = 1  # clients running each workload at once
 
     @property
     def warmup(self) -> bool:
@@ -113,7 +114,11 @@ def visit_seconds(visit: Visit, scale: str) -> float:
     per_run = RUN_S.get(scale, RUN_S["normal"])
     per_visit = VISIT_S.get(scale, VISIT_S["normal"])
     changes_server = any(step.host == "server" for step in visit.setup)
-    return per_visit["server" if changes_server else "client"] + sum(per_run.get(w, 10.0) for w in visit.workloads)
+    # k clients at once move k files through one link and one disk: a sequential run takes about k times as long
+    # (sync-4k's writes wait on the disk's flushes, which the clients share: counted once, an estimate on the low
+    # side); each further client adds its mount, flushes and cleanup
+    runs = sum(per_run.get(w, 10.0) * (visit.clients if w.startswith("seq-") else 1) for w in visit.workloads)
+    return per_visit["server" if changes_server else "client"] * (1 + 0.5 * (visit.clients - 1)) + runs
 
 
 def round_orders(labels: Sequence[str], rounds: int, rng: random.Random) -> list[list[str]]:
@@ -250,7 +255,10 @@ class _Context:
             run = [step for w in workloads for step in self.clients_steps(WorkloadId(w), config.clients)]
         else:
             run = [step for w in workloads for step in self.workload_steps(WorkloadId(w))]
-        return Visit(recipe.id, config.label, number, tuple(workloads), tuple(setup), tuple(run), tuple(undo), options)
+        return Visit(
+            recipe.id, config.label, number, tuple(workloads), tuple(setup), tuple(run), tuple(undo), options,
+            config.clients or 1,
+        )  # fmt: skip
 
     def workload_steps(self, workload: WorkloadId) -> list[Step]:
         commands = workload_commands(workload, self.scratch, self.sizes, fio_available=self.fio_available)
