@@ -109,3 +109,38 @@ def test_what_the_admin_confirms() -> None:
     assert "quick-check async: 5 visit(s) of a few workload runs each (15 timed run(s)) at most" in text
     assert "power cut" in text
     assert "No configuration runs the export async" in ServerChange("nas", "/e", clients, None, "c", 1, ()).message()
+
+
+@pytest.mark.parametrize(
+    ("more_fio", "clients", "message"),
+    [
+        ([True], 4, "the plan needs 4 clients at once and this session has 2: give --client once per client"),
+        ([True, False, True], 4, "lab client3 has no fio: several clients start together only through fio's own"),
+    ],
+)
+def test_a_load_from_more_clients_than_can_run_it_is_refused_before_anything(
+    shipped: dict, tmp_path: Path, more_fio: list[bool], clients: int, message: str
+) -> None:
+    conn = open_store(tmp_path / "s.sqlite3")
+    results, journal = Results(conn), Journal(conn)
+
+    def nowhere(label: str) -> Host:
+        return Host("127.0.0.1", port=9, known_hosts=tmp_path / "kh", label=label)  # never contacted
+
+    facts = lab_facts(None)
+    more = [nowhere(f"lab client{k}") for k in range(2, 2 + len(more_fio))]
+    facts = replace(facts, more=tuple(
+        replace(facts.client, fio_version=facts.client.fio_version if fio else None) for fio in more_fio
+    ))  # fmt: skip
+    planned = plan_for(None, None, [shipped["many-clients"]], "small")  # every client count tried
+    assert max(c.clients or 0 for c in planned.recipes[0].configs) == clients
+    engine = make_engine(
+        Pair(nowhere("lab nas"), nowhere("lab client"), "nas", "/export", more), facts, scale="small",
+        results=results, journal=journal, emit=lambda e: None, cancel=threading.Event(),
+    )  # fmt: skip
+    sid = results.start_session(server_host=None, client_host=None, share="/export", scale="small", recipes=["m"])
+    with pytest.raises(NfstuneError) as info:
+        engine.run(sid, planned)
+    assert message in str(info.value) and "Nothing was changed" in str(info.value)
+    assert conn.execute("SELECT count(*) FROM journal").fetchone()[0] == 0
+    assert results.session(sid)["status"] == "failed"
