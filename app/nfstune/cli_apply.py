@@ -43,9 +43,11 @@ def apply_command(args: argparse.Namespace, printer: Any) -> int:
         rec = recommendation(results, args.session, share=pair.share, server=pair.address, current=current,
                              recipes=recipes_by_id(), mount_point=args.mount_point or DEFAULT_MOUNT_POINT)  # fmt: skip
         appliance = probe(pair.server).appliance
-        plan = prepare(pair.server, pair.client, pair.share, rec.exports_line, rec.fstab_line, appliance=appliance)
+        threads = rec.threads.threads if rec.threads is not None else None
+        plan = prepare(pair.server, pair.client, pair.share, rec.exports_line, rec.fstab_line, appliance=appliance,
+                       nfsd_threads=threads)  # fmt: skip
         if plan.noop:
-            print("Both files already read as recommended: nothing to change.")
+            print("Every file already reads as recommended: nothing to change.")
             return 0
         print(plan.diff)
         for finding in plan.findings:
@@ -78,8 +80,10 @@ def _confirmed(args: argparse.Namespace, question: str) -> bool:
 
 
 def _say_applied(result: ApplyResult) -> None:
-    backups = ", ".join(b for b in (result.server_backup, result.client_backup) if b)
+    backups = ", ".join(result.backups)
     print(f"Applied and verified. Backups: {backups or 'none needed'}. Undo: `nfstune apply --undo`.")
+    if result.threads_backup is not None or any("threads" in w for w in result.warnings):
+        print("The nfsd thread count takes effect when the NFS server restarts (systemctl restart nfs-server).")
     for warning in result.warnings:
         print(f"warning: {warning}")
 

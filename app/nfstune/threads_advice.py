@@ -20,10 +20,9 @@ from typing import Any
 from nfstune.bench.verdict import Verdict
 from nfstune.errors import ConfigError
 from nfstune.load_summary import load_of
-from nfstune.nfs.nfs_conf import effective, parse, set_value
+from nfstune.nfs.nfs_conf import NFS_CONF, threads_text
 from nfstune.summary import WorkloadResults
 
-NFS_CONF = "/etc/nfs.conf"
 TAKES_EFFECT = "rpc.nfsd reads it when the NFS server starts: `systemctl restart nfs-server` (clients wait a moment)"
 
 
@@ -45,6 +44,7 @@ class ThreadsAdvice:
     before: str | None = None  # the file's whole text now; None when it does not exist
     after: str | None = None  # the file's whole text as recommended
     line: str | None = None  # the line that sets threads, as recommended
+    threads: int | None = None  # the count recommended (None: none is)
 
     @property
     def changed_lines(self) -> tuple[list[str], list[str]]:
@@ -106,15 +106,9 @@ def threads_advice(
 
 def _edit(threads: int, files: Mapping[str, str], note: str) -> ThreadsAdvice:
     """The file whose threads= nfs-utils reads (else /etc/nfs.conf) with the count set in place."""
-    confs = [parse(text, path) for path, text in files.items()]
-    found = effective(confs, "nfsd", "threads")
-    conf = found[0] if found is not None else next((c for c in confs if c.path == NFS_CONF), None)
     try:
-        if conf is None:
-            after = f"[nfsd]\nthreads={threads}\n"
-            return ThreadsAdvice(note, NFS_CONF, None, after, f"threads={threads}")
-        after = set_value(conf, "nfsd", "threads", str(threads))
+        path, before, after = threads_text(files, threads)
     except ConfigError as error:
         return ThreadsAdvice(f"{note} Set [nfsd] threads={threads} by hand: {error}")
-    line = next((ln for ln in after.splitlines() if ln not in files[conf.path].splitlines()), f"threads={threads}")
-    return ThreadsAdvice(note, conf.path, files[conf.path], after, line.strip())
+    line = next((ln for ln in after.splitlines() if ln not in (before or "").splitlines()), f"threads={threads}")
+    return ThreadsAdvice(note, path, before, after, line.strip(), threads)

@@ -289,3 +289,37 @@ def test_nfstune_apply_and_apply_undo_from_the_command_line(
     assert (nas.run(NAS_SNAPSHOT).stdout, client.run(CLIENT_SNAPSHOT).stdout) == before
     again = nfstune("apply", "--undo", "--lab", "--yes")
     assert again.returncode == 2 and "nothing to undo" in again.stderr
+
+
+def test_a_thread_count_goes_into_nfs_conf_and_its_undo_puts_the_file_back_byte_for_byte(
+    nas: Host, client: Host, journal: Journal, originals: tuple[str, str]
+) -> None:
+    """A many-clients session's thread count: one line added to the [nfsd] section of the NAS's own nfs.conf (the
+    rest byte for byte), read back by nfs-utils' own nfsconf, the running count left alone; the undo restores the
+    file, and drops its backup."""
+    conf = nas.read_file("/etc/nfs.conf")
+    assert conf is not None and b"# threads=8" in conf  # Debian's file: the value commented out
+    running = nas.run("cat /proc/fs/nfsd/threads").stdout
+    try:
+        rec = recommendation(nas, client)
+        plan = prepare(nas, client, "/export", rec.exports_line, rec.fstab_line, nfsd_threads=64)
+        assert plan.threads_edit is not None and plan.threads_edit.path == "/etc/nfs.conf"
+        added = [ln for ln in plan.threads_edit.diff.splitlines() if ln.startswith(("+", "-"))]
+        assert added == ["--- a/etc/nfs.conf", "+++ b/etc/nfs.conf", "+threads=64"]
+        result = apply(plan, nas, client, journal, lambda _m: None)
+        assert result.threads_backup is not None and nas.read_file(result.threads_backup) == conf
+        assert nas.run("nfsconf --get nfsd threads").stdout.strip() == "64"
+        assert nas.run("cat /proc/fs/nfsd/threads").stdout == running  # it takes effect at the next start
+        undo = prepare_undo(nas, client, journal)
+        assert "/etc/nfs.conf" in [f.path for f in undo.files] and "-threads=64" in undo.diff
+        log: list[str] = []
+        undo_apply(undo, nas, client, journal, log.append)
+        assert nas.read_file("/etc/nfs.conf") == conf
+        assert nas.run("nfsconf --get nfsd threads", check=False).exit_status != 0  # unset again
+        assert "nfs.conf.nfstune-" not in nas.run("ls -A /etc").stdout
+        assert any("nfs-utils reads the thread count of the restored /etc/nfs.conf" in line for line in log)
+        assert journal.pending() == []
+    finally:
+        if nas.read_file("/etc/nfs.conf") != conf:
+            nas.write_file("/etc/nfs.conf", conf)
+        nas.run("rm -f /etc/nfs.conf.nfstune-*.bak")

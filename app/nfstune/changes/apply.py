@@ -24,19 +24,23 @@ from nfstune.changes.export import (
     read_export_files,
     reload_exports,
 )
+from nfstune.changes.nfsd_threads import read_nfs_conf_files
 from nfstune.changes.transaction import ChangeFailed, Transaction, host_key
 from nfstune.errors import ConfigError, NfstuneError
-from nfstune.nfs.apply_plan import FSTAB, FileEdit, exports_findings, plan_exports_change, sha256
+from nfstune.nfs.apply_plan import FSTAB, FileEdit, exports_findings, file_edit, plan_exports_change, sha256, text_bytes
 from nfstune.nfs.exportfs_view import expected_exportfs_s
 from nfstune.nfs.exports import parse as parse_exports
 from nfstune.nfs.fstab_plan import parse_fstab_line, plan_fstab_change
 from nfstune.nfs.mounts import split_source
+from nfstune.nfs.nfs_conf import parse as parse_nfs_conf
+from nfstune.nfs.nfs_conf import threads_text, winner
 from nfstune.remote import Host, RemoteError
 from nfstune.store.journal import Journal
 
 Log = Callable[[str], None]
 
 SYSTEMD_RELOAD = "if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi"
+NFSCONF_GET = "nfsconf --get nfsd threads"
 _FINDMNT_SUMMARY = re.compile(r"(\d+) parse errors?, (\d+) errors?, (\d+) warnings?")
 
 
@@ -70,16 +74,20 @@ class ApplyPlan:
     server_host: str  # user@hostname:port the plan was made on
     client_host: str
     findings: tuple[str, ...] = ()  # what the admin should know about the server's exports files
+    threads_edit: FileEdit | None = None  # the server's nfs.conf with [nfsd] threads= (a many-clients session)
+
+    @property
+    def edits(self) -> tuple[FileEdit, ...]:
+        return (self.server_edit, self.client_edit, *((self.threads_edit,) if self.threads_edit else ()))
 
     @property
     def diff(self) -> str:
-        """Both diffs, each under the name of its host, as the admin reviews them."""
-        parts = [f"# {edit.summary}\n{edit.diff}" for edit in (self.server_edit, self.client_edit)]
-        return "\n".join(parts)
+        """Every diff, each under the name of its host, as the admin reviews them."""
+        return "\n".join(f"# {edit.summary}\n{edit.diff}" for edit in self.edits)
 
     @property
     def noop(self) -> bool:
-        return self.server_edit.noop and self.client_edit.noop
+        return all(edit.noop for edit in self.edits)
 
 
 @dataclass(frozen=True)
@@ -90,12 +98,25 @@ class ApplyResult:
     exportfs_s: str  # what `exportfs -s` showed after the change ("" when the exports were already right)
     findmnt: str  # what `findmnt --verify` reported ("" when fstab was already right)
     warnings: tuple[str, ...] = field(default=())
+    threads_backup: str | None = None  # the dated copy of the server's nfs.conf, when it was written
+
+    @property
+    def backups(self) -> list[str]:
+        return [b for b in (self.server_backup, self.client_backup, self.threads_backup) if b]
 
 
 def prepare(
-    server: Host, client: Host, share: str, exports_line: str, fstab_line: str, *, appliance: str | None = None
+    server: Host,
+    client: Host,
+    share: str,
+    exports_line: str,
+    fstab_line: str,
+    *,
+    appliance: str | None = None,
+    nfsd_threads: int | None = None,
 ) -> ApplyPlan:
-    """Read the exports files on the server and fstab on the client (as root) and plan both edits. Raises
+    """Read the exports files on the server and fstab on the client (as root) and plan both edits, and with
+    `nfsd_threads` the edit of the server's nfs.conf that sets it (made on the file as it is now). Raises
     ConfigError for text that does not fit the share or would weaken the export or the mount, or a file exportfs
     does not read to its end; ApplianceRefused for a NAS appliance."""
     if appliance:
@@ -106,9 +127,14 @@ def prepare(
     files = read_export_files(server)
     fstab = client.read_file(FSTAB, sudo=True)
     text = None if fstab is None else fstab.decode("utf-8", "surrogateescape")
+    threads_edit = None
+    if nfsd_threads is not None:
+        path, before, after = threads_text(read_nfs_conf_files(server), nfsd_threads)
+        old = None if before is None else text_bytes(before)
+        threads_edit = file_edit(server.label, path, old, text_bytes(after), f"[nfsd] threads={nfsd_threads}")
     return plan_apply(
         files, text, share, exports_line, fstab_line, server=(server.label, host_key(server)),
-        client=(client.label, host_key(client)),
+        client=(client.label, host_key(client)), threads_edit=threads_edit,
     )  # fmt: skip
 
 
@@ -121,6 +147,7 @@ def plan_apply(
     *,
     server: tuple[str, str],
     client: tuple[str, str],
+    threads_edit: FileEdit | None = None,
 ) -> ApplyPlan:
     """The pure part of prepare(): `server` and `client` are each (label, user@host:port)."""
     if not share.startswith("/"):
@@ -135,17 +162,21 @@ def plan_apply(
     return ApplyPlan(
         server_edit, client_edit, entry.mount_point, share, exports_line, server[1], client[1],
         tuple(exports_findings(after)),  # what stays wrong once the edit is made
+        threads_edit,
     )  # fmt: skip
 
 
 def apply(plan: ApplyPlan, server: Host, client: Host, journal: Journal, log: Log) -> ApplyResult:
-    """Make the planned edits, verify them, and commit them; on any failure undo both and raise ApplyFailed.
+    """Make the planned edits, verify them, and commit them; on any failure undo them all and raise ApplyFailed.
     Raises ApplyRefused, with nothing written, when a host is not the one planned for or a file has changed
     since the plan (the admin must see a new diff)."""
     for host, planned in ((server, plan.server_host), (client, plan.client_host)):
         if host_key(host) != planned:
             raise ApplyRefused(f"the plan was made for {planned}, not {host_key(host)}: nothing was written")
-    for host, edit in ((server, plan.server_edit), (client, plan.client_edit)):
+    planned_edits = [(server, plan.server_edit), (client, plan.client_edit)]
+    if plan.threads_edit is not None:
+        planned_edits.append((server, plan.threads_edit))
+    for host, edit in planned_edits:
         if sha256(host.read_file(edit.path, sudo=True)) != edit.old_sha256:
             raise ApplyRefused(
                 f"{host.label}: {edit.path} has changed since the diff was made: nothing was written. "
@@ -158,12 +189,13 @@ def apply(plan: ApplyPlan, server: Host, client: Host, journal: Journal, log: Lo
     applied = {"apply": True, "apply_id": f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"}
     try:
         server_backup, exportfs_s = _apply_server(plan, server, tx, ids, warnings, applied)
+        threads_backup = _apply_threads(plan, server, tx, ids, applied)
         client_backup, created, findmnt = _apply_client(plan, client, tx, ids, warnings, applied)
     except BaseException as exc:
         roll_back(tx, exc, log)
         raise  # roll_back raises; this is for a KeyboardInterrupt or a bug after the undo
     journal.mark_committed(ids)
-    log(f"applied for good: {plan.server_edit.summary}; {plan.client_edit.summary}")
+    log(f"applied for good: {'; '.join(edit.summary for edit in plan.edits)}")
     if not plan.client_edit.noop:  # systemd makes its mount units from fstab: let it read the new one
         try:
             reload = client.run(SYSTEMD_RELOAD, sudo=True, check=False)
@@ -174,7 +206,9 @@ def apply(plan: ApplyPlan, server: Host, client: Host, journal: Journal, log: Lo
             warnings.append(f"{client.label}: `systemctl daemon-reload` failed: {failed}")
         else:
             warnings = [w for w in warnings if "systemd still uses the old version" not in w]
-    return ApplyResult(server_backup, client_backup, created, exportfs_s, findmnt, tuple(warnings))
+    return ApplyResult(
+        server_backup, client_backup, created, exportfs_s, findmnt, tuple(warnings), threads_backup=threads_backup
+    )
 
 
 def _backup(host: Host, edit: FileEdit, tx: Transaction, ids: list[int], detail: dict[str, object]) -> str | None:
@@ -233,6 +267,46 @@ def _apply_server(
         raise CheckFailed(server.label, KERNEL_CACHES, caches, problem)
     tx.progress(f"{server.label}: exportfs -s shows {plan.share} as the new line says")
     return backup, shown
+
+
+def _apply_threads(
+    plan: ApplyPlan, server: Host, tx: Transaction, ids: list[int], applied: dict[str, object]
+) -> str | None:
+    """The server's nfs.conf with the thread count, read back by nfs-utils' own reader. The running count is
+    not changed: rpc.nfsd reads the file when the NFS server starts (said with the recommendation)."""
+    edit = plan.threads_edit
+    if edit is None or edit.noop:
+        return None
+    backup = _backup(server, edit, tx, ids, {**applied, "written_sha256": sha256(edit.new), "nfs_conf": True})
+    tx.progress(f"{server.label}: writing {edit.path} (the old one is kept as {backup})")
+    server.write_file(edit.path, edit.new, sudo=True)
+    expected = threads_value(edit.new)
+    problem, shown = nfs_conf_check(server, expected)
+    if problem:
+        raise CheckFailed(server.label, NFSCONF_GET, shown, problem)
+    tx.progress(f"{server.label}: nfs-utils reads threads={expected} from {edit.path}")
+    return backup
+
+
+def threads_value(data: bytes | None) -> str | None:
+    """The [nfsd] threads value an nfs.conf file sets (the last of several), or None."""
+    if data is None:
+        return None
+    setting = winner(parse_nfs_conf(data.decode("utf-8", "surrogateescape")).find("nfsd", "threads"))
+    return None if setting is None else setting.value
+
+
+def nfs_conf_check(server: Host, expected: str | None) -> tuple[str, str]:
+    """(what is wrong, what `nfsconf --get nfsd threads` printed): "" when nfs-utils reads `expected` (None: no
+    value). Where nfsconf is missing (nfs-utils before 2.3), there is nothing of nfs-utils' own to ask: ""."""
+    result = server.run(NFSCONF_GET, sudo=True, check=False)
+    shown = (result.stdout + result.stderr).strip()
+    if result.exit_status == 127:
+        return "", shown
+    got = result.stdout.strip() if result.exit_status == 0 else None
+    if got != expected:
+        return f"nfs-utils reads threads={got or '(unset)'} from the server's nfs.conf, not {expected}", shown
+    return "", shown
 
 
 def _apply_client(

@@ -15,7 +15,17 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from nfstune.changes.apply import SYSTEMD_RELOAD, ApplyRefused, CheckFailed, Log, findmnt_verify, roll_back
+from nfstune.changes.apply import (
+    NFSCONF_GET,
+    SYSTEMD_RELOAD,
+    ApplyRefused,
+    CheckFailed,
+    Log,
+    findmnt_verify,
+    nfs_conf_check,
+    roll_back,
+    threads_value,
+)
 from nfstune.changes.export import reload_exports
 from nfstune.changes.transaction import Transaction, host_key
 from nfstune.errors import ConfigError
@@ -47,6 +57,7 @@ class FileUndo:
     back: bytes | None  # what Apply found, written back; None: the file did not exist and is removed
     backup_path: str | None  # the dated copy Apply kept beside it
     diff: str
+    nfs_conf: bool = False  # the server's nfs.conf (its thread count), checked with nfs-utils' own reader
 
     @property
     def noop(self) -> bool:
@@ -110,7 +121,8 @@ def prepare_undo(server: Host, client: Host, journal: Journal) -> UndoPlan:
         diff = unified_diff(entry.target, now, entry.original or b"") if entry.original is not None else ""
         if entry.original is None:
             diff = f"(remove {entry.target}: it did not exist before the Apply)"
-        files.append(FileUndo(host.label, entry.host, entry.target, now, entry.original, entry.backup_path, diff))
+        conf = bool(entry.detail.get("nfs_conf"))
+        files.append(FileUndo(host.label, entry.host, entry.target, now, entry.original, entry.backup_path, diff, conf))
     return UndoPlan(applied, tuple(files), host_key(server), host_key(client))
 
 
@@ -152,15 +164,20 @@ def _restore(
 ) -> None:
     if f.noop:
         return
-    exportfs = is_server and f.path != FSTAB
-    before = findmnt_verify(host) if not exportfs and f.now is not None else (0, 0, "")
+    exportfs = is_server and f.path != FSTAB and not f.nfs_conf
+    before = findmnt_verify(host) if not exportfs and not f.nfs_conf and f.now is not None else (0, 0, "")
     ids.append(tx.record(host, "file", f.path, original=f.now, detail={"undo_apply": apply_id, "exportfs": exportfs}))
     tx.progress(f"{host.label}: putting {f.path} back as it was before the Apply")
     if f.back is None:
         host.run(["rm", "-f", f.path], sudo=True, action=f"removing {f.path}")
     else:
         host.write_file(f.path, f.back, sudo=True)
-    if exportfs:
+    if f.nfs_conf:
+        problem, shown = nfs_conf_check(host, threads_value(f.back))
+        if problem:
+            raise CheckFailed(host.label, NFSCONF_GET, shown, problem)
+        tx.progress(f"{host.label}: nfs-utils reads the thread count of the restored {f.path}")
+    elif exportfs:
         reloaded = reload_exports(host)
         if reloaded.refused:
             raise CheckFailed(host.label, "exportfs -ra", reloaded.refused, "exportfs refused the restored file")

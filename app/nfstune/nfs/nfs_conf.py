@@ -18,7 +18,7 @@ module changes the value's characters only, so that the admin's diff is one numb
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from nfstune.errors import ConfigError
@@ -153,3 +153,20 @@ def _opens(line: str, section: str) -> bool:
     stripped = line.lstrip(" \t")
     match = _SECTION.match(stripped)
     return match is not None and match.group(1).lower() == section.lower() and match.group(2) is None
+
+
+NFS_CONF = "/etc/nfs.conf"
+
+
+def threads_text(files: Mapping[str, str], threads: int) -> tuple[str, str | None, str]:
+    """(the file to edit, its text now or None when it does not exist, its text with [nfsd] threads=`threads`):
+    the file whose value nfs-utils reads (`files`: path -> text in its reading order), else /etc/nfs.conf. Raises
+    ConfigError where the value cannot be edited in place."""
+    if not 1 <= threads <= 1024:
+        raise ConfigError(f"{threads} nfsd threads is out of range (1 to 1024)")
+    confs = [parse(text, path) for path, text in files.items()]
+    found = effective(confs, "nfsd", "threads")
+    conf = found[0] if found is not None else next((c for c in confs if c.path == NFS_CONF), None)
+    if conf is None:
+        return NFS_CONF, None, f"[nfsd]\nthreads={threads}\n"
+    return conf.path, files[conf.path], set_value(conf, "nfsd", "threads", str(threads))

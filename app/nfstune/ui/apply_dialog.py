@@ -97,6 +97,7 @@ def run_apply_flow(window: QWidget, controller: Controller, page: QWidget) -> No
         return prepare(
             pair.server, pair.client, pair.share, rec.exports_line, rec.fstab_line,
             appliance=probed.facts.server.appliance,
+            nfsd_threads=rec.threads.threads if rec.threads is not None else None,
         )  # fmt: skip
 
     def prepared(plan: object) -> None:
@@ -127,7 +128,7 @@ def run_apply_flow(window: QWidget, controller: Controller, page: QWidget) -> No
             conn.close()
 
     def applied(result: object) -> None:
-        backups = ", ".join(b for b in (result.server_backup, result.client_backup) if b)
+        backups = ", ".join(result.backups)
         page.set_apply_state(f"Applied and verified. Backups: {backups or 'none needed'}. Undo: Undo last Apply.", True)
         log.info("applied the recommendation for good; backups: %s", backups or "none needed")
 
