@@ -248,7 +248,7 @@ class RecommendationPage(QWidget):
         threads = rec.threads
         shown = [*rec.notes]
         if threads is not None:
-            # the thread count lives in the server's nfs.conf, which Apply does not write: the line, by hand
+            # the thread count lives in the server's nfs.conf: Apply writes it with the other two (its own diff)
             shown.append(threads.note if threads.line is None else f"{threads.file}: {threads.line} — {threads.note}")
         notes = "".join(f"<li>{e(note)}</li>" for note in shown)
         self.notes_label.setText(f"<b>Notes</b><ul style='margin: 0'>{notes}</ul>" if notes else "")
