@@ -11,6 +11,7 @@ import pytest
 
 from nfstune.bench.verdict import Verdict
 from nfstune.cli_run import advice_text
+from nfstune.compare import compare_sessions
 from nfstune.paths import recipes_dir
 from nfstune.recipes import load_recipes
 from nfstune.report import session_html
@@ -200,3 +201,12 @@ def verdict(kind: str, ratio: float) -> Verdict:
 
 def faster() -> Verdict:
     return verdict("faster", 1.3)
+
+
+def test_two_sessions_from_several_clients_are_matched_by_client_count(tmp_path: Path) -> None:
+    results = Results(open_store(tmp_path / "results.db"))
+    first, second = store_many_clients(results), store_many_clients(results)
+    rows = compare_sessions(results.session(first), results.session(second), recipes())  # type: ignore[arg-type]
+    # each configuration meets its own in the other session: the same export, mount, client count and threads
+    assert sorted(row.config_label for row in rows) == sorted(CONFIGS)
+    assert all(row.median_a is not None and row.median_b is not None for row in rows)
