@@ -69,14 +69,15 @@ def probe_pair(pair: Pair) -> Facts:
     return Facts(probe(pair.server, path=pair.share, peer=toward_client), client, more)
 
 
-def sizes_for(scale: str, facts: Facts | None) -> tuple[WorkloadSizes, WorkloadSizes]:
+def sizes_for(scale: str, facts: Facts | None, writers: int = 1) -> tuple[WorkloadSizes, WorkloadSizes]:
     """Sizes from the hosts' RAM and the share's free space (never more than half of it), and the most they may
-    grow to between rounds (bench/sizing.growth_limits)."""
+    grow to between rounds (bench/sizing.growth_limits). `writers`: clients that write their own files at once
+    (many-clients), who share that free space."""
     fs = facts.server.filesystem if facts else None
     server_ram = facts.server.mem_total_bytes if facts else None
     client_ram = facts.client.mem_total_bytes if facts else None
     if client_ram and server_ram and fs is not None and fs.free_bytes is not None:
-        sizing = plan_sizes(client_ram, server_ram, fs.free_bytes, scale)
+        sizing = plan_sizes(client_ram, server_ram, fs.free_bytes // max(1, writers), scale)
         return sizing.sizes, sizing.limits
     sizes = default_sizes(scale)
     return sizes, growth_limits(sizes, max(client_ram or 0, server_ram or 0) or None, None)
@@ -114,7 +115,9 @@ def plan_for(
             "files), fio assumed on the client (dd and tar run where it is missing), and every condition on the "
             "hosts unknown (such configurations are tried)"
         )
-    sizes, limits = sizes_for(scale, facts)
+    connected = 1 + len(facts.more) if facts else 1
+    writers = min(connected, max((c.clients or 1 for r in recipes for c in r.configs), default=1))
+    sizes, limits = sizes_for(scale, facts, writers)
     unprobed: dict[str, FactValue] = {} if clients is None else {"clients_connected": clients}
     plan = build_plan(
         recipes, recipe_facts(facts.server, facts.client, 1 + len(facts.more)) if facts else unprobed, scale=scale,

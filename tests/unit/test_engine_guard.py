@@ -144,3 +144,16 @@ def test_a_load_from_more_clients_than_can_run_it_is_refused_before_anything(
     assert message in str(info.value) and "Nothing was changed" in str(info.value)
     assert conn.execute("SELECT count(*) FROM journal").fetchone()[0] == 0
     assert results.session(sid)["status"] == "failed"
+
+
+def test_clients_that_write_at_once_share_the_free_space(shipped: dict) -> None:
+    facts = lab_facts(None)
+    assert facts.server.filesystem is not None
+    tight = replace(facts.server, filesystem=replace(facts.server.filesystem, free_bytes=120 * 2**20))
+    alone = plan_for(None, replace(facts, server=tight), [shipped["many-clients"]], "small")
+    three = plan_for(None, replace(facts, server=tight, more=(facts.client, facts.client)),
+                     [shipped["many-clients"]], "small")  # fmt: skip
+    assert alone.sizes is not None and three.sizes is not None
+    # each of three clients writes its own file: three of them fit where one did
+    assert 3 * three.sizes.seq_file_bytes <= alone.sizes.seq_file_bytes + 2**20
+    assert 3 * three.sizes.seq_file_bytes <= 60 * 2**20  # never more than half the free space together
