@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from nfstune.baselines import Baseline, measure_all
-from nfstune.bench.clients_runner import ClientsRunner, LoadClient
+from nfstune.bench.clients_runner import LoadClient
 from nfstune.bench.figure import client_shares, clients_record, figure, repeat_record
 from nfstune.bench.live import HostSampler, RunSamples, Samplers
 from nfstune.bench.runner import ClientRunner
@@ -26,13 +26,13 @@ from nfstune.changes.export import (
     list_connected_clients,
     read_export_files,
 )
-from nfstune.changes.fio_server import FioServer, start_server
 from nfstune.changes.mount import ClientMount, make_scratch, set_readahead
 from nfstune.changes.nfsd_threads import set_threads
 from nfstune.changes.transaction import Transaction, recover_on_connect
 from nfstune.errors import Cancelled, NfstuneError
 from nfstune.growth import next_sizes
 from nfstune.guard import AsyncStep, ServerChange
+from nfstune.load_clients import LoadHost, SessionLoad, clients_needed
 from nfstune.nfs.export_edit import export_edit
 from nfstune.recipes.estimate import Estimate
 from nfstune.recipes.model import WORKLOADS, Config
@@ -48,15 +48,6 @@ __all__ = ["Cancelled", "Declined", "Engine", "Event", "export_edit"]
 
 class Declined(Cancelled):
     """The admin said no (or could not be asked) before the first change: nothing was changed."""
-
-
-@dataclass(frozen=True)
-class LoadHost:
-    """A further client of a session (the second, third...): the load from several clients at once."""
-
-    host: Host
-    address: str  # its own address on the route to the server, where its fio server listens
-    fio_available: bool
 
 
 @dataclass(frozen=True)
@@ -101,9 +92,6 @@ class Engine:
         recipe's estimate from these hosts' past runs (recipes.estimate), which the time left starts from.
         `more_clients`: the further clients, for configurations run from several clients at once."""
         self.likely = likely or {}
-        self.more_clients = tuple(more_clients)
-        self._fio_servers: list[FioServer] = []  # the session's, one per client, in the clients' order
-        self._clients_runner: ClientsRunner | None = None
         self.server, self.client, self.server_address, self.share = server, client, server_address, share
         self.sizes, self.results, self.journal, self.emit = sizes, results, journal, emit
         self.fio_available = fio_available
@@ -120,6 +108,11 @@ class Engine:
         self._scratch = ""  # the session's scratch directory on the server
         self._planned_sizes = sizes  # each recipe starts with these; growth.py may grow them between rounds
         self._runner: ClientRunner | None = None  # one per session: it knows the scratch directory's files
+        first = LoadHost(client, client_address or "", fio_available)
+        self.load = SessionLoad(
+            server, [first, *more_clients], server_address=server_address, share=share, cancel=self.cancel,
+            log=self.log,
+        )  # fmt: skip
 
     def log(self, message: str) -> None:
         self.emit(Event("log", message))
@@ -129,11 +122,11 @@ class Engine:
             raise Cancelled("cancelled: every change was undone")
 
     def run(self, session_id: int, plan: Plan) -> None:
-        recover_on_connect([self.server, self.client, *(c.host for c in self.more_clients)], self.journal, self.log)
+        recover_on_connect([self.server, *(c.host for c in self.load.hosts)], self.journal, self.log)
         try:
             if not plan.scratch_name:
                 raise NfstuneError("the plan names no scratch directory: it was not made for a session")
-            self._check_clients(plan)
+            self.load.check(plan)
             self._guard_server(plan)
         except BaseException as exc:
             self.results.end_session(session_id, "cancelled" if isinstance(exc, Cancelled) else "failed", str(exc))
@@ -157,7 +150,9 @@ class Engine:
                 if any("small-files" in v.workloads for item in plan.recipes for v in item.visits):
                     # its tar is built once on the client's own disk, kept for every visit, and ours to remove
                     session_tx.record(self.client, "tempfile", SMALL_FILES_TAR)
-                self._start_fio_servers(plan, session_tx)
+                if clients_needed(plan):
+                    self._progress(f"starting fio's server on {clients_needed(plan)} clients")
+                    self.load.start(plan, session_tx)
                 if self.baselines:
                     self._measure_baselines(session_id)
                 for item in plan.recipes:
@@ -174,48 +169,6 @@ class Engine:
             self.results.end_session(session_id, "failed", str(exc))
             raise
         self.results.end_session(session_id, "completed")
-
-    def _clients_needed(self, plan: Plan) -> int:
-        return max((c.clients or 0 for item in plan.recipes for c in item.configs), default=0)
-
-    def _load_hosts(self) -> list[LoadHost]:
-        """Every client of the session, the first one included, in order."""
-        first = LoadHost(self.client, self.client_address or "", self.fio_available)
-        return [first, *self.more_clients]
-
-    def _check_clients(self, plan: Plan) -> None:
-        """Before anything is changed: enough clients, each with fio and an address its fio server can listen on."""
-        needed = self._clients_needed(plan)
-        if not needed:
-            return
-        hosts = self._load_hosts()
-        if needed > len(hosts):
-            raise NfstuneError(
-                f"the plan needs {needed} clients at once and this session has {len(hosts)}: give --client once per "
-                "client (or `nfstune lab up --clients N`). Nothing was changed."
-            )
-        for load in hosts[:needed]:
-            if not load.fio_available:
-                raise NfstuneError(
-                    f"{load.host.label} has no fio: several clients start together only through fio's own "
-                    "client/server mode (install the Debian/Ubuntu package fio, or fio on Fedora). Nothing was changed."
-                )
-            if not load.address:
-                raise NfstuneError(
-                    f"{load.host.label}: its address towards {self.server_address} is unknown (no route found by the "
-                    "probe), so its fio server has nowhere to listen. Nothing was changed."
-                )
-
-    def _start_fio_servers(self, plan: Plan, tx: Transaction) -> None:
-        """fio's server on every client the plan's configurations need, once for the session (journaled in it)."""
-        needed = self._clients_needed(plan)
-        if not needed:
-            return
-        self._progress(f"starting fio's server on {needed} clients")
-        for load in self._load_hosts()[:needed]:
-            self._check_cancel()
-            self._fio_servers.append(start_server(load.host, tx, load.address))
-        self._clients_runner = ClientsRunner(self.server, tx, cancel=self.cancel, log=self.log)
 
     def _guard_server(self, plan: Plan) -> None:
         """Before anything is changed: refuse an appliance's exports, and have the admin confirm a change of the
@@ -357,7 +310,11 @@ class Engine:
                 mount_point=self._plan.mount_point,
             )  # fmt: skip
             negotiated = mount.mount()
-            loads = self._mount_more(tx, config, visit, mount)
+            loads = []
+            if config.clients is not None:
+                loads = self.load.mount(
+                    tx, config.clients, mount, visit.mount_options, self._plan.scratch_name, self._plan.mount_point
+                )
             if config.read_ahead_kb is not None:
                 set_readahead(self.client, tx, mount.mount_point, config.read_ahead_kb)
             if change is not None:
@@ -487,37 +444,14 @@ class Engine:
                   {"run_id": run_id, "value": value, "warmup": visit.warmup, "round": visit.round})
         )  # fmt: skip
 
-    def _mount_more(self, tx: Transaction, config: Config, visit: Visit, first: ClientMount) -> list[LoadClient]:
-        """For a configuration from several clients: the export mounted on each further client as on the first,
-        and every client's own directory in the session's scratch directory (removed with it). Empty otherwise."""
-        if config.clients is None:
-            return []
-        assert self._plan is not None
-        mounts = [first]
-        for load in self.more_clients[: config.clients - 1]:
-            self._check_cancel()
-            mount = ClientMount(
-                load.host, self.server, tx, server_address=self.server_address, export_path=self.share,
-                options=visit.mount_options, scratch_name=self._plan.scratch_name,
-                mount_point=self._plan.mount_point,
-            )  # fmt: skip
-            mount.mount()
-            mounts.append(mount)
-        loads = []
-        for number, (mount, server) in enumerate(zip(mounts, self._fio_servers, strict=False), start=1):
-            directory = f"{mount.scratch}/{client_name(number)}"
-            mount.client.run(["mkdir", "-p", directory], sudo=True, action=f"making {directory}")
-            loads.append(LoadClient(client_name(number), mount.client, directory, server.reached_as))
-        return loads
-
     def _run_clients_workload(
         self, visit: Visit, workload: str, run_id: int, loads: Sequence[LoadClient], figures: RecipeFigures
     ) -> None:
-        assert self._clients_runner is not None
+        assert self.load.runner is not None
         self._samples.begin(run_id)
         self._stall.start()
         try:
-            result = self._clients_runner.run(WorkloadId(workload), self.sizes, loads)
+            result = self.load.runner.run(WorkloadId(workload), self.sizes, loads)
             record = clients_record(result)
             value = figure(workload, record)
             repeat_id = self.results.add_repeat(run_id, visit.round, warmup=visit.warmup, values=record)

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field, replace
 from nfstune.bench.sizing import default_sizes, growth_limits, plan_sizes
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.changes.transaction import host_key
-from nfstune.engine import Engine, Event, LoadHost
+from nfstune.engine import Engine, Event
 from nfstune.errors import ConfigError
 from nfstune.guard import ServerChange
+from nfstune.load_clients import LoadHost
 from nfstune.nfs.own_mount import SCRATCH_PREFIX
 from nfstune.recipes.estimate import Estimate, PastRun, estimate
 from nfstune.recipes.loader import recipes_by_id
