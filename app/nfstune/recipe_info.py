@@ -22,6 +22,15 @@ CLIENT_CHANGES = (
 )
 CLIENT_ONLY = "The server's configuration is not touched."
 READAHEAD_CHANGES = "It sets read_ahead_kb of nfstune's own mount only."
+THREADS_CHANGES = (
+    "On the server: runs another nfsd thread count (/proc/fs/nfsd/threads) while a configuration asks for it, put "
+    "back after it; nfs.conf is not touched."
+)
+CLIENTS_CHANGES = (
+    "On every client: fio's server for the session, listening on that client's address towards the server only, "
+    "stopped at the end; the export mounted as on the first client. A configuration that needs more clients than "
+    "you connected is skipped."
+)
 
 
 _KEY_NAMES = {"vers": "NFS version", "rsize": "rsize", "wsize": "wsize", "nconnect": "nconnect"}
@@ -42,6 +51,10 @@ def describe(recipe: Recipe) -> RecipeInfo:
     changes = [SERVER_CHANGES, CLIENT_CHANGES] if recipe.changes_host == "server" else [CLIENT_CHANGES, CLIENT_ONLY]
     if any(c.read_ahead_kb is not None for c in recipe.configs):
         changes.append(READAHEAD_CHANGES)
+    if any(c.nfsd_threads is not None for c in recipe.configs):
+        changes.append(THREADS_CHANGES)
+    if any(c.clients is not None for c in recipe.configs):
+        changes.append(CLIENTS_CHANGES)
     risks = recipe.warning
     if risks is None:
         config_warnings = [f"{c.label}: {c.warning}" for c in recipe.configs if c.warning]
@@ -70,6 +83,8 @@ def _dimensions(configs: Sequence[Config]) -> dict[str, list[str | None]]:
     found["read_ahead_kb"] = [None if c.read_ahead_kb is None else str(c.read_ahead_kb) for c in configs]
     common = set.intersection(*(set(c.export.set) for c in configs)) if configs else set()
     found["export"] = [_export_text(c, common) for c in configs]
+    found["clients"] = [None if c.clients is None else str(c.clients) for c in configs]
+    found["nfsd_threads"] = [None if c.nfsd_threads is None else str(c.nfsd_threads) for c in configs]
     return {key: values for key, values in found.items() if len(set(values)) > 1}
 
 
@@ -80,7 +95,7 @@ def _export_text(config: Config, leave_out: set[str]) -> str | None:
 
 def _value_text(key: str, value: str | None) -> str:
     if value is None:
-        return "unchanged" if key == "export" else "the default"
+        return {"export": "unchanged", "nfsd_threads": "the server's own"}.get(key, "the default")
     if key in _BYTE_KEYS and value.isdigit():
         return size_text(int(value))
     if key == "read_ahead_kb" and value.isdigit():
@@ -89,7 +104,9 @@ def _value_text(key: str, value: str | None) -> str:
 
 
 def _key_text(key: str) -> str:
-    return {"read_ahead_kb": "client readahead", "export": "export"}.get(key, _KEY_NAMES.get(key, key))
+    names = {"read_ahead_kb": "client readahead", "export": "export", "clients": "clients at once",
+             "nfsd_threads": "nfsd threads"}  # fmt: skip
+    return names.get(key, _KEY_NAMES.get(key, key))
 
 
 def _values_text(key: str, values: Sequence[str | None]) -> str:
@@ -113,6 +130,9 @@ def varies_text(recipe: Recipe) -> str:
     if "rsize" in dims and dims.get("wsize") == dims["rsize"]:
         dims = {("rsize/wsize" if k == "rsize" else k): v for k, v in dims.items() if k != "wsize"}
     conditional = [f"{c.label} only when {c.when.describe()}" for c in configs if c.when.tests]
+    if "clients" in dims:
+        # a grid (counts x settings), not one change against the baseline each: every axis with its values
+        return "; ".join(_values_text(key, values) for key, values in dims.items())
     if not dims:
         text = "nothing: every configuration is the same"
     elif len(dims) == 1:

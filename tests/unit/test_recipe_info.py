@@ -63,3 +63,11 @@ def test_size_text() -> None:
     assert [size_text(n) for n in (8192, 1048576, 15 << 20, 1000, 1536)] == [
         "8 KiB", "1 MiB", "15 MiB", "1000 bytes", "1.5 KiB",
     ]  # fmt: skip
+
+
+def test_many_clients_says_its_axes_and_what_it_starts_on_every_client(shipped: dict[str, Recipe]) -> None:
+    info = describe(shipped["many-clients"])
+    assert info.varies == "export sync vs async; clients at once 1 … 4, 4 steps; nfsd threads the server's own vs 64"
+    assert "fio's server for the session, listening on that client's address towards the server only" in info.changes
+    assert "/proc/fs/nfsd/threads" in info.changes and "nfs.conf is not touched" in info.changes
+    assert "skipped" in info.changes and info.host == "server" and info.risks is not None
