@@ -16,7 +16,16 @@ from nfstune.recipes.model import Recipe
 from nfstune.ui.main_window import STEPS, MainWindow
 from nfstune.ui.pages.recipes import CONFIG_HEADER, CONFIG_WORKLOADS_MIN_WIDTH, RecipesPage
 
-ORDER = ["quick-check", "sync-vs-async", "block-size", "nfs-versions", "nconnect", "readahead", "no-wdelay", "many-clients"]
+ORDER = [
+    "quick-check",
+    "sync-vs-async",
+    "block-size",
+    "nfs-versions",
+    "nconnect",
+    "readahead",
+    "no-wdelay",
+    "many-clients",
+]
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,8 @@ from nfstune.ui.pages.results import (
     ResultsPage,
     WorkloadBlock,
 )
+from tests.unit.test_load_summary import recipes as many_clients_recipes
+from tests.unit.test_load_summary import store_many_clients
 from tests.unit.test_summary import FIRST_SESSION, StoredRun, store_session
 
 # the practice lab's server has 256 MiB of RAM: max_block_size 64 KiB, so every mount negotiates 65536
@@ -341,3 +343,15 @@ def test_the_results_page_exports_the_report_history_and_nfstune_report_write(
     assert str(out) in page.header_label.text()
     by_id = {r.id: r for r in window.recipes}
     assert out.read_text() == session_html(window.results_store, sid, by_id)  # what `nfstune report N --html` writes
+
+
+def test_the_results_page_shows_the_scaling_on_the_recipes_tab(qtbot: QtBot, tmp_path: Path) -> None:
+    results = Results(open_store(tmp_path / "results.db"))
+    sid = store_many_clients(results)
+    page = ResultsPage()
+    qtbot.addWidget(page)
+    page.resize(1024, 700)
+    page.show_session(results.session(sid), many_clients_recipes())  # type: ignore[arg-type]
+    text = page.scaling_labels["many-clients"].text()
+    assert text.startswith("<b>Several clients at once</b>")
+    assert "seq-write, sync: the NAS served" in text and "client3" in text

@@ -28,9 +28,17 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.bench.stats import format_value
+from nfstune.load_summary import SeriesScaling, scaling_lines
 from nfstune.recipe_info import size_text
 from nfstune.recipes.model import WORKLOADS, Recipe
-from nfstune.summary import ConfigResult, WorkloadResults, negotiated_view, recipe_notes, summarize_session
+from nfstune.summary import (
+    ConfigResult,
+    WorkloadResults,
+    negotiated_view,
+    recipe_notes,
+    session_scaling,
+    summarize_session,
+)
 from nfstune.ui.pages.recipes import RowsTable
 from nfstune.ui.verdicts import KIND_COLOURS, KIND_WORDS, ci_text, verdict_sentence
 from nfstune.ui.widgets.result_chart import ResultChart
@@ -51,6 +59,13 @@ CHART_MAX_WIDTH = 640  # above the table: wider than beside it, not so wide that
 VERDICT_STYLE = "background: #f4f7fb; border: 1px solid #c5d3e3; border-radius: 4px; padding: 8px; color: #202020;"
 NO_DIFFERENCE_EXPECTED = "no measurable difference expected"
 KIND_ORDER = ("faster", "slower", "unreliable", "not settled", "same")  # the detail's order: effects first
+
+
+def _rich(text: str) -> str:
+    """Plain text for a rich-text QLabel: Qt's rich text shows "&#x27;" as it is, so quotes stay unescaped (they
+    need none outside attributes); leading blanks kept as the indent they are."""
+    body = text.lstrip(" ")
+    return "&nbsp;" * (len(text) - len(body)) + html.escape(body, quote=False)
 
 
 def _expected_no_difference(*texts: str | None) -> str | None:
@@ -207,6 +222,7 @@ class ResultsPage(QWidget):
         self.tabs.setDocumentMode(True)
         self.verdict_labels: dict[str, QLabel] = {}  # recipe id -> its plain-language verdict
         self.note_labels: dict[str, QLabel] = {}  # recipe id -> its notes that hold on these hosts
+        self.scaling_labels: dict[str, QLabel] = {}  # recipe id -> its several-clients scaling, when it has one
         self.tables: dict[tuple[str, str], RowsTable] = {}  # (recipe, workload) -> its figures
         self._charts: list[ResultChart] = []
         self.save_png_button = QPushButton("Save charts as &PNG…")
@@ -270,6 +286,7 @@ class ResultsPage(QWidget):
             page.deleteLater()
         self.verdict_labels.clear()
         self.note_labels.clear()
+        self.scaling_labels.clear()
         self.tables.clear()
         self._charts = []
         self.save_png_button.setEnabled(bool(session.get("runs")))
@@ -283,6 +300,7 @@ class ResultsPage(QWidget):
         colour = FAILED_COLOUR if status in ("failed", "cancelled") else "#202020"
         self.header_label.setStyleSheet(f"font-weight: bold; color: {colour};")
         groups = summarize_session(session, recipes)
+        scaling = session_scaling(session, recipes)
         by_recipe: dict[str, list[WorkloadResults]] = {}
         for group in groups:
             by_recipe.setdefault(group.recipe, []).append(group)
@@ -291,12 +309,14 @@ class ResultsPage(QWidget):
         for recipe_id, recipe_groups in by_recipe.items():
             recipe = recipes.get(recipe_id)
             title = recipe.title if recipe else recipe_id
-            tab = self._recipe_tab(recipe_id, recipe, recipe_groups, status, recipe_notes(session, recipe))
+            tab = self._recipe_tab(recipe_id, recipe, recipe_groups, status, recipe_notes(session, recipe),
+                                   [item for item in scaling if item.recipe == recipe_id])  # fmt: skip
             self.tabs.addTab(tab, title)
 
     def _recipe_tab(
-        self, recipe_id: str, recipe: Recipe | None, groups: list[WorkloadResults], status: str, notes: list[str]
-    ) -> QWidget:
+        self, recipe_id: str, recipe: Recipe | None, groups: list[WorkloadResults], status: str, notes: list[str],
+        scaling: list[SeriesScaling],
+    ) -> QWidget:  # fmt: skip
         content = QWidget()
         layout = QVBoxLayout(content)
         lines = recipe_verdict_lines(groups, recipe)
@@ -304,7 +324,7 @@ class ResultsPage(QWidget):
             lines = [f"Not run: the session ended ({status}) before this recipe started."]
         elif not lines:
             lines = ["Only the baseline has figures: nothing to compare it with."]
-        verdict = QLabel("<br>".join(f"\u2022 {html.escape(line)}" for line in lines))
+        verdict = QLabel("<br>".join(f"\u2022 {_rich(line)}" for line in lines))
         verdict.setWordWrap(True)
         verdict.setStyleSheet(VERDICT_STYLE)
         verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -316,10 +336,19 @@ class ResultsPage(QWidget):
             expected.setStyleSheet("color: #505050;")
             layout.addWidget(expected)
         if notes and groups:
-            shown = QLabel("<br>".join(f"Note: {html.escape(note)}" for note in notes))
+            shown = QLabel("<br>".join(f"Note: {_rich(note)}" for note in notes))
             shown.setWordWrap(True)
             shown.setStyleSheet("color: #505050;")
             self.note_labels[recipe_id] = shown
+            layout.addWidget(shown)
+        if scaling:
+            # several clients at once: where another client stops adding, and each one's share (the text report's)
+            shown = QLabel(
+                "<b>Several clients at once</b><br>" + "<br>".join(_rich(ln) for ln in scaling_lines(scaling))
+            )
+            shown.setWordWrap(True)
+            shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.scaling_labels[recipe_id] = shown
             layout.addWidget(shown)
         for group in groups:
             layout.addWidget(self._workload_heading(group))
