@@ -7,6 +7,7 @@ rounds.stop_reason. Reports plain events through a callback; never imports Qt.
 
 from __future__ import annotations
 
+import posixpath
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -34,6 +35,9 @@ from nfstune.growth import next_sizes
 from nfstune.guard import AsyncStep, ServerChange
 from nfstune.load_clients import LoadHost, SessionLoad, clients_needed
 from nfstune.nfs.export_edit import export_edit
+from nfstune.nfs.kernel_view import NfsClient
+from nfstune.nfs.mounts import parse_proc_mounts
+from nfstune.nfs.own_mount import MOUNT_ROOT
 from nfstune.recipes.estimate import Estimate
 from nfstune.recipes.model import WORKLOADS, Config
 from nfstune.recipes.plan import Plan, RecipePlan, Visit, client_name
@@ -187,6 +191,12 @@ class Engine:
         if not clients:
             self.log(f"{self.server.label}: no other NFS client is connected")
             return
+        if self._only_own_leftovers(clients):
+            self.log(
+                f"{self.server.label}: the only NFS client state is {self.client.label}'s, which mounts nothing over "
+                "NFS but nfstune's own: the lease an earlier unmount left (NFSv4 keeps it a minute or two)"
+            )
+            return
         steps = tuple(
             AsyncStep(
                 f"{item.recipe.id} {c.label}",
@@ -206,6 +216,15 @@ class Engine:
                 f"not confirmed: {self.share} on {self.server.label} was not changed while "
                 f"{len(clients)} client connection(s) use that server. Nothing was changed."
             )
+
+    def _only_own_leftovers(self, clients: Sequence[NfsClient]) -> bool:
+        """Whether every connected client is nfstune's own client host, which has no NFS mount (of any server, by
+        any name) but under nfstune's mount root: a session right after another (nfs-versions' vers=4.0, then
+        quick-check) otherwise met its own expiring lease and stopped to ask about "another client"."""
+        if self.client_address is None or any(c.host != self.client_address for c in clients):
+            return False
+        mounts = parse_proc_mounts(self.client.run(["cat", "/proc/mounts"], action="reading /proc/mounts").stdout)
+        return all(posixpath.dirname(m.mount_point) == MOUNT_ROOT for m in mounts if m.is_nfs)
 
     def _measure_baselines(self, session_id: int) -> None:
         self._progress("baselines: the network (iperf3) and the server's own disk")

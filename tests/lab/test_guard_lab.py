@@ -214,3 +214,30 @@ def test_nfstune_run_stops_at_preflight_on_a_share_that_is_not_exported(
     assert left == ""
     stores = list(data.rglob("nfstune.sqlite3"))
     assert stores and all(journal_rows(s) == 0 for s in stores)  # today's code journals its scratch directory
+
+
+def test_the_lease_of_nfstunes_own_last_unmount_is_no_other_client(
+    hosts: tuple[Host, Host], server_side: Plan, tmp_path: Path
+) -> None:
+    """An NFSv4.0 client keeps its state on the server for a lease after it unmounts (nfs-versions' vers=4.0):
+    the next session from the same client, which mounts nothing else, goes on without asking."""
+    nas, client = hosts
+    pair = Pair(nas, client, "nas", "/export")
+    facts = probe_pair(pair)
+    assert facts.client.route is not None
+    point = "/mnt/nfstune/lease-test"
+    client.run(["mkdir", "-p", point], sudo=True)
+    try:
+        client.run(["mount", "-t", "nfs", "-o", "vers=4.0", "nas:/export", point], sudo=True, timeout=120)
+        client.run(["ls", point])
+    finally:
+        client.run(f"umount {point}; rmdir {point}", sudo=True, check=False)
+    listed = nas.run("cat /proc/fs/nfsd/clients/*/info", sudo=True, check=False).stdout
+    assert "minor version: 0" in listed  # the lease is still there (what the guard used to stop at)
+    shown: list[ServerChange] = []
+    log: list[str] = []
+    engine = engine_for(pair, facts, tmp_path / "lease.sqlite3", shown, False)
+    engine.emit = lambda e: log.append(e.message)
+    engine.run(session(engine), server_side)
+    assert shown == []  # not asked: a "no" would have stopped the run
+    assert any("the lease an earlier unmount left" in line for line in log)
