@@ -221,10 +221,15 @@ class Engine:
         """Whether every connected client is nfstune's own client host, which has no NFS mount (of any server, by
         any name) but under nfstune's mount root: a session right after another (nfs-versions' vers=4.0, then
         quick-check) otherwise met its own expiring lease and stopped to ask about "another client"."""
-        if self.client_address is None or any(c.host != self.client_address for c in clients):
+        own = {load.address: load.host for load in self.load.hosts if load.address}
+        if any(c.host not in own for c in clients):
             return False
-        mounts = parse_proc_mounts(self.client.run(["cat", "/proc/mounts"], action="reading /proc/mounts").stdout)
-        return all(posixpath.dirname(m.mount_point) == MOUNT_ROOT for m in mounts if m.is_nfs)
+        for address in {c.host for c in clients}:  # the further clients of a many-clients session are ours too
+            proc_mounts = own[address].run(["cat", "/proc/mounts"], action="reading /proc/mounts").stdout
+            mounts = parse_proc_mounts(proc_mounts)
+            if any(posixpath.dirname(m.mount_point) != MOUNT_ROOT for m in mounts if m.is_nfs):
+                return False
+        return True
 
     def _measure_baselines(self, session_id: int) -> None:
         self._progress("baselines: the network (iperf3) and the server's own disk")
