@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from nfstune.changes.config_files import read_config_files
 from nfstune.changes.transaction import HOST_JOURNAL_DIR, ChangeFailed, Transaction
 from nfstune.errors import NfstuneError
 from nfstune.nfs.kernel_view import (
@@ -31,18 +32,8 @@ class ApplianceRefused(NfstuneError):
 
 def read_export_files(server: Host) -> dict[str, str]:
     """Every exports file of the server as exportfs reads them (/etc/exports, then /etc/exports.d/*.exports in
-    name order), by path; a file that does not exist is left out. Names with spaces survive (NUL-separated)."""
-    listing = server.run(
-        "find -L /etc/exports.d -mindepth 1 -maxdepth 1 -type f -name '*.exports' -print0 2>/dev/null; true",
-        sudo=True,
-        action="listing /etc/exports.d",
-    ).stdout
-    files = {}
-    for path in ["/etc/exports", *sorted(p for p in listing.split("\0") if p)]:
-        data = server.read_file(path, sudo=True)
-        if data is not None:
-            files[path] = data.decode("utf-8", "surrogateescape")
-    return files
+    name order), by path; a file that does not exist is left out."""
+    return read_config_files(server, "/etc/exports", "/etc/exports.d", ".exports")
 
 
 def exportfs_table(server: Host) -> ExportTable:

@@ -6,6 +6,7 @@ so that the undo (at the end, on cancel, on failure, or at the next connect afte
 
 from __future__ import annotations
 
+from nfstune.changes.config_files import read_config_files
 from nfstune.changes.transaction import Transaction
 from nfstune.errors import NfstuneError
 from nfstune.remote import Host
@@ -42,14 +43,4 @@ def set_threads(server: Host, tx: Transaction, count: int) -> int:
 def read_nfs_conf_files(server: Host) -> dict[str, str]:
     """The server's nfs.conf files in nfs-utils' reading order (/etc/nfs.conf, then /etc/nfs.conf.d/*.conf in name
     order), by path; one that does not exist is left out."""
-    listing = server.run(
-        "find -L /etc/nfs.conf.d -mindepth 1 -maxdepth 1 -type f -name '*.conf' -print0 2>/dev/null; true",
-        sudo=True,
-        action="listing /etc/nfs.conf.d",
-    ).stdout
-    files = {}
-    for path in ["/etc/nfs.conf", *sorted(p for p in listing.split("\0") if p)]:
-        data = server.read_file(path, sudo=True)
-        if data is not None:
-            files[path] = data.decode("utf-8", "surrogateescape")
-    return files
+    return read_config_files(server, "/etc/nfs.conf", "/etc/nfs.conf.d", ".conf")
