@@ -135,6 +135,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         problems = check(
             facts.server, facts.client, server_label=pair.server.label, client_label=pair.client.label,
             share=pair.share, exports=exported, export_files=read_export_files(pair.server),
+            more=[(host.label, f) for host, f in zip(pair.more, facts.more, strict=True)],
         )  # fmt: skip
         for p in problems:
             printer(f"{p.severity}: {p.title}\n    {p.detail}")

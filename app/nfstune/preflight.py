@@ -8,7 +8,7 @@ less (no fio, no network ceiling, unknown facts); info is something the admin sh
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from nfstune.nfs.export_options import ASYNC_RISK, FSID_ROOT_RISK, INSECURE_RISK
@@ -84,6 +84,12 @@ WHY = {
     "iperf3": "Without it on both hosts there is no network ceiling to compare with.",
 }
 
+WHY_FURTHER = {
+    "mount.nfs": "This further client cannot mount NFS without it: a load from several clients cannot start.",
+    "fio": "Several clients start together only through fio's own client/server mode: the configurations that "
+    "load the NAS from this client cannot run.",
+}
+
 # what is lost when a root-only file cannot be read (probe_parse.ROOT_ONLY_FILES)
 UNREADABLE_MEANS = {
     "/proc/fs/nfsd/threads": "the thread count comes from /proc/net/rpc/nfsd instead",
@@ -105,9 +111,11 @@ def check(
     share: str | None = None,
     exports: Sequence[str] = (),
     export_files: Mapping[str, str] | None = None,
+    more: Sequence[tuple[str, HostFacts]] = (),
 ) -> list[Problem]:
     """Every problem found, errors first (stable within a severity). `export_files`: the server's exports files
-    by path (changes.transaction.read_export_files), whose risks are reported with their file and line."""
+    by path (changes.transaction.read_export_files), whose risks are reported with their file and line. `more`:
+    the further clients (label, facts), for a load from several clients at once."""
     found: list[Problem] = []
     add = found.append
     hosts: list[tuple[HostFacts, HostRole, str]] = [(server, "server", server_label), (client, "client", client_label)]
@@ -144,6 +152,15 @@ def check(
         add(Problem("warning", "both", f"MTU mismatch: {server_label} {mtus[0]}, {client_label} {mtus[1]}", what))
     if _missing(client, "fio", client.fio_version):
         add(_tool_problem(client, "client", client_label, "fio", "warning", WHY["fio"]))
+    for label, facts in more:
+        checks: tuple[tuple[str, str | None, Severity], ...] = (
+            ("mount.nfs", None, "warning"), ("fio", facts.fio_version, "warning"),
+        )  # fmt: skip
+        for tool, version, severity in checks:
+            if _missing(facts, tool, version):
+                problem = _tool_problem(facts, "client", label, tool, severity, WHY_FURTHER[tool])
+                # its install button would run on the first client: the command is said, not offered
+                add(replace(problem, install_command=None, tool=None))
     for facts, role, label in hosts:
         if _missing(facts, "iperf3", facts.iperf3_version):
             add(_tool_problem(facts, role, label, "iperf3", "warning", WHY["iperf3"]))

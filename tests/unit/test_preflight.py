@@ -254,3 +254,14 @@ def test_exports_findings_keep_a_non_utf8_comment(nas: HostFacts, client: HostFa
     problems = check(nas, client, server_label="nas", client_label="client", share="/export", exports=("/export",),
                      export_files={"/etc/exports": text})  # fmt: skip
     assert "no_root_squash" in titled(problems, "/etc/exports line 2: /export *").detail
+
+
+def test_a_further_client_without_fio_is_said_with_its_own_command(nas: HostFacts, client: HostFacts) -> None:
+    without_fio = replace(client, fio_version=None, tools=client.tools - {"fio"})
+    problems = check(nas, client, server_label="nas", client_label="client", share="/export", exports=("/export",),
+                     more=[("client2", client), ("client3", without_fio)])  # fmt: skip
+    found = titled(problems, "fio is not installed on client3")
+    assert found.severity == "warning" and "fio's own client/server mode" in found.detail
+    assert "apt-get install -y fio" in found.detail  # said, not offered: its button would run on the first client
+    assert found.install_command is None and not blocking(problems)
+    assert not [p for p in problems if "client2" in p.title]

@@ -212,6 +212,10 @@ class Controller(QObject):
         """The further clients' roles, in order."""
         return [role for role in MORE_CLIENTS if role in self.specs]
 
+    def connected_more(self) -> list[str]:
+        """The further clients' roles that are connected, in order: those a probe and a run use."""
+        return [role for role in self.more_roles() if self.states.get(role) is ConnState.CONNECTED]
+
     def _set_state(self, role: str, state: ConnState, message: str) -> None:
         self.states[role] = state
         self.host_state.emit(role, state, message)
@@ -219,7 +223,7 @@ class Controller(QObject):
     def pair(self) -> Pair:
         if any(self.states[r] is not ConnState.CONNECTED for r in ROLES) or not self.share:
             raise RuntimeError("both hosts must be connected and a share chosen first")
-        more = [self.hosts[r] for r in self.more_roles() if self.states.get(r) is ConnState.CONNECTED]
+        more = [self.hosts[r] for r in self.connected_more()]
         return Pair(self.hosts["server"], self.hosts["client"], self.server_address or "", self.share, more)
 
     def plan_inputs(self) -> tuple[Pair | None, Facts | None]:
@@ -235,7 +239,7 @@ class Controller(QObject):
 
     def probe_hosts(self) -> None:
         server, client = self.hosts["server"], self.hosts["client"]
-        more = [self.hosts[r] for r in self.more_roles() if self.states.get(r) is ConnState.CONNECTED]
+        more = [self.hosts[r] for r in self.connected_more()]
         address = self.server_address or ""
 
         def work(_job: Job) -> Probed:

@@ -228,6 +228,7 @@ class MainWindow(QMainWindow):
             p.facts.server, p.facts.client, server_label=c.hosts["server"].label, client_label=c.hosts["client"].label,
             exports=p.exports, share=c.share, client_mounts_of_server=p.client_mounts_of_server,
             export_files=p.export_files,
+            more=[(c.hosts[role].label, facts) for role, facts in zip(c.connected_more(), p.facts.more, strict=False)],
         )  # fmt: skip
         self._update_nav()
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -56,6 +56,7 @@ class PreflightPage(QWidget):
         self._share: str | None = None
         self._mounts: list[str] = []
         self._export_files: dict[str, str] = {}
+        self._more: list[tuple[str, HostFacts]] = []  # the further clients (label, facts)
         self._problems: list[Problem] = []
         # (host role, tool) -> (Install button, status label) of the problem rows shown now
         self._installs: dict[tuple[str, str], tuple[QPushButton, QLabel]] = {}
@@ -137,13 +138,16 @@ class PreflightPage(QWidget):
         share: str | None,
         client_mounts_of_server: list[str],
         export_files: Mapping[str, str] | None = None,
+        more: Sequence[tuple[str, HostFacts]] = (),
     ) -> None:
-        """`export_files`: the server's exports files by path; their traps are listed with file and line."""
+        """`export_files`: the server's exports files by path; their traps are listed with file and line. `more`:
+        the further clients (label, facts), checked for what a load from several clients needs."""
         self.reading.hide()
         self.busy.hide()
         self.table.show()
         self._server, self._client = server, client
         self._export_files = dict(export_files or {})
+        self._more = list(more)
         self._labels = (server_label, client_label)
         self._exports, self._share, self._mounts = list(exports), share, list(client_mounts_of_server)
         self._fill_table()
@@ -221,6 +225,7 @@ class PreflightPage(QWidget):
             share=self._share,
             exports=self._exports,
             export_files=self._export_files,
+            more=self._more,
         )
         while self._problems_box.count():
             item = self._problems_box.takeAt(0)
