@@ -67,12 +67,15 @@ def reference(runs: Mapping[str, Mapping[str, Any]], label: str, baseline: str) 
     return next((other for other, r in runs.items() if series_of(r) == base_series and load_of(r)[0] == count), None)
 
 
-def _ladders(runs: Mapping[str, Mapping[str, Any]]) -> dict[Series, dict[int, str]]:
-    """series -> {client count: label}, each from 1 up to the first count missing (a step needs both ends)."""
+def _ladders(
+    runs: Mapping[str, Mapping[str, Any]], rounds: Mapping[str, Mapping[int, float]] | None = None
+) -> dict[Series, dict[int, str]]:
+    """series -> {client count: label}, each from 1 up to the first count missing (a step needs both ends); with
+    `rounds`, also up to the first count that has no measured round (a cancelled session)."""
     found: dict[Series, dict[int, str]] = {}
     for label, run in runs.items():
         count = load_of(run)[0]
-        if count is not None:
+        if count is not None and (rounds is None or rounds.get(label)):
             found.setdefault(series_of(run), {})[count] = label
     ladders = {}
     for series, by_count in found.items():
@@ -89,7 +92,7 @@ def step_questions(
     *, higher_is_better: bool, margin_percent: float,
 ) -> list[Question]:  # fmt: skip
     questions = []
-    for series, ladder in _ladders(runs).items():
+    for series, ladder in _ladders(runs, rounds).items():
         aggregate = {count: rounds[label] for count, label in ladder.items()}
         questions += scaling_questions(
             workload, aggregate, higher_is_better=higher_is_better, series=(recipe, *series),
@@ -153,9 +156,7 @@ def series_scaling(
     rounds: Mapping[str, Mapping[int, float]], verdicts: Mapping[tuple[str, ...], Verdict],
 ) -> list[SeriesScaling]:  # fmt: skip
     found = []
-    for series, ladder in _ladders(runs).items():
-        if not all(rounds[label] for label in ladder.values()):
-            continue
+    for series, ladder in _ladders(runs, rounds).items():
         medians = {count: statistics.median(rounds[label].values()) for count, label in ladder.items()}
         scaling = read_scaling(workload, list(ladder), verdicts, unit, medians, (recipe, *series))
         figures = [client_figures(label, runs[label]) for label in ladder.values()]

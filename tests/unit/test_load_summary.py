@@ -210,3 +210,17 @@ def test_two_sessions_from_several_clients_are_matched_by_client_count(tmp_path:
     # each configuration meets its own in the other session: the same export, mount, client count and threads
     assert sorted(row.config_label for row in rows) == sorted(CONFIGS)
     assert all(row.median_a is not None and row.median_b is not None for row in rows)
+
+
+def test_a_count_with_no_measured_round_ends_its_series_there(tmp_path: Path) -> None:
+    results = Results(open_store(tmp_path / "results.db"))
+    sid = store_many_clients(results)
+    data = results.session(sid)
+    for run in data["runs"]:
+        if run["config_label"] == "3 clients, async":
+            run["repeats"] = [r for r in run["repeats"] if r["warmup"]]  # cancelled before its first round
+    found = {item.series: item for item in session_scaling(data, recipes())}  # type: ignore[arg-type]
+    assert [c.clients for c in found["async"].configs] == [1, 2]  # read up to the last count measured
+    assert [c.clients for c in found["sync"].configs] == [1, 2, 3]
+    (group,) = summarize_session(data, recipes())  # type: ignore[arg-type]
+    assert next(c for c in group.configs if c.label == "3 clients, async").verdict is None
