@@ -67,6 +67,13 @@ def reference(runs: Mapping[str, Mapping[str, Any]], label: str, baseline: str) 
     return next((other for other, r in runs.items() if series_of(r) == base_series and load_of(r)[0] == count), None)
 
 
+def clients_order(runs: Mapping[str, Mapping[str, Any]], baseline: str) -> dict[str, tuple[int, int]]:
+    """label -> (its series' place, the baseline's first, then as they ran; its client count): the order a table
+    of a many-clients recipe reads best in."""
+    series = list(dict.fromkeys([series_of(runs[baseline]), *(series_of(r) for r in runs.values())]))
+    return {label: (series.index(series_of(run)), load_of(run)[0] or 0) for label, run in runs.items()}
+
+
 def _ladders(
     runs: Mapping[str, Mapping[str, Any]], rounds: Mapping[str, Mapping[int, float]] | None = None
 ) -> dict[Series, dict[int, str]]:
@@ -158,6 +165,8 @@ def series_scaling(
     found = []
     for series, ladder in _ladders(runs, rounds).items():
         medians = {count: statistics.median(rounds[label].values()) for count, label in ladder.items()}
+        if unit == "ms":  # sync-4k's time per write served, said as what the NAS did: writes a second
+            medians, unit = {count: 1000 / ms for count, ms in medians.items()}, "writes/s"
         scaling = read_scaling(workload, list(ladder), verdicts, unit, medians, (recipe, *series))
         figures = [client_figures(label, runs[label]) for label in ladder.values()]
         found.append(SeriesScaling(recipe, workload, series_name(series), scaling, figures))

@@ -22,6 +22,7 @@ from nfstune.bench.stats import Summary, summarize
 from nfstune.bench.verdict import Question, Verdict, judge
 from nfstune.load_summary import (
     SeriesScaling,
+    clients_order,
     is_clients_group,
     load_of,
     load_text,
@@ -172,6 +173,9 @@ class _Judged:
                     )
                 )  # fmt: skip
             configs.sort(key=lambda c: c.label != baseline)  # the baseline leads, as in every table of results
+            if is_clients_group(runs):  # then series by series, each in its client counts' order
+                order = clients_order(runs, baseline)
+                configs.sort(key=lambda c: (c.label != baseline, order.get(c.label, (99, 99))))
             found.append(WorkloadResults(recipe_id, workload, w.unit, w.higher_is_better, configs, baseline))
         return found
 

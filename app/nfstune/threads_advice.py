@@ -83,25 +83,29 @@ def threads_advice(
     quoted = "; ".join(f"{workload}: {v.text}" for workload, v in finding.verdicts.items())
     kinds = {v.kind for v in finding.verdicts.values()}
     if "slower" in kinds or "unreliable" in kinds:
-        return ThreadsAdvice(f"nfsd threads: {finding.threads} threads did not help ({quoted}): keep {own}.")
+        return ThreadsAdvice(f"nfsd threads: {_threads(finding.threads)} did not help ({quoted}): keep {own}.")
     if kinds == {"same"}:
         return ThreadsAdvice(
-            f"nfsd threads: with {finding.clients} clients at once, {finding.threads} threads made no difference "
+            f"nfsd threads: with {finding.clients} clients at once, {_threads(finding.threads)} made no difference "
             f"that matters against {own} ({quoted}): the threads are not this NAS's limit for this load."
         )
     if "faster" not in kinds:
         settle = next((v.settle for v in finding.verdicts.values() if v.settle), "")
         return ThreadsAdvice(
-            f"nfsd threads: not settled whether {finding.threads} threads help with {finding.clients} clients at "
-            f"once ({quoted}). {settle}".strip()
+            f"nfsd threads: not settled whether {_threads(finding.threads)} make a difference with "
+            f"{finding.clients} clients at once ({quoted}). {settle}".strip()
         )
     note = (
-        f"nfsd threads: with {finding.clients} clients at once, {finding.threads} threads were faster than {own} "
+        f"nfsd threads: with {finding.clients} clients at once, {_threads(finding.threads)} were faster than {own} "
         f"({quoted}). {TAKES_EFFECT}."
     )
     if nfs_conf is None:
         return ThreadsAdvice(note + f" Set [nfsd] threads={finding.threads} in {NFS_CONF}.")
     return _edit(finding.threads, nfs_conf, note)
+
+
+def _threads(count: int) -> str:
+    return f"{count} thread{'s' if count != 1 else ''}"
 
 
 def _edit(threads: int, files: Mapping[str, str], note: str) -> ThreadsAdvice:

@@ -195,7 +195,8 @@ def test_a_server_that_cannot_bind_says_why_and_is_undone(lab3: LabConfig, tmp_p
 # --- the many-clients recipe, end to end --------------------------------------------------------------------------
 
 # The shipped recipe cut to what the CI's time allows (a user recipe of the same id replaces it): 1, 2 and 3
-# clients under sync and two clients on one nfsd thread, sync-4k only, two rounds; the full recipe is the same code.
+# clients under sync, sync-4k only, two rounds; the full recipe is the same code (the thread count's change is
+# tested on its own in test_changes.py).
 SHORT_MANY_CLIENTS = """\
 id = "many-clients"
 title = "many clients at once (short)"
@@ -225,12 +226,6 @@ export = { set = ["sync"] }
 label = "3 clients, sync"
 clients = 3
 export = { set = ["sync"] }
-
-[[configs]]
-label = "2 clients, 1 thread"
-clients = 2
-export = { set = ["sync"] }
-nfsd_threads = 1
 """
 # what must be byte-identical after a session, per host: the NFS configuration, the running thread count, the
 # exports and mounts in force, and what nfstune leaves in /var/tmp, the export and the process list
@@ -259,9 +254,8 @@ def test_many_clients_runs_from_three_clients_and_leaves_every_host_as_it_was(la
     out = run.stdout
     assert "probing lab nas" in out and "client3" in out
     assert len(re.findall(r"starting fio's server on 10\.99\.0\.\d:8765", out)) == 3
-    assert re.search(r"nfsd threads \d+ -> 1", out)
     # every repeat from three clients names all three and the figure they got together
-    assert re.search(r"3 clients, sync sync-4k round 2: [\d.]+ ms per write together \(client [\d.]+ MB/s, "
+    assert re.search(r"3 clients, sync sync-4k round 2: [\d.]+ ms together \(client [\d.]+ MB/s, "
                      r"client2 [\d.]+ MB/s, client3 [\d.]+ MB/s\)", out)  # fmt: skip
     with contextlib.ExitStack() as stack:
         hosts = {name: stack.enter_context(host(lab3, name)) for name in names}
@@ -278,6 +272,7 @@ def test_many_clients_runs_from_three_clients_and_leaves_every_host_as_it_was(la
         assert re.search(rf"^  {count} clients?, sync +median", report.stdout, re.M), report.stdout
     assert re.search(r"3 clients, sync: each client MB/s: client [\d.]+, client2 [\d.]+, client3 [\d.]+; "
                      r"slowest/fastest", report.stdout)  # fmt: skip
-    assert "2 clients, 1 thread" in report.stdout and "2 clients, sync (95 % CI" in report.stdout
+    # each step judged against the count before it (whatever the verdict, its text names both)
+    assert re.search(r"3 clients at once (is .* than|against) 2 clients at once", report.stdout), report.stdout
     page = (tmp_path / "report.html").read_text()
     assert "<h2>Several clients at once</h2>" in page and "client3" in page

@@ -38,7 +38,7 @@ CONFIGS = {
 NAMES = ["client", "client2", "client3"]
 
 
-def store_many_clients(results: Results) -> int:
+def store_many_clients(results: Results, workload: str = "seq-write") -> int:
     recipes = ["many-clients"]
     plan = {"seed": 1, "recipes": [{"id": "many-clients", "rounds": {"min": 3, "max": 10, "margin_percent": 5.0}}]}
     sid = results.start_session(
@@ -49,7 +49,7 @@ def store_many_clients(results: Results) -> int:
     for index, (label, (clients, export, threads, level, shares)) in enumerate(CONFIGS.items()):
         config = {"mount": "", "export_set": [export], "read_ahead_kb": None, "expect": None, "clients": clients,
                   "nfsd_threads": threads}  # fmt: skip
-        run = results.start_run(sid, recipe="many-clients", config_label=label, config=config, workload="seq-write")
+        run = results.start_run(sid, recipe="many-clients", config_label=label, config=config, workload=workload)
         negotiated = "rw,vers=4.2,rsize=1048576,wsize=1048576,proto=tcp"
         results.set_run_options(run, requested=None, negotiated=negotiated, export=f"rw,{export},root_squash")
         for number in range(ROUNDS + 1):
@@ -224,3 +224,11 @@ def test_a_count_with_no_measured_round_ends_its_series_there(tmp_path: Path) ->
     assert [c.clients for c in found["sync"].configs] == [1, 2, 3]
     (group,) = summarize_session(data, recipes())  # type: ignore[arg-type]
     assert next(c for c in group.configs if c.label == "3 clients, async").verdict is None
+
+
+def test_sync_4k_scaling_is_said_in_writes_a_second(tmp_path: Path) -> None:
+    results = Results(open_store(tmp_path / "results.db"))
+    sid = store_many_clients(results, "sync-4k")  # the levels are then writes a second (8 s of them each)
+    found = {item.series: item for item in session_scaling(results.session(sid), recipes())}  # type: ignore[arg-type]
+    text = found["sync"].scaling.text
+    assert text.startswith("sync-4k: the NAS served 18.7 writes/s with 2 clients at once"), text
