@@ -3,7 +3,6 @@ state (connecting / connected / failed with the reason) and a Retry; recent pair
 
 from __future__ import annotations
 
-import html
 import json
 
 from PySide6.QtCore import QSettings, Signal, Slot
@@ -24,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from nfstune.addresses import server_address
 from nfstune.ui.controller import MORE_CLIENTS, ConnState, Controller, HostSpec
+from nfstune.ui.rich_text import rich
 
 RECENT_KEY = "connect/recent_pairs"
 LAB_PAIR = {"server": {"lab": "nas"}, "client": {"lab": "client"}}  # the practice lab, as a recent pair
@@ -276,7 +276,7 @@ class ConnectPage(QWidget):
             label = c.hosts[role].label if role in c.hosts else spec.describe()
             colour = STATE_STYLE[state].replace("color: ", "").split(";")[0]
             said = f"{state.value}: {self._more_messages.get(role, '')}" if state is ConnState.FAILED else state.value
-            lines.append(f"{role}: {html.escape(label)}: <span style='color: {colour}'>{html.escape(said)}</span>")
+            lines.append(f"{role}: {rich(label)}: <span style='color: {colour}'>{rich(said)}</span>")
         self.more_state.setText("<br>".join(lines))
 
     @Slot(str)

@@ -40,6 +40,7 @@ from nfstune.summary import (
     summarize_session,
 )
 from nfstune.ui.pages.recipes import RowsTable
+from nfstune.ui.rich_text import rich
 from nfstune.ui.verdicts import KIND_COLOURS, KIND_WORDS, ci_text, verdict_sentence
 from nfstune.ui.widgets.result_chart import ResultChart
 
@@ -59,13 +60,6 @@ CHART_MAX_WIDTH = 640  # above the table: wider than beside it, not so wide that
 VERDICT_STYLE = "background: #f4f7fb; border: 1px solid #c5d3e3; border-radius: 4px; padding: 8px; color: #202020;"
 NO_DIFFERENCE_EXPECTED = "no measurable difference expected"
 KIND_ORDER = ("faster", "slower", "unreliable", "not settled", "same")  # the detail's order: effects first
-
-
-def _rich(text: str) -> str:
-    """Plain text for a rich-text QLabel: Qt's rich text shows "&#x27;" as it is, so quotes stay unescaped (they
-    need none outside attributes); leading blanks kept as the indent they are."""
-    body = text.lstrip(" ")
-    return "&nbsp;" * (len(text) - len(body)) + html.escape(body, quote=False)
 
 
 def _expected_no_difference(*texts: str | None) -> str | None:
@@ -324,7 +318,7 @@ class ResultsPage(QWidget):
             lines = [f"Not run: the session ended ({status}) before this recipe started."]
         elif not lines:
             lines = ["Only the baseline has figures: nothing to compare it with."]
-        verdict = QLabel("<br>".join(f"\u2022 {_rich(line)}" for line in lines))
+        verdict = QLabel("<br>".join(f"\u2022 {rich(line)}" for line in lines))
         verdict.setWordWrap(True)
         verdict.setStyleSheet(VERDICT_STYLE)
         verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -336,7 +330,7 @@ class ResultsPage(QWidget):
             expected.setStyleSheet("color: #505050;")
             layout.addWidget(expected)
         if notes and groups:
-            shown = QLabel("<br>".join(f"Note: {_rich(note)}" for note in notes))
+            shown = QLabel("<br>".join(f"Note: {rich(note)}" for note in notes))
             shown.setWordWrap(True)
             shown.setStyleSheet("color: #505050;")
             self.note_labels[recipe_id] = shown
@@ -344,7 +338,7 @@ class ResultsPage(QWidget):
         if scaling:
             # several clients at once: where another client stops adding, and each one's share (the text report's)
             shown = QLabel(
-                "<b>Several clients at once</b><br>" + "<br>".join(_rich(ln) for ln in scaling_lines(scaling))
+                "<b>Several clients at once</b><br>" + "<br>".join(rich(ln) for ln in scaling_lines(scaling))
             )
             shown.setWordWrap(True)
             shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
