@@ -132,8 +132,10 @@ def test_the_time_left_is_never_more_than_the_budgets_allow(shipped: dict[str, R
     left = eta.remaining_s(100.0)
     assert left <= quick + sync_async
     assert left == pytest.approx(quick + min(sync_async, eta.expected["sync-vs-async"] * eta.prior_pace))
-    # halfway through quick-check's budget, half of it is left for it, whatever its rounds would take
-    assert eta.remaining_s(100.0 + quick / 2) == pytest.approx(left - quick / 2)
+    # halfway through quick-check's budget with no visit measured, the rest of the budget is left for it, or
+    # what its minimum rounds take at these hosts' pace when that is more (they run whatever the budget says)
+    minimum = eta.must["quick-check"] * eta.prior_pace
+    assert eta.remaining_s(100.0 + quick / 2) == pytest.approx(left - quick + max(quick / 2, minimum))
     assert eta.at_most_s(100.0 + quick / 2) >= eta.remaining_s(100.0 + quick / 2)
     assert eta.remaining_s() > left
 
@@ -183,3 +185,19 @@ def test_the_time_left_counts_a_few_rounds_ahead_at_a_time(shipped: dict[str, Re
     assert rounds_to_expect(noisy, 3, fit=3) == 4  # a round is counted until the stop rule says none is left
     settled = figures(plan, {1: 5.0, 2: 5.1, 3: 4.9})
     assert rounds_to_expect(settled, 3, fit=20) == 4
+
+
+def test_the_minimum_rounds_count_in_full_when_they_outrun_the_budget(shipped: dict[str, Recipe]) -> None:
+    # many-clients on the 3-client lab: its 3 minimum rounds took 40 min of its 30-minute budget, and the bar said
+    # 100 % and "about 1 min left" for the last 8 minutes: the minimum rounds run whatever the budget says
+    plan = plan_of(shipped["many-clients"])
+    item = plan.recipes[0]
+    eta = Eta(plan)
+    eta.recipe_started(0.0)
+    for visit in [v for v in item.visits if v.round <= 1]:
+        eta.visit_done(visit, visit_seconds(visit, "small"))  # at the plan's pace
+    now = 0.95 * item.budget_s  # most of the budget spent, two of the three minimum rounds still to run
+    still = sum(visit_seconds(v, "small") for v in item.visits if 1 < v.round <= item.rounds.min)
+    assert still > item.budget_s - now
+    assert eta.remaining_s(now) == pytest.approx(still)  # not the budget's rest
+    assert eta.at_most_s(now) >= eta.remaining_s(now)

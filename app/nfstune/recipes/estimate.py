@@ -62,13 +62,17 @@ def _plan_times(recipe: Recipe, scale: str) -> tuple[float, float, float]:
 
 
 def plan_seconds(recipe: Recipe, scale: str, rounds: int) -> float:
-    """The plan's time for the warm-up and `rounds` rounds, at most the budget."""
+    """The plan's time for the warm-up and `rounds` rounds, at most the budget or the minimum rounds' time when
+    more (the minimum rounds run whatever the budget says)."""
     warmup, round_s, budget = _plan_times(recipe, scale)
-    return min(warmup + rounds * round_s, budget)
+    return min(warmup + rounds * round_s, max(budget, warmup + recipe.rounds.min * round_s))
 
 
-def at_most_seconds(recipe: Recipe, scale: str) -> float:
-    return plan_seconds(recipe, scale, recipe.rounds.max)
+def at_most_seconds(recipe: Recipe, scale: str, minimum_s: float = 0.0) -> float:
+    """The most the recipe takes: its budget, or its minimum rounds (`minimum_s` at these hosts' pace) when they
+    take longer, as they run whatever the budget says (many-clients' three took 40 min of its 30 on the
+    3-client lab)."""
+    return max(plan_seconds(recipe, scale, recipe.rounds.max), minimum_s)
 
 
 def _rounds_text(rounds: float) -> str:
@@ -86,9 +90,9 @@ def estimate(recipe: Recipe, scale: str, past: Sequence[PastRun], recipes: Mappi
         runs = "its last run" if len(own_here) == 1 else f"its last {len(own_here)} runs"
         rounds = statistics.median(p.rounds for p in own_here)
         basis = f"{runs} on these hosts ({_rounds_text(rounds)})"
-        return Estimate(
-            min(seconds, at_most), at_most, basis, round(rounds), seconds / plan_seconds(recipe, scale, round(rounds))
-        )
+        pace = seconds / plan_seconds(recipe, scale, round(rounds))
+        at_most = at_most_seconds(recipe, scale, seconds if rounds <= recipe.rounds.min else 0.0)
+        return Estimate(min(seconds, at_most), at_most, basis, round(rounds), pace)
     paces = [
         p.seconds / planned
         for p in past
@@ -110,6 +114,7 @@ def estimate(recipe: Recipe, scale: str, past: Sequence[PastRun], recipes: Mappi
         pace = statistics.median(paces)
         runs = "1 earlier run" if len(paces) == 1 else f"{len(paces)} earlier runs"
         basis = f"these hosts' pace in {runs} of other recipes ({pace:.1f}x the plan), {rounds_basis}"
+        at_most = at_most_seconds(recipe, scale, pace * plan_seconds(recipe, scale, recipe.rounds.min))
         return Estimate(min(pace * plan_seconds(recipe, scale, rounds), at_most), at_most, basis, rounds, pace)
     basis = f"the plan ({rounds_basis}): no run on these hosts yet"
     return Estimate(plan_seconds(recipe, scale, rounds), at_most, basis, rounds, 1.0)
