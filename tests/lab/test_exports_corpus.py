@@ -5,6 +5,7 @@ still what the lab's exportfs says and that new cases are read as we do."""
 
 from __future__ import annotations
 
+import shlex
 import time
 
 import pytest
@@ -12,12 +13,19 @@ import pytest
 from nfstune.lab import LabConfig, host
 from nfstune.nfs.exportfs_view import parse_exportfs_s
 from nfstune.nfs.exports import parse
-from tests.exportfs_corpus import EXPORT_DIRS, NFS_UTILS, Capture, disagreement, host_names, run_on_nas
+from nfstune.remote import Host
+from tests.exportfs_corpus import EXPORT_DIRS, NFS_UTILS, Capture, b64, disagreement, host_names, run_on_nas, unb64
 from tests.unit.test_exports import corpus_cases
 
 pytestmark = pytest.mark.lab
 
 SAMPLE_EVERY = 12  # every 12th case of the corpus (29 of 340), spread over its three files
+
+
+def present(nas: Host) -> list[str]:
+    """Which of the corpus's export directories exist on the NAS (one command: each costs ~0.4 s in the lab)."""
+    script = "".join(f"[ -e {shlex.quote(d)} ] && echo {b64(d)}\n" for d in EXPORT_DIRS) + "true"
+    return [unb64(line) for line in nas.run(script).stdout.split()]
 
 
 def test_exportfs_still_says_what_the_capture_holds(lab: LabConfig) -> None:
@@ -28,7 +36,7 @@ def test_exportfs_still_says_what_the_capture_holds(lab: LabConfig) -> None:
     started = time.monotonic()
     with host(lab, "nas") as nas:
         before = nas.run("cat /etc/exports; exportfs -s").stdout
-        existed = [d for d in EXPORT_DIRS if nas.run(["test", "-e", d], check=False).exit_status == 0]
+        existed = present(nas)
     names = host_names([parse(case.text, NFS_UTILS) for case in cases])
     with run_on_nas(lab, [*sample, *stale], names) as run:
         assert set(run.results) == {case.id for case in [*sample, *stale]}, "some cases did not run"
@@ -44,5 +52,5 @@ def test_exportfs_still_says_what_the_capture_holds(lab: LabConfig) -> None:
     assert not problems, "exportfs and our parser disagree:\n" + "\n".join(problems)
     with host(lab, "nas") as nas:
         assert nas.run("cat /etc/exports; exportfs -s").stdout == before, "the NAS's exports were not restored"
-        now = [d for d in EXPORT_DIRS if nas.run(["test", "-e", d], check=False).exit_status == 0]
+        now = present(nas)
     assert now == existed, "directories made for the test are left on the NAS"

@@ -25,6 +25,7 @@ def test_missing_command_messages_of_common_shells() -> None:
     assert missing_command("sh: 1: fio: not found\n") == "fio"
     assert missing_command("bash: line 1: fio: command not found\n") == "fio"
     assert missing_command("/bin/sh: exportfs: not found\n") == "exportfs"
+    assert missing_command("sh: 1: eval: fio: not found\n") == "fio"  # through the remote wrapper
     assert missing_command("ls: cannot access 'x': No such file or directory\n") is None
 
 

@@ -23,8 +23,10 @@ KILL_GRACE_S = 0.5
 
 def wrap(command: str, sudo_prefix: str) -> str:
     """The remote command line: a new process group whose id is the first line of stdout."""
-    inner = 'echo $$; exec sh -c "$1"'
-    return f"exec {sudo_prefix}setsid -w sh -c {shlex.quote(inner)} nfstune {shlex.quote(command)}"
+    # eval, not another `sh -c`: each exec costs ~75 ms in the emulated lab VMs, a fifth of a short command's time;
+    # `set --` first, so that the command sees no positional parameters, as under `sh -c`
+    inner = 'echo $$; eval "set --; $1"'
+    return f"exec {sudo_prefix}setsid -w sh -c {shlex.quote(inner)} sh {shlex.quote(command)}"
 
 
 class RemoteProcess:

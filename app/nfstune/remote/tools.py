@@ -27,8 +27,10 @@ PACKAGES: dict[str, tuple[str, str]] = {
 
 def missing_command(stderr: str) -> str | None:
     """The command a shell could not find, from its message (`sh: 1: fio: not found`, `bash: fio: command not
-    found`, `sh: fio: not found`)."""
-    match = re.search(r"(?:^|\n)[\w./-]*sh: (?:\d+: )?(?:line \d+: )?([^\s:]+): (?:command )?not found", stderr)
+    found`, `sh: fio: not found`, and `sh: 1: eval: fio: not found` from the wrapper of every remote command)."""
+    match = re.search(
+        r"(?:^|\n)[\w./-]*sh: (?:\d+: )?(?:line \d+: )?(?:eval: )?([^\s:]+): (?:command )?not found", stderr
+    )
     return match.group(1) if match else None
 
 
