@@ -143,8 +143,13 @@ class Samplers:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        # all at once: each stop kills its loop over SSH (~0.4 s in the lab VMs), on a host of its own
+        stopping = [threading.Thread(target=s.stop, name=f"stop-{s.role}") for s in self.samplers]
+        for thread in stopping:
+            thread.start()
+        for thread in stopping:
+            thread.join()
         for sampler in self.samplers:
-            sampler.stop()
             if sampler.error:
                 self.warn(f"{sampler.error}; the live graphs miss that host")
 

@@ -38,7 +38,7 @@ class PastRun:
 @dataclass(frozen=True)
 class Estimate:
     seconds: float  # the likely time
-    at_most_s: float  # the recipe's budget, or its maximum rounds when they take less
+    at_most_s: float  # the recipe's budget (its maximum rounds when they take less, its minimum ones when more)
     basis: str  # what the likely time is made from, in words
     # what it is made of, for the Run page's time left to start from (rounds.Eta): the rounds the recipe likely
     # runs, and these hosts' time over the plan's
