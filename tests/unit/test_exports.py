@@ -1,7 +1,7 @@
 """exports(5): the reader against nfs-utils' rules, exact round trips, edits that touch one client, findings.
 
-The expected `exportfs -s` results below were seen on exportfs 2.6.2 in the lab (tests/lab/test_exports_corpus.py
-checks the whole corpus there); the host names resolve as themselves here.
+The expected `exportfs -s` results below were seen on exportfs 2.6.2 in the lab (tests/unit/test_exportfs_replay.py
+checks the whole corpus against a capture made there); the host names resolve as themselves here.
 """
 
 from __future__ import annotations
