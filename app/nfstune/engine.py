@@ -344,17 +344,17 @@ class Engine:
             if change is not None:
                 self.client.run(["ls", mount.scratch])  # the kernel fills its caches when a client uses them
                 change.verify_kernel(change.expect)
-            # the options in force are kept with each run, read when a visit opens one (its first round)
-            in_force: list[str | None] = []
+            # the options in force are kept with each run: read only when this visit opens one (its first round)
+            opens = any((config.label, workload) not in runs for workload in visit.workloads)
+            export_opts = self._export_in_force(required=bool(config.export)) if opens else None
             roles = ("server", "client", *(load.name for load in loads[1:]))
             with self._samplers(mount.mount_point, [load.host for load in loads[1:]]):
                 for workload in visit.workloads:
                     self._check_cancel()
                     run_id = runs.get((config.label, workload))
                     if run_id is None:
-                        in_force = in_force or [self._export_in_force(required=bool(config.export))]
                         run_id = runs[(config.label, workload)] = self._open_run(
-                            session_id, recipe.id, config, workload, negotiated, in_force[0]
+                            session_id, recipe.id, config, workload, negotiated, export_opts
                         )
                     if loads:
                         self._run_clients_workload(visit, workload, run_id, loads, figures)

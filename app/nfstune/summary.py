@@ -172,10 +172,10 @@ class _Judged:
                         settings=effective_settings(self.options[(recipe_id, label)]),
                     )
                 )  # fmt: skip
-            configs.sort(key=lambda c: c.label != baseline)  # the baseline leads, as in every table of results
-            if is_clients_group(runs):  # then series by series, each in its client counts' order
-                order = clients_order(runs, baseline)
-                configs.sort(key=lambda c: (c.label != baseline, order.get(c.label, (99, 99))))
+            # the baseline leads, as in every table of results; several clients' runs then go series by series,
+            # each in its client counts' order
+            order = clients_order(runs, baseline) if is_clients_group(runs) else {}
+            configs.sort(key=lambda c: (c.label != baseline, order.get(c.label, (0, 0))))
             found.append(WorkloadResults(recipe_id, workload, w.unit, w.higher_is_better, configs, baseline))
         return found
 
