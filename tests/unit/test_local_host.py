@@ -4,6 +4,7 @@ writes), on local processes; and the live sampler of this machine through psutil
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 import time
 
@@ -11,7 +12,7 @@ import psutil
 import pytest
 
 from nfstune.bench.live import HostSampler
-from nfstune.remote.local import LocalHost
+from nfstune.remote.local import LocalChannel, LocalHost
 
 
 def test_cancel_kills_the_whole_process_group() -> None:
@@ -77,3 +78,34 @@ def test_a_bug_in_a_sampler_is_logged_with_its_traceback(caplog: pytest.LogCaptu
     assert sampler.error == "client sampler stopped: 'nfs_read_bps'"
     (record,) = [r for r in caplog.records if r.name == "nfstune.bench.live"]
     assert record.exc_info is not None and record.exc_info[0] is KeyError
+
+
+class _LateChannel(LocalChannel):
+    """A local channel whose output is read only after the command has exited and someone has seen it exit: the
+    order a busy machine can give (the wrapper's first line still in the pipe when the exit is known)."""
+
+    def exec_command(self, command: str) -> None:
+        self._proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE)  # fmt: skip
+        self._proc.wait()
+
+    def exit_status_ready(self) -> bool:
+        ready = super().exit_status_ready()
+        if ready and not self._readers:
+            assert self._proc is not None
+            for name, stream in (("out", self._proc.stdout), ("err", self._proc.stderr)):
+                reader = threading.Thread(target=self._pump, args=(name, stream), daemon=True)
+                reader.start()
+                self._readers.append(reader)
+        return ready
+
+
+class _LateHost(LocalHost):
+    def _open_channel(self, text: str) -> LocalChannel:
+        return _LateChannel()
+
+
+def test_the_group_line_is_taken_even_when_the_command_exited_before_its_output_was_read() -> None:
+    proc = _LateHost().start("echo out")
+    assert proc.pgid is not None
+    assert [text for stream, text in proc.chunks() if stream == "out"] == ["out\n"]

@@ -58,8 +58,11 @@ class RemoteProcess:
         while "\n" not in buffer and time.monotonic() < deadline:
             if ch.recv_ready():
                 buffer += self._decoders["out"].decode(ch.recv(65536))
-            elif ch.exit_status_ready() or ch.closed:
-                break
+            elif ch.closed or (ch.exit_status_ready() and ch.eof_received):
+                # a command that ended at once may have its output still on the way when it has exited (a local
+                # process's pipe not yet read): only EOF says that all of it is here
+                if not ch.recv_ready():
+                    break
             else:
                 time.sleep(0.005)
         first, newline, rest = buffer.partition("\n")
