@@ -25,6 +25,8 @@ demo: system-deps $(STAMP)
 
 test: system-deps $(STAMP) lint pytest
 
+# two workers, two labs side by side (tests/conftest.py says why); `make pytest PYTEST_ARGS=...` for others
+PYTEST_ARGS ?= -n 2 --durations=30
 pytest: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/pytest $(PYTEST_ARGS)
 
