@@ -18,6 +18,7 @@ from nfstune.bench.clients_runner import LoadClient
 from nfstune.bench.figure import client_shares, clients_record, figure, repeat_record
 from nfstune.bench.live import HostSampler, RunSamples, Samplers
 from nfstune.bench.runner import ClientRunner
+from nfstune.bench.sizing import files_bytes
 from nfstune.bench.stall import StallWatch, stall_message
 from nfstune.bench.workloads import SMALL_FILES_TAR, Progress, WorkloadId, WorkloadSizes
 from nfstune.changes.export import (
@@ -27,6 +28,7 @@ from nfstune.changes.export import (
     list_connected_clients,
     read_export_files,
 )
+from nfstune.changes.isolated import IsolatedExport, export_options, scratch_size_mib
 from nfstune.changes.mount import ClientMount, make_scratch, set_readahead
 from nfstune.changes.nfsd_threads import set_threads
 from nfstune.changes.transaction import Transaction, recover_on_connect
@@ -325,11 +327,15 @@ class Engine:
         self._progress(f"{recipe.id} {name}: {config.label}")
         tx = Transaction(self.journal, self.log)
         try:
-            change = self._change_export(tx, config)
+            export_path, change = self.share, None
+            if config.filesystem is not None:
+                export_path = self._scratch_filesystem(tx, config)
+            else:
+                change = self._change_export(tx, config)
             if config.nfsd_threads is not None:
                 set_threads(self.server, tx, config.nfsd_threads)
             mount = ClientMount(
-                self.client, self.server, tx, server_address=self.server_address, export_path=self.share,
+                self.client, self.server, tx, server_address=self.server_address, export_path=export_path,
                 options=visit.mount_options, scratch_name=self._plan.scratch_name,
                 mount_point=self._plan.mount_point,
             )  # fmt: skip
@@ -346,7 +352,7 @@ class Engine:
                 change.verify_kernel(change.expect)
             # the options in force are kept with each run: read only when this visit opens one (its first round)
             opens = any((config.label, workload) not in runs for workload in visit.workloads)
-            export_opts = self._export_in_force(required=bool(config.export)) if opens else None
+            export_opts = self._export_in_force(export_path, required=bool(config.export)) if opens else None
             roles = ("server", "client", *(load.name for load in loads[1:]))
             with self._samplers(mount.mount_point, [load.host for load in loads[1:]]):
                 for workload in visit.workloads:
@@ -414,12 +420,12 @@ class Engine:
         for (run_id, role), rows in self._samples.take().items():
             self.results.add_samples(run_id, role, rows)
 
-    def _export_in_force(self, *, required: bool) -> str | None:
-        """The share's options as the kernel runs them (`exportfs -s`), kept with every run: what History compares
+    def _export_in_force(self, path: str, *, required: bool) -> str | None:
+        """The export's options as the kernel runs them (`exportfs -s`), kept with every run: what History compares
         two sessions by. Only a configuration that changed the export must have them; for the others a server
         that cannot say (None) does not stop the run."""
         try:
-            table = self._table(self.share)
+            table = self._table(path)
         except (RemoteError, NfstuneError):
             if required:
                 raise
@@ -428,6 +434,31 @@ class Engine:
 
     def _table(self, path: str) -> dict[str, tuple[str, ...]]:
         return {client: opts for (p, client), opts in exportfs_table(self.server).items() if p == path}
+
+    def _scratch_filesystem(self, tx: Transaction, config: Config) -> str:
+        """A scratch filesystem of the configuration's type, exported alone to this client (or to the share's own
+        clients when its address is not known: never to more than the share is), undone with the visit. Its
+        path on the server."""
+        assert config.filesystem is not None
+        spec = self.client_address or next(iter(self._table(self.share)), None)
+        if not spec:
+            raise NfstuneError(
+                f"{self.server.label}: the share {self.share} is not exported, so nfstune cannot tell which client "
+                "a scratch filesystem may be exported to"
+            )
+        limits = self._plan.size_limits if self._plan is not None and self._plan.size_limits else self.sizes
+        scratch = IsolatedExport(
+            self.server, tx, share_path=self.share, client_spec=spec, options=export_options(config.export.set),
+            size_mib=scratch_size_mib(files_bytes(limits), config.filesystem), filesystem=config.filesystem,
+            appliance=self.appliance,
+        )  # fmt: skip
+        scratch.apply()
+        assert self._plan is not None
+        # the session's scratch directory, on this filesystem too (it goes with the filesystem at the undo)
+        make_scratch(self.server, tx, scratch.path, self._plan.scratch_name)
+        if self._runner is not None:
+            self._runner.seq_file_bytes = None  # a new filesystem: seq-write's file of an earlier visit is not on it
+        return scratch.path
 
     def _change_export(self, tx: Transaction, config: Config) -> ExportChange | None:
         """None when the configuration changes no export option, or when the file already says what it would

@@ -26,6 +26,12 @@ THREADS_CHANGES = (
     "On the server: runs another nfsd thread count (/proc/fs/nfsd/threads) while a configuration asks for it, put "
     "back after it; nfs.conf is not touched."
 )
+SCRATCH_FS_CHANGES = (
+    "On the server: for each configuration, a scratch filesystem of that type in a sparse file on the share's "
+    "disk, loop-mounted and exported alone to this client in /etc/exports.d/nfstune-isolated.exports; unexported, "
+    "unmounted and deleted after it, on cancel, on failure, or at the next start after a crash. Your export, its "
+    "options and its files are not used; /etc/exports is not touched."
+)
 CLIENTS_CHANGES = (
     "On every client: fio's server for the session, listening on that client's address towards the server only, "
     "stopped at the end; the export mounted as on the first client. A configuration that needs more clients than "
@@ -49,6 +55,8 @@ class RecipeInfo:
 
 def describe(recipe: Recipe) -> RecipeInfo:
     changes = [SERVER_CHANGES, CLIENT_CHANGES] if recipe.changes_host == "server" else [CLIENT_CHANGES, CLIENT_ONLY]
+    if all(c.filesystem is not None for c in recipe.configs):
+        changes = [SCRATCH_FS_CHANGES, CLIENT_CHANGES.replace("the export", "each scratch filesystem")]
     if any(c.read_ahead_kb is not None for c in recipe.configs):
         changes.append(READAHEAD_CHANGES)
     if any(c.nfsd_threads is not None for c in recipe.configs):
@@ -85,6 +93,7 @@ def _dimensions(configs: Sequence[Config]) -> dict[str, list[str | None]]:
     found["export"] = [_export_text(c, common) for c in configs]
     found["clients"] = [None if c.clients is None else str(c.clients) for c in configs]
     found["nfsd_threads"] = [None if c.nfsd_threads is None else str(c.nfsd_threads) for c in configs]
+    found["filesystem"] = [c.filesystem for c in configs]
     return {key: values for key, values in found.items() if len(set(values)) > 1}
 
 
@@ -105,7 +114,7 @@ def _value_text(key: str, value: str | None) -> str:
 
 def _key_text(key: str) -> str:
     names = {"read_ahead_kb": "client readahead", "export": "export", "clients": "clients at once",
-             "nfsd_threads": "nfsd threads"}  # fmt: skip
+             "nfsd_threads": "nfsd threads", "filesystem": "scratch filesystem"}  # fmt: skip
     return names.get(key, _KEY_NAMES.get(key, key))
 
 

@@ -25,6 +25,7 @@ ORDER = [
     "readahead",
     "no-wdelay",
     "many-clients",
+    "filesystems",
 ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import shlex
 from collections import Counter
 from itertools import pairwise
 from pathlib import Path
@@ -198,3 +199,33 @@ def test_many_clients_skips_what_needs_more_clients_than_the_session_has(shipped
     )
     assert (alone.clients, both.clients) == (1, 2)
     assert visit_seconds(both, "small") > visit_seconds(alone, "small") + RUN_S["small"]["seq-write"]
+
+
+def test_filesystems_runs_on_the_scratch_filesystems_the_server_can_make_and_says_why_not_the_others(
+    shipped: dict[str, Recipe],
+) -> None:
+    plan = build_plan(
+        [shipped["filesystems"]], {"server_filesystems": frozenset({"ext4", "xfs"})}, scale="small", seed=1,
+        sizes=SIZES, fio_available=True, share="/srv/export", server_address="192.0.2.10", scratch_name=".nfstune-7",
+    )  # fmt: skip
+    assert [c.label for c in plan.recipes[0].configs] == ["ext4", "xfs"]
+    assert plan.skipped == (
+        "filesystems btrfs: skipped: it runs only where server_filesystems includes btrfs, and here "
+        "server_filesystems is ext4, xfs",
+    )
+    visit = next(v for v in plan.recipes[0].visits if v.label == "xfs")
+    make, *_ = visit.setup
+    assert make.host == "server" and make.sudo
+    assert "mkfs.xfs -q -f -L nfstune /srv/export/.nfstune-isolated-<stamp>.img" in " ".join(shlex.split(make.argv[2]))
+    # the client mounts the scratch filesystem, never the share, and the undo removes all of it, newest first
+    mount = next(step for step in visit.setup if step.argv[0] == "mount")
+    assert "192.0.2.10:/srv/nfstune-isolated-<stamp>" in mount.argv and "192.0.2.10:/srv/export" not in mount.argv
+    assert [step.host for step in visit.undo] == ["client", "server"]
+    assert " ".join(shlex.split(visit.undo[1].argv[2])).startswith("rm /etc/exports.d/nfstune-isolated.exports &&")
+    assert "/etc/exports " not in plan_text(plan)  # the user's exports file is never written
+    # an appliance runs none of it: it owns its disks and its exports
+    on_appliance = build_plan(
+        [shipped["filesystems"]], {}, scale="small", seed=1, sizes=SIZES, fio_available=True, share="/volume1/x",
+        server_address="192.0.2.10", scratch_name=".nfstune-7", appliance="synology",
+    )  # fmt: skip
+    assert on_appliance.recipes == () and len(on_appliance.skipped) == 3

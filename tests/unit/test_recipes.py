@@ -27,6 +27,7 @@ SHIPPED = [
     "readahead",
     "quick-check",
     "many-clients",
+    "filesystems",
 ]
 
 # A valid client recipe; the error cases below edit it, and their line numbers refer to these lines.
@@ -46,10 +47,10 @@ mount = { vers = "4.2" }
 label = "b"
 mount = { vers = "3" }
 """
-KNOWN_WORKLOADS = "known: seq-write, seq-read, small-files, sync-4k"
+KNOWN_WORKLOADS = "known: seq-write, seq-read, small-files, sync-4k, file-create, file-stat, file-delete, tree-delete"
 KNOWN_FACTS = (
     "known: server_nfs_version, server_max_block_size, server_ram_bytes, server_nfsd_threads, "
-    "server_disk_rotational, link_speed_mbps, link_mtu, clients_connected"
+    "server_disk_rotational, link_speed_mbps, link_mtu, clients_connected, server_filesystems"
 )
 
 
@@ -109,7 +110,15 @@ def test_server_recipes_carry_the_safety_texts() -> None:
     assert "an unclean server restart (i.e. a crash) can cause data to be lost" in sync_vs_async.warning
     assert sync_vs_async.config("async").export.set == ("async",)
     assert sync_vs_async.config("async").warning
-    assert sync_vs_async.workloads == ("small-files", "sync-4k", "seq-write")
+    # the writes async makes faster, and the metadata it makes stable no longer: not stat, which writes nothing
+    assert sync_vs_async.workloads == (
+        "small-files",
+        "sync-4k",
+        "seq-write",
+        "file-create",
+        "file-delete",
+        "tree-delete",
+    )
     no_wdelay = recipes["no-wdelay"]
     assert [c.export.set for c in no_wdelay.configs] == [("sync", "wdelay"), ("sync", "no_wdelay")]
     assert no_wdelay.never_recommend and not no_wdelay.may_recommend(no_wdelay.configs[1])
@@ -374,9 +383,30 @@ ERROR_CASES = [
         edited('vers = "4.2" }', 'vers = "4.2" }\nclients = 1').replace(
             'vers = "3" }', 'vers = "3" }\nclients = 2\nworkloads = ["small-files"]'
         ),
-        "16: configs[1].clients: small-files runs with tar on one client: fio's front end cannot start it on several "
-        "at once; list this configuration's workloads without it",
+        "16: configs[1].clients: small-files runs on one client at a time: fio's front end starts only seq-write, "
+        "seq-read, sync-4k on several at once; list this configuration's workloads without it",
         id="several-clients-small-files",
+    ),
+    pytest.param(
+        edited('vers = "4.2" }', 'vers = "4.2" }\nclients = 1').replace(
+            'vers = "3" }', 'vers = "3" }\nclients = 2\nworkloads = ["sync-4k", "file-delete"]'
+        ),
+        "16: configs[1].clients: file-delete runs on one client at a time: fio's front end starts only seq-write, "
+        "seq-read, sync-4k on several at once; list this configuration's workloads without it",
+        id="several-clients-metadata",
+    ),
+    pytest.param(
+        edited('vers = "3" }', 'vers = "3" }\nfilesystem = "zfs"'),
+        "15: configs[1].filesystem: must be one of ext4, xfs, btrfs, not 'zfs' (did you mean 'xfs'?)",
+        id="scratch-filesystem-unknown",
+    ),
+    pytest.param(
+        edited('changes_host = "client"', 'changes_host = "server"').replace(
+            'vers = "3" }', 'vers = "3" }\nfilesystem = "xfs"'
+        ),
+        "8: configs[0]: has no 'filesystem', but configs[1] has: give every configuration its filesystem (each runs "
+        "on a scratch filesystem of nfstune's own, never on the share)",
+        id="scratch-filesystem-on-one-config-only",
     ),
     pytest.param(
         edited('vers = "4.2" }', 'vers = "4.2" }\nclients = 2'),

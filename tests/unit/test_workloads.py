@@ -25,6 +25,7 @@ from nfstune.bench.fallback import (
 from nfstune.bench.sizing import GIB, Scale, SizingError, default_sizes, plan_sizes
 from nfstune.bench.steady import steady_mb_per_s
 from nfstune.bench.workloads import (
+    METADATA_RATES,
     MIB,
     WORKLOADS,
     Progress,
@@ -54,10 +55,15 @@ def parse_whole(parser: DdStreamParser | TarParser, text: str) -> tuple[list[Pro
 # --- definitions ------------------------------------------------------------------------------------------------
 
 
-def test_only_seq_read_needs_cold_caches_and_it_reads_what_seq_write_wrote() -> None:
-    assert [w for w, spec in WORKLOADS.items() if spec.needs_cold_cache] == [WorkloadId.SEQ_READ]
+def test_the_reads_need_cold_caches_and_seq_read_reads_what_seq_write_wrote() -> None:
+    """A read, a stat or an unlink served by the client's caches would not measure the server."""
+    cold = [WorkloadId.SEQ_READ, WorkloadId.FILE_STAT, WorkloadId.FILE_DELETE, WorkloadId.TREE_DELETE]
+    assert [w for w, spec in WORKLOADS.items() if spec.needs_cold_cache] == cold
+    assert [w for w, spec in WORKLOADS.items() if spec.reads_file_of] == [WorkloadId.SEQ_READ]
     assert WORKLOADS[WorkloadId.SEQ_READ].reads_file_of is WorkloadId.SEQ_WRITE
-    assert [str(w) for w in WorkloadId] == ["seq-write", "seq-read", "small-files", "sync-4k"]
+    assert [str(w) for w in WorkloadId] == [
+        "seq-write", "seq-read", "small-files", "sync-4k", "file-create", "file-stat", "file-delete", "tree-delete",
+    ]  # fmt: skip
     written = workload_commands(WorkloadId.SEQ_WRITE, SCRATCH, SIZES, fio_available=False).run[-2]
     read = workload_commands(WorkloadId.SEQ_READ, SCRATCH, SIZES, fio_available=False).run[-1]
     assert written == read == "/mnt/x/.nfstune-1/nfstune-seq.dat"  # fio's file name: test_fio
@@ -82,12 +88,17 @@ def test_the_tool_is_fio_when_the_client_has_it_except_for_small_files_which_is_
         ("seq-read", True): Tool.FIO, ("seq-read", False): Tool.DD,
         ("small-files", True): Tool.TAR, ("small-files", False): Tool.TAR,
         ("sync-4k", True): Tool.FIO, ("sync-4k", False): Tool.DD,
+        ("file-create", True): Tool.FIO, ("file-create", False): Tool.SH,
+        ("file-stat", True): Tool.SH, ("file-stat", False): Tool.SH,
+        ("file-delete", True): Tool.SH, ("file-delete", False): Tool.SH,
+        ("tree-delete", True): Tool.SH, ("tree-delete", False): Tool.SH,
     }  # fmt: skip
     for workload in WorkloadId:
         for fio in (True, False):
             commands = workload_commands(workload, SCRATCH, SIZES, fio_available=fio)
             assert type(parser_for(commands)).__name__ == {
-                Tool.FIO: "FioStreamParser", Tool.DD: "DdStreamParser", Tool.TAR: "TarParser"
+                Tool.FIO: "FioMetadataParser" if workload in METADATA_RATES else "FioStreamParser",
+                Tool.DD: "DdStreamParser", Tool.TAR: "TarParser", Tool.SH: "TarParser",
             }[commands.tool]  # fmt: skip
 
 
@@ -309,4 +320,6 @@ def test_one_workload_registry_for_recipes_and_the_bench() -> None:
     assert all(RECIPE_WORKLOADS[str(w)] is WORKLOADS[w] for w in WorkloadId)
     assert {w: (s.unit, s.higher_is_better) for w, s in RECIPE_WORKLOADS.items()} == {
         "seq-write": ("MB/s", True), "seq-read": ("MB/s", True), "small-files": ("s", False), "sync-4k": ("ms", False),
+        "file-create": ("files/s", True), "file-stat": ("files/s", True), "file-delete": ("files/s", True),
+        "tree-delete": ("s", False),
     }  # fmt: skip

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from nfstune.bench.commands import repeat_steps
 from nfstune.bench.fio import fio_commands
 from nfstune.bench.fio_clients import ClientJob, ClientsResult, front_end_argv, job_file, parse_front_end
-from nfstune.bench.workloads import WorkloadId, WorkloadSizes
+from nfstune.bench.workloads import FRONT_END_WORKLOADS, WorkloadId, WorkloadSizes
 from nfstune.changes.transaction import Transaction
 from nfstune.errors import Cancelled, NfstuneError
 from nfstune.remote import Host, RemoteError, RemoteProcess
@@ -39,8 +39,8 @@ class ClientsRunner:
         self._seq_file_bytes: dict[str, int] = {}  # client name -> size of the sequential file seq-write left
 
     def run(self, workload: WorkloadId, sizes: WorkloadSizes, clients: Sequence[LoadClient]) -> ClientsResult:
-        if workload is WorkloadId.SMALL_FILES:
-            raise NfstuneError("small-files runs with tar, one client at a time: fio's front end cannot start it")
+        if workload not in FRONT_END_WORKLOADS:
+            raise NfstuneError(f"{workload} runs on one client at a time: fio's front end does not start it")
         if not clients:
             raise NfstuneError("a load from several clients needs at least one client")
         if workload is WorkloadId.SEQ_READ:

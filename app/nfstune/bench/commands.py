@@ -8,8 +8,17 @@ import shlex
 from dataclasses import dataclass
 
 from nfstune.bench import fallback, fio
-from nfstune.bench.workloads import DROP_CACHES, Tool, WorkloadCommands, WorkloadId, WorkloadParser, WorkloadSizes
+from nfstune.bench.workloads import (
+    DROP_CACHES,
+    METADATA_RATES,
+    Tool,
+    WorkloadCommands,
+    WorkloadId,
+    WorkloadParser,
+    WorkloadSizes,
+)
 
+FIO_WORKLOADS = (WorkloadId.SEQ_WRITE, WorkloadId.SEQ_READ, WorkloadId.SYNC_4K, WorkloadId.FILE_CREATE)
 # printed before the mount's counters, so that whatever a prepare step prints cannot be read as them
 COUNTERS_MARK = "NFSTUNE_MOUNTSTATS"
 READ_COUNTERS = f"echo {COUNTERS_MARK} && cat /proc/self/mountstats"
@@ -21,13 +30,17 @@ def workload_commands(
     """The commands for one repeat of `workload` in `directory` (our scratch directory on the NFS mount).
 
     small-files is always tar, even where fio exists: the workload IS an untar (create, write, close, set
-    mtime and mode per file), which fio cannot reproduce, and one tool keeps results comparable across hosts."""
-    if fio_available and workload is not WorkloadId.SMALL_FILES:
+    mtime and mode per file), which fio cannot reproduce, and one tool keeps results comparable across hosts.
+    tree-delete is always `rm -rf`, for the same reason; file-stat and file-delete always the shell, because fio
+    stats every file in its setup, which warms the very cache a cold stat must miss (bench/fio.py)."""
+    if fio_available and workload in FIO_WORKLOADS:
         return fio.fio_commands(workload, directory, sizes)
     return fallback.fallback_commands(workload, directory, sizes)
 
 
 def parser_for(commands: WorkloadCommands) -> WorkloadParser:
+    if commands.tool is Tool.FIO and commands.workload in METADATA_RATES:
+        return fio.FioMetadataParser(commands.workload, commands.expected_ops)
     if commands.tool is Tool.FIO:
         return fio.FioStreamParser(commands.workload, commands.expected_bytes)
     return fallback.fallback_parser(commands)

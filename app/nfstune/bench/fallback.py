@@ -1,4 +1,4 @@
-"""The workloads with dd, tar and coreutils only (clients without fio), and the parsers of their output.
+"""The workloads with dd, tar, the shell and coreutils only (clients without fio), and the parsers of their output.
 
 Each run is `sh -c SCRIPT NAME ARGS...`: the paths travel as positional parameters, never inside the script
 text, so no quoting can go wrong. The script prints `NFSTUNE_T0=<epoch.ns>` and `NFSTUNE_T1=...` (`date +%s.%N`)
@@ -15,6 +15,7 @@ from decimal import Decimal
 
 from nfstune.bench.steady import steady_mb_per_s
 from nfstune.bench.workloads import (
+    METADATA_DIR,
     MIB,
     SEQ_FILE,
     SMALL_FILES_DIR,
@@ -83,6 +84,41 @@ SMALL_FILES_TAR_SCRIPT = (
 )
 
 
+# $1 directory, $2 file count: the metadata workloads, one call per file on f.0, f.1, ... (`: >` is the shell's own
+# open with O_CREAT and close, as fio's filecreate does; `[ -e ]` its own stat; rm gets the names from find and
+# unlinks each, as `rm -rf` does). No final sync, as with fio: NFS makes each create and unlink stable before it
+# replies. file-stat and file-delete always run here, never with fio's filestat and filedelete: fio stats every
+# file in its setup, so its timed stats came from the client's cache (lab, 30 files after a cache drop: 65 us
+# each with fio, 6.5 ms with this loop; tests/captures/bench/README.md).
+_EACH = 'i=0\nwhile [ "$i" -lt "$2" ]; do\n  {}\n  i=$((i + 1))\ndone\n'
+_FILES_LEFT = 'echo "NFSTUNE_FILES=$(find "$1" -type f | wc -l)"\n'
+FILE_CREATE_SCRIPT = _START + _T0 + _EACH.format(': > "$1/f.$i"') + _T1 + _FILES_LEFT
+# for stat and delete, the files are made by METADATA_LAY_OUT_SCRIPT before the caches are dropped
+FILE_STAT_SCRIPT = _START + _T0 + _EACH.format('[ -e "$1/f.$i" ]') + _T1 + _FILES_LEFT
+FILE_DELETE_SCRIPT = (
+    _START
+    + 'n=$(find "$1" -type f | wc -l)\n'
+    + _T0
+    + 'find "$1" -type f -name "f.*" -exec rm -f -- {} +\n'
+    + _T1
+    + 'echo "NFSTUNE_FILES=$((n - $(find "$1" -type f | wc -l)))"\n'
+)
+METADATA_LAY_OUT_SCRIPT = (
+    _START + 'rm -rf -- "$1"\nmkdir -- "$1"\n' + _EACH.format('head -c 4096 /dev/zero > "$1/f.$i"')
+)
+# $1 tar file, $2 tree directory on the mount: the small-files tree is unpacked and synced by the prepare step
+# (TREE_UNPACK_SCRIPT, before the caches are dropped); the time is that of `rm -rf` and a sync after it.
+TREE_UNPACK_SCRIPT = _START + 'rm -rf -- "$2"\nmkdir -- "$2"\ntar -xf "$1" --no-same-owner -C "$2"\nsync\n'
+TREE_DELETE_SCRIPT = (
+    _START
+    + 'n=$(find "$1" -type f | wc -l)\n'
+    + _T0
+    + 'rm -rf -- "$1"\nsync\n'
+    + _T1
+    + 'if [ -e "$1" ]; then echo "NFSTUNE_FILES=0"; else echo "NFSTUNE_FILES=$n"; fi\n'
+)
+
+
 def _sh(script: str, name: str, *args: str) -> tuple[str, ...]:
     return ("sh", "-c", script, name, *args)
 
@@ -107,7 +143,20 @@ def fallback_commands(workload: WorkloadId, directory: str, sizes: WorkloadSizes
         size = sizes.sync_4k_count * SYNC_BLOCK_BYTES
         rm = (("rm", "-f", "--", sync_path),)
         return WorkloadCommands(workload, Tool.DD, run, size, sizes.sync_4k_count, cleanup=rm)
+    if workload in (WorkloadId.FILE_CREATE, WorkloadId.FILE_STAT, WorkloadId.FILE_DELETE):
+        return _metadata_commands(workload, scratch_path(directory, METADATA_DIR), sizes.small_file_count)
     tree = scratch_path(directory, SMALL_FILES_DIR)
+    tar_prepare = small_files_tar_command(sizes.small_file_count, sizes.small_file_bytes)
+    if workload is WorkloadId.TREE_DELETE:
+        return WorkloadCommands(
+            workload,
+            Tool.SH,
+            _sh(TREE_DELETE_SCRIPT, "nfstune-tree-delete", tree),
+            0,
+            sizes.small_file_count,
+            prepare=(tar_prepare, _sh(TREE_UNPACK_SCRIPT, "nfstune-tree-unpack", SMALL_FILES_TAR, tree)),
+            cleanup=(("rm", "-rf", "--", tree),),
+        )
     run = _sh(SMALL_FILES_SCRIPT, "nfstune-small-files", SMALL_FILES_TAR, tree)
     return WorkloadCommands(
         workload,
@@ -115,14 +164,27 @@ def fallback_commands(workload: WorkloadId, directory: str, sizes: WorkloadSizes
         run,
         sizes.small_file_count * sizes.small_file_bytes,
         sizes.small_file_count,
-        prepare=(small_files_tar_command(sizes.small_file_count, sizes.small_file_bytes),),
+        prepare=(tar_prepare,),
         cleanup=(("rm", "-rf", "--", tree),),
     )
 
 
+def _metadata_commands(workload: WorkloadId, directory: str, files: int) -> WorkloadCommands:
+    count = str(files)
+    cleanup = (("rm", "-rf", "--", directory),)
+    if workload is WorkloadId.FILE_CREATE:
+        fresh = (("rm", "-rf", "--", directory), ("mkdir", "--", directory))
+        run = _sh(FILE_CREATE_SCRIPT, "nfstune-file-create", directory, count)
+        return WorkloadCommands(workload, Tool.SH, run, 0, files, prepare=fresh, cleanup=cleanup)
+    lay_out = _sh(METADATA_LAY_OUT_SCRIPT, "nfstune-metadata-lay-out", directory, count)
+    script = FILE_STAT_SCRIPT if workload is WorkloadId.FILE_STAT else FILE_DELETE_SCRIPT
+    run = _sh(script, f"nfstune-{workload}", directory, count)
+    return WorkloadCommands(workload, Tool.SH, run, 0, files, prepare=(lay_out,), cleanup=cleanup)
+
+
 def fallback_parser(commands: WorkloadCommands) -> WorkloadParser:
-    if commands.tool is Tool.TAR:
-        return TarParser(commands.workload, commands.expected_bytes, commands.expected_ops)
+    if commands.tool in (Tool.TAR, Tool.SH):
+        return TarParser(commands.workload, commands.expected_bytes, commands.expected_ops, commands.tool)
     return DdStreamParser(commands.workload, commands.expected_bytes)
 
 
@@ -213,10 +275,11 @@ class DdStreamParser:
 
 
 class TarParser:
-    """tar prints nothing while it works: one Progress when the run is over."""
+    """tar (and the shell's metadata loops) print nothing while they work: one Progress when the run is over."""
 
-    def __init__(self, workload: WorkloadId, expected_bytes: int, expected_files: int) -> None:
+    def __init__(self, workload: WorkloadId, expected_bytes: int, expected_files: int, tool: Tool = Tool.TAR) -> None:
         self.workload, self.expected_bytes, self.expected_files = workload, expected_bytes, expected_files
+        self.tool = tool
         self._lines = _Lines()
         self._marks: dict[str, str] = {}
 
@@ -237,9 +300,15 @@ class TarParser:
         raw = "".join(self._lines.raw)
         seconds = _wall_seconds(self._marks)
         if seconds is None or seconds <= 0:
-            raise WorkloadOutputError(self.workload, Tool.TAR, "no start and end time (tar or sync failed)", raw)
+            problem = f"no start and end time ({self.tool} or sync failed)"
+            raise WorkloadOutputError(self.workload, self.tool, problem, raw)
         files = self._marks.get("FILES", "")
         if files != str(self.expected_files):
-            problem = f"{files or 'no'} files were created, not {self.expected_files}"
-            raise WorkloadOutputError(self.workload, Tool.TAR, problem, raw)
-        return WorkloadResult(self.workload, Tool.TAR, self.expected_bytes, seconds, self.expected_files, raw=raw)
+            done = {
+                WorkloadId.FILE_STAT: "stat'ed",
+                WorkloadId.FILE_DELETE: "deleted",
+                WorkloadId.TREE_DELETE: "deleted",
+            }
+            problem = f"{files or 'no'} files were {done.get(self.workload, 'created')}, not {self.expected_files}"
+            raise WorkloadOutputError(self.workload, self.tool, problem, raw)
+        return WorkloadResult(self.workload, self.tool, self.expected_bytes, seconds, self.expected_files, raw=raw)

@@ -1,7 +1,8 @@
 """The figure a workload is judged by, in its recipe's unit (recipes.model.WORKLOADS): MB/s for the sequential
-workloads (their steady state when the run was long enough to tell it), seconds for small-files, milliseconds per
-write for sync-4k. One function reads it from a repeat's record, the row the store keeps: the engine judges a
-fresh repeat by the record it stores, and the summary reads the same records back, so the two cannot differ.
+workloads (their steady state when the run was long enough to tell it), seconds for small-files and tree-delete,
+milliseconds per write for sync-4k, files a second for file-create, file-stat and file-delete. One function reads it
+from a repeat's record, the row the store keeps: the engine judges a fresh repeat by the record it stores, and the
+summary reads the same records back, so the two cannot differ.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nfstune.bench.fio_clients import ClientsResult
-from nfstune.bench.workloads import WorkloadResult
+from nfstune.bench.workloads import METADATA_RATES, WorkloadResult
 
 
 def repeat_record(result: WorkloadResult, wire_bytes: int) -> dict[str, Any]:
@@ -52,8 +53,10 @@ def figure(workload: str, repeat: Mapping[str, Any]) -> float:
     if workload in ("seq-write", "seq-read"):
         steady = repeat.get("steady_mb_per_s")
         return float(steady if steady is not None else repeat["mb_per_s"])
-    if workload == "small-files":
+    if workload in ("small-files", "tree-delete"):
         return float(repeat["seconds"])
+    if workload in METADATA_RATES:
+        return float(repeat["ops"]) / float(repeat["seconds"])
     if repeat["lat_mean_us"] is not None:
         return float(repeat["lat_mean_us"]) / 1000
     # dd measures no latency: the mean time of a write (a run that counted no write is charged as one)

@@ -13,6 +13,7 @@ from typing import Any
 
 from nfstune.bench.steady import steady_mb_per_s
 from nfstune.bench.workloads import (
+    METADATA_DIR,
     MIB,
     SEQ_FILE,
     SYNC_4K_FILE,
@@ -33,6 +34,8 @@ OUTPUT_OPTIONS = ("--output-format=json+", "--status-interval=1", "--eta=never")
 # cache like them (cold reads come from dropping caches on both hosts); fallocate=none: fio's default would
 # send an NFSv4.2 ALLOCATE before writing, which no ordinary application does.
 IO_OPTIONS = ("--ioengine=psync", "--direct=0", "--fallocate=none")
+# fio's filecreate wants a size per file, though it writes nothing
+METADATA_FILE_BYTES = 4096
 
 
 def fio_filename(path: str) -> str:
@@ -81,7 +84,35 @@ def fio_commands(workload: WorkloadId, directory: str, sizes: WorkloadSizes) -> 
         )
         rm = (("rm", "-f", "--", sync_path),)
         return WorkloadCommands(workload, Tool.FIO, run, size, sizes.sync_4k_count, prepare=rm, cleanup=rm)
-    raise ValueError(f"{workload} has no fio job: it always runs with tar")
+    if workload is WorkloadId.FILE_CREATE:
+        return _file_create(scratch_path(directory, METADATA_DIR), sizes.small_file_count)
+    raise ValueError(f"{workload} has no fio job: it always runs with tar, rm or the shell")
+
+
+def _file_create(directory: str, files: int) -> WorkloadCommands:
+    """fio's filecreate engine: one open with O_CREAT (and a close) per file, f.0, f.1, ... in `directory`, each
+    timed; create_on_open, so that the files are created while the clock runs, not in fio's setup. (Its filestat
+    and filedelete engines are not used: fio's setup stats every file before the timed part, so on the lab the
+    timed stats came from the client's attribute cache, 65 us each against 6.5 ms cold: see bench/fallback.py.)"""
+    run = (
+        "fio",
+        "--name=file-create",
+        f"--directory={fio_filename(directory)}",
+        "--filename_format=f.$filenum",
+        f"--nrfiles={files}",
+        f"--filesize={METADATA_FILE_BYTES}",
+        f"--bs={METADATA_FILE_BYTES}",
+        "--ioengine=filecreate",
+        "--rw=write",
+        "--create_on_open=1",
+        "--openfiles=1",
+        "--fallocate=none",
+        *OUTPUT_OPTIONS,
+    )
+    fresh = (("rm", "-rf", "--", directory), ("mkdir", "--", directory))
+    return WorkloadCommands(
+        WorkloadId.FILE_CREATE, Tool.FIO, run, 0, files, prepare=fresh, cleanup=(("rm", "-rf", "--", directory),)
+    )
 
 
 def _document_ends(buffer: str, start: int) -> bool:
@@ -171,6 +202,51 @@ class FioStreamParser:
         self._total_bytes = total
         self._points.append((runtime_ms / 1000, total))
         return Progress(runtime_ms / 1000, interval, total)
+
+
+class FioMetadataParser(FioStreamParser):
+    """fio's metadata engines (filecreate here) move no data: each open is one completion-latency sample of the
+    job's direction, and the figure is files over the job's run time."""
+
+    def __init__(self, workload: WorkloadId, expected_files: int) -> None:
+        super().__init__(workload)
+        self.expected_files = expected_files
+
+    def _take(self, document: dict[str, Any]) -> Progress | None:
+        self._last = document
+        try:
+            runtime_ms = _count(document["jobs"][0]["job_runtime"])
+        except (LookupError, TypeError):
+            return None
+        return Progress(runtime_ms / 1000, 0, 0)
+
+    def result(self) -> WorkloadResult:
+        while (document := self._next_document(final=True)) is not None:
+            self._take(document)
+        raw = "".join(self._raw)
+        if self._last is None:
+            raise WorkloadOutputError(self.workload, Tool.FIO, "fio printed no JSON result", raw)
+        try:
+            job = self._last["jobs"][0]
+            error = job.get("error")
+            runtime_ms = _count(job["job_runtime"])
+            # the engine times each file in the direction of the job's rw= (write for file-create)
+            samples = [_count(job[d]["clat_ns"]["N"]) for d in ("read", "write")]
+            mean_ns = max((float(job[d]["clat_ns"]["mean"]) for d in ("read", "write") if job[d]["clat_ns"]["N"]),
+                          default=None)  # fmt: skip
+        except (LookupError, TypeError, AttributeError, ValueError, OverflowError) as exc:
+            raise WorkloadOutputError(self.workload, Tool.FIO, f"fio's JSON result lacks {exc}", raw) from None
+        if error:
+            reason = os.strerror(error) if isinstance(error, int) and 0 < error < 2**31 else "unknown"
+            raise WorkloadOutputError(self.workload, Tool.FIO, f"fio reported error {error!r:.40} ({reason})", raw)
+        files = sum(samples)
+        if files != self.expected_files:
+            problem = f"fio timed {files} files, not {self.expected_files}"
+            raise WorkloadOutputError(self.workload, Tool.FIO, problem, raw)
+        if runtime_ms <= 0:
+            raise WorkloadOutputError(self.workload, Tool.FIO, "fio reported a runtime of 0 ms", raw)
+        mean_us = None if mean_ns is None else mean_ns / 1000
+        return WorkloadResult(self.workload, Tool.FIO, 0, runtime_ms / 1000, files, mean_us, raw=raw)
 
 
 def _count(value: object) -> int:

@@ -80,6 +80,16 @@ def _on_disk(size: int) -> int:
     return -(-size // FS_BLOCK_BYTES) * FS_BLOCK_BYTES
 
 
+def files_bytes(sizes: WorkloadSizes) -> int:
+    """What one configuration's files take on the share at these sizes (the sequential file, the small files and
+    sync-4k's file together)."""
+    return (
+        sizes.seq_file_bytes
+        + sizes.small_file_count * _on_disk(sizes.small_file_bytes)
+        + (sizes.sync_4k_count * SYNC_BLOCK_BYTES)
+    )
+
+
 def plan_sizes(client_ram_bytes: int, server_ram_bytes: int, share_free_bytes: int, scale: Scale | str) -> Sizing:
     scale = Scale(scale)
     if min(client_ram_bytes, server_ram_bytes) <= 0 or share_free_bytes < 0:

@@ -1,4 +1,4 @@
-"""The four workloads nfstune measures, as types: what each needs, the commands of one repeat, what a run gave.
+"""The workloads nfstune measures, as types: what each needs, the commands of one repeat, what a run gave.
 
 Types only: the commands themselves come from `fio.py` (preferred when the client has fio) and `fallback.py` (dd,
 tar and coreutils only), which both import this module; `commands.py` chooses between them. Both report the same
@@ -21,6 +21,8 @@ SYNC_BLOCK_BYTES = 4096  # sync-4k writes one 4 KiB block per operation
 SEQ_FILE = "nfstune-seq.dat"
 SYNC_4K_FILE = "nfstune-sync4k.dat"
 SMALL_FILES_DIR = "nfstune-smallfiles"
+# the metadata workloads' flat directory of empty files, named f.0, f.1, ... by fio and by the shell alike
+METADATA_DIR = "nfstune-metadata"
 # The small-files tree is packed once on the client's own disk, so that reading it costs (almost) nothing.
 SMALL_FILES_TAR = "/var/tmp/nfstune-smallfiles.tar"
 # run on BOTH hosts before a cold read: drop_caches frees only clean pages, so sync first
@@ -32,12 +34,24 @@ class WorkloadId(StrEnum):
     SEQ_READ = "seq-read"
     SMALL_FILES = "small-files"
     SYNC_4K = "sync-4k"
+    # metadata: files a second over a directory of empty files, and the time of an `rm -rf` of a whole tree
+    FILE_CREATE = "file-create"
+    FILE_STAT = "file-stat"
+    FILE_DELETE = "file-delete"
+    TREE_DELETE = "tree-delete"
+
+
+# what fio's front end starts on several clients at once (bench/clients_runner.py); the others run on one client
+FRONT_END_WORKLOADS = (WorkloadId.SEQ_WRITE, WorkloadId.SEQ_READ, WorkloadId.SYNC_4K)
+# their figure is files a second (ops/s), not bytes: nothing but metadata moves
+METADATA_RATES = frozenset({WorkloadId.FILE_CREATE, WorkloadId.FILE_STAT, WorkloadId.FILE_DELETE})
 
 
 class Tool(StrEnum):
     FIO = "fio"
     DD = "dd"
     TAR = "tar"
+    SH = "sh"  # the metadata workloads without fio: a shell loop, timed like tar
 
 
 @dataclass(frozen=True)
@@ -69,6 +83,32 @@ WORKLOADS: Mapping[WorkloadId, WorkloadSpec] = {
         WorkloadId.SMALL_FILES, "untar of a generated tree, timed including a final sync", "s", False
     ),
     WorkloadId.SYNC_4K: WorkloadSpec(WorkloadId.SYNC_4K, "4 KiB synchronous writes", "ms", False),
+    WorkloadId.FILE_CREATE: WorkloadSpec(
+        WorkloadId.FILE_CREATE, "empty files created (open with O_CREAT, then close), files a second", "files/s", True
+    ),
+    # cold: with the client's caches dropped a stat is a LOOKUP and a GETATTR on the server, as after a reboot or
+    # on another client; with them warm it would measure the client's attribute cache
+    WorkloadId.FILE_STAT: WorkloadSpec(
+        WorkloadId.FILE_STAT,
+        "files stat'ed, caches dropped on both hosts first, files a second",
+        "files/s",
+        True,
+        needs_cold_cache=True,
+    ),
+    WorkloadId.FILE_DELETE: WorkloadSpec(
+        WorkloadId.FILE_DELETE,
+        "files deleted (unlink), caches dropped on both hosts first, files a second",
+        "files/s",
+        True,
+        needs_cold_cache=True,
+    ),
+    WorkloadId.TREE_DELETE: WorkloadSpec(
+        WorkloadId.TREE_DELETE,
+        "rm -rf of the small-files tree, caches dropped first, timed including a final sync",
+        "s",
+        False,
+        needs_cold_cache=True,
+    ),
 }
 
 
@@ -125,7 +165,7 @@ class WorkloadResult:
     tool: Tool
     bytes: int  # payload moved (file bytes, not protocol overhead)
     seconds: float  # wall-clock time of the timed part, final fsync/sync included
-    ops: int  # I/O calls (seq: 1 MiB blocks, sync-4k: 4 KiB writes) or files created (small-files)
+    ops: int  # I/O calls (seq: 1 MiB blocks, sync-4k: 4 KiB writes) or files (small-files, metadata)
     lat_mean_us: float | None = None  # per operation; only sync-4k measures latency
     lat_p50_us: float | None = None
     lat_p99_us: float | None = None

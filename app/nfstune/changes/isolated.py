@@ -3,6 +3,9 @@
 Measured in the lab (docs/lab-poc/README.md): it cannot leak into the user's export (its own filesystem, its
 own uuid), but every flush goes through two filesystems, so a sync write costs ~2.5x what it costs on the real
 filesystem. Offer it as the safe choice, labelled as less faithful for sync-vs-async figures.
+
+The `filesystems` recipe compares such scratch filesystems (ext4, xfs, btrfs) with one another: each of its
+configurations runs on one, made, exported, unexported and removed by the visit.
 """
 
 from __future__ import annotations
@@ -10,11 +13,19 @@ from __future__ import annotations
 import posixpath
 import time
 
-from nfstune.changes.export import ExportChange
+from nfstune.changes.export import ApplianceRefused, ExportChange
 from nfstune.changes.transaction import Transaction
 from nfstune.nfs.own_mount import SCRATCH_PREFIX
 from nfstune.remote import Host
 
+# mkfs of each filesystem, quiet and forced (the file is ours and new); xfs needs at least 300 MiB
+MKFS = {
+    "ext4": ("mkfs.ext4", "-q", "-F", "-L", "nfstune"),
+    "xfs": ("mkfs.xfs", "-q", "-f", "-L", "nfstune"),
+    "btrfs": ("mkfs.btrfs", "-q", "-f", "-L", "nfstune"),
+}
+SMALLEST_MIB = {"ext4": 16, "xfs": 300, "btrfs": 128}
+MIB = 1024 * 1024
 LABEL = "isolated mode: a scratch filesystem of nfstune's own (safe, but sync writes cost ~2.5x more than on yours)"
 EXPORTS_FILE = "/etc/exports.d/nfstune-isolated.exports"
 
@@ -23,10 +34,27 @@ class IsolatedExport:
     """A file-backed ext4 filesystem on the share's own disk, loop-mounted on the server and exported alone."""
 
     def __init__(
-        self, server: Host, tx: Transaction, *, share_path: str, client_spec: str, options: str, size_mib: int = 256
+        self,
+        server: Host,
+        tx: Transaction,
+        *,
+        share_path: str,
+        client_spec: str,
+        options: str,
+        size_mib: int = 256,
+        filesystem: str = "ext4",
+        appliance: str | None = None,
     ) -> None:
-        if size_mib < 16:
-            raise ValueError("an isolated export needs at least 16 MiB")
+        if filesystem not in MKFS:
+            raise ValueError(f"no scratch filesystem of type {filesystem!r}: {', '.join(MKFS)}")
+        if size_mib < SMALLEST_MIB[filesystem]:
+            raise ValueError(f"a scratch {filesystem} needs at least {SMALLEST_MIB[filesystem]} MiB")
+        if appliance:  # before anything is made: an appliance owns its exports, and its disks
+            raise ApplianceRefused(
+                f"{server.label} is a {appliance} appliance, which owns its NFS configuration: nfstune does not "
+                "make or export filesystems of its own there"
+            )
+        self.filesystem, self.appliance = filesystem, appliance
         stamp = f"{int(time.time() * 1000) % 10**10}"
         self.server, self.tx = server, tx
         self.image = posixpath.join(share_path, f"{SCRATCH_PREFIX}isolated-{stamp}.img")
@@ -40,16 +68,30 @@ class IsolatedExport:
 
     def apply(self) -> None:
         s, tx = self.server, self.tx
-        tx.progress(f"{s.label}: creating a {self.size_mib} MiB scratch filesystem in {self.image}")
+        tx.progress(f"{s.label}: creating a {self.size_mib} MiB scratch {self.filesystem} filesystem in {self.image}")
         tx.record(s, "scratch", self.image)
         s.run(["truncate", "-s", f"{self.size_mib}M", self.image], sudo=True)
-        s.run(["mkfs.ext4", "-q", "-F", "-L", "nfstune", self.image], sudo=True, timeout=300)
+        s.run([*MKFS[self.filesystem], self.image], sudo=True, timeout=300, action=f"making a {self.filesystem}")
         tx.record(s, "mount", self.path)
         s.run(["mkdir", "-p", self.path], sudo=True)
         s.run(["mount", "-o", "loop", self.image, self.path], sudo=True)
         s.run(["chmod", "1777", self.path], sudo=True)
         line = f"{self.path} {self.client_spec}({self.options})\n"
         self.change = ExportChange(
-            s, tx, file=EXPORTS_FILE, new_text=line.encode(), expect={self.path: self.write_mode}
-        )
+            s, tx, file=EXPORTS_FILE, new_text=line.encode(), expect={self.path: self.write_mode},
+            appliance=self.appliance,
+        )  # fmt: skip
         self.change.apply()
+
+
+def scratch_size_mib(files_bytes: int, filesystem: str) -> int:
+    """Room for a configuration's files (`files_bytes`, at the largest sizes growth may reach) twice over: a
+    filesystem's own metadata, and no run ever near full. The file is sparse: only what is written takes space."""
+    return max(SMALLEST_MIB[filesystem], -(-2 * files_bytes // MIB) + 64)
+
+
+def export_options(edit_set: tuple[str, ...]) -> str:
+    """A scratch filesystem's export options: read-write for the one client, sync unless the configuration sets
+    async, and the configuration's own options; root is squashed (the scratch directory is open to all)."""
+    mode = () if {"sync", "async"} & set(edit_set) else ("sync",)
+    return ",".join(("rw", "no_subtree_check", *mode, *edit_set))

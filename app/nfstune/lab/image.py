@@ -27,6 +27,7 @@ PACKAGES = (
     "linux-image-cloud-amd64",  # has nfsd, nfs, sch_tbf, dm-delay
     "systemd-sysv", "udev", "openssh-server", "nfs-kernel-server", "fio", "iperf3", "iproute2",
     "iputils-ping", "procps", "kmod", "e2fsprogs", "tar", "xz-utils", "less", "dmsetup", "psmisc",
+    "xfsprogs", "btrfs-progs",  # the filesystems recipe's scratch filesystems
 )  # fmt: skip
 ROOTFS_SIZE = "3G"
 

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from nfstune.bench.workloads import FRONT_END_WORKLOADS
 from nfstune.nfs.export_edit import ExportOptionEdit
 from nfstune.nfs.export_options import FLAG_OPTIONS
 from nfstune.nfs.kernel_view import NFS_VERSIONS
@@ -52,6 +53,7 @@ SCALES = ("small", "normal")
 READ_AHEAD_KB_MAX = 1048576
 CLIENTS_MAX = 16  # clients at once through one fio front end: far more than a small office's machines
 NFSD_THREADS_MAX = 1024  # changes/nfsd_threads.MOST
+SCRATCH_FILESYSTEMS = ("ext4", "xfs", "btrfs")  # changes/isolated.py makes each
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ RECIPE_KEYS = {
 CONFIG_KEYS = {
     "label": True, "mount": False, "read_ahead_kb": False, "export": False, "when": False, "workloads": False,
     "expectation": False, "warning": False, "never_recommend": False, "expect": False, "clients": False,
-    "nfsd_threads": False,
+    "nfsd_threads": False, "filesystem": False,
 }  # fmt: skip
 ROUNDS_KEYS = {
     "min": False, "max": False, "warmup": False, "margin": False, "grow_spread": False, "budget_minutes": False
@@ -81,10 +83,13 @@ EXPORT_KEYS = {"set": False, "unset": False}
 NOTE_KEYS = {"text": True, "when": False}
 TEST_KEYS: dict[FactKind, tuple[str, ...]] = {
     "versions": ("not",),
+    "filesystems": ("not",),
     "bool": ("not",),
     "int": ("not", "at_least", "below"),
 }
-KIND_NAMES: dict[FactKind, str] = {"versions": "an NFS version", "bool": "a true/false", "int": "a number"}
+KIND_NAMES: dict[FactKind, str] = {
+    "versions": "an NFS version", "filesystems": "a filesystem", "bool": "a true/false", "int": "a number"
+}  # fmt: skip
 
 
 class Checker:
@@ -185,6 +190,7 @@ class Checker:
             self.problem(("baseline",), f"no configuration is labelled '{baseline}'{did_you_mean(baseline, labels)}")
         self.check_host(changes_host, configs)
         self.same_load(configs)
+        self.same_filesystems(configs)
         warning, expectation = self.text(data, ("warning",)), self.text(data, ("expectation",))
         never_recommend = self.boolean(data, ("never_recommend",))
         if self.problems or recipe_id is None or title is None or summary is None or why is None:
@@ -210,7 +216,8 @@ class Checker:
         server_changes = [index for index, config in enumerate(configs) if config.changes_server]
         if changes_host == "client":
             for index in server_changes:
-                key = "export" if configs[index].export else "nfsd_threads"
+                config = configs[index]
+                key = "export" if config.export else "filesystem" if config.filesystem else "nfsd_threads"
                 message = "changes the server, but changes_host = 'client' (client recipes never touch it)"
                 self.problem(("configs", index, key), message)
         elif changes_host == "server" and configs and not server_changes:
@@ -325,25 +332,55 @@ class Checker:
             expect=self.expect(value, (*path, "expect")),
             clients=self.integer(value, (*path, "clients"), 1, CLIENTS_MAX),
             nfsd_threads=self.integer(value, (*path, "nfsd_threads"), 1, NFSD_THREADS_MAX),
+            filesystem=self.filesystem(value, (*path, "filesystem")),
         )
         if config.clients is not None:
             config = self.several_clients(config, path)
+        if config.filesystem is not None:
+            # skipped, with the reason, on a server without that filesystem's mkfs
+            needs = FactTest("server_filesystems", equals=config.filesystem)
+            config = replace(config, when=Condition((*config.when.tests, needs)))
         return None if label is None else config
 
     def several_clients(self, config: Config, path: KeyPath) -> Config:
         """A configuration run from several clients at once: only fio's workloads, and skipped (with the reason)
         where the session has fewer clients than it needs."""
         assert config.clients is not None
-        if "small-files" in config.workloads:
+        for alone in (w for w in config.workloads if w not in FRONT_END_WORKLOADS):
             self.problem(
                 (*path, "clients"),
-                "small-files runs with tar on one client: fio's front end cannot start it on several at once; "
-                "list this configuration's workloads without it",
+                f"{alone} runs on one client at a time: fio's front end starts only "
+                f"{', '.join(FRONT_END_WORKLOADS)} on several at once; list this configuration's workloads without it",
             )
         if config.clients == 1:
             return config
         needs = FactTest("clients_connected", at_least=config.clients)
         return replace(config, when=Condition((*config.when.tests, needs)))
+
+    def filesystem(self, table: dict[str, Any], path: KeyPath) -> str | None:
+        value = table.get(str(path[-1]))
+        if value is None:
+            return None
+        if value not in SCRATCH_FILESYSTEMS:
+            hint = did_you_mean(str(value), SCRATCH_FILESYSTEMS)
+            self.problem(path, f"must be one of {', '.join(SCRATCH_FILESYSTEMS)}, not {describe(value)}{hint}")
+            return None
+        return str(value)
+
+    def same_filesystems(self, configs: list[Config]) -> None:
+        """Every configuration on a scratch filesystem of nfstune's own, or none: a figure from the user's export
+        and one from a file-backed filesystem beside it do not measure the same disk path."""
+        scratch = [index for index, config in enumerate(configs) if config.filesystem is not None]
+        if scratch and len(scratch) != len(configs):
+            on_share = next(index for index, config in enumerate(configs) if config.filesystem is None)
+            self.problem(
+                ("configs", on_share),
+                f"has no 'filesystem', but configs[{scratch[0]}] has: give every configuration its filesystem "
+                "(each runs on a scratch filesystem of nfstune's own, never on the share)",
+            )
+        for index in scratch:
+            if configs[index].clients is not None:
+                self.problem(("configs", index, "clients"), "a scratch filesystem is loaded from one client only")
 
     def same_load(self, configs: list[Config]) -> None:
         """Every configuration of a recipe from the clients it names, or none: a figure from fio's front end and
@@ -458,6 +495,10 @@ class Checker:
             if version in NFS_VERSIONS:
                 return version
             self.problem(path, f"must be an NFS version ({', '.join(NFS_VERSIONS)}), not {describe(value)}")
+        elif kind == "filesystems":
+            if value in SCRATCH_FILESYSTEMS:
+                return str(value)
+            self.problem(path, f"must be one of {', '.join(SCRATCH_FILESYSTEMS)}, not {describe(value)}")
         elif kind == "int":
             if isinstance(value, int) and not isinstance(value, bool):
                 return value

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from nfstune.remote.probe_parse import HostFacts
 
 ChangesHost = Literal["client", "server"]
-FactKind = Literal["versions", "int", "bool"]
+FactKind = Literal["versions", "filesystems", "int", "bool"]
 FactValue = int | bool | frozenset[str] | None  # None: the probe could not tell
 Scalar = str | int | bool
 
@@ -46,7 +46,10 @@ FACTS: Mapping[str, Fact] = {
     "link_speed_mbps": Fact("int", "the slower NIC speed of the two hosts on the route between them, Mbit/s"),
     "link_mtu": Fact("int", "the smaller MTU of the two hosts' NICs on that route"),
     "clients_connected": Fact("int", "the clients this session has (--client given that many times, or the lab's)"),
-}
+    "server_filesystems": Fact(
+        "filesystems", "a scratch filesystem nfstune can make on the server (its mkfs is there): ext4, xfs, btrfs"
+    ),
+}  # fmt: skip
 
 
 def _smaller(*values: int | None) -> int | None:
@@ -75,6 +78,9 @@ def recipe_facts(
         ),
         "link_mtu": _smaller(server_route.mtu if server_route else None, client_route.mtu if client_route else None),
         "clients_connected": clients,
+        "server_filesystems": frozenset(fs for fs in ("ext4", "xfs", "btrfs") if f"mkfs.{fs}" in server.tools)
+        if server
+        else None,
     }
 
 
@@ -101,7 +107,7 @@ class FactTest:
 
     def describe(self) -> str:
         if self.equals is not None:
-            verb = "includes" if FACTS[self.fact].kind == "versions" else "is"
+            verb = "includes" if FACTS[self.fact].kind in ("versions", "filesystems") else "is"
             return f"{self.fact} {'not ' if self.negate else ''}{verb} {_show(self.equals)}"
         bounds = [
             f">= {self.at_least}" if self.at_least is not None else "",
@@ -190,10 +196,13 @@ class Config:
     # comparisons are between figures measured the same way.
     clients: int | None = None
     nfsd_threads: int | None = None  # the server's nfsd thread count while it runs (changes/nfsd_threads.py)
+    # a scratch filesystem of this type, made by nfstune in a file on the share's disk and exported alone while the
+    # configuration runs (changes/isolated.py): the user's export is not used at all. None: the share itself.
+    filesystem: str | None = None
 
     @property
     def changes_server(self) -> bool:
-        return bool(self.export) or self.nfsd_threads is not None
+        return bool(self.export) or self.nfsd_threads is not None or self.filesystem is not None
 
 
 def _default_budgets() -> Mapping[str, float]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import posixpath
 import random
 import shlex
 from collections.abc import Mapping, Sequence
@@ -18,11 +19,13 @@ from nfstune.bench.clients_runner import JOB_PREFIX as CLIENTS_JOB_PREFIX
 from nfstune.bench.commands import repeat_steps, workload_commands
 from nfstune.bench.fio import fio_commands
 from nfstune.bench.fio_clients import ClientJob, front_end_argv, job_file
-from nfstune.bench.sizing import GROWS, growth_rule_text
+from nfstune.bench.sizing import GROWS, files_bytes, growth_rule_text
 from nfstune.bench.workloads import SMALL_FILES_TAR, WorkloadId, WorkloadSizes
 from nfstune.changes.fio_server import DEFAULT_PORT as FIO_SERVER_PORT
+from nfstune.changes.isolated import EXPORTS_FILE as ISOLATED_EXPORTS
+from nfstune.changes.isolated import MKFS, export_options, scratch_size_mib
 from nfstune.changes.nfsd_threads import THREADS as NFSD_THREADS
-from nfstune.nfs.own_mount import MOUNT_ROOT, mount_argv, mount_point_for
+from nfstune.nfs.own_mount import MOUNT_ROOT, SCRATCH_PREFIX, mount_argv, mount_point_for
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
 from nfstune.remote.probe import async_setting_hint
 
@@ -39,10 +42,15 @@ VISIT_S: Mapping[str, Mapping[str, float]] = {
     "small": {"server": 8.0, "client": 5.0},
     "normal": {"server": 15.0, "client": 8.0},
 }
+# The metadata workloads work on small-files' count of files (20 "small", 1000 "normal"): a create or an unlink is one
+#   stable operation on the server, like a small file's create (~0.1-0.3 s each on the hdd lab under sync), a cold
+#   stat a LOOKUP and a GETATTR; tree-delete adds the untar of its prepare.
 RUN_S: Mapping[str, Mapping[str, float]] = {
-    "small": {"seq-write": 10.0, "seq-read": 12.0, "small-files": 6.0, "sync-4k": 5.0},
-    "normal": {"seq-write": 40.0, "seq-read": 40.0, "small-files": 30.0, "sync-4k": 20.0},
-}
+    "small": {"seq-write": 10.0, "seq-read": 12.0, "small-files": 6.0, "sync-4k": 5.0, "file-create": 6.0,
+              "file-stat": 6.0, "file-delete": 7.0, "tree-delete": 9.0},
+    "normal": {"seq-write": 40.0, "seq-read": 40.0, "small-files": 30.0, "sync-4k": 20.0, "file-create": 30.0,
+               "file-stat": 15.0, "file-delete": 30.0, "tree-delete": 60.0},
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -151,7 +159,9 @@ def build_plan(
     """The plan of a session. Configurations whose condition fails on the facts are skipped with the reason (an
     unknown fact: tried); on an appliance (`appliance`: its vendor) so is every one that changes the export."""
     mount_point = mount_point_for(scratch_name)
-    context = _Context(sizes, fio_available, share, server_address, f"{mount_point}/{scratch_name}", mount_point)
+    context = _Context(
+        sizes, fio_available, share, server_address, f"{mount_point}/{scratch_name}", mount_point, size_limits
+    )
     plans: list[RecipePlan] = []
     skipped: list[str] = []
     for recipe in recipes:
@@ -198,6 +208,7 @@ class _Context:
     server_address: str
     scratch: str  # the scratch directory as the client sees it
     mount_point: str
+    size_limits: WorkloadSizes | None  # the largest sizes growth may reach (a scratch filesystem is made for them)
 
     def visit(self, recipe: Recipe, config: Config, number: int) -> Visit:
         """One visit's steps; its undo runs newest change first, as the engine's transaction undoes them."""
@@ -207,7 +218,27 @@ class _Context:
         options = config.mount.render()
         setup: list[Step] = []
         undo: list[Step] = []
-        if config.export:
+        export_path = self.share
+        if config.filesystem is not None:
+            export_path = "/srv/nfstune-isolated-<stamp>"
+            image = posixpath.join(self.share, f"{SCRATCH_PREFIX}isolated-<stamp>.img")
+            size = scratch_size_mib(files_bytes(self.size_limits or self.sizes), config.filesystem)
+            make = [["truncate", "-s", f"{size}M", image], [*MKFS[config.filesystem], image],
+                    ["mkdir", "-p", export_path], ["mount", "-o", "loop", image, export_path],
+                    ["chmod", "1777", export_path], ["exportfs", "-ra"]]  # fmt: skip
+            remove = [["rm", ISOLATED_EXPORTS], ["exportfs", "-ra"], ["umount", export_path], ["rmdir", export_path],
+                      ["rm", image]]  # fmt: skip
+            setup.append(
+                Step("server", ("sh", "-c", " && ".join(map(shlex.join, make))), True,
+                     f"make a scratch {config.filesystem} filesystem in a sparse {size} MiB file on the share's disk, "
+                     f"loop-mount it and export it alone to this client ({export_options(config.export.set)}) in "
+                     f"{ISOLATED_EXPORTS}: the share itself is not used (each step journaled first)")
+            )  # fmt: skip
+            undo.append(
+                Step("server", ("sh", "-c", " && ".join(map(shlex.join, remove))), True,
+                     "unexport the scratch filesystem, unmount it and remove its file")
+            )  # fmt: skip
+        elif config.export:
             changes = ", ".join(
                 [*(f"set {o}" for o in config.export.set), *(f"unset {o}" for o in config.export.unset)]
             )
@@ -233,8 +264,8 @@ class _Context:
         setup += [
             Step("client", ("mkdir", "-p", self.mount_point), True,
                  f"make the mount point {self.mount_point}{on_each}"),
-            Step("client", mount_argv(self.server_address, self.share, options, self.mount_point), True,
-                 f"mount {self.share} with {options or 'the defaults'} (nosharecache){on_each}"),
+            Step("client", mount_argv(self.server_address, export_path, options, self.mount_point), True,
+                 f"mount {export_path} with {options or 'the defaults'} (nosharecache){on_each}"),
         ]  # fmt: skip
         undo.insert(
             0,

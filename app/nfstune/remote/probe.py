@@ -43,7 +43,7 @@ __all__ = [
 # ordinary login on Debian has no /usr/sbin in PATH and exportfs, tc and friends live there.
 CHECKED_TOOLS = (
     "exportfs", "showmount", "nfsstat", "mount.nfs", "tc", "dmsetup", "sudo",
-    "fio", "iperf3", "ip", "findmnt", "lsblk", "systemctl",
+    "fio", "iperf3", "ip", "findmnt", "lsblk", "systemctl", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs",
 )  # fmt: skip
 
 _PRELUDE = r"""

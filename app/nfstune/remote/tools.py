@@ -18,6 +18,8 @@ PACKAGES: dict[str, tuple[str, str]] = {
     "ip": ("iproute2", "iproute"),
     "dmsetup": ("dmsetup", "device-mapper"),
     "mkfs.ext4": ("e2fsprogs", "e2fsprogs"),
+    "mkfs.xfs": ("xfsprogs", "xfsprogs"),
+    "mkfs.btrfs": ("btrfs-progs", "btrfs-progs"),
     "lsblk": ("util-linux", "util-linux"),
     "findmnt": ("util-linux", "util-linux"),
     "setsid": ("util-linux", "util-linux"),
