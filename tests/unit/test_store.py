@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -190,3 +191,28 @@ def test_sessions_of_a_process_that_is_gone_are_marked_interrupted(tmp_path: Pat
     assert by_id[ours].status == "running" and by_id[ours].message is None
     assert all((by_id[i].status, by_id[i].message) == ("failed", INTERRUPTED) for i in (gone, legacy, reused))
     assert results.mark_interrupted() == []  # nothing left to mark
+
+
+def test_connections_opening_a_new_store_at_once_migrate_it_once(tmp_path: Path) -> None:
+    """The desktop's connect jobs (server and client) open the store at the same moment; one of them used to
+    find the other's migration done under it ("duplicate column name: admin_config") when the machine was busy."""
+    for attempt in range(10):
+        path = tmp_path / f"s{attempt}.sqlite3"
+        start = threading.Barrier(6)
+        failures: list[BaseException] = []
+
+        def open_it(path: Path = path, start: threading.Barrier = start, failures: list[BaseException] = failures):
+            start.wait()
+            try:
+                open_store(path).close()
+            except BaseException as exc:
+                failures.append(exc)
+
+        threads = [threading.Thread(target=open_it) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert failures == []
+        conn = open_store(path)
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

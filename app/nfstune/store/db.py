@@ -217,6 +217,11 @@ def open_store(path: Path | None = None) -> sqlite3.Connection:
         for number in range(version, SCHEMA_VERSION):
             conn.execute("BEGIN IMMEDIATE")
             try:
+                # another connection may have migrated since the version was read (the desktop connects to the
+                # server and the client at once, each job opening the store): only the write lock makes it certain
+                if conn.execute("PRAGMA user_version").fetchone()[0] > number:
+                    conn.execute("COMMIT")
+                    continue
                 for statement in MIGRATIONS[number]:
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {number + 1}")
