@@ -75,7 +75,7 @@ def test_metadata_rates_under_sync_async_and_nfs3(lab: LabConfig, tmp_path: Path
         )  # fmt: skip
         Engine(
             server=nas, client=client, server_address="nas", share="/export", sizes=sizes, results=results,
-            journal=journal, emit=events.append, fio_available=True, baselines=False,
+            journal=journal, emit=events.append, fio_available=True, baselines=False, client_address="10.99.0.2",
         ).run(sid, plan)  # fmt: skip
         after = nas.run(SNAPSHOT).stdout
         mounts = client.run("cat /proc/mounts").stdout

@@ -114,6 +114,9 @@ def test_the_most_time_left_is_the_rest_of_the_budgets(shipped: dict[str, Recipe
     assert eta.at_most_s(0.0) == pytest.approx(quick + sync_async)  # before the first recipe: every budget
     eta.recipe_started(1000.0)
     assert eta.at_most_s(1000.0 + 120) == pytest.approx(quick - 120 + sync_async)
+    for visit in (v for v in plan.recipes[0].visits if v.round <= 3):  # quick-check's minimum, at the plan's pace
+        eta.visit_done(visit, visit_seconds(visit, "small"))
+    eta.recipe_done(plan.recipes[0], 3)
     eta.recipe_started(5000.0)  # the second recipe: the first one's budget is gone
     assert eta.at_most_s(5000.0 + 60) == pytest.approx(sync_async - 60)
     # past the last budget nothing more may start: the time left and the most left are both what is in flight

@@ -31,7 +31,8 @@ EXPORTS_FILE = "/etc/exports.d/nfstune-isolated.exports"
 
 
 class IsolatedExport:
-    """A file-backed ext4 filesystem on the share's own disk, loop-mounted on the server and exported alone."""
+    """A file-backed filesystem (ext4 unless told otherwise) on the share's own disk, loop-mounted on the server and
+    exported alone."""
 
     def __init__(
         self,
