@@ -25,7 +25,6 @@ from nfstune.bench.fallback import (
 from nfstune.bench.sizing import GIB, Scale, SizingError, default_sizes, plan_sizes
 from nfstune.bench.steady import steady_mb_per_s
 from nfstune.bench.workloads import (
-    METADATA_RATES,
     MIB,
     WORKLOADS,
     Progress,
@@ -97,7 +96,7 @@ def test_the_tool_is_fio_when_the_client_has_it_except_for_small_files_which_is_
         for fio in (True, False):
             commands = workload_commands(workload, SCRATCH, SIZES, fio_available=fio)
             assert type(parser_for(commands)).__name__ == {
-                Tool.FIO: "FioMetadataParser" if workload in METADATA_RATES else "FioStreamParser",
+                Tool.FIO: "FioCreateParser" if workload is WorkloadId.FILE_CREATE else "FioStreamParser",
                 Tool.DD: "DdStreamParser", Tool.TAR: "TarParser", Tool.SH: "TarParser",
             }[commands.tool]  # fmt: skip
 

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from nfstune.bench import fallback, fio
 from nfstune.bench.workloads import (
     DROP_CACHES,
-    METADATA_RATES,
     Tool,
     WorkloadCommands,
     WorkloadId,
@@ -39,8 +38,8 @@ def workload_commands(
 
 
 def parser_for(commands: WorkloadCommands) -> WorkloadParser:
-    if commands.tool is Tool.FIO and commands.workload in METADATA_RATES:
-        return fio.FioMetadataParser(commands.workload, commands.expected_ops)
+    if commands.tool is Tool.FIO and commands.workload is WorkloadId.FILE_CREATE:
+        return fio.FioCreateParser(commands.workload, commands.expected_ops)
     if commands.tool is Tool.FIO:
         return fio.FioStreamParser(commands.workload, commands.expected_bytes)
     return fallback.fallback_parser(commands)

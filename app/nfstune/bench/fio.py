@@ -204,9 +204,9 @@ class FioStreamParser:
         return Progress(runtime_ms / 1000, interval, total)
 
 
-class FioMetadataParser(FioStreamParser):
-    """fio's metadata engines (filecreate here) move no data: each open is one completion-latency sample of the
-    job's direction, and the figure is files over the job's run time."""
+class FioCreateParser(FioStreamParser):
+    """fio's filecreate engine moves no data: each create is one completion-latency sample of the write direction,
+    and the figure is files over the job's run time."""
 
     def __init__(self, workload: WorkloadId, expected_files: int) -> None:
         super().__init__(workload)
@@ -228,25 +228,20 @@ class FioMetadataParser(FioStreamParser):
             raise WorkloadOutputError(self.workload, Tool.FIO, "fio printed no JSON result", raw)
         try:
             job = self._last["jobs"][0]
-            error = job.get("error")
-            runtime_ms = _count(job["job_runtime"])
-            # the engine times each file in the direction of the job's rw= (write for file-create)
-            samples = [_count(job[d]["clat_ns"]["N"]) for d in ("read", "write")]
-            mean_ns = max((float(job[d]["clat_ns"]["mean"]) for d in ("read", "write") if job[d]["clat_ns"]["N"]),
-                          default=None)  # fmt: skip
+            error, runtime_ms = job.get("error"), _count(job["job_runtime"])
+            files, mean_ns = _count(job["write"]["clat_ns"]["N"]), float(job["write"]["clat_ns"]["mean"])
         except (LookupError, TypeError, AttributeError, ValueError, OverflowError) as exc:
             raise WorkloadOutputError(self.workload, Tool.FIO, f"fio's JSON result lacks {exc}", raw) from None
         if error:
             reason = os.strerror(error) if isinstance(error, int) and 0 < error < 2**31 else "unknown"
             raise WorkloadOutputError(self.workload, Tool.FIO, f"fio reported error {error!r:.40} ({reason})", raw)
-        files = sum(samples)
         if files != self.expected_files:
-            problem = f"fio timed {files} files, not {self.expected_files}"
-            raise WorkloadOutputError(self.workload, Tool.FIO, problem, raw)
+            raise WorkloadOutputError(
+                self.workload, Tool.FIO, f"fio timed {files} files, not {self.expected_files}", raw
+            )
         if runtime_ms <= 0:
             raise WorkloadOutputError(self.workload, Tool.FIO, "fio reported a runtime of 0 ms", raw)
-        mean_us = None if mean_ns is None else mean_ns / 1000
-        return WorkloadResult(self.workload, Tool.FIO, 0, runtime_ms / 1000, files, mean_us, raw=raw)
+        return WorkloadResult(self.workload, Tool.FIO, 0, runtime_ms / 1000, files, mean_ns / 1000, raw=raw)
 
 
 def _count(value: object) -> int:
