@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -186,7 +187,18 @@ def _private(path: Path) -> None:
                 p.chmod(0o600)
 
 
+# One opening at a time in this process: the desktop's connect jobs open the store on two threads at once, and
+# SQLite answers a journal-mode switch or a migration racing another one with "database is locked" at once,
+# whatever the busy timeout (seen under load in the suite). Other processes are kept apart by the write lock.
+_OPENING = threading.Lock()
+
+
 def open_store(path: Path | None = None) -> sqlite3.Connection:
+    with _OPENING:
+        return _open_store(path)
+
+
+def _open_store(path: Path | None) -> sqlite3.Connection:
     path = path or default_path()
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     existed = path.exists() and path.stat().st_size > 0
