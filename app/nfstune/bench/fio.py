@@ -143,14 +143,26 @@ class FioStreamParser:
                 progress.append(step)
         return progress
 
-    def result(self) -> WorkloadResult:
+    def _final(self) -> tuple[dict[str, Any], str]:
+        """The last document's first job, and the raw output; once fio has exited."""
         while (document := self._next_document(final=True)) is not None:
             self._take(document)
         raw = "".join(self._raw)
         if self._last is None:
             raise WorkloadOutputError(self.workload, Tool.FIO, "fio printed no JSON result", raw)
         try:
-            job = self._last["jobs"][0]
+            return self._last["jobs"][0], raw
+        except (LookupError, TypeError) as exc:
+            raise WorkloadOutputError(self.workload, Tool.FIO, f"fio's JSON result lacks {exc}", raw) from None
+
+    def _check_error(self, error: object, raw: str) -> None:
+        if error:  # an errno; fio's own message went to stderr
+            reason = os.strerror(error) if isinstance(error, int) and 0 < error < 2**31 else "unknown"
+            raise WorkloadOutputError(self.workload, Tool.FIO, f"fio reported error {error!r:.40} ({reason})", raw)
+
+    def result(self) -> WorkloadResult:
+        job, raw = self._final()
+        try:
             error = job.get("error")
             stats = job[self._direction]
             io_bytes, runtime_ms, total_ios = (_count(stats[key]) for key in ("io_bytes", "runtime", "total_ios"))
@@ -158,9 +170,7 @@ class FioStreamParser:
         except (LookupError, TypeError, AttributeError, ValueError, OverflowError) as exc:
             # ValueError, OverflowError: a latency that is a string or beyond a float
             raise WorkloadOutputError(self.workload, Tool.FIO, f"fio's JSON result lacks {exc}", raw) from None
-        if error:  # an errno; fio's own message went to stderr
-            reason = os.strerror(error) if isinstance(error, int) and 0 < error < 2**31 else "unknown"
-            raise WorkloadOutputError(self.workload, Tool.FIO, f"fio reported error {error!r:.40} ({reason})", raw)
+        self._check_error(error, raw)
         if self.expected_bytes is not None and io_bytes != self.expected_bytes:
             problem = f"fio moved {io_bytes} bytes, not {self.expected_bytes}"
             raise WorkloadOutputError(self.workload, Tool.FIO, problem, raw)
@@ -221,20 +231,13 @@ class FioCreateParser(FioStreamParser):
         return Progress(runtime_ms / 1000, 0, 0)
 
     def result(self) -> WorkloadResult:
-        while (document := self._next_document(final=True)) is not None:
-            self._take(document)
-        raw = "".join(self._raw)
-        if self._last is None:
-            raise WorkloadOutputError(self.workload, Tool.FIO, "fio printed no JSON result", raw)
+        job, raw = self._final()
         try:
-            job = self._last["jobs"][0]
             error, runtime_ms = job.get("error"), _count(job["job_runtime"])
             files, mean_ns = _count(job["write"]["clat_ns"]["N"]), float(job["write"]["clat_ns"]["mean"])
         except (LookupError, TypeError, AttributeError, ValueError, OverflowError) as exc:
             raise WorkloadOutputError(self.workload, Tool.FIO, f"fio's JSON result lacks {exc}", raw) from None
-        if error:
-            reason = os.strerror(error) if isinstance(error, int) and 0 < error < 2**31 else "unknown"
-            raise WorkloadOutputError(self.workload, Tool.FIO, f"fio reported error {error!r:.40} ({reason})", raw)
+        self._check_error(error, raw)
         if files != self.expected_files:
             raise WorkloadOutputError(
                 self.workload, Tool.FIO, f"fio timed {files} files, not {self.expected_files}", raw
