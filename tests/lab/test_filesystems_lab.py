@@ -11,13 +11,9 @@ import pytest
 
 from nfstune.bench.sizing import default_sizes
 from nfstune.bench.workloads import MIB
-from nfstune.engine import Engine, Event
-from nfstune.lab import LabConfig, host
+from nfstune.lab import LabConfig
 from nfstune.recipes.loader import load_recipe_file
-from nfstune.recipes.model import recipe_facts
-from nfstune.recipes.plan import build_plan, plan_json
-from nfstune.remote.probe import probe
-from nfstune.store import Journal, Results, open_store
+from tests.lab.engine_session import run_session
 
 pytestmark = pytest.mark.lab
 
@@ -39,30 +35,11 @@ def test_each_configuration_runs_on_its_own_scratch_filesystem_and_the_nas_is_le
     recipe, errors = load_recipe_file(tmp_path / "filesystems.toml")
     assert errors == [] and recipe is not None and recipe.workloads == ("file-create",)
     sizes = dataclasses.replace(default_sizes("small"), seq_file_bytes=16 * MIB)
-    conn = open_store(tmp_path / "s.sqlite3")
-    results, journal = Results(conn), Journal(conn)
-    events: list[Event] = []
-    with host(lab, "nas") as nas, host(lab, "client") as client:
-        before = nas.run(SNAPSHOT, sudo=True).stdout
-        server_facts = probe(nas, path="/export")
-        facts = recipe_facts(server_facts, probe(client, peer="10.99.0.1"))
-        assert facts["server_filesystems"] == frozenset({"ext4", "xfs", "btrfs"})  # the lab image has all three
-        plan = build_plan(
-            [recipe], facts, scale="small", seed=2, sizes=sizes, fio_available=True, share="/export",
-            server_address="nas", scratch_name=".nfstune-fs-test",
-        )  # fmt: skip
-        assert plan.skipped == ()
-        sid = results.start_session(
-            server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id],
-            plan=plan_json(plan),
-        )  # fmt: skip
-        Engine(
-            server=nas, client=client, server_address="nas", share="/export", sizes=sizes, results=results,
-            journal=journal, emit=events.append, fio_available=True, baselines=False, client_address="10.99.0.2",
-        ).run(sid, plan)  # fmt: skip
-        after = nas.run(SNAPSHOT, sudo=True).stdout
-        mounts = client.run("cat /proc/mounts").stdout
-    assert after == before and "/mnt/nfstune/" not in mounts and journal.pending() == []
+    ran = run_session(lab, recipe, tmp_path, sizes=sizes, seed=2, snapshot=SNAPSHOT)
+    assert ran.facts["server_filesystems"] == frozenset({"ext4", "xfs", "btrfs"})  # the lab image has all three
+    assert ran.plan.skipped == ()
+    assert ran.after == ran.before and "/mnt/nfstune/" not in ran.client_mounts and ran.journal.pending() == []
+    results, sid, events = ran.results, ran.session_id, ran.events
     data = results.session(sid)
     assert data["status"] == "completed"
     runs = {run["config_label"]: run for run in data["runs"]}

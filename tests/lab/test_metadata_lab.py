@@ -9,13 +9,9 @@ import pytest
 
 from nfstune.bench.sizing import default_sizes
 from nfstune.cli_run import report_text
-from nfstune.engine import Engine, Event
-from nfstune.lab import LabConfig, host
+from nfstune.lab import LabConfig
 from nfstune.recipes.loader import load_recipe_file
-from nfstune.recipes.model import recipe_facts
-from nfstune.recipes.plan import build_plan, plan_json
-from nfstune.remote.probe import probe
-from nfstune.store import Journal, Results, open_store
+from tests.lab.engine_session import run_session
 
 pytestmark = pytest.mark.lab
 
@@ -59,27 +55,9 @@ def test_metadata_rates_under_sync_async_and_nfs3(lab: LabConfig, tmp_path: Path
     recipe, errors = load_recipe_file(tmp_path / "mini-metadata.toml")
     assert errors == [] and recipe is not None
     sizes = default_sizes("small")
-    conn = open_store(tmp_path / "s.sqlite3")
-    results, journal = Results(conn), Journal(conn)
-    events: list[Event] = []
-    with host(lab, "nas") as nas, host(lab, "client") as client:
-        before = nas.run(SNAPSHOT).stdout
-        facts = recipe_facts(probe(nas, path="/export"), probe(client, peer="10.99.0.1"))
-        plan = build_plan(
-            [recipe], facts, scale="small", seed=5, sizes=sizes, fio_available=True, share="/export",
-            server_address="nas", scratch_name=".nfstune-metadata-test",
-        )  # fmt: skip
-        sid = results.start_session(
-            server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id],
-            plan=plan_json(plan),
-        )  # fmt: skip
-        Engine(
-            server=nas, client=client, server_address="nas", share="/export", sizes=sizes, results=results,
-            journal=journal, emit=events.append, fio_available=True, baselines=False, client_address="10.99.0.2",
-        ).run(sid, plan)  # fmt: skip
-        after = nas.run(SNAPSHOT).stdout
-        mounts = client.run("cat /proc/mounts").stdout
-    assert after == before and "/mnt/nfstune/" not in mounts and journal.pending() == []
+    ran = run_session(lab, recipe, tmp_path, sizes=sizes, seed=5, snapshot=SNAPSHOT)
+    assert ran.after == ran.before and "/mnt/nfstune/" not in ran.client_mounts and ran.journal.pending() == []
+    results, sid = ran.results, ran.session_id
     data = results.session(sid)
     assert data["status"] == "completed"
     repeats = {
