@@ -109,3 +109,42 @@ def test_the_group_line_is_taken_even_when_the_command_exited_before_its_output_
     proc = _LateHost().start("echo out")
     assert proc.pgid is not None
     assert [text for stream, text in proc.chunks() if stream == "out"] == ["out\n"]
+
+
+class _LateErrChannel(LocalChannel):
+    """A local channel whose stderr is read only once the command has exited and its stdout checked: the output
+    arrives between the reader's checks and the end of the command."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.err_checks = 0
+
+    def exec_command(self, command: str) -> None:
+        self._proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE)  # fmt: skip
+        self._proc.wait()
+        reader = threading.Thread(target=self._pump, args=("out", self._proc.stdout), daemon=True)
+        reader.start()
+        reader.join()
+        self._readers.append(reader)
+
+    def recv_stderr_ready(self) -> bool:
+        ready = super().recv_stderr_ready()
+        self.err_checks += 1
+        if self.err_checks == 1 and len(self._readers) == 1:  # stderr's reader starts, and ends, after this check
+            assert self._proc is not None
+            reader = threading.Thread(target=self._pump, args=("err", self._proc.stderr), daemon=True)
+            reader.start()
+            reader.join()
+            self._readers.append(reader)
+        return ready
+
+
+class _LateErrHost(LocalHost):
+    def _open_channel(self, text: str) -> LocalChannel:
+        return _LateErrChannel()
+
+
+def test_output_that_arrives_as_the_command_ends_is_still_read() -> None:
+    result = _LateErrHost().run("echo out; echo err >&2")
+    assert (result.stdout, result.stderr) == ("out\n", "err\n")

@@ -93,6 +93,8 @@ class RemoteProcess:
                 if got:
                     continue
                 if ch.exit_status_ready() and ch.eof_received:
+                    if ch.recv_ready() or ch.recv_stderr_ready():
+                        continue  # it came in after the checks above: all of it is here now, read it first
                     break
                 if ch.closed and not ch.exit_status_ready():
                     raise Unreachable(self.label, f"connection closed while running `{self.command}`")
