@@ -217,7 +217,10 @@ def _open_store(path: Path | None) -> sqlite3.Connection:
             f"{path} was written by a newer nfstune (schema {version}, this one knows {SCHEMA_VERSION}): "
             "update nfstune; the file was not changed"
         )
-    conn.execute("PRAGMA journal_mode=WAL")
+    # switched once, when the file is new: the switch needs the file to itself, and another thread's connection
+    # closing at that moment answers it "database is locked" whatever the busy timeout
+    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA foreign_keys=ON")
     if version < SCHEMA_VERSION:
         if existed:
