@@ -80,23 +80,33 @@ def test_a_bug_in_a_sampler_is_logged_with_its_traceback(caplog: pytest.LogCaptu
     assert record.exc_info is not None and record.exc_info[0] is KeyError
 
 
-class _LateChannel(LocalChannel):
-    """A local channel whose output is read only after the command has exited and someone has seen it exit: the
-    order a busy machine can give (the wrapper's first line still in the pipe when the exit is known)."""
+class _HeldChannel(LocalChannel):
+    """A local channel whose command has exited before any of its output is read: each stream is read only when a
+    test's channel says so (`_read`), in the order a busy machine can give."""
 
     def exec_command(self, command: str) -> None:
         self._proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE)  # fmt: skip
         self._proc.wait()
 
+    def _read(self, name: str, *, wait: bool) -> None:
+        assert self._proc is not None
+        reader = threading.Thread(target=self._pump, args=(name, getattr(self._proc, f"std{name}")), daemon=True)
+        reader.start()
+        if wait:
+            reader.join()
+        self._readers.append(reader)
+
+
+class _LateChannel(_HeldChannel):
+    """Output read only after someone has seen the command exit (the wrapper's first line still in the pipe when
+    the exit is known)."""
+
     def exit_status_ready(self) -> bool:
         ready = super().exit_status_ready()
         if ready and not self._readers:
-            assert self._proc is not None
-            for name, stream in (("out", self._proc.stdout), ("err", self._proc.stderr)):
-                reader = threading.Thread(target=self._pump, args=(name, stream), daemon=True)
-                reader.start()
-                self._readers.append(reader)
+            self._read("out", wait=False)
+            self._read("err", wait=False)
         return ready
 
 
@@ -111,32 +121,23 @@ def test_the_group_line_is_taken_even_when_the_command_exited_before_its_output_
     assert [text for stream, text in proc.chunks() if stream == "out"] == ["out\n"]
 
 
-class _LateErrChannel(LocalChannel):
-    """A local channel whose stderr is read only once the command has exited and its stdout checked: the output
-    arrives between the reader's checks and the end of the command."""
+class _LateErrChannel(_HeldChannel):
+    """stderr read only once the command has exited and its stdout checked: the output arrives between the
+    reader's checks and the end of the command."""
 
     def __init__(self) -> None:
         super().__init__()
         self.err_checks = 0
 
     def exec_command(self, command: str) -> None:
-        self._proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE)  # fmt: skip
-        self._proc.wait()
-        reader = threading.Thread(target=self._pump, args=("out", self._proc.stdout), daemon=True)
-        reader.start()
-        reader.join()
-        self._readers.append(reader)
+        super().exec_command(command)
+        self._read("out", wait=True)
 
     def recv_stderr_ready(self) -> bool:
         ready = super().recv_stderr_ready()
         self.err_checks += 1
         if self.err_checks == 1 and len(self._readers) == 1:  # stderr's reader starts, and ends, after this check
-            assert self._proc is not None
-            reader = threading.Thread(target=self._pump, args=("err", self._proc.stderr), daemon=True)
-            reader.start()
-            reader.join()
-            self._readers.append(reader)
+            self._read("err", wait=True)
         return ready
 
 

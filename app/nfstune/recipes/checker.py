@@ -5,6 +5,7 @@ file is written, and shares the problem list and the helpers for tables, strings
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -367,17 +368,22 @@ class Checker:
             return None
         return str(value)
 
+    def every_or_none(self, configs: list[Config], key: str, has: Callable[[Config], bool], advice: str) -> list[int]:
+        """A key that every configuration of a recipe must have, or none; the indexes of those that have it."""
+        having = [index for index, config in enumerate(configs) if has(config)]
+        if having and len(having) != len(configs):
+            missing = next(index for index, config in enumerate(configs) if not has(config))
+            self.problem(("configs", missing), f"has no '{key}', but configs[{having[0]}] has: {advice}")
+        return having
+
     def same_filesystems(self, configs: list[Config]) -> None:
         """Every configuration on a scratch filesystem of nfstune's own, or none: a figure from the user's export
         and one from a file-backed filesystem beside it do not measure the same disk path."""
-        scratch = [index for index, config in enumerate(configs) if config.filesystem is not None]
-        if scratch and len(scratch) != len(configs):
-            on_share = next(index for index, config in enumerate(configs) if config.filesystem is None)
-            self.problem(
-                ("configs", on_share),
-                f"has no 'filesystem', but configs[{scratch[0]}] has: give every configuration its filesystem "
-                "(each runs on a scratch filesystem of nfstune's own, never on the share)",
-            )
+        scratch = self.every_or_none(
+            configs, "filesystem", lambda c: c.filesystem is not None,
+            "give every configuration its filesystem (each runs on a scratch filesystem of nfstune's own, never on "
+            "the share)",
+        )  # fmt: skip
         for index in scratch:
             if configs[index].clients is not None:
                 self.problem(("configs", index, "clients"), "a scratch filesystem is loaded from one client only")
@@ -385,14 +391,10 @@ class Checker:
     def same_load(self, configs: list[Config]) -> None:
         """Every configuration of a recipe from the clients it names, or none: a figure from fio's front end and
         one from a client alone are not measured the same way."""
-        several = [index for index, config in enumerate(configs) if config.clients is not None]
-        if several and len(several) != len(configs):
-            alone = next(index for index, config in enumerate(configs) if config.clients is None)
-            self.problem(
-                ("configs", alone),
-                f"has no 'clients', but configs[{several[0]}] has: give every configuration its number of clients "
-                "(clients = 1 for one client through fio's front end)",
-            )
+        self.every_or_none(
+            configs, "clients", lambda c: c.clients is not None,
+            "give every configuration its number of clients (clients = 1 for one client through fio's front end)",
+        )  # fmt: skip
 
     def expect(self, table: dict[str, Any], path: KeyPath) -> Literal["same"] | None:
         value = table.get(str(path[-1]))
