@@ -46,6 +46,12 @@ def test_packages_are_part_of_the_hash(guest: Path, monkeypatch: pytest.MonkeyPa
     assert input_hash(SOURCES, guest) != base
 
 
+def test_the_masked_units_are_part_of_the_hash(guest: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = input_hash(SOURCES, guest)
+    monkeypatch.setattr(image, "UNNEEDED_UNITS", image.UNNEEDED_UNITS[1:])
+    assert input_hash(SOURCES, guest) != base
+
+
 def test_deb822_sources_are_preferred(tmp_path: Path) -> None:
     d = tmp_path / "sources.list.d"
     d.mkdir()

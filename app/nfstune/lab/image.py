@@ -21,7 +21,7 @@ from nfstune.errors import ConfigError, NfstuneError, ToolMissing
 Progress = Callable[[str], None]
 
 # Bump when the build steps below change in a way the hashed inputs do not show.
-IMAGE_FORMAT = 1
+IMAGE_FORMAT = 2
 SUITE = "bookworm"
 PACKAGES = (
     "linux-image-cloud-amd64",  # has nfsd, nfs, sch_tbf, dm-delay
@@ -30,6 +30,17 @@ PACKAGES = (
     "xfsprogs", "btrfs-progs",  # the filesystems recipe's scratch filesystems
 )  # fmt: skip
 ROOTFS_SIZE = "3G"
+# Units a lab VM has no use for (`systemd-analyze blame`: gettys, e2scrub, utmp, binfmt, debug mounts, timers, pNFS
+# block layout, fuse): under software emulation one vCPU runs the whole boot. With the guest's modprobe.d and
+# initramfs settings, a VM was ready after ~55 s instead of ~63 s (measured here, two VMs booting together).
+UNNEEDED_UNITS = (
+    "getty-static.service", "getty@tty1.service", "serial-getty@ttyS0.service", "e2scrub_reap.service",
+    "e2scrub_all.timer", "systemd-update-utmp.service", "systemd-update-utmp-runlevel.service",
+    "systemd-binfmt.service", "proc-sys-fs-binfmt_misc.automount", "dev-hugepages.mount", "dev-mqueue.mount",
+    "sys-kernel-debug.mount", "sys-kernel-tracing.mount", "systemd-journal-flush.service", "systemd-pstore.service",
+    "apt-daily.timer", "apt-daily-upgrade.timer", "dpkg-db-backup.timer", "fstrim.timer",
+    "systemd-tmpfiles-clean.timer", "nfs-blkmap.service", "modprobe@fuse.service", "sys-fs-fuse-connections.mount",
+)  # fmt: skip
 
 # command -> Debian package that provides it
 HOST_TOOLS = {
@@ -78,6 +89,7 @@ def input_hash(sources: str, guest: Path) -> str:
     h = hashlib.sha256()
     h.update(f"format={IMAGE_FORMAT}\nsuite={SUITE}\nsize={ROOTFS_SIZE}\n".encode())
     h.update(("packages=" + ",".join(PACKAGES) + "\n").encode())
+    h.update(("masked=" + ",".join(UNNEEDED_UNITS) + "\n").encode())
     h.update(b"sources=" + sources.encode() + b"\n")
     for f in sorted(p for p in guest.rglob("*") if p.is_file()):
         rel = f.relative_to(guest).as_posix()
@@ -176,6 +188,9 @@ def _build(image: Image, progress: Progress) -> None:
         f'tar -C "{guest}" --owner=0 --group=0 -cf - . | tar -C "$1" -xf -',
         'chmod 0755 "$1/usr/local/sbin/lab-setup"',
         'chroot "$1" systemctl enable lab-setup.service',
+        'chroot "$1" systemctl mask ' + " ".join(UNNEEDED_UNITS),
+        # the guest's initramfs-tools settings (the virtio disk's modules only) apply to the kernel's initrd
+        'chroot "$1" update-initramfs -u -k all',
         'chroot "$1" passwd -d root',
         # no hostname and no host keys in the image: each VM gets its own stable key at boot
         'rm -f "$1/etc/hostname" "$1"/etc/ssh/ssh_host_*',
