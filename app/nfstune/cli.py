@@ -28,7 +28,7 @@ from nfstune.cli_args import (
     vm_memory,
 )
 from nfstune.errors import NfstuneError
-from nfstune.lab.config import ALL_VM_NAMES
+from nfstune.lab.config import ALL_VM_NAMES, DEFAULT_RELEASE, RELEASES
 
 if TYPE_CHECKING:
     from nfstune.lab import LabConfig, VmStatus
@@ -83,6 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     lab_sub = lab.add_subparsers(dest="lab_command", required=True)
     build = lab_sub.add_parser("build", help="build the VM image (cached; rebuilt only when its inputs change)")
     build.add_argument("--force", action="store_true", help="rebuild even if cached")
+    build.add_argument("--release", default=DEFAULT_RELEASE, choices=RELEASES, help="the image's Debian release")
     lab_up = lab_sub.add_parser("up", help="boot both VMs and wait until they are ready")
     _add_up_options(lab_up)
     lab_sub.add_parser("down", help="stop both VMs (by their pid files) and drop their per-run disks")
@@ -188,6 +189,11 @@ def _add_up_options(p: argparse.ArgumentParser) -> None:
         "--link-port", type=int, default=10099,
         help="127.0.0.1 port that carries the lab link (one per client: the ports after it)",
     )  # fmt: skip
+    p.add_argument(
+        "--release", default=DEFAULT_RELEASE, choices=RELEASES,
+        help="the NAS's Debian release (trixie: kernel 6.12, nfs-utils 2.8 with nfsdctl); the clients run "
+        f"{DEFAULT_RELEASE}",
+    )  # fmt: skip
     p.add_argument("--accel", default="tcg", choices=("tcg", "kvm"), help="qemu accelerator")
     p.add_argument("--memory", type=vm_memory, default=1024, help="MiB of RAM per VM")
     p.add_argument("--timeout", type=positive_seconds, default=300, help="seconds to wait for the VMs to boot")
@@ -201,6 +207,7 @@ def _lab_config(args: argparse.Namespace | None = None) -> LabConfig:
     return LabConfig(
         nas_port=args.nas_port, client_port=args.client_port, link_port=args.link_port, disk=args.disk,
         link=args.link, accel=args.accel, memory_mib=args.memory, boot_timeout=args.timeout, clients=args.clients,
+        release=args.release,
     )  # fmt: skip
 
 
@@ -240,7 +247,7 @@ def _lab(args: argparse.Namespace) -> int:
 
     printer = Printer()
     if args.lab_command == "build":
-        image, built = ensure_image(_lab_config().cache_dir, printer, force=args.force)
+        image, built = ensure_image(_lab_config().cache_dir, printer, force=args.force, release=args.release)
         print(f"{'built' if built else 'cached'}: {image.directory}")
         return 0
     if args.lab_command == "up":

@@ -30,6 +30,7 @@ def cfg(tmp_path: Path, **kw: object) -> LabConfig:
         ({"memory_mib": 128}, "too little memory"),
         ({"clients": 0}, "0 clients: the lab runs 1 to 4"),
         ({"clients": 5}, "5 clients: the lab runs 1 to 4"),
+        ({"release": "buster"}, "unknown Debian release 'buster' for the NAS: choose bookworm or trixie"),
         ({"clients": 3, "client_port": 4000, "nas_port": 4002}, r"client3 port 4002"),
         ({"clients": 2, "link_port": 4000, "nas_port": 4001}, r"link port of client2 4001"),
     ],
@@ -53,11 +54,12 @@ def test_a_taken_port_is_named_with_its_owner(tmp_path: Path) -> None:
 
 
 def test_running_settings_are_read_back(tmp_path: Path) -> None:
-    c = cfg(tmp_path, nas_port=3322, client_port=3323, link="50mbit")
+    c = cfg(tmp_path, nas_port=3322, client_port=3323, link="50mbit", release="trixie")
     c.state_dir.mkdir(parents=True)
     c.save({"image": "abc"})
     again = cfg(tmp_path).as_running()
     assert (again.nas_port, again.client_port, again.link, again.disk) == (3322, 3323, "50mbit", "hdd")
+    assert again.release == "trixie"
     assert again.state_dir == c.state_dir
 
 

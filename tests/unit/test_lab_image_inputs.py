@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -77,3 +78,67 @@ def test_a_missing_host_tool_names_its_package() -> None:
         check_host_tools({"nfstune-no-such-tool": "nfstune-pkg", "ssh-keygen": "openssh-client"})
     assert info.value.tool == "nfstune-no-such-tool"
     assert "apt-get install -y nfstune-pkg" in str(info.value) and "this computer" in str(info.value)
+
+
+# --- the NAS's release (`lab up --release trixie`) -------------------------------------------------------------
+
+
+def test_another_release_takes_this_machines_mirrors_with_its_own_suites(tmp_path: Path) -> None:
+    d = tmp_path / "sources.list.d"
+    d.mkdir()
+    main = SOURCES.replace("Suites: bookworm", "Suites: bookworm bookworm-updates")
+    security = "Types: deb\nURIs: http://deb.example/debian-security\nSuites: bookworm-security\nComponents: main\n"
+    keyring = "Signed-By: /usr/share/keyrings/debian-archive-bookworm-stable.gpg\n"
+    (d / "debian.sources").write_text(main + keyring + "\n" + security)
+    text = apt_sources(tmp_path, release="trixie")
+    assert "Suites: trixie trixie-updates\n" in text and "Suites: trixie-security\n" in text
+    assert "http://deb.example/debian\n" in text and "http://deb.example/debian-security\n" in text
+    assert keyring in text  # only the suites change: a key file's name is not a suite
+    assert (
+        apt_sources(tmp_path)
+        == apt_sources(tmp_path, release="bookworm")
+        == "\n\n".join(b.strip() for b in (main + keyring, security)) + "\n"
+    )
+
+
+def test_one_line_sources_of_another_release_keep_their_options(tmp_path: Path) -> None:
+    (tmp_path / "sources.list.d").mkdir()
+    (tmp_path / "sources.list").write_text(
+        "deb http://m.example/debian bookworm main\n"
+        "deb [arch=amd64 signed-by=/k/bookworm.gpg] http://m.example/debian-security bookworm-security main\n"
+    )
+    assert apt_sources(tmp_path, release="trixie") == (
+        "deb http://m.example/debian trixie main\n"
+        "deb [arch=amd64 signed-by=/k/bookworm.gpg] http://m.example/debian-security trixie-security main\n"
+    )
+
+
+def test_each_release_has_its_own_image(guest: Path) -> None:
+    assert input_hash(SOURCES, guest, "trixie") != input_hash(SOURCES, guest, "bookworm")
+    assert input_hash(SOURCES, guest) == input_hash(SOURCES, guest, "bookworm")
+
+
+def test_a_new_image_removes_only_the_outdated_images_of_its_own_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trixie NAS beside bookworm clients: building one release's image keeps the other's."""
+    cache = tmp_path / "cache"
+    old_bookworm, old_trixie, unfinished = (image.images_dir(cache) / name for name in ("a1", "b2", "c3.tmp"))
+    for directory, release in ((old_bookworm, "bookworm"), (old_trixie, "trixie"), (unfinished, None)):
+        directory.mkdir(parents=True)
+        if release:
+            (directory / "manifest.json").write_text(json.dumps({"suite": release}))
+
+    def build(img: image.Image, progress: image.Progress) -> None:
+        img.directory.mkdir(parents=True)
+        for f in (img.disk, img.kernel, img.initrd):
+            f.write_bytes(b"")
+        img.manifest.write_text(json.dumps({"suite": img.release}))
+
+    monkeypatch.setattr(image, "_build", build)
+    monkeypatch.setattr(image, "check_host_tools", lambda: None)
+    monkeypatch.setattr(image.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(image, "apt_sources", lambda release: SOURCES.replace("bookworm", release))
+    built, fresh = image.ensure_image(cache, lambda _m: None, release="bookworm")
+    assert fresh and built.release == "bookworm"
+    assert sorted(p.name for p in image.images_dir(cache).iterdir()) == sorted([built.directory.name, "b2"])

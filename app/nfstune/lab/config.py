@@ -19,6 +19,9 @@ LAB_IPS = {vm: f"10.99.0.{number}" for number, vm in enumerate(ALL_VM_NAMES, sta
 EXPORT_PATH = "/export"
 # a further client only runs fio and mounts: it needs less than the NAS's page cache
 FURTHER_CLIENT_MEMORY_MIB = 512
+# the Debian releases the NAS can run (`lab up --release`); the clients run the first
+RELEASES = ("bookworm", "trixie")
+DEFAULT_RELEASE = RELEASES[0]
 
 
 def client_number(vm: str) -> int:
@@ -40,6 +43,7 @@ class LabConfig:
     export_size_gib: int = 4
     boot_timeout: float = 300.0
     clients: int = 1
+    release: str = DEFAULT_RELEASE  # the NAS's
 
     def validate(self) -> LabConfig:
         if not 1 <= self.clients <= MAX_CLIENTS:
@@ -59,6 +63,8 @@ class LabConfig:
             raise ConfigError(f"unknown disk profile {self.disk!r}: choose one of {', '.join(DISK_PROFILES)}")
         if self.link not in LINK_PROFILES:
             raise ConfigError(f"unknown link profile {self.link!r}: choose one of {', '.join(LINK_PROFILES)}")
+        if self.release not in RELEASES:
+            raise ConfigError(f"unknown Debian release {self.release!r} for the NAS: choose {' or '.join(RELEASES)}")
         if self.accel not in ("tcg", "kvm"):
             raise ConfigError(f"unknown accelerator {self.accel!r}: choose tcg or kvm")
         if self.memory_mib < 512:
@@ -130,6 +136,6 @@ class LabConfig:
     def as_running(self) -> LabConfig:
         """This config with the ports and profiles the running lab was started with."""
         data = self.saved()
-        keys = ("nas_port", "client_port", "link_port", "disk", "link", "accel", "clients")
+        keys = ("nas_port", "client_port", "link_port", "disk", "link", "accel", "clients", "release")
         known = {k: data[k] for k in keys if k in data}
         return replace(self, **known)

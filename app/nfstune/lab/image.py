@@ -1,5 +1,6 @@
-"""The practice lab's VM image: one Debian bookworm rootfs (kernel NFS server, fio, iperf3) built with
-mmdebstrap from this machine's own apt sources, cached by a hash of everything that goes into it."""
+"""The practice lab's VM images: a Debian rootfs (kernel NFS server, fio, iperf3) built with mmdebstrap from this
+machine's own apt sources, one per release (bookworm, and trixie for `lab up --release trixie`), each cached by a
+hash of everything that goes into it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -17,12 +19,12 @@ from pathlib import Path
 
 from nfstune import paths
 from nfstune.errors import ConfigError, NfstuneError, ToolMissing
+from nfstune.lab.config import DEFAULT_RELEASE, RELEASES
 
 Progress = Callable[[str], None]
 
 # Bump when the build steps below change in a way the hashed inputs do not show.
 IMAGE_FORMAT = 2
-SUITE = "bookworm"
 PACKAGES = (
     "linux-image-cloud-amd64",  # has nfsd, nfs, sch_tbf, dm-delay
     "systemd-sysv", "udev", "openssh-server", "nfs-kernel-server", "fio", "iperf3", "iproute2",
@@ -69,8 +71,30 @@ def guest_dir() -> Path:
     return paths.resources_dir() / "lab" / "guest"
 
 
-def apt_sources(etc_apt: Path = Path("/etc/apt")) -> str:
-    """This machine's Debian sources, deb822 blocks if it has them, else one-line `deb` entries."""
+# a Debian suite in a sources entry: the release's codename, alone or with its -updates, -security... suffix
+_SUITE = re.compile(r"\b(?:" + "|".join(("bullseye", *RELEASES, "forky", "sid")) + r")(?=-[a-z-]+\b|\s|$)")
+
+
+def apt_sources(etc_apt: Path = Path("/etc/apt"), release: str = DEFAULT_RELEASE) -> str:
+    """This machine's Debian sources for `release`, deb822 blocks if it has them, else one-line `deb` entries: the
+    same mirrors (this machine reaches them, and its keyring verifies them), the release's suites in place of
+    this machine's own."""
+    lines = []
+    for line in _host_sources(etc_apt).splitlines(keepends=True):
+        if line.startswith("Suites:"):
+            line = _SUITE.sub(release, line)
+        elif line.startswith("deb "):
+            words = line.split()
+            # deb [options] URI suite components: the options may span several words
+            uri = next((i + 1 for i, w in enumerate(words) if w.endswith("]")), 1) if words[1].startswith("[") else 1
+            if uri + 1 < len(words):
+                words[uri + 1] = _SUITE.sub(release, words[uri + 1])
+            line = " ".join(words) + "\n"
+        lines.append(line)
+    return "".join(lines)
+
+
+def _host_sources(etc_apt: Path) -> str:
     blocks = []
     for f in sorted((etc_apt / "sources.list.d").glob("*.sources")):
         blocks += [b.strip() for b in f.read_text().split("\n\n") if "Types:" in b and "deb" in b]
@@ -85,9 +109,9 @@ def apt_sources(etc_apt: Path = Path("/etc/apt")) -> str:
     return "\n".join(lines) + "\n"
 
 
-def input_hash(sources: str, guest: Path) -> str:
+def input_hash(sources: str, guest: Path, release: str = DEFAULT_RELEASE) -> str:
     h = hashlib.sha256()
-    h.update(f"format={IMAGE_FORMAT}\nsuite={SUITE}\nsize={ROOTFS_SIZE}\n".encode())
+    h.update(f"format={IMAGE_FORMAT}\nsuite={release}\nsize={ROOTFS_SIZE}\n".encode())
     h.update(("packages=" + ",".join(PACKAGES) + "\n").encode())
     h.update(("masked=" + ",".join(UNNEEDED_UNITS) + "\n").encode())
     h.update(b"sources=" + sources.encode() + b"\n")
@@ -101,6 +125,7 @@ def input_hash(sources: str, guest: Path) -> str:
 class Image:
     directory: Path
     input_hash: str
+    release: str = DEFAULT_RELEASE
 
     @property
     def disk(self) -> Path:
@@ -126,9 +151,9 @@ def images_dir(cache_dir: Path) -> Path:
     return cache_dir / "images"
 
 
-def current_image(cache_dir: Path) -> Image:
-    digest = input_hash(apt_sources(), guest_dir())
-    return Image(images_dir(cache_dir) / digest, digest)
+def current_image(cache_dir: Path, release: str = DEFAULT_RELEASE) -> Image:
+    digest = input_hash(apt_sources(release=release), guest_dir(), release)
+    return Image(images_dir(cache_dir) / digest, digest, release)
 
 
 @contextmanager
@@ -139,9 +164,11 @@ def _build_lock(cache_dir: Path) -> Iterator[None]:
         yield
 
 
-def ensure_image(cache_dir: Path, progress: Progress, *, force: bool = False) -> tuple[Image, bool]:
-    """The image for the current inputs, built if it is not cached. Returns (image, built_now)."""
-    image = current_image(cache_dir)
+def ensure_image(
+    cache_dir: Path, progress: Progress, *, force: bool = False, release: str = DEFAULT_RELEASE
+) -> tuple[Image, bool]:
+    """The image of `release` for the current inputs, built if it is not cached. Returns (image, built_now)."""
+    image = current_image(cache_dir, release)
     with _build_lock(cache_dir):
         if image.complete() and not force:
             progress(f"lab image {image.input_hash} is cached in {image.directory}")
@@ -151,10 +178,19 @@ def ensure_image(cache_dir: Path, progress: Progress, *, force: bool = False) ->
             raise NfstuneError("building the lab image needs root (mmdebstrap, chroot): run it with sudo")
         _build(image, progress)
         for old in images_dir(cache_dir).iterdir():
-            if old != image.directory and old.is_dir():
+            if old != image.directory and old.is_dir() and _release_of(old) in (release, None):
                 shutil.rmtree(old, ignore_errors=True)
                 progress(f"removed the outdated lab image {old.name}")
     return image, True
+
+
+def _release_of(directory: Path) -> str | None:
+    """The release of a cached image, None for a build that did not finish (every release's is outdated then)."""
+    try:
+        release = json.loads((directory / "manifest.json").read_text()).get("suite")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return release if isinstance(release, str) else None
 
 
 def _run_logged(argv: list[str], progress: Progress, stdin: str | None = None) -> None:
@@ -182,7 +218,7 @@ def _build(image: Image, progress: Progress) -> None:
     rootfs = tmp / "rootfs"
     guest = guest_dir()
     t0 = time.monotonic()
-    progress(f"building the lab image {image.input_hash} (Debian {SUITE}, about a minute)")
+    progress(f"building the lab image {image.input_hash} (Debian {image.release}, about a minute)")
     hooks = [
         # our guest files, owned by root whoever installed nfstune
         f'tar -C "{guest}" --owner=0 --group=0 -cf - . | tar -C "$1" -xf -',
@@ -199,9 +235,9 @@ def _build(image: Image, progress: Progress) -> None:
     argv = ["mmdebstrap", "--variant=minbase", "--include=" + ",".join(PACKAGES)]
     argv += ['--aptopt=Acquire::Check-Valid-Until "false"']
     argv += [f"--customize-hook={hook}" for hook in hooks]
-    argv += [SUITE, str(rootfs), "-"]
+    argv += [image.release, str(rootfs), "-"]
     try:
-        _run_logged(argv, progress, stdin=apt_sources())
+        _run_logged(argv, progress, stdin=apt_sources(release=image.release))
         t1 = time.monotonic()
         boot = rootfs / "boot"
         shutil.copyfile(next(boot.glob("vmlinuz-*")), tmp / "vmlinuz")
@@ -216,7 +252,7 @@ def _build(image: Image, progress: Progress) -> None:
         manifest = {
             "input_hash": image.input_hash,
             "format": IMAGE_FORMAT,
-            "suite": SUITE,
+            "suite": image.release,
             "packages": list(PACKAGES),
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "seconds": {"mmdebstrap": round(t1 - t0, 1), "disk": round(t2 - t1, 1)},

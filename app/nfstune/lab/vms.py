@@ -21,7 +21,7 @@ from pathlib import Path
 import psutil
 
 from nfstune.errors import ConfigError, NfstuneError
-from nfstune.lab.config import ALL_VM_NAMES, LAB_IPS, LabConfig, client_number
+from nfstune.lab.config import ALL_VM_NAMES, DEFAULT_RELEASE, LAB_IPS, LabConfig, client_number
 from nfstune.lab.image import Image, Progress, ensure_image, which
 from nfstune.lab.profiles import LINK_PROFILES, PROBE_COMMAND, parse_probe
 from nfstune.remote import Host, RemoteError
@@ -227,14 +227,20 @@ def _up(cfg: LabConfig, progress: Progress) -> list[VmStatus]:
     running = [vm for vm in ALL_VM_NAMES if vm_pid(cfg, vm)]
     if running:
         was = cfg.as_running()
-        if tuple(running) == was.vms and (was.disk, was.link, was.clients) == (cfg.disk, cfg.link, cfg.clients):
+        if tuple(running) == was.vms and (was.disk, was.link, was.clients, was.release) == (
+            cfg.disk,
+            cfg.link,
+            cfg.clients,
+            cfg.release,
+        ):
             progress("the lab is already up")
             return status(was)
         raise LabError(
-            f"the lab is already running ({', '.join(running)}) with disk={was.disk} link={was.link}: "
+            f"the lab is already running ({', '.join(running)}) with disk={was.disk} link={was.link} "
+            f"release={was.release}: "
             "run `nfstune lab down` first"
         )
-    image, _ = ensure_image(cfg.cache_dir, progress)
+    images = _images(cfg, progress)
     check_ports_free(cfg)
     cfg.state_dir.mkdir(parents=True, exist_ok=True)
     _prepare_keys(cfg)
@@ -243,7 +249,7 @@ def _up(cfg: LabConfig, progress: Progress) -> list[VmStatus]:
     try:
         for vm in cfg.vms:  # nas first: it listens on the lab link, the clients connect to it
             progress(f"starting the {vm} VM (disk={cfg.disk if vm == 'nas' else '-'}, link={cfg.link})")
-            _start_vm(cfg, image, vm)
+            _start_vm(cfg, images[vm], vm)
         _wait_ready(cfg, progress, t0)
         states = status(cfg)
         _check_profiles(cfg, states)
@@ -251,9 +257,19 @@ def _up(cfg: LabConfig, progress: Progress) -> list[VmStatus]:
         progress("stopping the VMs that were started")
         _down(cfg, lambda _msg: None)
         raise
-    cfg.save({"image": image.input_hash, "started_at": time.time(), "boot_seconds": round(time.monotonic() - t0, 1)})
+    cfg.save({
+        "image": images["nas"].input_hash, "client_image": images["client"].input_hash, "started_at": time.time(),
+        "boot_seconds": round(time.monotonic() - t0, 1),
+    })  # fmt: skip
     progress(f"the lab is up after {time.monotonic() - t0:.0f} s")
     return states
+
+
+def _images(cfg: LabConfig, progress: Progress) -> dict[str, Image]:
+    """Each VM's image: the NAS runs the lab's release, the clients the default one (built if not cached)."""
+    client, _ = ensure_image(cfg.cache_dir, progress)
+    nas = client if cfg.release == DEFAULT_RELEASE else ensure_image(cfg.cache_dir, progress, release=cfg.release)[0]
+    return {vm: nas if vm == "nas" else client for vm in cfg.vms}
 
 
 def _wait_ready(cfg: LabConfig, progress: Progress, t0: float) -> None:
