@@ -29,8 +29,10 @@ test: system-deps $(STAMP)
 	$(MAKE) -j2 --output-sync=target lint lab-image
 	$(MAKE) pytest
 
+# bookworm for every lab; trixie for the three-client lab's NAS (tests/lab/conftest.py)
 lab-image: $(STAMP)
 	$(BIN)/nfstune lab build
+	$(BIN)/nfstune lab build --release trixie
 
 # two workers, two labs side by side (tests/conftest.py says why); `make pytest PYTEST_ARGS=...` for others
 PYTEST_ARGS ?= -n 2 --durations=30

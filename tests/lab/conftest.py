@@ -26,7 +26,8 @@ def client(lab: LabConfig) -> Iterator[Host]:
 @pytest.fixture(scope="module")
 def lab3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabConfig]:
     """A second lab, of three clients (`lab up --clients 3`), for the tests of load from several clients at once:
-    one module uses it, and it stops with that module (its VMs would slow every later test down)."""
+    one module uses it, and it stops with that module (its VMs would slow every later test down). Its NAS runs
+    Debian trixie (`--release trixie`), so that the suite runs the NAS on both releases without a further boot."""
     state_home = tmp_path_factory.mktemp("xdg-state-clients")
     cfg = LabConfig(
         state_dir=state_home / "nfstune" / "lab",
@@ -35,6 +36,7 @@ def lab3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabConfig]:
         link_port=free_port(),
         disk="ssd",
         clients=3,
+        release="trixie",
     ).validate()
     messages: list[str] = []
     up(cfg, messages.append)

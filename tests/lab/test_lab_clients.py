@@ -1,5 +1,7 @@
 """A practice lab with more than one client (`nfstune lab up --clients N`), for real: every client answers SSH
-with its own host key, all of them share one private link with the NAS, and `down` leaves nothing running."""
+with its own host key, all of them share one private link with the NAS, and `down` leaves nothing running. Its NAS
+runs Debian trixie (`--release trixie`: kernel 6.12, nfs-utils 2.8 with nfsdctl), its clients bookworm: the probe
+reads that NAS, and server-side recipes change its export and put everything back."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from nfstune.bench.clients_runner import ClientsRunner, LoadClient
+from nfstune.bench.sizing import default_sizes
 from nfstune.bench.workloads import MIB, WorkloadId, WorkloadSizes
 from nfstune.changes.fio_server import start_server
 from nfstune.changes.mount import ClientMount
@@ -22,8 +25,11 @@ from nfstune.changes.transaction import ChangeFailed, Transaction, recover_on_co
 from nfstune.errors import Cancelled, NfstuneError
 from nfstune.lab import LabConfig, host, status, up
 from nfstune.lab.config import LAB_IPS, MAX_CLIENTS
+from nfstune.recipes.loader import load_recipe_file
 from nfstune.remote import Host, HostKeyChanged
+from nfstune.remote.probe import probe
 from nfstune.store import Journal, open_store
+from tests.lab.engine_session import run_session
 
 pytestmark = pytest.mark.lab
 
@@ -90,7 +96,8 @@ def test_a_second_up_with_another_client_count_is_refused(lab3: LabConfig) -> No
 
     for clients in (1, MAX_CLIENTS):
         with pytest.raises(LabError, match="already running"):
-            up(LabConfig(state_dir=lab3.state_dir, cache_dir=lab3.cache_dir, clients=clients), lambda _m: None)
+            again = LabConfig(state_dir=lab3.state_dir, cache_dir=lab3.cache_dir, clients=clients, release=lab3.release)
+            up(again, lambda _m: None)
     assert [st.name for st in status(lab3)] == ["nas", "client", "client2", "client3"]
 
 
@@ -278,3 +285,64 @@ def test_many_clients_runs_from_three_clients_and_leaves_every_host_as_it_was(la
     assert re.search(r"3 clients at once (is .* than|against) 2 clients at once", report.stdout), report.stdout
     page = (tmp_path / "report.html").read_text()
     assert "<h2>Several clients at once</h2>" in page and "client3" in page
+
+
+# --- the NAS on Debian trixie ---------------------------------------------------------------------------------
+
+# sync vs async on small files, 2 rounds: the export's options change each visit and are restored
+RECIPE = """
+id = "mini-trixie"
+title = "sync vs async on the trixie NAS"
+summary = "A short test recipe."
+why = "Tests."
+changes_host = "server"
+workloads = ["small-files"]
+baseline = "sync"
+
+[rounds]
+min = 2
+max = 2
+warmup = 0
+
+[[configs]]
+label = "sync"
+export = { set = ["sync"] }
+
+[[configs]]
+label = "async"
+export = { set = ["async"] }
+"""
+
+SNAPSHOT = (
+    "sha256sum /etc/exports /etc/nfs.conf; exportfs -s; ls -A /export /etc/exports.d 2>&1; cat /proc/fs/nfsd/threads"
+)
+
+
+def test_the_probe_reads_a_trixie_nas_beside_a_bookworm_client(lab3: LabConfig) -> None:
+    with host(lab3, "nas") as nas_host, host(lab3, "client") as client_host:
+        nas = probe(nas_host, path="/export", peer=LAB_IPS["client"])
+        client = probe(client_host, peer=LAB_IPS["nas"])
+    assert (nas.os_id, nas.os_version_id) == ("debian", "13") and (client.os_id, client.os_version_id) == (
+        "debian", "12",
+    )  # fmt: skip
+    assert nas.kernel is not None and nas.kernel.startswith("6.12.")
+    assert nas.nfs_utils_version is not None and nas.nfs_utils_version.startswith("2.8.")
+    assert "nfsdctl" in nas.tools and nas.nfs_server_active
+    assert nas.nfsd_threads == 16  # nfs-utils 2.8's default (bookworm's is 8)
+    assert nas.nfsd_versions_enabled is not None and {"3", "4.2"} <= nas.nfsd_versions_enabled
+
+
+def test_a_server_side_recipe_runs_on_trixie_and_puts_everything_back(lab3: LabConfig, tmp_path: Path) -> None:
+    (tmp_path / "mini-trixie.toml").write_text(RECIPE)
+    recipe, errors = load_recipe_file(tmp_path / "mini-trixie.toml")
+    assert errors == [] and recipe is not None
+    ran = run_session(lab3, recipe, tmp_path, sizes=default_sizes("small"), seed=2, snapshot=SNAPSHOT)
+    assert ran.after == ran.before and "/mnt/nfstune/" not in ran.client_mounts and ran.journal.pending() == []
+    data = ran.results.session(ran.session_id)
+    assert data["status"] == "completed"
+    runs = {run["config_label"]: run for run in data["runs"]}
+    assert runs["async"]["export_options"].startswith("async") and runs["sync"]["export_options"].startswith("sync")
+    assert all(len([r for r in run["repeats"] if not r["warmup"]]) == 2 for run in runs.values())
+    # the three-client lab's disk is the ssd profile (no delay): the figures are printed, not ranked
+    seconds = {label: [r["seconds"] for r in run["repeats"]] for label, run in runs.items()}
+    print("small-files seconds by round on the trixie NAS:", seconds)

@@ -41,9 +41,11 @@ __all__ = [
 
 # Tools whose presence is reported (HostFacts.tools); sbin directories are added to PATH first, because an
 # ordinary login on Debian has no /usr/sbin in PATH and exportfs, tc and friends live there.
+# nfsdctl: how nfs-utils 2.7 and later (Debian trixie) start and configure the server, beside rpc.nfsd.
 CHECKED_TOOLS = (
     "exportfs", "showmount", "nfsstat", "mount.nfs", "tc", "dmsetup", "sudo",
     "fio", "iperf3", "ip", "findmnt", "lsblk", "systemctl", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs",
+    "rpc.nfsd", "nfsdctl",
 )  # fmt: skip
 
 _PRELUDE = r"""
