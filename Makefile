@@ -18,21 +18,21 @@ APT_PKGS := $(APT_LAB) $(APT_TEST) $(APT_QT)
 # `make screenshots` only: the exported report as a browser shows it (headless, in a network namespace of its own)
 APT_SHOTS := chromium util-linux
 
-.PHONY: demo test pytest lint lab-image system-deps venv screenshots clean
+.PHONY: demo test pytest lint lab-image lab-image-bookworm lab-image-trixie system-deps venv screenshots clean
 
 demo: system-deps $(STAMP)
 	$(BIN)/nfstune demo
 
-# the lab's image (about a minute when it is not cached) builds beside the linters, not inside the first lab test
-# while the other worker waits for it
+# the lab's images (about a minute each when not cached) build beside the linters and each other, not inside the
+# first lab test while the other worker waits: bookworm for every lab, trixie for the three-client lab's NAS
 test: system-deps $(STAMP)
-	$(MAKE) -j2 --output-sync=target lint lab-image
+	$(MAKE) -j3 --output-sync=target lint lab-image-bookworm lab-image-trixie
 	$(MAKE) pytest
 
-# bookworm for every lab; trixie for the three-client lab's NAS (tests/lab/conftest.py)
-lab-image: $(STAMP)
-	$(BIN)/nfstune lab build
-	$(BIN)/nfstune lab build --release trixie
+lab-image: lab-image-bookworm lab-image-trixie
+
+lab-image-bookworm lab-image-trixie: $(STAMP)
+	$(BIN)/nfstune lab build --release $(subst lab-image-,,$@)
 
 # two workers, two labs side by side (tests/conftest.py says why); `make pytest PYTEST_ARGS=...` for others
 PYTEST_ARGS ?= -n 2 --durations=30

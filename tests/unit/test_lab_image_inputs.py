@@ -121,13 +121,15 @@ def test_each_release_has_its_own_image(guest: Path) -> None:
 def test_a_new_image_removes_only_the_outdated_images_of_its_own_release(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A trixie NAS beside bookworm clients: building one release's image keeps the other's."""
+    """A trixie NAS beside bookworm clients: building one release's image keeps the other's, even while it builds."""
     cache = tmp_path / "cache"
-    old_bookworm, old_trixie, unfinished = (image.images_dir(cache) / name for name in ("a1", "b2", "c3.tmp"))
-    for directory, release in ((old_bookworm, "bookworm"), (old_trixie, "trixie"), (unfinished, None)):
+    names = ("a1", "b2", "c3.bookworm.tmp", "d4.trixie.tmp", "e5.tmp")
+    old_bookworm, old_trixie, *unfinished = (image.images_dir(cache) / name for name in names)
+    for directory, release in ((old_bookworm, "bookworm"), (old_trixie, "trixie")):
         directory.mkdir(parents=True)
-        if release:
-            (directory / "manifest.json").write_text(json.dumps({"suite": release}))
+        (directory / "manifest.json").write_text(json.dumps({"suite": release}))
+    for directory in unfinished:
+        directory.mkdir(parents=True)
 
     def build(img: image.Image, progress: image.Progress) -> None:
         img.directory.mkdir(parents=True)
@@ -141,4 +143,7 @@ def test_a_new_image_removes_only_the_outdated_images_of_its_own_release(
     monkeypatch.setattr(image, "apt_sources", lambda release: SOURCES.replace("bookworm", release))
     built, fresh = image.ensure_image(cache, lambda _m: None, release="bookworm")
     assert fresh and built.release == "bookworm"
-    assert sorted(p.name for p in image.images_dir(cache).iterdir()) == sorted([built.directory.name, "b2"])
+    # trixie's image and its build in progress stay; bookworm's old image and unfinished builds go
+    assert sorted(p.name for p in image.images_dir(cache).iterdir()) == sorted(
+        [built.directory.name, "b2", "d4.trixie.tmp"]
+    )

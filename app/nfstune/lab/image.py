@@ -157,9 +157,10 @@ def current_image(cache_dir: Path, release: str = DEFAULT_RELEASE) -> Image:
 
 
 @contextmanager
-def _build_lock(cache_dir: Path) -> Iterator[None]:
+def _build_lock(cache_dir: Path, release: str) -> Iterator[None]:
+    """One build of a release at a time; two releases build side by side (`make lab-image` builds both)."""
     cache_dir.mkdir(parents=True, exist_ok=True)
-    with open(cache_dir / "build.lock", "w") as lock:
+    with open(cache_dir / f"build-{release}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
 
@@ -169,7 +170,7 @@ def ensure_image(
 ) -> tuple[Image, bool]:
     """The image of `release` for the current inputs, built if it is not cached. Returns (image, built_now)."""
     image = current_image(cache_dir, release)
-    with _build_lock(cache_dir):
+    with _build_lock(cache_dir, release):
         if image.complete() and not force:
             progress(f"lab image {image.input_hash} is cached in {image.directory}")
             return image, False
@@ -178,6 +179,7 @@ def ensure_image(
             raise NfstuneError("building the lab image needs root (mmdebstrap, chroot): run it with sudo")
         _build(image, progress)
         for old in images_dir(cache_dir).iterdir():
+            # another release's image stays, and so does its build in progress (its lock is not ours)
             if old != image.directory and old.is_dir() and _release_of(old) in (release, None):
                 shutil.rmtree(old, ignore_errors=True)
                 progress(f"removed the outdated lab image {old.name}")
@@ -185,7 +187,10 @@ def ensure_image(
 
 
 def _release_of(directory: Path) -> str | None:
-    """The release of a cached image, None for a build that did not finish (every release's is outdated then)."""
+    """The release of a cached image or of a build's folder (<hash>.<release>.tmp); None when it does not say."""
+    if directory.name.endswith(".tmp"):
+        parts = directory.name.split(".")
+        return parts[1] if len(parts) == 3 else None
     try:
         release = json.loads((directory / "manifest.json").read_text()).get("suite")
     except (OSError, ValueError, AttributeError):
@@ -212,7 +217,7 @@ def _run_logged(argv: list[str], progress: Progress, stdin: str | None = None) -
 
 
 def _build(image: Image, progress: Progress) -> None:
-    tmp = image.directory.with_name(image.directory.name + ".tmp")
+    tmp = image.directory.with_name(f"{image.directory.name}.{image.release}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     rootfs = tmp / "rootfs"
