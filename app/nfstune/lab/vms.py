@@ -227,18 +227,13 @@ def _up(cfg: LabConfig, progress: Progress) -> list[VmStatus]:
     running = [vm for vm in ALL_VM_NAMES if vm_pid(cfg, vm)]
     if running:
         was = cfg.as_running()
-        if tuple(running) == was.vms and (was.disk, was.link, was.clients, was.release) == (
-            cfg.disk,
-            cfg.link,
-            cfg.clients,
-            cfg.release,
-        ):
+        same = (was.disk, was.link, was.clients, was.release) == (cfg.disk, cfg.link, cfg.clients, cfg.release)
+        if tuple(running) == was.vms and same:
             progress("the lab is already up")
             return status(was)
         raise LabError(
             f"the lab is already running ({', '.join(running)}) with disk={was.disk} link={was.link} "
-            f"release={was.release}: "
-            "run `nfstune lab down` first"
+            f"release={was.release}: run `nfstune lab down` first"
         )
     images = _images(cfg, progress)
     check_ports_free(cfg)
