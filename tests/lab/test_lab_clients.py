@@ -30,6 +30,7 @@ from nfstune.remote import Host, HostKeyChanged
 from nfstune.remote.probe import probe
 from nfstune.store import Journal, open_store
 from tests.lab.engine_session import run_session
+from tests.lab.test_engine_lab import RECIPE as ENGINE_RECIPE
 
 pytestmark = pytest.mark.lab
 
@@ -289,29 +290,10 @@ def test_many_clients_runs_from_three_clients_and_leaves_every_host_as_it_was(la
 
 # --- the NAS on Debian trixie ---------------------------------------------------------------------------------
 
-# sync vs async on small files, 2 rounds: the export's options change each visit and are restored
-RECIPE = """
-id = "mini-trixie"
-title = "sync vs async on the trixie NAS"
-summary = "A short test recipe."
-why = "Tests."
-changes_host = "server"
-workloads = ["small-files"]
-baseline = "sync"
-
-[rounds]
-min = 2
-max = 2
-warmup = 0
-
-[[configs]]
-label = "sync"
-export = { set = ["sync"] }
-
-[[configs]]
-label = "async"
-export = { set = ["async"] }
-"""
+# the engine test's sync vs async on small files, 2 rounds, without its warm-up (nothing here reads it): the export's
+# options change each visit and are restored
+RECIPE = ENGINE_RECIPE.replace("warmup = 1", "warmup = 0")
+assert RECIPE != ENGINE_RECIPE
 
 SNAPSHOT = (
     "sha256sum /etc/exports /etc/nfs.conf; exportfs -s; ls -A /export /etc/exports.d 2>&1; cat /proc/fs/nfsd/threads"
@@ -333,8 +315,8 @@ def test_the_probe_reads_a_trixie_nas_beside_a_bookworm_client(lab3: LabConfig) 
 
 
 def test_a_server_side_recipe_runs_on_trixie_and_puts_everything_back(lab3: LabConfig, tmp_path: Path) -> None:
-    (tmp_path / "mini-trixie.toml").write_text(RECIPE)
-    recipe, errors = load_recipe_file(tmp_path / "mini-trixie.toml")
+    (tmp_path / "mini-sync-async.toml").write_text(RECIPE)
+    recipe, errors = load_recipe_file(tmp_path / "mini-sync-async.toml")
     assert errors == [] and recipe is not None
     ran = run_session(lab3, recipe, tmp_path, sizes=default_sizes("small"), seed=2, snapshot=SNAPSHOT)
     assert ran.after == ran.before and "/mnt/nfstune/" not in ran.client_mounts and ran.journal.pending() == []
