@@ -194,6 +194,11 @@ def _add_up_options(p: argparse.ArgumentParser) -> None:
         help="the NAS's Debian release (trixie: kernel 6.12, nfs-utils 2.8 with nfsdctl); the clients run "
         f"{DEFAULT_RELEASE}",
     )  # fmt: skip
+    p.add_argument(
+        "--rdma", action="store_true",
+        help="soft-RoCE on the lab link for NFS over RDMA (the transport recipe): every VM boots Debian's generic "
+        "kernel, which has rdma_rxe; shows the protocol path working, not a real RDMA NIC's speed",
+    )  # fmt: skip
     p.add_argument("--accel", default="tcg", choices=("tcg", "kvm"), help="qemu accelerator")
     p.add_argument("--memory", type=vm_memory, default=1024, help="MiB of RAM per VM")
     p.add_argument("--timeout", type=positive_seconds, default=300, help="seconds to wait for the VMs to boot")
@@ -207,7 +212,7 @@ def _lab_config(args: argparse.Namespace | None = None) -> LabConfig:
     return LabConfig(
         nas_port=args.nas_port, client_port=args.client_port, link_port=args.link_port, disk=args.disk,
         link=args.link, accel=args.accel, memory_mib=args.memory, boot_timeout=args.timeout, clients=args.clients,
-        release=args.release,
+        release=args.release, rdma=args.rdma,
     )  # fmt: skip
 
 
@@ -234,6 +239,7 @@ def format_status(states: Sequence[VmStatus]) -> str:
         lines.append(
             f"{st.name:7} {'127.0.0.1:' + str(st.port):16} {proc:12} {ssh:5} {nfs or '-':11} "
             f"{f.get('disk', '-'):5} {f.get('link', '-'):8} {f.get('kernel', '-')}"
+            + (f" (RDMA: {f['rdma']})" if f.get("rdma") else "")
         )
         if st.running and st.ssh != "ok":
             lines.append(f"        SSH: {st.ssh}")

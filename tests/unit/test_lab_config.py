@@ -54,12 +54,12 @@ def test_a_taken_port_is_named_with_its_owner(tmp_path: Path) -> None:
 
 
 def test_running_settings_are_read_back(tmp_path: Path) -> None:
-    c = cfg(tmp_path, nas_port=3322, client_port=3323, link="50mbit", release="trixie")
+    c = cfg(tmp_path, nas_port=3322, client_port=3323, link="50mbit", release="trixie", rdma=True)
     c.state_dir.mkdir(parents=True)
     c.save({"image": "abc"})
     again = cfg(tmp_path).as_running()
     assert (again.nas_port, again.client_port, again.link, again.disk) == (3322, 3323, "50mbit", "hdd")
-    assert again.release == "trixie"
+    assert (again.release, again.rdma) == ("trixie", True)
     assert again.state_dir == c.state_dir
 
 
@@ -143,3 +143,19 @@ def test_a_further_clients_taken_port_names_the_option_that_moves_it(tmp_path: P
             check_ports_free(cfg(tmp_path, nas_port=free_port(), client_port=base, link_port=free_port(), clients=2))
     message = str(info.value)
     assert f"port {base + 1}" in message and "client2 SSH" in message and "--client-port" in message
+
+
+def test_an_rdma_lab_boots_the_generic_kernel_and_tells_the_guest(tmp_path: Path) -> None:
+    from nfstune.lab.image import Image
+    from nfstune.lab.vms import _qemu_argv
+
+    image = Image(tmp_path / "image", "hash")
+    for rdma in (False, True):
+        c = cfg(tmp_path, clients=2, rdma=rdma).validate()
+        for vm in c.vms:
+            argv = _qemu_argv(c, image, vm)
+            kernel, initrd = argv[argv.index("-kernel") + 1], argv[argv.index("-initrd") + 1]
+            assert (Path(kernel).name, Path(initrd).name) == (
+                ("vmlinuz-generic", "initrd-generic.img") if rdma else ("vmlinuz", "initrd.img")
+            )
+            assert ("lab.rdma=1" in argv[argv.index("-append") + 1].split()) == rdma

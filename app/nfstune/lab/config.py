@@ -44,6 +44,7 @@ class LabConfig:
     boot_timeout: float = 300.0
     clients: int = 1
     release: str = DEFAULT_RELEASE  # the NAS's
+    rdma: bool = False  # every VM boots the generic kernel and has a soft-RoCE device on the lab link
 
     def validate(self) -> LabConfig:
         if not 1 <= self.clients <= MAX_CLIENTS:
@@ -136,6 +137,6 @@ class LabConfig:
     def as_running(self) -> LabConfig:
         """This config with the ports and profiles the running lab was started with."""
         data = self.saved()
-        keys = ("nas_port", "client_port", "link_port", "disk", "link", "accel", "clients", "release")
+        keys = ("nas_port", "client_port", "link_port", "disk", "link", "accel", "clients", "release", "rdma")
         known = {k: data[k] for k in keys if k in data}
         return replace(self, **known)

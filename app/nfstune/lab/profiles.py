@@ -32,6 +32,7 @@ PROBE_COMMAND = (
     "echo exports=$(exportfs -s 2>/dev/null | tr '\\n' ';'); "
     "echo delay=$(dmsetup table labslow 2>/dev/null | tr ' ' ,); "
     "echo tbf=$(tc qdisc show dev eth1 2>/dev/null | grep -o 'tbf.*rate [^ ]*' | awk '{print $NF}'); "
+    "echo rdma=$(ls /sys/class/infiniband 2>/dev/null | tr '\\n' ' '); "
     "echo uptime=$(cut -d' ' -f1 /proc/uptime); "
     "echo load=$(cut -d' ' -f1 /proc/loadavg)"
 )

@@ -146,10 +146,11 @@ def _qemu_argv(cfg: LabConfig, image: Image, vm: str) -> list[str]:
     rate = LINK_PROFILES[cfg.link]
     append = f"root=/dev/vda rw console=ttyS0 net.ifnames=0 quiet lab.role={vm} lab.ip={ip}/24"
     append += f" lab.disk={cfg.disk if vm == 'nas' else 'ssd'} lab.link={rate or 'none'}"
-    append += f" lab.links={len(_links(cfg, vm))}"
+    append += f" lab.links={len(_links(cfg, vm))}" + (" lab.rdma=1" if cfg.rdma else "")
+    kernel, initrd = image.boot_files(cfg.rdma)
     argv = [which("qemu-system-x86_64") or "qemu-system-x86_64", *accel, "-smp", "1", "-m", str(cfg.memory_of(vm))]
     argv += ["-name", vm, "-display", "none", "-daemonize", "-pidfile", str(cfg.pid_file(vm))]
-    argv += ["-serial", f"file:{cfg.console_log(vm)}", "-kernel", str(image.kernel), "-initrd", str(image.initrd)]
+    argv += ["-serial", f"file:{cfg.console_log(vm)}", "-kernel", str(kernel), "-initrd", str(initrd)]
     argv += ["-append", append]
     argv += ["-drive", f"file={cfg.overlay(vm)},if=virtio,format=qcow2,cache=unsafe"]
     if vm == "nas":
@@ -227,13 +228,14 @@ def _up(cfg: LabConfig, progress: Progress) -> list[VmStatus]:
     running = [vm for vm in ALL_VM_NAMES if vm_pid(cfg, vm)]
     if running:
         was = cfg.as_running()
-        same = (was.disk, was.link, was.clients, was.release) == (cfg.disk, cfg.link, cfg.clients, cfg.release)
+        keys = ("disk", "link", "clients", "release", "rdma")
+        same = all(getattr(was, key) == getattr(cfg, key) for key in keys)
         if tuple(running) == was.vms and same:
             progress("the lab is already up")
             return status(was)
         raise LabError(
             f"the lab is already running ({', '.join(running)}) with disk={was.disk} link={was.link} "
-            f"release={was.release}: run `nfstune lab down` first"
+            f"release={was.release}{' rdma' if was.rdma else ''}: run `nfstune lab down` first"
         )
     images = _images(cfg, progress)
     check_ports_free(cfg)
@@ -309,6 +311,11 @@ def _check_profiles(cfg: LabConfig, states: list[VmStatus]) -> None:
             raise LabError(
                 f"lab {st.name}: profiles in force are disk={got[0]} link={got[1]}, not disk={wanted_disk} "
                 f"link={cfg.link}; see `journalctl -u lab-setup` on the VM"
+            )
+        if cfg.rdma and not st.facts.get("rdma"):
+            raise LabError(
+                f"lab {st.name}: no RDMA device after boot (soft-RoCE on the lab link); see `journalctl -u lab-setup` "
+                "on the VM"
             )
 
 
