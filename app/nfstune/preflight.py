@@ -187,6 +187,14 @@ def check(
         names = " and ".join(label for _, label in virtual)
         what = "A virtual NIC (or a link that is down) reports no speed; the network ceiling comes from iperf3 alone."
         add(Problem("info", where, f"NIC speed unknown on {names}", what))
+    with_rdma = [label for f, _, label in hosts if any(d.active for d in f.rdma_devices)]
+    if len(with_rdma) == 1:
+        without = client_label if with_rdma == [server_label] else server_label
+        what = (
+            f"NFS over RDMA needs an RDMA device (an InfiniBand or RoCE NIC) on both hosts; {without} has none "
+            "active, so the transport recipe compares TCP alone."
+        )
+        add(Problem("info", "both", f"RDMA on {with_rdma[0]} only", what))
     if fs is not None and fs.rotational:
         spinning = ", ".join(d.model or d.name for d in fs.disks if d.rotational)
         what = f"Sync writes will be slow: each fsync waits for the disk ({spinning})."
@@ -307,13 +315,23 @@ def _column(f: HostFacts) -> list[str]:
         _text(f.nfsd_threads),
         f"{f.nfsd_max_block_size / 1024:g} KiB" if f.nfsd_max_block_size else DASH,
         _versions(f),
+        _text(", ".join(sorted(f.nfsd_listeners)) if f.nfsd_listeners else None),
+        _rdma(f),
         _tool(f, "fio", f.fio_version),
         _tool(f, "iperf3", f.iperf3_version),
     ]
 
 
+def _rdma(f: HostFacts) -> str:
+    if not f.rdma_devices:
+        return "none" if f.complete else DASH
+    kinds = {True: "emulated over Ethernet", False: "hardware"}
+    return ", ".join(f"{d.name} ({kinds[d.software]}, {(d.state or 'state unknown').lower()})" for d in f.rdma_devices)
+
+
 ROW_LABELS = ("Hostname", "OS", "Kernel", "nfs-utils", "nfs-server", "CPUs", "RAM", "NIC", "Disk", "Filesystem",
-              "nfsd threads", "nfsd max block size", "NFS versions enabled", "fio", "iperf3")  # fmt: skip
+              "nfsd threads", "nfsd max block size", "NFS versions enabled", "nfsd listeners", "RDMA devices", "fio",
+              "iperf3")  # fmt: skip
 
 
 def facts_rows(server: HostFacts, client: HostFacts) -> list[tuple[str, str, str]]:

@@ -169,8 +169,8 @@ def test_install_command_per_distribution(client: HostFacts) -> None:
 def test_facts_rows_side_by_side(nas: HostFacts, client: HostFacts) -> None:
     rows = {label: (server, client) for label, server, client in facts_rows(nas, client)}
     assert list(rows) == ["Hostname", "OS", "Kernel", "nfs-utils", "nfs-server", "CPUs", "RAM", "NIC", "Disk",
-                          "Filesystem", "nfsd threads", "nfsd max block size", "NFS versions enabled", "fio",
-                          "iperf3"]  # fmt: skip
+                          "Filesystem", "nfsd threads", "nfsd max block size", "NFS versions enabled",
+                          "nfsd listeners", "RDMA devices", "fio", "iperf3"]  # fmt: skip
     assert rows["Hostname"] == ("nas", "client")
     assert rows["Kernel"] == ("6.1.0-56-cloud-amd64", "6.1.0-56-cloud-amd64")
     assert rows["nfs-server"] == ("active", "inactive")
@@ -183,6 +183,20 @@ def test_facts_rows_side_by_side(nas: HostFacts, client: HostFacts) -> None:
     # the kernel lists "+3 +4 +4.1 +4.2": "+4" is no version to mount, and it implies 4.0
     assert rows["NFS versions enabled"] == ("3, 4.0, 4.1, 4.2",) * 2
     assert (rows["fio"], rows["iperf3"]) == (("3.33", "3.33"), ("3.12", "3.12"))
+    # recorded before the probe read them: no device is "none", as an empty section reads
+    assert rows["RDMA devices"] == ("none", "none") and rows["nfsd listeners"] == (DASH, DASH)
+
+
+def test_rdma_devices_and_listeners_are_shown_and_rdma_on_one_host_only_is_said() -> None:
+    nas, client = (parse_probe_output((CAPTURES / f"lab-rdma-{n}-root.txt").read_text()) for n in ("nas", "client"))
+    rows = {label: (server, client) for label, server, client in facts_rows(nas, client)}
+    assert rows["RDMA devices"] == ("rxe0 (emulated over Ethernet, active)",) * 2
+    assert rows["nfsd listeners"] == ("rdma 20049, tcp 2049", DASH)
+    kw = {"server_label": "nas", "client_label": "client"}
+    assert not [p for p in check(nas, client, **kw) if "RDMA" in p.title]
+    alone = [p for p in check(nas, replace(client, rdma_devices=()), **kw) if "RDMA" in p.title]
+    assert [(p.severity, p.title) for p in alone] == [("info", "RDMA on nas only")]
+    assert "client has none active" in alone[0].detail
 
 
 def test_facts_rows_formats(nas: HostFacts, client: HostFacts) -> None:

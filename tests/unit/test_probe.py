@@ -4,6 +4,7 @@ HostFacts."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from nfstune.remote.probe import (
     build_probe_script,
     parse_probe_output,
 )
-from nfstune.remote.probe_parse import SECTION_MARK, parse_df, parse_nfsd_versions
+from nfstune.remote.probe_parse import SECTION_MARK, RdmaDevice, parse_df, parse_nfsd_versions
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "probe"
 LAB_TOOLS = {"exportfs", "showmount", "nfsstat", "mount.nfs", "tc", "dmsetup", "fio", "iperf3"}
@@ -70,6 +71,21 @@ def test_lab_client_is_no_server() -> None:
     assert client.route is not None and client.filesystem is None
     assert (client.route.interface, client.route.source_address, client.route.mtu) == ("eth1", "10.99.0.2", 1500)
     assert client.tools >= LAB_TOOLS
+
+
+def test_the_rdma_lab_shows_soft_roce_on_both_hosts_and_the_nas_rdma_listener() -> None:
+    nas, client = facts("lab-rdma-nas-root.txt"), facts("lab-rdma-client-root.txt")
+    assert nas.kernel == client.kernel == "6.1.0-56-amd64"  # `lab up --rdma` boots the generic kernel
+    assert nas.rdma_devices == client.rdma_devices == (RdmaDevice("rxe0", True, "ACTIVE"),)
+    # recorded while a transport session ran: nfsd listened for RDMA too (IPv4 and IPv6 print the same line)
+    assert nas.nfsd_listeners == frozenset({"tcp 2049", "rdma 20049"})
+    assert client.nfsd_listeners is None  # no nfsd on a lab client
+    assert HostFacts.from_json(nas.to_json()) == nas
+
+
+def test_without_rdma_the_probe_says_none() -> None:
+    nas = facts("lab-nas-root.txt")  # recorded before the probe read RDMA devices: an empty section reads the same
+    assert nas.rdma_devices == () and nas.nfsd_listeners is None
 
 
 def test_lab_nas_as_nobody_sees_what_is_world_readable() -> None:
@@ -180,7 +196,11 @@ def test_json_of_the_captures_and_what_is_refused() -> None:
     assert HostFacts.from_json(nas.to_json()) == nas
     assert '"nfsd_versions_enabled": ["3", "4", "4.1", "4.2"]' in nas.to_json()
     with pytest.raises(ValueError):
-        HostFacts.from_json(nas.to_json().replace('"format": 1', '"format": 2'))
+        HostFacts.from_json(nas.to_json().replace('"format": 2', '"format": 3'))
+    # a session stored by nfstune before format 2 keeps its facts: no RDMA device, listeners unknown
+    stored = json.loads(nas.to_json())
+    older = {k: v for k, v in stored.items() if k not in ("nfsd_listeners", "rdma_devices")} | {"format": 1}
+    assert HostFacts.from_json(json.dumps(older)) == nas
     with pytest.raises(ValueError):
         HostFacts.from_json(nas.to_json().replace('"uid": 0', '"uid": false'))
     with pytest.raises(ValueError):

@@ -78,6 +78,13 @@ s nfsd-threads; rd /proc/fs/nfsd/threads
 s nfsd-th; grep '^th ' /proc/net/rpc/nfsd 2>/dev/null
 s nfsd-max-block-size; rd /proc/fs/nfsd/max_block_size
 s nfsd-versions; rd /proc/fs/nfsd/versions
+s nfsd-portlist; rd /proc/fs/nfsd/portlist
+s rdma
+for n in $(ls /sys/class/infiniband 2>/dev/null); do
+  d=/sys/class/infiniband/$n
+  k=hardware; [ -e "$d/parent" ] && k=software
+  echo "$n $k $(tr -d ' ' < "$d/ports/1/state" 2>/dev/null)"
+done
 s nfs-server; has systemctl && $T systemctl is-active nfs-server 2>/dev/null
 s dpkg; has dpkg-query && dpkg-query -W -f '${Package}\t${Version}\t${db:Status-Abbrev}\n' \
   nfs-kernel-server nfs-common 2>/dev/null

@@ -15,13 +15,14 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 SECTION_MARK = "@@nfstune-probe@@"
 UNREADABLE = "@@unreadable@@"  # printed for a file that exists but this login may not read
-FACTS_FORMAT = 1  # bump when HostFacts' fields change: stored JSON says which layout it has
+FACTS_FORMAT = 2  # bump when HostFacts' fields change: stored JSON says which layout it has
 
 # section -> file that the script reads with `rd` (UNREADABLE when it is there but not for this login): these
 # /proc/fs/nfsd files are mode 0600 on Linux 6.1, so without root the probe cannot see them
 ROOT_ONLY_FILES = {
     "nfsd-threads": "/proc/fs/nfsd/threads",
     "nfsd-versions": "/proc/fs/nfsd/versions",
+    "nfsd-portlist": "/proc/fs/nfsd/portlist",
 }
 
 
@@ -72,6 +73,19 @@ class RouteFacts:
 
 
 @dataclass(frozen=True)
+class RdmaDevice:
+    """One RDMA device (/sys/class/infiniband/<name>) and its first port's state."""
+
+    name: str
+    software: bool  # soft-RoCE (rdma_rxe) or soft-iWARP (siw) over an Ethernet NIC: no device of its own
+    state: str | None  # "ACTIVE", "DOWN"...; None when unreadable
+
+    @property
+    def active(self) -> bool:
+        return self.state == "ACTIVE"
+
+
+@dataclass(frozen=True)
 class HostFacts:
     complete: bool  # the script's end marker arrived: nothing was cut off
     hostname: str | None
@@ -90,6 +104,8 @@ class HostFacts:
     nfsd_max_block_size: int | None
     nfsd_versions_enabled: frozenset[str] | None  # "3", "4", "4.1", ...; None when unknown
     nfsd_versions_disabled: frozenset[str] | None
+    nfsd_listeners: frozenset[str] | None  # /proc/fs/nfsd/portlist: "tcp 2049", "rdma 20049"...; None: unknown
+    rdma_devices: tuple[RdmaDevice, ...]
     route: RouteFacts | None
     filesystem: FilesystemFacts | None
     fio_version: str | None
@@ -117,6 +133,9 @@ class HostFacts:
     @classmethod
     def from_json(cls, text: str) -> HostFacts:
         data = json.loads(text)
+        if isinstance(data, dict) and data.get("format") == 1:
+            # stored before the probe read nfsd's listeners and the RDMA devices: unknown, and none
+            data = {**data, "format": FACTS_FORMAT, "nfsd_listeners": None, "rdma_devices": []}
         if not isinstance(data, dict) or data.pop("format", None) != FACTS_FORMAT:
             raise ValueError(f"not HostFacts format {FACTS_FORMAT}")
         facts: HostFacts = _decode(cls, data)
@@ -335,6 +354,24 @@ def detect_appliance(markers: str) -> tuple[str | None, tuple[str, ...]]:
     return best, tuple(dict.fromkeys(evidence for _, evidence in found))
 
 
+def _listeners(text: str) -> frozenset[str] | None:
+    """nfsd's listeners, one "netid port" a line; none before nfsd has started (or when unreadable)."""
+    lines = (" ".join(line.split()) for line in text.splitlines())
+    found = frozenset(line for line in lines if re.fullmatch(r"[a-z0-9]+ \d+", line))
+    return found or None
+
+
+def _rdma_devices(text: str) -> tuple[RdmaDevice, ...]:
+    """`<name> <hardware|software> <state>` a line (the probe reads /sys/class/infiniband)."""
+    devices = []
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) >= 2 and words[1] in ("hardware", "software"):
+            state = words[2].split(":")[-1] if len(words) > 2 else None  # the kernel writes "4: ACTIVE"
+            devices.append(RdmaDevice(words[0], words[1] == "software", state or None))
+    return tuple(devices)
+
+
 def parse_probe_output(text: str) -> HostFacts:
     """The facts in the probe script's stdout; whatever is missing or unreadable is None (never raises)."""
     sections = split_sections(text)
@@ -374,6 +411,8 @@ def parse_probe_output(text: str) -> HostFacts:
         nfsd_max_block_size=block_size if block_size else None,
         nfsd_versions_enabled=versions[0] if versions else None,
         nfsd_versions_disabled=versions[1] if versions else None,
+        nfsd_listeners=_listeners(sections.get("nfsd-portlist", "")),
+        rdma_devices=_rdma_devices(sections.get("rdma", "")),
         route=_route(sections, peer) if peer else None,
         filesystem=_filesystem(sections, path) if path else None,
         fio_version=fio.group(1) if fio else None,
