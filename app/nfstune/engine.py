@@ -30,6 +30,7 @@ from nfstune.changes.export import (
 )
 from nfstune.changes.isolated import IsolatedExport, export_options, scratch_size_mib
 from nfstune.changes.mount import ClientMount, make_scratch, set_readahead
+from nfstune.changes.nfsd_listener import add_rdma_listener
 from nfstune.changes.nfsd_threads import set_threads
 from nfstune.changes.transaction import Transaction, recover_on_connect
 from nfstune.errors import Cancelled, NfstuneError
@@ -42,7 +43,7 @@ from nfstune.nfs.mounts import parse_proc_mounts
 from nfstune.nfs.own_mount import MOUNT_ROOT
 from nfstune.recipes.estimate import Estimate
 from nfstune.recipes.model import WORKLOADS, Config
-from nfstune.recipes.plan import Plan, RecipePlan, Visit, client_name
+from nfstune.recipes.plan import Plan, RecipePlan, Visit, client_name, rdma_ports_needed
 from nfstune.remote import Host, RemoteError
 from nfstune.remote.local import is_local
 from nfstune.remote.probe import async_setting_hint
@@ -156,6 +157,8 @@ class Engine:
                 if any("small-files" in v.workloads for item in plan.recipes for v in item.visits):
                     # its tar is built once on the client's own disk, kept for every visit, and ours to remove
                     session_tx.record(self.client, "tempfile", SMALL_FILES_TAR)
+                for port in rdma_ports_needed(plan):
+                    add_rdma_listener(self.server, session_tx, port)
                 if clients_needed(plan):
                     self._progress(f"starting fio's server on {clients_needed(plan)} clients")
                     self.load.start(plan, session_tx)

@@ -32,6 +32,12 @@ SCRATCH_FS_CHANGES = (
     "unmounted and deleted after it, on cancel, on failure, or at the next start after a crash. Your export, its "
     "options and its files are not used; /etc/exports is not touched."
 )
+LISTENER_CHANGES = (
+    "On the server: where both hosts have RDMA, nfsd listens for RDMA (port 20049) for the session, journaled. The "
+    "kernel cannot remove a single listener while nfsd runs, so the NFS server is restarted at the end, on cancel, "
+    "on failure, or at the next start after a crash: its clients pause for a few seconds and NFSv4 clients reclaim "
+    "their state. The export and its options are not touched."
+)
 CLIENTS_CHANGES = (
     "On every client: fio's server for the session, listening on that client's address towards the server only, "
     "stopped at the end; the export mounted as on the first client. A configuration that needs more clients than "
@@ -55,6 +61,8 @@ class RecipeInfo:
 
 def describe(recipe: Recipe) -> RecipeInfo:
     changes = [SERVER_CHANGES, CLIENT_CHANGES] if recipe.changes_host == "server" else [CLIENT_CHANGES, CLIENT_ONLY]
+    if not any(c.export for c in recipe.configs) and any(c.rdma_port is not None for c in recipe.configs):
+        changes = [LISTENER_CHANGES, CLIENT_CHANGES]
     if all(c.filesystem is not None for c in recipe.configs):
         changes = [SCRATCH_FS_CHANGES, CLIENT_CHANGES.replace("the export", "each scratch filesystem")]
     if any(c.read_ahead_kb is not None for c in recipe.configs):

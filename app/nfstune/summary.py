@@ -305,8 +305,13 @@ class RunOptions:
 
 
 def negotiated_essentials(negotiated: MountOptions, keys: Sequence[str] = NEGOTIATED_KEYS) -> str:
-    """The options of /proc/mounts' list that a recipe can change, in the kernel's order: 'vers=4.2,rsize=8192'."""
-    chosen = {o.name: o.render() for o in negotiated.options if o.name in keys}
+    """The options of /proc/mounts' list that a recipe can change, in the kernel's order: 'vers=4.2,rsize=8192';
+    the transport too when it is not TCP ('proto=rdma'): a run over RDMA never matches one over TCP."""
+    chosen = {
+        o.name: o.render()
+        for o in negotiated.options
+        if o.name in keys or (o.name == "proto" and o.value not in (None, "tcp", "tcp6"))
+    }
     return ",".join(chosen.values())
 
 

@@ -27,7 +27,8 @@ def client(lab: LabConfig) -> Iterator[Host]:
 def lab3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabConfig]:
     """A second lab, of three clients (`lab up --clients 3`), for the tests of load from several clients at once:
     one module uses it, and it stops with that module (its VMs would slow every later test down). Its NAS runs
-    Debian trixie (`--release trixie`), so that the suite runs the NAS on both releases without a further boot."""
+    Debian trixie (`--release trixie`), so that the suite runs the NAS on both releases without a further boot, and
+    every VM has soft-RoCE (`--rdma`, the generic kernel), for NFS over RDMA."""
     state_home = tmp_path_factory.mktemp("xdg-state-clients")
     cfg = LabConfig(
         state_dir=state_home / "nfstune" / "lab",
@@ -37,6 +38,7 @@ def lab3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabConfig]:
         disk="ssd",
         clients=3,
         release="trixie",
+        rdma=True,
     ).validate()
     messages: list[str] = []
     up(cfg, messages.append)

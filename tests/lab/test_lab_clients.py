@@ -1,7 +1,8 @@
 """A practice lab with more than one client (`nfstune lab up --clients N`), for real: every client answers SSH
 with its own host key, all of them share one private link with the NAS, and `down` leaves nothing running. Its NAS
 runs Debian trixie (`--release trixie`: kernel 6.12, nfs-utils 2.8 with nfsdctl), its clients bookworm: the probe
-reads that NAS, and server-side recipes change its export and put everything back."""
+reads that NAS, and server-side recipes change its export and put everything back. Every VM has soft-RoCE (`--rdma`):
+the transport recipe runs NFS over RDMA on it."""
 
 from __future__ import annotations
 
@@ -16,11 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from nfstune import paths
 from nfstune.bench.clients_runner import ClientsRunner, LoadClient
-from nfstune.bench.sizing import default_sizes
 from nfstune.bench.workloads import MIB, WorkloadId, WorkloadSizes
 from nfstune.changes.fio_server import start_server
 from nfstune.changes.mount import ClientMount
+from nfstune.changes.nfsd_listener import add_rdma_listener
 from nfstune.changes.transaction import ChangeFailed, Transaction, recover_on_connect
 from nfstune.errors import Cancelled, NfstuneError
 from nfstune.lab import LabConfig, host, status, up
@@ -30,7 +32,6 @@ from nfstune.remote import Host, HostKeyChanged
 from nfstune.remote.probe import probe
 from nfstune.store import Journal, open_store
 from tests.lab.engine_session import run_session
-from tests.lab.test_engine_lab import RECIPE as ENGINE_RECIPE
 
 pytestmark = pytest.mark.lab
 
@@ -290,13 +291,18 @@ def test_many_clients_runs_from_three_clients_and_leaves_every_host_as_it_was(la
 
 # --- the NAS on Debian trixie ---------------------------------------------------------------------------------
 
-# the engine test's sync vs async on small files, 2 rounds, without its warm-up (nothing here reads it): the export's
-# options change each visit and are restored
-RECIPE = ENGINE_RECIPE.replace("warmup = 1", "warmup = 0")
-assert RECIPE != ENGINE_RECIPE
+# the shipped transport recipe on one workload, 2 rounds, no warm-up, small files: every configuration, the rdma
+# one's listener on the NAS and the restart that removes it
+TRANSPORT = (
+    (paths.recipes_dir() / "transport.toml").read_text()
+    .replace('workloads = ["seq-write", "seq-read", "sync-4k"]', 'workloads = ["seq-write"]')
+    .replace("[rounds]\nmin = 3\nmax = 20", "[rounds]\nmin = 2\nmax = 2\nwarmup = 0")
+)  # fmt: skip
+assert TRANSPORT.count("seq-write") == 1 and "warmup = 0" in TRANSPORT
 
 SNAPSHOT = (
-    "sha256sum /etc/exports /etc/nfs.conf; exportfs -s; ls -A /export /etc/exports.d 2>&1; cat /proc/fs/nfsd/threads"
+    "sha256sum /etc/exports /etc/nfs.conf; exportfs -s; ls -A /export /etc/exports.d 2>&1; cat /proc/fs/nfsd/threads; "
+    "cat /proc/fs/nfsd/portlist"
 )
 
 
@@ -314,17 +320,45 @@ def test_the_probe_reads_a_trixie_nas_beside_a_bookworm_client(lab3: LabConfig) 
     assert nas.nfsd_versions_enabled is not None and {"3", "4.2"} <= nas.nfsd_versions_enabled
 
 
-def test_a_server_side_recipe_runs_on_trixie_and_puts_everything_back(lab3: LabConfig, tmp_path: Path) -> None:
-    (tmp_path / "mini-sync-async.toml").write_text(RECIPE)
-    recipe, errors = load_recipe_file(tmp_path / "mini-sync-async.toml")
+def test_transport_runs_nfs_over_soft_roce_on_trixie_and_the_restart_removes_the_listener(
+    lab3: LabConfig, tmp_path: Path
+) -> None:
+    (tmp_path / "transport.toml").write_text(TRANSPORT)
+    recipe, errors = load_recipe_file(tmp_path / "transport.toml")
     assert errors == [] and recipe is not None
-    ran = run_session(lab3, recipe, tmp_path, sizes=default_sizes("small"), seed=2, snapshot=SNAPSHOT)
+    sizes = WorkloadSizes(seq_file_bytes=32 * MIB, small_file_count=30, small_file_bytes=4096, sync_4k_count=50)
+    ran = run_session(lab3, recipe, tmp_path, sizes=sizes, seed=3, snapshot=SNAPSHOT)
+    assert (ran.facts["rdma_both"], ran.facts["rdma_software"]) == (True, True)  # `--rdma`: soft-RoCE on both
+    assert "rdma 20049" not in ran.before
+    # nfsd's listeners, exports, nfs.conf and threads as they were: the restart put back the server as it runs
     assert ran.after == ran.before and "/mnt/nfstune/" not in ran.client_mounts and ran.journal.pending() == []
+    journaled = open_store(tmp_path / "s.sqlite3").execute("SELECT kind, target, state FROM journal").fetchall()
+    assert [tuple(row) for row in journaled if row[0] == "listener"] == [("listener", "rdma 20049", "restored")]
+    logs = [e.message for e in ran.events if e.kind == "log"]
+    assert any("nfsd listens for RDMA on port 20049" in m for m in logs), logs
+    assert any("undone: nfsd's rdma 20049 listener removed (the NFS server restarted)" in m for m in logs), logs
     data = ran.results.session(ran.session_id)
     assert data["status"] == "completed"
     runs = {run["config_label"]: run for run in data["runs"]}
-    assert runs["async"]["export_options"].startswith("async") and runs["sync"]["export_options"].startswith("sync")
+    assert set(runs) == {"tcp", "tcp, nconnect=4", "rdma"}
+    negotiated = {label: run["negotiated_options"] for label, run in runs.items()}
+    assert "proto=rdma" in negotiated["rdma"] and "port=20049" in negotiated["rdma"], negotiated
+    assert "proto=tcp" in negotiated["tcp"] and "nconnect=4" in negotiated["tcp, nconnect=4"], negotiated
     assert all(len([r for r in run["repeats"] if not r["warmup"]]) == 2 for run in runs.values())
-    # the three-client lab's disk is the ssd profile (no delay): the figures are printed, not ranked
-    seconds = {label: [r["seconds"] for r in run["repeats"]] for label, run in runs.items()}
-    print("small-files seconds by round on the trixie NAS:", seconds)
+    speeds = {label: [r["mb_per_s"] for r in run["repeats"]] for label, run in runs.items()}
+    print("seq-write MB/s by round on the trixie NAS:", speeds)
+
+
+def test_a_listener_left_by_a_crash_is_removed_at_the_next_connect(lab3: LabConfig, tmp_path: Path) -> None:
+    conn = open_store(tmp_path / "s.sqlite3")
+    with host(lab3, "nas") as nas:
+        threads = nas.run("cat /proc/fs/nfsd/threads").stdout
+        assert add_rdma_listener(nas, Transaction(Journal(conn), print), 20049)
+        assert "rdma 20049" in nas.run("cat /proc/fs/nfsd/portlist").stdout
+        # the run dies here: no undo; the next nfstune finds the journal entry when it connects
+    with host(lab3, "nas") as nas:
+        undone = recover_on_connect([nas], Journal(open_store(tmp_path / "s.sqlite3")), print)
+        assert [(e.kind, e.target) for e in undone] == [("listener", "rdma 20049")]
+        assert "rdma" not in nas.run("cat /proc/fs/nfsd/portlist").stdout
+        assert nas.run("cat /proc/fs/nfsd/threads").stdout == threads
+        assert nas.run("systemctl is-active nfs-server", check=False).stdout.strip() == "active"

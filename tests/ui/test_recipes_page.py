@@ -26,6 +26,7 @@ ORDER = [
     "no-wdelay",
     "many-clients",
     "filesystems",
+    "transport",
 ]
 
 
@@ -66,7 +67,7 @@ def test_quick_check_is_preselected_and_shown(page: RecipesPage, recipes: list[R
     assert "Changes the server" in changes and "restored at the end, on cancel, on failure" in changes
     assert page.warning_label.isVisible() and "exports(5) on async" in page.warning_label.text()
     assert table_column(page, "Configuration") == ["baseline", "async", "no_wdelay", "rsize=128K", "vers=3"]
-    assert table_column(page, "Export options\n(server)")[:3] == ["sync · remove no_wdelay", "async", "sync, no_wdelay"]
+    assert table_column(page, "Server\n(export, nfsd)")[:3] == ["sync · remove no_wdelay", "async", "sync, no_wdelay"]
     assert table_column(page, "Mount options\n(client)")[3] == "vers=4.2, rsize=131072, wsize=131072"  # wraps
     assert table_column(page, "Workloads")[2] == "sync-4k"
     likely = format_duration(plan_seconds(recipes[0], "small", recipes[0].rounds.min))  # no past: the plan
@@ -84,7 +85,13 @@ def test_client_side_recipe_has_no_warning_and_says_the_server_is_untouched(page
     assert "Changes the client only" in page.changes_label.text()
     assert "read_ahead_kb of nfstune" in page.changes_label.text()
     assert table_column(page, "Mount options\n(client)") == ["readahead 128 KiB", "readahead 1 MiB", "readahead 15 MiB"]
-    assert table_column(page, "Export options\n(server)") == ["unchanged"] * 3
+    assert table_column(page, "Server\n(export, nfsd)") == ["unchanged"] * 3
+    select(page, "filesystems")
+    assert table_column(page, "Server\n(export, nfsd)") == [
+        "scratch ext4 exported alone (sync)", "scratch xfs exported alone (sync)", "scratch btrfs exported alone (sync)"
+    ]  # fmt: skip
+    select(page, "many-clients")
+    assert table_column(page, "Server\n(export, nfsd)")[-1] == "sync · 64 nfsd threads"
     select(page, "nfs-versions")
     assert table_column(page, "Configuration")[1] == "vers=4.0\nonly when server_nfs_version includes 4.0"
     assert table_column(page, "Configuration")[3] == "vers=4.2 (baseline)"
@@ -154,3 +161,17 @@ def test_the_estimate_follows_what_these_hosts_took_before(qtbot: QtBot) -> None
     assert "about 6 min" in page.total_label.text() and page.total_label.text() != before_total
     page.set_scale("normal")  # no run at this scale
     assert "no run on these hosts yet" in page.estimate_label.text()
+
+
+def test_transport_says_the_server_restarts_for_rdma_and_that_the_export_stays(page: RecipesPage) -> None:
+    select(page, "transport")
+    changes = page.changes_label.text()
+    assert "nfsd listens for RDMA (port 20049)" in changes and "the NFS server is restarted at the end" in changes
+    assert "/etc/exports" not in changes and "The export and its options are not touched" in changes
+    assert page.warning_label.isVisible() and "restarts the NFS" in page.warning_label.text()
+    assert table_column(page, "Server\n(export, nfsd)") == [
+        "unchanged",
+        "unchanged",
+        "nfsd listens for RDMA (port 20049)",
+    ]
+    assert table_column(page, "Configuration")[2] == "rdma\nonly when rdma_both is true"

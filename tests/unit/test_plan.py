@@ -15,6 +15,7 @@ import pytest
 from nfstune import paths
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.recipes import Recipe, load_recipes
+from nfstune.recipes.model import FactValue
 from nfstune.recipes.plan import RUN_S, Plan, build_plan, plan_json, plan_text, round_orders, visit_seconds
 
 SIZES = WorkloadSizes(seq_file_bytes=8 * MIB, small_file_count=30, small_file_bytes=4096, sync_4k_count=40)
@@ -229,3 +230,32 @@ def test_filesystems_runs_on_the_scratch_filesystems_the_server_can_make_and_say
         server_address="192.0.2.10", scratch_name=".nfstune-7", appliance="synology",
     )  # fmt: skip
     assert on_appliance.recipes == () and len(on_appliance.skipped) == 3
+
+
+def test_transport_adds_the_rdma_listener_once_and_says_the_restart_only_where_rdma_runs(
+    shipped: dict[str, Recipe],
+) -> None:
+    def plan(facts: dict[str, FactValue], appliance: str | None = None) -> Plan:
+        return build_plan(
+            [shipped["transport"]], facts, scale="small", seed=5, sizes=SIZES, fio_available=True,
+            share="/srv/export", server_address="192.0.2.10", scratch_name=".nfstune-9", appliance=appliance,
+        )  # fmt: skip
+
+    both = plan({"rdma_both": True, "rdma_software": False})
+    assert [c.label for c in both.recipes[0].configs] == ["tcp", "tcp, nconnect=4", "rdma"]
+    text = plan_text(both)
+    assert text.count("listen for RDMA on port 20049") == 1 and "restarts the NFS server" in text
+    rdma = next(v for v in both.recipes[0].visits if v.label == "rdma")
+    mount = next(step for step in rdma.setup if step.argv[0] == "mount")
+    assert "nosharecache,vers=4.2,proto=rdma,port=20049" in mount.argv
+    # no RDMA on both hosts: TCP alone, the reason said, and nothing on the server changes
+    tcp_only = plan({"rdma_both": False})
+    assert [c.label for c in tcp_only.recipes[0].configs] == ["tcp", "tcp, nconnect=4"]
+    assert tcp_only.skipped == (
+        "transport rdma: skipped: it runs only where rdma_both is true, and here rdma_both is no",
+    )
+    assert "RDMA on port" not in plan_text(tcp_only)
+    assert all(step.host == "client" for v in tcp_only.recipes[0].visits for step in (*v.setup, *v.undo))
+    # an appliance owns its NFS server: no listener, no restart
+    on_appliance = plan({"rdma_both": True}, appliance="synology")
+    assert [c.label for c in on_appliance.recipes[0].configs] == ["tcp", "tcp, nconnect=4"]

@@ -28,7 +28,10 @@ SHIPPED = [
     "quick-check",
     "many-clients",
     "filesystems",
+    "transport",
 ]
+LAB_ROLES = ("nas-root.txt", "client-root.txt")
+LAB_PROBES = tuple(f"lab-{name}" for name in LAB_ROLES)
 
 # A valid client recipe; the error cases below edit it, and their line numbers refer to these lines.
 BASE = """\
@@ -50,7 +53,7 @@ mount = { vers = "3" }
 KNOWN_WORKLOADS = "known: seq-write, seq-read, small-files, sync-4k, file-create, file-stat, file-delete, tree-delete"
 KNOWN_FACTS = (
     "known: server_nfs_version, server_max_block_size, server_ram_bytes, server_nfsd_threads, "
-    "server_disk_rotational, link_speed_mbps, link_mtu, clients_connected, server_filesystems"
+    "server_disk_rotational, link_speed_mbps, link_mtu, clients_connected, server_filesystems, rdma_both, rdma_software"
 )
 
 
@@ -154,6 +157,29 @@ def test_nconnect_readahead_and_quick_check() -> None:
     assert quick.config("no_wdelay").expect == "same" and quick.config("async").expect is None
     assert not quick.may_recommend(quick.config("no_wdelay")) and quick.may_recommend(quick.config("async"))
     assert quick.config("no_wdelay").workloads == ("sync-4k",)
+
+
+def test_transport_compares_tcp_nconnect_and_rdma_where_both_hosts_have_it() -> None:
+    recipe = shipped()["transport"]
+    assert recipe.changes_host == "server" and recipe.baseline == "tcp"
+    assert [(c.mount.proto, c.mount.nconnect, c.rdma_port) for c in recipe.configs] == [
+        ("tcp", None, None), ("tcp", 4, None), ("rdma", None, 20049),
+    ]  # fmt: skip
+    assert [c.changes_server for c in recipe.configs] == [False, False, True]
+    rdma = recipe.config("rdma")
+    assert not recipe.may_recommend(rdma) and recipe.may_recommend(recipe.config("tcp, nconnect=4"))
+    assert recipe.warning is not None and "restarts the NFS server" in recipe.warning
+    # the lab without --rdma: no device, the rdma configuration is skipped and the note says why
+    plain = recipe_facts(*(parse_probe_output((PROBES / name).read_text()) for name in LAB_PROBES))
+    assert (plain["rdma_both"], plain["rdma_software"]) == (False, False)
+    assert rdma.when.holds(plain) is False and "rdma_both is no" in rdma.when.why_not(plain)
+    assert [note.render(plain) is not None for note in recipe.notes] == [False, True]
+    # `lab up --rdma`: soft-RoCE on both, so it runs, and the note says what its figures are not
+    soft = recipe_facts(*(parse_probe_output((PROBES / f"lab-rdma-{name}").read_text()) for name in LAB_ROLES))
+    assert (soft["rdma_both"], soft["rdma_software"]) == (True, True) and rdma.when.holds(soft) is True
+    shown = [note.render(soft) for note in recipe.notes]
+    assert shown[1] is None and shown[0] is not None and "not the speed of a real RDMA NIC" in shown[0]
+    assert recipe_facts(None, None)["rdma_both"] is None  # a dry run: tried, not skipped
 
 
 # --- errors -------------------------------------------------------------------------------------------------------
@@ -413,6 +439,11 @@ ERROR_CASES = [
         "13: configs[1]: has no 'clients', but configs[0] has: give every configuration its number of clients "
         "(clients = 1 for one client through fio's front end)",
         id="several-clients-on-one-config-only",
+    ),
+    pytest.param(
+        edited('vers = "3" }', 'vers = "3", proto = "rdma" }'),
+        "14: configs[1].mount: changes the server, but changes_host = 'client' (client recipes never touch it)",
+        id="rdma-changes-the-server",
     ),
     pytest.param(
         edited('vers = "4.2" }', 'vers = "4.2" }\nclients = 0'),

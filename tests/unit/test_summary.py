@@ -284,6 +284,9 @@ def test_a_runs_options_are_parsed_once_as_typed_values() -> None:
     assert opts.negotiated.render() == run["negotiated_options"]  # nothing lost on the way
     assert opts.export == ("async", "wdelay", "sec=krb5:krb5i", "rw")
     assert negotiated_essentials(opts.negotiated) == "vers=3,rsize=32768,wsize=32768"
+    # the transport only when it is not TCP, the default every report would otherwise repeat
+    rdma = MountOptions.parse(run["negotiated_options"].replace("proto=tcp", "proto=rdma,port=20049"))
+    assert negotiated_essentials(rdma) == "vers=3,rsize=32768,wsize=32768,proto=rdma"
     empty = RunOptions.of({"requested_options": None, "negotiated_options": None, "export_options": None})
     assert (empty.requested, empty.negotiated, empty.export) == (MountOptions(), MountOptions(), ())
 

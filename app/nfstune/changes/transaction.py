@@ -1,8 +1,8 @@
 """The changes nfstune makes on hosts, as transactions: each is journaled (a SQLite row, committed, and the
 original bytes copied on the host) before it is made, and undone on success, cancel and failure, or by
 recover() at the next connect after a crash. See the safety model in docs/DESIGN.md. This module is the one
-place that knows how to undo each kind of change; the changes themselves are in export.py, mount.py, apply.py
-and isolated.py."""
+place that knows how to undo each kind of change; the changes themselves are in export.py, mount.py, apply.py,
+isolated.py, nfsd_threads.py and nfsd_listener.py."""
 
 from __future__ import annotations
 
@@ -69,6 +69,8 @@ def undo_entry(host: Host, entry: JournalEntry) -> None:
         host.run(f"rm -f {q}", sudo=True)
     elif entry.kind == "process":
         _stop_process(host, entry)
+    elif entry.kind == "listener":
+        _drop_listener(host, entry)
     elif entry.kind == "scratch":
         if not posixpath.basename(entry.target).startswith(SCRATCH_PREFIX):
             raise NfstuneError(f"refusing to remove {entry.target}: not a scratch directory of nfstune's")
@@ -100,6 +102,34 @@ def _stop_process(host: Host, entry: JournalEntry) -> None:
     )
 
 
+def _drop_listener(host: Host, entry: JournalEntry) -> None:
+    """A listener nfstune added to nfsd (changes/nfsd_listener.py): the kernel cannot remove one while nfsd runs, so
+    the NFS server restarts (systemd's unit where it ran under systemd, else rpc.nfsd) and gets back the thread count
+    it had. Nothing is done when the listener is gone already (a reboot, or a restart since)."""
+    netid, _, port = entry.target.partition(" ")
+    if not (netid.isalnum() and port.isdigit()):
+        raise NfstuneError(f"journal entry {entry.id}: {entry.target!r} is not a listener")
+    threads = int(str(entry.detail.get("threads", 0)))
+    restart = f"rpc.nfsd 0 && rpc.nfsd {threads or ''}"
+    if entry.detail.get("systemd"):
+        restart = "systemctl restart nfs-server"
+    portlist = "/proc/fs/nfsd/portlist"
+    host.run(
+        f"if grep -qx {_q(entry.target)} {portlist} 2>/dev/null; then {restart} || exit 1; "
+        f'if [ {threads} -gt 0 ] && [ "$(cat /proc/fs/nfsd/threads)" != {threads} ]; then '
+        f"echo {threads} > /proc/fs/nfsd/threads; fi; fi",
+        sudo=True,
+        timeout=180,
+        action=f"restarting the NFS server to remove its {netid} listener on port {port}",
+    )
+    left = host.run(["cat", portlist], sudo=True, check=False).stdout.splitlines()
+    if entry.target in (" ".join(line.split()) for line in left):
+        raise NfstuneError(
+            f"{host.label}: nfsd still listens on {entry.target} after the restart: its own configuration asks for "
+            "it (nfs.conf [nfsd] rdma=, or rpc.nfsd --rdma)"
+        )
+
+
 def describe(entry: JournalEntry) -> str:
     """An undone change in words, as the admin reads it while a cancel puts things back."""
     reload = " and the exports reloaded" if entry.detail.get("exportfs") else ""
@@ -112,6 +142,7 @@ def describe(entry: JournalEntry) -> str:
         "tempfile": f"{entry.target} removed",
         "scratch": f"the scratch directory {entry.target} removed",
         "process": f"{entry.detail.get('program', 'the process')} stopped (pid file {entry.target})",
+        "listener": f"nfsd's {entry.target} listener removed (the NFS server restarted)",
     }.get(entry.kind, f"{entry.kind} {entry.target}")  # fmt: skip
 
 
@@ -123,6 +154,8 @@ def may_wait(entry: JournalEntry) -> str | None:
         return f"unmounting {entry.target} (this waits while the server does not answer)"
     if entry.kind == "scratch":
         return f"removing the scratch directory {entry.target}"
+    if entry.kind == "listener":
+        return f"restarting the NFS server to remove its {entry.target} listener (clients pause meanwhile)"
     return None
 
 
@@ -173,13 +206,15 @@ class Transaction:
             entry = pending.get(entry_id)
             if entry is None:
                 continue
+            # a restart of the NFS server pauses every client of it: always said, also after a run that went well
+            say = announce or entry.kind == "listener"
             for attempt in (1, 2):
                 try:
-                    if announce and attempt == 1 and (doing := may_wait(entry)) is not None:
+                    if say and attempt == 1 and (doing := may_wait(entry)) is not None:
                         self.progress(f"{host.label}: {doing}…")
                     undo_entry(host, entry)
                     self.journal.mark_restored(entry_id)
-                    if announce:
+                    if say:
                         self.progress(f"{host.label}: undone: {describe(entry)}")
                 except KeyboardInterrupt as exc:
                     interrupted = interrupted or exc

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from nfstune.nfs.counters import is_number
 
+RDMA_PORT = 20049  # nfs(5): the port proto=rdma uses when the mount names none (IANA's nfsrdma)
+
 
 def split_commas(text: str, quotes: str = '"') -> list[str]:
     """Split on commas outside quotes, so an SELinux context="a,b" is one option.

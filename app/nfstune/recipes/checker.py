@@ -218,7 +218,10 @@ class Checker:
         if changes_host == "client":
             for index in server_changes:
                 config = configs[index]
-                key = "export" if config.export else "filesystem" if config.filesystem else "nfsd_threads"
+                key = (
+                    "export" if config.export else "filesystem" if config.filesystem
+                    else "nfsd_threads" if config.nfsd_threads is not None else "mount"
+                )  # fmt: skip
                 message = "changes the server, but changes_host = 'client' (client recipes never touch it)"
                 self.problem(("configs", index, key), message)
         elif changes_host == "server" and configs and not server_changes:

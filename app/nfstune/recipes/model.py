@@ -16,7 +16,7 @@ from nfstune.bench.workloads import WORKLOADS as BENCH_WORKLOADS
 from nfstune.bench.workloads import WorkloadSpec
 from nfstune.nfs.export_edit import ExportOptionEdit
 from nfstune.nfs.kernel_view import offered_versions
-from nfstune.nfs.mount_options import MountOptions
+from nfstune.nfs.mount_options import RDMA_PORT, MountOptions
 
 if TYPE_CHECKING:
     from nfstune.remote.probe_parse import HostFacts
@@ -49,6 +49,8 @@ FACTS: Mapping[str, Fact] = {
     "server_filesystems": Fact(
         "filesystems", "a scratch filesystem nfstune can make on the server (its mkfs is there): ext4, xfs, btrfs"
     ),
+    "rdma_both": Fact("bool", "the server and the client each have an active RDMA device (/sys/class/infiniband)"),
+    "rdma_software": Fact("bool", "an RDMA device of the two hosts is emulated over Ethernet (soft-RoCE, soft-iWARP)"),
 }  # fmt: skip
 
 
@@ -80,6 +82,12 @@ def recipe_facts(
         "clients_connected": clients,
         "server_filesystems": frozenset(fs for fs in ("ext4", "xfs", "btrfs") if f"mkfs.{fs}" in server.tools)
         if server
+        else None,
+        "rdma_both": all(any(d.active for d in h.rdma_devices) for h in (server, client))
+        if server and client
+        else None,
+        "rdma_software": any(d.software for h in (server, client) for d in h.rdma_devices)
+        if server and client
         else None,
     }
 
@@ -201,8 +209,20 @@ class Config:
     filesystem: str | None = None
 
     @property
+    def rdma_port(self) -> int | None:
+        """The port nfsd must listen for RDMA on while this configuration runs (changes/nfsd_listener.py); None
+        over TCP or UDP."""
+        if self.mount.proto not in ("rdma", "rdma6"):
+            return None
+        port = self.mount.get("port")
+        return int(port) if port and port.isdigit() and int(port) > 0 else RDMA_PORT
+
+    @property
     def changes_server(self) -> bool:
-        return bool(self.export) or self.nfsd_threads is not None or self.filesystem is not None
+        return (
+            bool(self.export) or self.nfsd_threads is not None or self.filesystem is not None
+            or self.rdma_port is not None
+        )  # fmt: skip
 
 
 def _default_budgets() -> Mapping[str, float]:

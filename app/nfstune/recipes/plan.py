@@ -24,6 +24,7 @@ from nfstune.bench.workloads import SMALL_FILES_TAR, WorkloadId, WorkloadSizes
 from nfstune.changes.fio_server import DEFAULT_PORT as FIO_SERVER_PORT
 from nfstune.changes.isolated import EXPORTS_FILE as ISOLATED_EXPORTS
 from nfstune.changes.isolated import MKFS, export_options, scratch_size_mib
+from nfstune.changes.nfsd_listener import PORTLIST
 from nfstune.changes.nfsd_threads import THREADS as NFSD_THREADS
 from nfstune.nfs.own_mount import MOUNT_ROOT, SCRATCH_PREFIX, mount_argv, mount_point_for
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
@@ -329,6 +330,11 @@ def client_name(number: int) -> str:
     return "client" if number == 1 else f"client{number}"
 
 
+def rdma_ports_needed(plan: Plan) -> list[int]:
+    """The ports nfsd must listen for RDMA on for the plan's proto=rdma configurations (added once a session)."""
+    return sorted({c.rdma_port for item in plan.recipes for c in item.configs if c.rdma_port is not None})
+
+
 def _grows(item: RecipePlan) -> bool:
     """Whether a workload of the recipe can grow (growth.GROWS) in a comparison."""
     grows = {w for _, workloads, _ in GROWS for w in workloads}
@@ -356,6 +362,12 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
         lines.append(
             f"fio --server is started once on each of the first {most} clients, bound to its address on the link to "
             f"the server (port {FIO_SERVER_PORT}; journaled, stopped at the end)."
+        )
+    for port in rdma_ports_needed(plan):
+        lines.append(
+            f"The NFS server is made to listen for RDMA on port {port} (`echo rdma {port} > {PORTLIST}`; journaled). "
+            "The kernel cannot remove that listener while the server runs: at the end nfstune restarts the NFS server "
+            "(clients pause for a few seconds; NFSv4 clients reclaim their state) and puts back its thread count."
         )
     if any("small-files" in v.workloads for item in plan.recipes for v in item.visits):
         lines.append(f"The small-files tree is packed once into {SMALL_FILES_TAR} on the client (removed at the end).")

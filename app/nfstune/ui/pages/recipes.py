@@ -39,7 +39,7 @@ from nfstune.ui.widgets.labels import wrapped_label
 from nfstune.workflow import Facts, Pair, plan_for
 
 PRESELECTED = ("quick-check",)  # a first visit: the overview recipe
-CONFIG_HEADER = ("Configuration", "Mount options\n(client)", "Export options\n(server)", "Workloads")
+CONFIG_HEADER = ("Configuration", "Mount options\n(client)", "Server\n(export, nfsd)", "Workloads")
 CONFIG_WORKLOADS_MIN_WIDTH = 100  # px, for each of the wrapped columns (the options and the workloads)
 ID_ROLE = Qt.ItemDataRole.UserRole
 WARNING_STYLE = "background: #fff4e5; border: 2px solid #d9480f; border-radius: 4px; padding: 8px; color: #202020;"
@@ -56,9 +56,17 @@ def mount_text(config: Config) -> str:
     return " \u00b7 ".join(parts) or "(defaults)"
 
 
-def export_text(config: Config) -> str:
+def server_text(config: Config) -> str:
+    """What a configuration changes on the server: the export's options, or the scratch filesystem exported in its
+    place; nfsd's threads and listeners."""
     parts = [",".join(config.export.set)] if config.export.set else []
     parts += [f"remove {name}" for name in config.export.unset]
+    if config.filesystem is not None:
+        parts = [f"scratch {config.filesystem} exported alone ({','.join(config.export.set) or 'sync'})"]
+    if config.nfsd_threads is not None:
+        parts.append(f"{config.nfsd_threads} nfsd threads")
+    if config.rdma_port is not None:
+        parts.append(f"nfsd listens for RDMA (port {config.rdma_port})")
     return " \u00b7 ".join(parts) or "unchanged"
 
 
@@ -365,7 +373,7 @@ class RecipesPage(QWidget):
             if config.when.tests:
                 label += f"\nonly when {config.when.describe()}"
             workloads = ", ".join(config.workloads or recipe.workloads)
-            options = (mount_text(config).replace(",", ", "), export_text(config).replace(",", ", "))
+            options = (mount_text(config).replace(",", ", "), server_text(config).replace(",", ", "))
             for column, text in enumerate((label, *options, workloads)):
                 table.setItem(row, column, QTableWidgetItem(text))
         self.config_table.fit_height()
