@@ -86,6 +86,7 @@ def test_cli_status_and_ssh_reach_a_further_client(lab3: LabConfig) -> None:
     st = subprocess.run([sys.executable, "-m", "nfstune", "lab", "status"], capture_output=True, text=True, env=env)
     assert st.returncode == 0, st.stdout + st.stderr
     assert re.search(rf"^client2\s+127\.0\.0\.1:{lab3.port('client2')}\s+pid \d+\s+ok", st.stdout, re.M)
+    assert len(re.findall(r"^(nas|client\d?) .* \(RDMA: rxe0\)$", st.stdout, re.M)) == 4, st.stdout  # `--rdma`
     ssh = subprocess.run(
         [sys.executable, "-m", "nfstune", "lab", "ssh", "client2", "hostname"],
         capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=60,
