@@ -142,6 +142,9 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         if blocking(problems):
             stops = "; ".join(p.title for p in problems if p.severity == "error")
             raise ConfigError(f"preflight: {stops}. Nothing was changed.")
+        for recipe in chosen:  # what the desktop shows on the Recipes page before a run, said here too
+            if recipe.warning:
+                printer(f"warning ({recipe.id}): {' '.join(recipe.warning.split())}")
 
         def confirm(change: ServerChange) -> bool:
             # the engine has just logged change.message(): the list of connected clients

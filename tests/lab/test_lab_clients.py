@@ -216,6 +216,7 @@ changes_host = "server"
 workloads = ["sync-4k"]
 baseline = "1 client, sync"
 never_recommend = true
+warning = "Every client of this export shares it with the test while it runs."
 
 [rounds]
 min = 2
@@ -263,6 +264,9 @@ def test_many_clients_runs_from_three_clients_and_leaves_every_host_as_it_was(la
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     out = run.stdout
     assert "probing lab nas" in out and "client3" in out
+    # the recipe's warning is said before anything changes
+    warned = out.index("warning (many-clients): Every client of this export shares it with the test while it runs.")
+    assert warned < out.index("starting fio's server"), out[:3000]
     assert len(re.findall(r"starting fio's server on 10\.99\.0\.\d:8765", out)) == 3
     # every repeat from three clients names all three and the figure they got together
     assert re.search(r"3 clients, sync sync-4k round 2: [\d.]+ ms together \(client [\d.]+ MB/s, "

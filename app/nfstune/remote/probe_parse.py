@@ -22,7 +22,6 @@ FACTS_FORMAT = 2  # bump when HostFacts' fields change: stored JSON says which l
 ROOT_ONLY_FILES = {
     "nfsd-threads": "/proc/fs/nfsd/threads",
     "nfsd-versions": "/proc/fs/nfsd/versions",
-    "nfsd-portlist": "/proc/fs/nfsd/portlist",
 }
 
 
