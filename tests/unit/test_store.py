@@ -193,27 +193,34 @@ def test_sessions_of_a_process_that_is_gone_are_marked_interrupted(tmp_path: Pat
     assert results.mark_interrupted() == []  # nothing left to mark
 
 
-def test_openings_and_closings_on_threads_at_once_never_fail(tmp_path: Path) -> None:
-    """A connection closed on one thread removes the -wal and -shm files while another thread opens the store and
-    checks their mode: that check failed with "cannot create ...: No such file or directory" (this test failed in
-    2 runs of 3 before the fix, and the migration test below once in a full run under load)."""
-    path = tmp_path / "s.sqlite3"
-    open_store(path).close()
+def openings_on_threads(path: Path, *, threads: int, each: int) -> list[BaseException]:
+    """`threads` threads, started together, each opening and closing the store at `path` `each` times: what failed."""
+    start = threading.Barrier(threads)
     failures: list[BaseException] = []
 
     def open_and_close() -> None:
-        for _ in range(200):
+        start.wait()
+        for _ in range(each):
             try:
                 open_store(path).close()
             except BaseException as exc:
                 failures.append(exc)
 
-    threads = [threading.Thread(target=open_and_close) for _ in range(6)]
-    for t in threads:
+    running = [threading.Thread(target=open_and_close) for _ in range(threads)]
+    for t in running:
         t.start()
-    for t in threads:
+    for t in running:
         t.join()
-    assert failures == []
+    return failures
+
+
+def test_openings_and_closings_on_threads_at_once_never_fail(tmp_path: Path) -> None:
+    """A connection closed on one thread removes the -wal and -shm files while another thread opens the store and
+    checks their mode: that check failed with "cannot create ...: No such file or directory" (this test failed in
+    3 runs of 3 before the fix, and the migration test below once in a full run under load)."""
+    path = tmp_path / "s.sqlite3"
+    open_store(path).close()
+    assert openings_on_threads(path, threads=6, each=200) == []
 
 
 def test_connections_opening_a_new_store_at_once_migrate_it_once(tmp_path: Path) -> None:
@@ -221,21 +228,6 @@ def test_connections_opening_a_new_store_at_once_migrate_it_once(tmp_path: Path)
     find the other's migration done under it ("duplicate column name: admin_config") when the machine was busy."""
     for attempt in range(10):
         path = tmp_path / f"s{attempt}.sqlite3"
-        start = threading.Barrier(6)
-        failures: list[BaseException] = []
-
-        def open_it(path: Path = path, start: threading.Barrier = start, failures: list[BaseException] = failures):
-            start.wait()
-            try:
-                open_store(path).close()
-            except BaseException as exc:
-                failures.append(exc)
-
-        threads = [threading.Thread(target=open_it) for _ in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert failures == []
+        assert openings_on_threads(path, threads=6, each=1) == []
         conn = open_store(path)
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
