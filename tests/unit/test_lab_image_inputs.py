@@ -133,7 +133,7 @@ def test_a_new_image_removes_only_the_outdated_images_of_its_own_release(
 
     def build(img: image.Image, progress: image.Progress) -> None:
         img.directory.mkdir(parents=True)
-        for f in (img.disk, img.kernel, img.initrd):
+        for f in (img.disk, *img.boot_files(rdma=False), *img.boot_files(rdma=True)):
             f.write_bytes(b"")
         img.manifest.write_text(json.dumps({"suite": img.release}))
 

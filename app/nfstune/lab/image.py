@@ -144,32 +144,19 @@ class Image:
     def disk(self) -> Path:
         return self.directory / "base.img"
 
-    @property
-    def kernel(self) -> Path:
-        return self.directory / "vmlinuz"
-
-    @property
-    def initrd(self) -> Path:
-        return self.directory / "initrd.img"
-
-    @property
-    def rdma_kernel(self) -> Path:
-        """Debian's generic kernel, with soft-RoCE (`lab up --rdma`); the cloud kernel boots faster otherwise."""
-        return self.directory / "vmlinuz-generic"
-
-    @property
-    def rdma_initrd(self) -> Path:
-        return self.directory / "initrd-generic.img"
-
     def boot_files(self, rdma: bool) -> tuple[Path, Path]:
-        return (self.rdma_kernel, self.rdma_initrd) if rdma else (self.kernel, self.initrd)
+        """The kernel and initrd qemu boots: Debian's generic kernel with soft-RoCE for `lab up --rdma`, else the
+        cloud kernel, which boots faster."""
+        if rdma:
+            return self.directory / "vmlinuz-generic", self.directory / "initrd-generic.img"
+        return self.directory / "vmlinuz", self.directory / "initrd.img"
 
     @property
     def manifest(self) -> Path:
         return self.directory / "manifest.json"
 
     def complete(self) -> bool:
-        files = (self.disk, self.kernel, self.initrd, self.rdma_kernel, self.rdma_initrd, self.manifest)
+        files = (self.disk, *self.boot_files(rdma=False), *self.boot_files(rdma=True), self.manifest)
         return all(p.is_file() for p in files)
 
 
