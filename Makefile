@@ -40,8 +40,8 @@ pytest: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check app tests
-	$(BIN)/ruff format --check app tests
+	$(BIN)/ruff check app tests tools
+	$(BIN)/ruff format --check app tests tools
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
@@ -67,7 +67,7 @@ $(STAMP): pyproject.toml
 
 screenshots: $(STAMP)
 	$(MAKE) system-deps EXTRA_APT="$(APT_SHOTS)"
-	$(BIN)/python tests/screenshots.py docs/screenshots
+	$(BIN)/python tools/screenshots.py docs/screenshots
 
 clean:
 	rm -rf $(VENV) build dist

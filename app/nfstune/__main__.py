@@ -1,3 +1,3 @@
-from nfstune.cli import main
+from nfstune.cli.main import main
 
 raise SystemExit(main())

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nfstune.bench.workloads import WorkloadSizes
-from nfstune.engine import Engine, Event
 from nfstune.lab import LabConfig, host
 from nfstune.lab.config import LAB_IPS
 from nfstune.recipes.model import FactValue, Recipe, recipe_facts
 from nfstune.recipes.plan import Plan, build_plan, plan_json
 from nfstune.remote.probe import probe
+from nfstune.session.engine import Engine, Event
 from nfstune.store import Journal, Results, open_store
 
 

@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.advice import Measured, Recommendation, recommend
+from nfstune.advice.recommend import Measured, Recommendation, recommend
 from nfstune.changes.apply import ApplyFailed, ApplyRefused, apply, prepare
 from nfstune.changes.apply_undo import prepare_undo, undo_apply
 from nfstune.changes.transaction import recover_on_connect
 from nfstune.errors import ConfigError
 from nfstune.lab import LabConfig, host
 from nfstune.remote import Host
+from nfstune.session.workflow import current_export
 from nfstune.store import Journal, Results, open_store
-from nfstune.workflow import current_export
 
 pytestmark = pytest.mark.lab
 

@@ -12,14 +12,14 @@ import pytest
 
 from nfstune.bench.sizing import default_sizes, growth_limits
 from nfstune.bench.workloads import MIB
-from nfstune.cli_run import report_text
-from nfstune.engine import Cancelled, Engine, Event
+from nfstune.cli.run import report_text
 from nfstune.lab import LabConfig, host
 from nfstune.nfs.own_mount import SCRATCH_PREFIX
 from nfstune.recipes.loader import load_recipe_file
 from nfstune.recipes.model import Recipe, recipe_facts
 from nfstune.recipes.plan import Plan, build_plan, plan_json
 from nfstune.remote.probe import probe
+from nfstune.session.engine import Cancelled, Engine, Event
 from nfstune.store import Journal, Results, open_store
 
 # what these tests check (order, undo, bytes on the wire, the link's cap) does not need the quick setting's 96 MiB

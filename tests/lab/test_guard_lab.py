@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 
 from nfstune.changes.export import ApplianceRefused
-from nfstune.engine import Declined, Engine
-from nfstune.guard import ServerChange
 from nfstune.lab import LabConfig, host
 from nfstune.recipes.loader import load_recipe_file
 from nfstune.recipes.plan import Plan
 from nfstune.remote import Host
+from nfstune.session.engine import Declined, Engine
+from nfstune.session.guard import ServerChange
+from nfstune.session.workflow import Facts, Pair, make_engine, plan_for, probe_pair
 from nfstune.store import Journal, Results, open_store
-from nfstune.workflow import Facts, Pair, make_engine, plan_for, probe_pair
 
 pytestmark = pytest.mark.lab
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from nfstune.bench.sizing import default_sizes
-from nfstune.cli_run import report_text
+from nfstune.cli.run import report_text
 from nfstune.lab import LabConfig
 from nfstune.recipes.loader import load_recipe_file
 from tests.lab.engine_session import run_session

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 
 import pytest
 
+from nfstune.facts.model import BlockDevice, HostFacts
 from nfstune.lab import LabConfig, host
 from nfstune.remote import CommandResult, Host
-from nfstune.remote.probe import BlockDevice, HostFacts, probe
+from nfstune.remote.probe import probe
 
 pytestmark = pytest.mark.lab
 

@@ -7,8 +7,9 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from nfstune.facts.model import HostFacts
 from nfstune.remote import CommandResult, Host
-from nfstune.remote.probe import HostFacts, probe
+from nfstune.remote.probe import probe
 from tests.root.conftest import Sshd
 
 

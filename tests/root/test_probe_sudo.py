@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nfstune.workflow import Pair, probe_pair
+from nfstune.session.workflow import Pair, probe_pair
 from tests.root.conftest import Sshd
 from tests.root.test_remote_files import login, users  # noqa: F401 (the fixture)
 

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtGui import QTextDocument
 from pytestqt.qtbot import QtBot
 
-from nfstune.advice import Measured, recommend
+from nfstune.advice.recommend import Measured, recommend
 from nfstune.changes.apply import ApplyPlan, plan_apply
 from nfstune.errors import ConfigError
 from nfstune.ui.apply_dialog import DiffDialog

@@ -206,7 +206,7 @@ def test_the_html_report_is_written_by_a_job_on_its_own_thread(qtbot: QtBot, tmp
 
 def test_the_html_export_is_the_file_nfstune_report_writes(page: HistoryPage, tmp_path: Path) -> None:
     from nfstune.recipes.loader import recipes_by_id
-    from nfstune.report import session_html
+    from nfstune.report.html import session_html
 
     select_rows(page, 1)
     out = tmp_path / "desktop.html"

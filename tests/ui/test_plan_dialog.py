@@ -14,12 +14,12 @@ from PySide6.QtWidgets import QListWidgetItem, QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
 from nfstune import paths
+from nfstune.facts.probe_output import parse_probe_output
 from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
-from nfstune.remote.probe import parse_probe_output
+from nfstune.session.workflow import Facts, plan_for
 from nfstune.ui.pages.recipes import ID_ROLE, RecipesPage
 from nfstune.ui.plan_dialog import PlanDialog
-from nfstune.workflow import Facts, plan_for
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "probe"
 

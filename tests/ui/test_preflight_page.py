@@ -11,7 +11,8 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QPushButton
 from pytestqt.qtbot import QtBot
 
-from nfstune.remote.probe import HostFacts, parse_probe_output
+from nfstune.facts.model import HostFacts
+from nfstune.facts.probe_output import parse_probe_output
 from nfstune.ui.pages.preflight import HIGHLIGHT_BACKGROUND, TITLE, PreflightPage
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "probe"

@@ -9,8 +9,8 @@ from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
 from nfstune import paths
-from nfstune.recipe_info import format_duration
 from nfstune.recipes.estimate import PastRun, at_most_seconds, plan_seconds
+from nfstune.recipes.info import format_duration
 from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
 from nfstune.ui.main_window import STEPS, MainWindow

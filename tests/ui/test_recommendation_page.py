@@ -11,7 +11,7 @@ from PySide6.QtGui import QGuiApplication, QTextDocument
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from nfstune.advice import EXPORTS_ASYNC_WARNING, PLAIN_RISK, Measured, Recommendation, recommend
+from nfstune.advice.recommend import EXPORTS_ASYNC_WARNING, PLAIN_RISK, Measured, Recommendation, recommend
 from nfstune.bench.verdict import Question, Verdict, judge
 from nfstune.ui.pages.recommendation import RecommendationPage
 

@@ -18,8 +18,8 @@ from pytestqt.qtbot import QtBot
 from nfstune import paths
 from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
+from nfstune.results.summary import results_text
 from nfstune.store import Results, open_store
-from nfstune.summary import results_text
 from nfstune.ui.main_window import STEPS, MainWindow
 from nfstune.ui.pages.results import (
     OPTIONS_COLUMN,
@@ -305,7 +305,7 @@ def test_a_recipes_notes_are_shown_under_its_verdicts(
 
 
 def test_a_new_session_frees_the_last_ones_tabs(page: ResultsPage, results: Results, qtbot: QtBot) -> None:
-    """The leak tests/bench/desktop_memory.py found: the last session's charts and tables stayed alive, hidden."""
+    """The leak tools/bench/desktop_memory.py found: the last session's charts and tables stayed alive, hidden."""
     from PySide6.QtCore import QCoreApplication, QEvent
 
     from nfstune.ui.widgets.result_chart import ResultChart
@@ -320,7 +320,7 @@ def test_a_new_session_frees_the_last_ones_tabs(page: ResultsPage, results: Resu
 def test_the_results_page_exports_the_report_history_and_nfstune_report_write(
     qtbot: QtBot, tmp_path: Path, recipes: dict[str, Recipe]
 ) -> None:
-    from nfstune.report import session_html
+    from nfstune.report.html import session_html
 
     settings = QSettings(str(tmp_path / "nfstune.ini"), QSettings.Format.IniFormat)
     window = MainWindow(store_path=tmp_path / "window.sqlite3", scale="small", settings=settings)

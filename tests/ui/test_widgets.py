@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
-from nfstune.report_chart import nice_ticks
+from nfstune.report.chart import nice_ticks
 from nfstune.ui.widgets.live_plot import LIVE_SERIES, LivePlot, SeriesBuffer
 from nfstune.ui.widgets.result_chart import TICK_TARGET, ResultChart
 

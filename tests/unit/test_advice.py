@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from nfstune.advice import EXPORTS_ASYNC_WARNING, Measured, recommend
+from nfstune.advice.recommend import EXPORTS_ASYNC_WARNING, Measured, recommend
 from nfstune.bench.verdict import Question, Verdict, judge
 from nfstune.errors import ConfigError
 from nfstune.nfs.apply_plan import plan_exports_change

@@ -11,7 +11,7 @@ from dataclasses import replace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nfstune.advice import Measured, recommend
+from nfstune.advice.recommend import Measured, recommend
 from nfstune.bench.verdict import Question, judge
 from nfstune.changes.apply import plan_apply
 from nfstune.errors import ConfigError

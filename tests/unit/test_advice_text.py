@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nfstune.cli_run import advice_text
-from nfstune.session_advice import CurrentConfig, keep_current, kept_recommendation
+from nfstune.advice.session import CurrentConfig, keep_current, kept_recommendation
+from nfstune.cli.run import advice_text
 from nfstune.store import Results, open_store
 
 

@@ -166,7 +166,7 @@ def test_run_refuses_a_missing_or_ignored_argument_before_anything(
     "address", ["nas.example.org", "nas", "10.99.0.1", "2001:db8::1", "[2001:db8::1]", "fe80::1%eth0"]
 )
 def test_server_addresses_that_are_accepted(address: str) -> None:
-    from nfstune.cli import _parser
+    from nfstune.cli.main import _parser
 
     args = _parser().parse_args(["run", *REMOTE, "--share", "/srv", "--server-address", address])
     assert args.server_address == address.strip("[]")  # the brackets are written back where a mount needs them
@@ -228,7 +228,7 @@ def test_broken_user_recipes_are_warnings_and_the_run_goes_on(tmp_path: Path) ->
     ],
 )  # fmt: skip
 def test_lab_up_refuses_a_limit_it_could_only_fail_on_after_building(args: list[str]) -> None:
-    from nfstune.cli import _parser
+    from nfstune.cli.main import _parser
 
     with pytest.raises(SystemExit) as stop:  # parsing only: nothing is built or started
         _parser().parse_args(["lab", "up", *args])
@@ -279,7 +279,7 @@ def test_the_scale_defaults_to_the_quick_setting_on_the_lab_only(tmp_path: Path)
 
 
 def test_the_time_left_says_the_most_it_can_take() -> None:
-    from nfstune.cli_run import eta_text
+    from nfstune.cli.run import eta_text
 
     assert eta_text(7 * 60, 13 * 60) == "about 7 min left, at most 13"
     assert eta_text(7 * 60, 7 * 60 + 10) == "about 7 min left"  # the same minute: said once

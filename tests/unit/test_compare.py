@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.compare import compare_sessions
+from nfstune.results.compare import compare_sessions
 from nfstune.store import Results, open_store
 from tests.unit.test_summary import NEG, StoredRun, store_session
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from nfstune.bench.commands import parser_for, workload_commands
 from nfstune.bench.figure import figure, repeat_record
 from nfstune.bench.workloads import MIB, Tool, WorkloadId, WorkloadResult, WorkloadSizes
+from nfstune.results.summary import measured_values
 from nfstune.store import Results, open_store
-from nfstune.summary import measured_values
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "bench"
 # the sizes the captures were made with (tests/captures/bench/make_captures.py)

@@ -9,10 +9,10 @@ import pytest
 from nfstune import paths
 from nfstune.bench.sizing import GIB, growth_limits, plan_sizes
 from nfstune.bench.workloads import MIB, WorkloadSizes
-from nfstune.growth import next_sizes, spread
 from nfstune.recipes import Recipe, load_recipes
 from nfstune.recipes.plan import Plan, build_plan, plan_json, plan_text
-from nfstune.rounds import RecipeFigures
+from nfstune.session.growth import next_sizes, spread
+from nfstune.session.rounds import RecipeFigures
 
 SIZES = WorkloadSizes(seq_file_bytes=96 * MIB, small_file_count=20, small_file_bytes=4096, sync_4k_count=50)
 LIMITS = WorkloadSizes(seq_file_bytes=384 * MIB, small_file_count=20, small_file_bytes=4096, sync_4k_count=200)

@@ -1,6 +1,6 @@
-"""The import contracts of pyproject.toml (checked by `lint-imports` in `make lint`) cover the whole package: a
-forbidden contract checks only the modules it names, so a new top-level module left out of "qt-only-in-ui" could
-import Qt unseen."""
+"""The import contracts of pyproject.toml (checked by `lint-imports` in `make lint`) cover the whole package: the
+layers contract checks only the packages it names, so a new top-level package left out of it could import the
+desktop (and through it Qt) unseen."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from pathlib import Path
 import nfstune
 
 PYPROJECT = Path(__file__).parents[2] / "pyproject.toml"
-# the desktop itself, and the command line that starts it (its own contract: Qt only through nfstune.ui)
-MAY_IMPORT_QT = {"nfstune.ui", "nfstune.cli", "nfstune.__main__"}
+# the modules at the top that every layer may use: they import nothing of nfstune's but each other
+SHARED = {"nfstune.errors", "nfstune.paths", "nfstune.logs", "nfstune.signals"}
 
 
-def modules(contract_id: str, key: str) -> set[str]:
+def contract(contract_id: str) -> dict[str, object]:
     contracts = tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]["contracts"]
     (found,) = [c for c in contracts if c.get("id") == contract_id]
-    return set(found[key])
+    return dict(found)
 
 
 def top_level_modules() -> set[str]:
@@ -27,15 +27,26 @@ def top_level_modules() -> set[str]:
     return {f"nfstune.{name}" for name in names}
 
 
-def test_every_module_outside_the_desktop_is_checked_for_qt() -> None:
-    sources = modules("qt-only-in-ui", "source_modules")
-    assert {"PySide6", "pyqtgraph", "nfstune.ui"} <= modules("qt-only-in-ui", "forbidden_modules")
-    assert sorted(top_level_modules() - MAY_IMPORT_QT - sources) == []  # add the new module to source_modules
-    assert sorted(sources - top_level_modules()) == []  # a module that is gone: lint-imports would fail on it
-    assert top_level_modules() >= MAY_IMPORT_QT  # these names are still real
+def layered_modules() -> set[str]:
+    layers = contract("layers")["layers"]
+    assert isinstance(layers, list)
+    return {name.strip() for layer in layers for name in layer.replace(":", "|").split("|")}
+
+
+def test_every_package_has_its_layer() -> None:
+    assert sorted(top_level_modules() - SHARED - layered_modules()) == []  # add the new package to a layer
+    assert sorted(layered_modules() - top_level_modules()) == []  # a package that is gone: lint-imports would fail
+    assert top_level_modules() >= SHARED  # these names are still real
+
+
+def test_qt_is_protected_by_package_not_by_a_list() -> None:
+    qt = contract("qt-only-in-ui")
+    assert qt["type"] == "protected"
+    assert qt["allowed_importers"] == ["nfstune.ui"]
+    assert {"PySide6", "pyqtgraph"} <= set(qt["protected_modules"])  # type: ignore[call-overload]
 
 
 def test_the_command_line_is_held_to_its_own_contract() -> None:
-    cli = "cli-launches-the-desktop-lazily"
-    assert modules(cli, "source_modules") == MAY_IMPORT_QT - {"nfstune.ui"}
-    assert {"PySide6", "pyqtgraph"} <= modules(cli, "forbidden_modules")
+    cli = contract("cli-launches-the-desktop-lazily")
+    assert set(cli["source_modules"]) == {"nfstune.__main__", "nfstune.cli"}  # type: ignore[call-overload]
+    assert {"PySide6", "pyqtgraph"} <= set(cli["forbidden_modules"])  # type: ignore[call-overload]

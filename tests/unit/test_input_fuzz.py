@@ -19,6 +19,7 @@ from nfstune.bench.fio import FioStreamParser
 from nfstune.bench.iperf import IperfOutputError, parse_iperf_json
 from nfstune.bench.sampler import SampleParser
 from nfstune.bench.workloads import WorkloadId, WorkloadOutputError
+from nfstune.facts.probe_output import parse_probe_output
 from nfstune.nfs import exportfs_view, exports, exports_findings
 from nfstune.nfs.fstab import Fstab
 from nfstune.nfs.kernel_view import connected_clients, parse_export_cache, parse_exportfs_s, parse_fh_cache
@@ -26,7 +27,6 @@ from nfstune.nfs.mounts import parse_proc_mounts
 from nfstune.nfs.mountstats import parse_mountstats
 from nfstune.paths import recipes_dir
 from nfstune.recipes.loader import load_recipe_file
-from nfstune.remote.probe_parse import parse_probe_output
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # a failing example holds 5000-digit runs: hypothesis warns that its repr is long

@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from nfstune.advice.session import CurrentConfig, keep_current, kept_recommendation
+from nfstune.advice.threads import ThreadsFinding, threads_advice
 from nfstune.bench.verdict import Verdict
-from nfstune.cli_run import advice_text
-from nfstune.compare import compare_sessions
+from nfstune.cli.run import advice_text
 from nfstune.paths import recipes_dir
 from nfstune.recipes import load_recipes
-from nfstune.report import session_html
-from nfstune.report_advice import recommendation_html
-from nfstune.session_advice import CurrentConfig, keep_current, kept_recommendation
+from nfstune.report.advice import recommendation_html
+from nfstune.report.html import session_html
+from nfstune.results.compare import compare_sessions
+from nfstune.results.summary import effective_settings, results_text, session_scaling, summarize_session
 from nfstune.store import Results, open_store
-from nfstune.summary import effective_settings, results_text, session_scaling, summarize_session
-from nfstune.threads_advice import ThreadsFinding, threads_advice
 
 ROUNDS = 6
 DRIFT = [1.00, 0.93, 1.06, 0.97, 1.04, 0.95]  # a round's wobble, shared by every configuration of the round

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.advice import recommend
+from nfstune.advice.recommend import recommend
+from nfstune.advice.session import measured_from
 from nfstune.paths import recipes_dir
 from nfstune.recipes import load_recipes
 from nfstune.recipes.model import Recipe
-from nfstune.session_advice import measured_from
+from nfstune.results.summary import summarize_session
 from nfstune.store import Results, open_store
-from nfstune.summary import summarize_session
 from tests.unit.test_summary import PLAN, StoredRun, store_session
 
 NEG = "rw,vers={},rsize=131072,wsize=131072,hard,proto=tcp"

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.preflight import DASH, Problem, blocking, check, facts_rows, install_command, mtu_mismatch
-from nfstune.remote.probe import HostFacts, parse_probe_output
+from nfstune.facts.model import HostFacts
+from nfstune.facts.probe_output import parse_probe_output
+from nfstune.session.preflight import DASH, Problem, blocking, check, facts_rows, install_command, mtu_mismatch
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "probe"
 

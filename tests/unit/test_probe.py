@@ -12,15 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nfstune.remote.probe import (
-    PROBE_SCRIPT,
-    BlockDevice,
-    HostFacts,
-    async_setting_hint,
-    build_probe_script,
-    parse_probe_output,
-)
-from nfstune.remote.probe_parse import SECTION_MARK, RdmaDevice, parse_df, parse_nfsd_versions
+from nfstune.facts.appliance import async_setting_hint
+from nfstune.facts.model import BlockDevice, HostFacts, RdmaDevice
+from nfstune.facts.probe_output import SECTION_MARK, parse_df, parse_nfsd_versions, parse_probe_output
+from nfstune.remote.probe import PROBE_SCRIPT, build_probe_script
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "probe"
 LAB_TOOLS = {"exportfs", "showmount", "nfsstat", "mount.nfs", "tc", "dmsetup", "fio", "iperf3"}

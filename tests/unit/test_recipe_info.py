@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from nfstune import paths
-from nfstune.recipe_info import describe, format_duration, size_text
+from nfstune.recipes.info import describe, format_duration, size_text
 from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
 

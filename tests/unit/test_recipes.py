@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nfstune import paths
+from nfstune.facts.probe_output import parse_probe_output
 from nfstune.nfs.kernel_view import offered_versions
 from nfstune.recipes import Condition, FactTest, Recipe, RecipeError, load_recipe_file, load_recipes, recipe_facts
 from nfstune.recipes.toml_lines import KeyLines
-from nfstune.remote.probe_parse import parse_probe_output
 
 PROBES = Path(__file__).parent.parent / "captures" / "probe"
 SHIPPED = [

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.report import write_html
-from nfstune.report_chart import TICKS, nice_ticks, strip_chart_svg
-from nfstune.session_advice import CurrentConfig, keep_current
+from nfstune.advice.session import CurrentConfig, keep_current
+from nfstune.report.chart import TICKS, nice_ticks, strip_chart_svg
+from nfstune.report.html import write_html
 from nfstune.store import Results, open_store
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -132,7 +132,7 @@ def test_the_report_needs_no_qt(tmp_path: Path) -> None:
     r, sid = session(tmp_path / "s.sqlite3")
     del r
     code = (
-        "import sys\nfrom pathlib import Path\nfrom nfstune.report import write_html\n"
+        "import sys\nfrom pathlib import Path\nfrom nfstune.report.html import write_html\n"
         "from nfstune.store import Results, open_store\n"
         f"write_html(Results(open_store(Path({str(tmp_path / 's.sqlite3')!r}))), {sid}, "
         f"Path({str(tmp_path / 'r.html')!r}), recipes={{}})\n"

@@ -10,8 +10,8 @@ import pytest
 
 from nfstune.bench.runner import ClientRunner
 from nfstune.bench.workloads import MIB, Progress, WorkloadId, WorkloadSizes
-from nfstune.engine import Cancelled
 from nfstune.remote.local import LocalHost
+from nfstune.session.engine import Cancelled
 
 SIZES = WorkloadSizes(seq_file_bytes=2 * MIB, small_file_count=10, small_file_bytes=1024, sync_4k_count=25)
 

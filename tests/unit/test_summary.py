@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.compare import compare_sessions
 from nfstune.nfs.mount_options import MountOptions
 from nfstune.paths import recipes_dir
 from nfstune.recipes import load_recipes
-from nfstune.store import Results, open_store
-from nfstune.summary import (
+from nfstune.results.compare import compare_sessions
+from nfstune.results.summary import (
     RunOptions,
     aa_checks,
     aa_summary,
@@ -22,6 +21,7 @@ from nfstune.summary import (
     results_text,
     summarize_session,
 )
+from nfstune.store import Results, open_store
 
 NEGOTIATED_8K = "rw,relatime,vers=4.2,rsize=8192,wsize=8192,namlen=255,hard,proto=tcp,timeo=600,retrans=2,sec=sys"
 NEGOTIATED_1M = "rw,relatime,vers=4.2,rsize=1048576,wsize=1048576,namlen=255,hard,proto=tcp,timeo=600,sec=sys"
@@ -193,7 +193,7 @@ def test_the_same_settings_in_force_are_an_aa_check(results: Results) -> None:
     assert [(c.workload, c.label) for c in checks] == [("small-files", "rsize=128K"), ("sync-4k", "rsize=128K")]
     assert aa_summary(checks).startswith("1 of 2 A/A checks came out different")
     # nfstune report: the A/A checks replace "48.9 % apart, they differ by more than their CV"
-    from nfstune.cli_run import report_text
+    from nfstune.cli.run import report_text
 
     text = report_text(results, sid, {})
     head = "\nA/A checks (configurations expected to measure the same as their baseline)\n  1 of 2 A/A checks came out"
@@ -253,7 +253,7 @@ def test_a_configuration_the_recipe_expects_the_same_is_never_an_effect(results:
 
 
 def test_text_is_what_nfstune_report_prints(results: Results) -> None:
-    from nfstune.cli_run import report_text
+    from nfstune.cli.run import report_text
 
     sid = store_session(results, FIRST_SESSION)
     recipes = {r.id: r for r in load_recipes([recipes_dir()])[0]}
@@ -331,9 +331,9 @@ def test_a_recipes_notes_are_filled_from_the_sessions_stored_facts() -> None:
     from pathlib import Path
 
     from nfstune import paths
+    from nfstune.facts.probe_output import parse_probe_output
     from nfstune.recipes import load_recipes
-    from nfstune.remote.probe_parse import parse_probe_output
-    from nfstune.summary import recipe_notes
+    from nfstune.results.summary import recipe_notes
 
     probes = Path(__file__).parent.parent / "captures" / "probe"
     recipes, errors = load_recipes([paths.recipes_dir()])

@@ -65,7 +65,7 @@ MOUNTSTATS = "/proc/self/mountstats"
 
 # The same snapshot from one long-lived awk, ticked by vmstat's line every second: no process is started per
 # snapshot. The old loop (a sleep, a date and an awk a second) kept an idle lab VM 11 % busy; this form 0.5 %
-# (tests/bench/sampler_cpu.py). The time is /proc/uptime plus the boot's epoch, worked out once at the start.
+# (tools/bench/sampler_cpu.py). The time is /proc/uptime plus the boot's epoch, worked out once at the start.
 TICKING_AWK = """\
 BEGIN { mp = ENVIRON["NFSTUNE_MP"]; epoch = ENVIRON["NFSTUNE_EPOCH"] + 0 }
 $1 !~ /^[0-9]+$/ { next }

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from nfstune.changes.config_files import read_config_files
 from nfstune.changes.transaction import HOST_JOURNAL_DIR, ChangeFailed, Transaction
 from nfstune.errors import NfstuneError
+from nfstune.facts.appliance import async_setting_hint
 from nfstune.nfs.kernel_view import (
     NfsClient,
     check_exports_resolve_to_themselves,
@@ -19,7 +20,6 @@ from nfstune.nfs.kernel_view import (
     parse_exportfs_s,
 )
 from nfstune.remote import Host
-from nfstune.remote.probe import async_setting_hint
 
 KERNEL_CACHES = "cat /proc/net/rpc/nfsd.export/content; echo '== fh'; cat /proc/net/rpc/nfsd.fh/content"
 READ_TABLE = "reading the kernel's exports (exportfs -s)"

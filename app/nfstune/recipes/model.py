@@ -19,7 +19,7 @@ from nfstune.nfs.kernel_view import offered_versions
 from nfstune.nfs.mount_options import RDMA_PORT, MountOptions
 
 if TYPE_CHECKING:
-    from nfstune.remote.probe_parse import HostFacts
+    from nfstune.facts.model import HostFacts
 
 ChangesHost = Literal["client", "server"]
 FactKind = Literal["versions", "filesystems", "int", "bool"]

@@ -26,9 +26,9 @@ from nfstune.changes.isolated import EXPORTS_FILE as ISOLATED_EXPORTS
 from nfstune.changes.isolated import MKFS, export_options, scratch_size_mib
 from nfstune.changes.nfsd_listener import PORTLIST
 from nfstune.changes.nfsd_threads import THREADS as NFSD_THREADS
+from nfstune.facts.appliance import async_setting_hint
 from nfstune.nfs.own_mount import MOUNT_ROOT, SCRATCH_PREFIX, mount_argv, mount_point_for
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
-from nfstune.remote.probe import async_setting_hint
 
 # Seconds a visit takes beyond its workloads, and per run of each workload (cache drop or sync included).
 # "small": measured on the practice lab (hdd profile, three quick-check sessions, 2026-11-23): an export change, the

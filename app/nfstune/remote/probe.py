@@ -10,34 +10,11 @@ from __future__ import annotations
 import ipaddress
 import shlex
 
+from nfstune.facts.appliance import APPLIANCE_MARKERS
+from nfstune.facts.model import HostFacts
+from nfstune.facts.probe_output import SECTION_MARK, UNREADABLE, parse_probe_output
 from nfstune.remote.errors import CommandFailed
 from nfstune.remote.host import Host
-from nfstune.remote.probe_parse import (
-    APPLIANCE_MARKERS,
-    OPENMEDIAVAULT,
-    QNAP,
-    SECTION_MARK,
-    SYNOLOGY,
-    TRUENAS,
-    UNREADABLE,
-    BlockDevice,
-    FilesystemFacts,
-    HostFacts,
-    RouteFacts,
-    parse_probe_output,
-)
-
-__all__ = [
-    "PROBE_SCRIPT",
-    "BlockDevice",
-    "FilesystemFacts",
-    "HostFacts",
-    "RouteFacts",
-    "async_setting_hint",
-    "build_probe_script",
-    "parse_probe_output",
-    "probe",
-]
 
 # Tools whose presence is reported (HostFacts.tools); sbin directories are added to PATH first, because an
 # ordinary login on Debian has no /usr/sbin in PATH and exportfs, tc and friends live there.
@@ -160,37 +137,3 @@ def probe(host: Host, *, path: str | None = None, peer: str | None = None, timeo
     if f"{SECTION_MARK} format" not in result.stdout:
         raise CommandFailed(host.label, "nfstune host probe", result.exit_status, result.stderr)
     return parse_probe_output(result.stdout)
-
-
-# Where each appliance's own UI sets what nfstune would otherwise set by adding `async` to /etc/exports (their
-# middleware writes /etc/exports from its own configuration: openmediavault's file says "your changes will get
-# lost", so an edit by hand does not last). Sources:
-# - Synology: DSM help "Assign NFS Permissions" (synology.com/en-global/knowledgebase/DSM/help/DSM/AdminCenter/
-#   file_share_privilege_nfs): Control Panel > Shared Folder > Edit > NFS Permissions > Create/Edit an NFS rule;
-#   the rule's checkbox is "Enable asynchronous" in the DSM 3.1-4.2 user guides ("tick Enable asynchronous").
-# - QNAP: QTS 4.5.x "Configuring NFS Service Settings" (docs.qnap.com): Control Panel > Privilege > Shared
-#   Folders > Edit Shared Folder Permissions > NFS host access, where "sync: Disabled" is async.
-# - OpenMediaVault: the workbench's NFS share form (openmediavault/openmediavault, deb/openmediavault/workbench/
-#   src/app/pages/services/nfs/nfs-share-form-page.component.ts): Services > NFS > Shares, field "Extra options"
-#   (default "subtree_check,insecure"), which goes into the export's options.
-# - TrueNAS: the NFS share has no sync/async field (the sharing.nfs API, api.truenas.com); iX suggests the ZFS
-#   property sync=disabled on the dataset instead (github.com/truenas/os pull 208), which the UI shows as the
-#   dataset's "Sync" option (Standard / Always / Disabled; TrueNAS docs "FRG: Storage"). It acts on every
-#   protocol, not only NFS, and the menu path differs between CORE and SCALE, so none is given here.
-# - Unraid and others: not verified, so no menu path is invented.
-_ASYNC_SETTINGS = {
-    SYNOLOGY: "Control Panel > Shared Folder > Edit > NFS Permissions > edit the rule > tick 'Enable asynchronous'",
-    QNAP: "Control Panel > Privilege > Shared Folders > Edit Shared Folder Permissions > NFS host access > "
-    "set 'sync' to Disabled",
-    OPENMEDIAVAULT: "Services > NFS > Shares > edit the share > add 'async' to 'Extra options'",
-    TRUENAS: "the NFS share has no async switch; the nearest is the dataset's 'Sync' option set to 'Disabled' "
-    "(ZFS sync=disabled), which affects every protocol on that dataset, not only NFS",
-}
-
-
-def async_setting_hint(appliance: str | None) -> str | None:
-    """What to change in the appliance's UI instead of adding `async` to /etc/exports; None on a plain Linux
-    server (where nfstune edits /etc/exports itself)."""
-    if appliance is None:
-        return None
-    return _ASYNC_SETTINGS.get(appliance, "in the vendor's NFS share settings")

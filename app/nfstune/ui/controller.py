@@ -15,12 +15,12 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from nfstune.engine import Cancelled, Event
 from nfstune.errors import NfstuneError
 from nfstune.recipes.model import Recipe
 from nfstune.remote import Host, open_host
+from nfstune.session.engine import Cancelled, Event
+from nfstune.session.workflow import Facts, Pair
 from nfstune.ui.jobs import EventBuffer, Job, JobQueue, Prompter
-from nfstune.workflow import Facts, Pair
 
 log = logging.getLogger(__name__)
 ROLES = ("server", "client")
@@ -246,7 +246,7 @@ class Controller(QObject):
             from nfstune.changes.export import exportfs_table, read_export_files
             from nfstune.changes.mount import mounts_of
             from nfstune.nfs.own_mount import MOUNT_ROOT
-            from nfstune.workflow import probe_pair
+            from nfstune.session.workflow import probe_pair
 
             exports = sorted({path for path, _client in exportfs_table(server)})
             share = self.share if self.share in exports else (exports[0] if exports else "/")
@@ -302,9 +302,9 @@ class Controller(QObject):
                 self.events.append(event)
 
         def work(job: Job) -> RunOutcome:
-            from nfstune.session_advice import keep_current, recommendation
+            from nfstune.advice.session import keep_current, recommendation
+            from nfstune.session.workflow import current_export, open_session
             from nfstune.store import Journal, Results, open_store
-            from nfstune.workflow import current_export, open_session
 
             conn = open_store(self.store_path)  # this thread's own connection: sqlite objects stay on one thread
             results, journal = Results(conn), Journal(conn)

@@ -20,8 +20,8 @@ from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QMessageBox, QWidget
 
 from nfstune.errors import NfstuneError
-from nfstune.guard import ServerChange
 from nfstune.remote.errors import RemoteError
+from nfstune.session.guard import ServerChange
 
 log = logging.getLogger(__name__)
 EVENT_BUFFER = 2000  # events kept for the GUI between two ticks; a run makes a few a second

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune import __version__
-from nfstune.advice import Recommendation
+from nfstune.advice.recommend import Recommendation
 from nfstune.recipes.estimate import PastRun
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
 from nfstune.store import Results, open_store
@@ -282,7 +282,7 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def _on_mount_point_changed(self, mount_point: str) -> None:
         """The same recommendation with the fstab line the admin's mount point gives (from what the session kept)."""
-        from nfstune.session_advice import kept_recommendation
+        from nfstune.advice.session import kept_recommendation
 
         outcome = self.controller.outcome
         if outcome is None or outcome.recommendation is None:

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from nfstune.addresses import server_address
+from nfstune.nfs.addresses import server_address
 from nfstune.ui.controller import MORE_CLIENTS, ConnState, Controller, HostSpec
 from nfstune.ui.rich_text import rich
 

@@ -39,12 +39,12 @@ from PySide6.QtWidgets import (
 
 from nfstune.bench.stats import format_value
 from nfstune.bench.verdict import Verdict, format_change
-from nfstune.compare import ComparisonRow, compare_sessions
 from nfstune.errors import NfstuneError
 from nfstune.recipes.model import WORKLOADS, Recipe
-from nfstune.report import write_html
+from nfstune.report.html import write_html
+from nfstune.results.compare import ComparisonRow, compare_sessions
+from nfstune.results.summary import WorkloadResults, negotiated_view, summarize_session
 from nfstune.store import Results, SessionRow, open_store
-from nfstune.summary import WorkloadResults, negotiated_view, summarize_session
 from nfstune.ui.jobs import CRASHED
 from nfstune.ui.verdicts import KIND_WORDS, verdict_sentence
 

@@ -1,4 +1,4 @@
-"""The preflight page: both hosts' facts side by side, what stands in the way (nfstune.preflight.check), and the
+"""The preflight page: both hosts' facts side by side, what stands in the way (nfstune.session.preflight.check), and the
 share to test. It never runs anything: an Install button only asks (install_requested), the wizard does it on the
 host's worker and reports back through set_install_state."""
 
@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from nfstune.preflight import Problem, check, facts_rows, mtu_mismatch
-from nfstune.remote.probe_parse import HostFacts
+from nfstune.facts.model import HostFacts
+from nfstune.session.preflight import Problem, check, facts_rows, mtu_mismatch
 
 TITLE = "Preflight: the two hosts side by side"
 ICONS = {

@@ -30,13 +30,13 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.errors import NfstuneError
-from nfstune.recipe_info import describe, format_duration, size_text
 from nfstune.recipes.estimate import Estimate, PastRun, estimate
+from nfstune.recipes.info import describe, format_duration, size_text
 from nfstune.recipes.model import Config, Recipe
 from nfstune.recipes.plan import plan_text
+from nfstune.session.workflow import Facts, Pair, plan_for
 from nfstune.ui.plan_dialog import PlanDialog
 from nfstune.ui.widgets.labels import wrapped_label
-from nfstune.workflow import Facts, Pair, plan_for
 
 PRESELECTED = ("quick-check",)  # a first visit: the overview recipe
 CONFIG_HEADER = ("Configuration", "Mount options\n(client)", "Server\n(export, nfsd)", "Workloads")

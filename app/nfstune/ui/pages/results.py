@@ -28,10 +28,10 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.bench.stats import format_value
-from nfstune.load_summary import SeriesScaling, scaling_lines
-from nfstune.recipe_info import size_text
+from nfstune.recipes.info import size_text
 from nfstune.recipes.model import WORKLOADS, Recipe
-from nfstune.summary import (
+from nfstune.results.load_summary import SeriesScaling, scaling_lines
+from nfstune.results.summary import (
     ConfigResult,
     WorkloadResults,
     negotiated_view,
@@ -273,7 +273,7 @@ class ResultsPage(QWidget):
     def show_session(self, session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None) -> None:
         recipes = recipes or {}
         # QTabWidget.clear() keeps the pages (their charts and tables) alive, hidden: each run left its Results
-        # behind, ~2 MiB a run (tests/bench/desktop_memory.py)
+        # behind, ~2 MiB a run (tools/bench/desktop_memory.py)
         pages = [self.tabs.widget(i) for i in range(self.tabs.count())]
         self.tabs.clear()
         for page in pages:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from nfstune.engine import Event
+from nfstune.session.engine import Event
 from nfstune.ui.controller import Controller, RunOutcome
 from nfstune.ui.widgets.live_plot import LIVE_SERIES, LivePlot
 

@@ -1,0 +1,111 @@
+"""Argument types of the `nfstune` command: each checks one argument while argparse reads it, so a bad one stops
+the command (exit 2, naming the argument) before any file is created or any host is contacted."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+from pathlib import Path
+
+from nfstune.nfs import addresses
+
+SESSION_ID_LIMIT = 2**63  # SQLite's integers are signed 64-bit
+
+
+def server_address(text: str) -> str:
+    """A host name, an IPv4 address or an IPv6 address (bare or in brackets); an IPv6 one comes back bare, for
+    the mount source is written `[address]:/share` by the code that builds it."""
+    try:
+        return addresses.server_address(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def ssh_destination(text: str) -> str:
+    """What ssh takes: [user@]host[:port] or an alias of ~/.ssh/config; never blanks or control characters."""
+    from nfstune.errors import ConfigError
+    from nfstune.remote.target import split_spec
+
+    if not text or re.search(r"[\s\x00-\x1f\x7f]", text) or text.startswith("-"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a host to connect to (as you would give it to ssh)")
+    try:
+        split_spec(text)
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def share_path(text: str) -> str:
+    """An exported path: absolute, one line, no NUL (exportfs and mount take nothing else)."""
+    if not text.startswith("/"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an absolute path: the share is a path on the server")
+    if "\0" in text or "\n" in text or "\r" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} holds a NUL or a line break, which no exported path can")
+    return text
+
+
+def mount_point(text: str) -> str:
+    """Where the client mounts the share: an absolute path below /, one line (fstab escapes blanks itself)."""
+    if not text.startswith("/") or text.strip("/") == "":
+        raise argparse.ArgumentTypeError(f"{text!r} is not an absolute path below /: the mount point is on the client")
+    if "\0" in text or "\n" in text or "\r" in text or "\t" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} holds a NUL, a tab or a line break, which a mount point cannot")
+    return text
+
+
+def session_id(text: str) -> int:
+    """A session number as `nfstune history` lists them; one beyond SQLite's integers is no session either."""
+    if not re.fullmatch(r"[0-9]{1,30}", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a session number: see `nfstune history`")
+    number = int(text)
+    if not 0 < number < SESSION_ID_LIMIT:
+        raise argparse.ArgumentTypeError(f"there is no session {number}: see `nfstune history`")
+    return number
+
+
+def output_file(text: str) -> Path:
+    """A file to write a report to: its folder must exist and be writable; the path must not be a folder."""
+    path = Path(text)
+    if not text or "\0" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a file name")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder: give a file name in it")
+    folder = path.parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"{text}: this user may not write there")
+    return path
+
+
+def positive_seconds(text: str) -> float:
+    """A time limit: a finite number of seconds above zero ("nan" and "inf" are floats too)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above zero")
+    return seconds
+
+
+def lab_clients(text: str) -> int:
+    from nfstune.lab.config import MAX_CLIENTS
+
+    if not re.fullmatch(r"[0-9]{1,3}", text) or not 1 <= int(text) <= MAX_CLIENTS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of clients from 1 to {MAX_CLIENTS}")
+    return int(text)
+
+
+def vm_memory(text: str) -> int:
+    """MiB of RAM for a lab VM: no more than this computer has (qemu would fail only after the image is built)."""
+    import psutil
+
+    if not re.fullmatch(r"[0-9]{1,12}", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of MiB")
+    mib, total = int(text), psutil.virtual_memory().total // 2**20
+    if mib > total:
+        raise argparse.ArgumentTypeError(f"{mib} MiB is more memory than this computer has ({total} MiB)")
+    return mib

@@ -1,0 +1,283 @@
+"""`nfstune run`: the measurement engine from a terminal, with progress, a results table per recipe, and the
+comparison of each configuration with the recipe's baseline."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from contextlib import ExitStack
+from typing import Any
+
+from nfstune.advice.recommend import Recommendation
+from nfstune.advice.session import keep_current, kept_recommendation
+from nfstune.changes.export import exportfs_table, read_export_files
+from nfstune.errors import ConfigError
+from nfstune.recipes.loader import default_recipe_dirs, load_recipes, recipes_by_id
+from nfstune.recipes.model import Recipe
+from nfstune.remote import open_host
+from nfstune.results.summary import aa_checks, aa_summary, results_text, summarize_session
+from nfstune.session.baselines import baseline_label
+from nfstune.session.engine import Event
+from nfstune.session.guard import ServerChange
+from nfstune.session.preflight import blocking, check
+from nfstune.session.workflow import Pair, current_export, open_session, pick_recipes, plan_for, probe_pair
+from nfstune.signals import terminate_as_interrupt
+from nfstune.store import Journal, Results, open_store
+
+
+def history(printer: Any) -> int:
+    results = Results(open_store())
+    results.mark_interrupted()  # a session whose process is gone says so instead of "running" for ever
+    rows = results.sessions()
+    if not rows:
+        print("no sessions yet: `nfstune run --lab --recipe quick-check --scale small`")
+    for r in rows:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.started_at))
+        print(
+            f"{r.id:4}  {when}  {r.status:9}  {r.server or '-'} -> {r.client or '-'}  {r.share}  {','.join(r.recipes)}"
+            + (f"\n      {r.message}" if r.message and r.status != "completed" else "")
+        )
+    return 0
+
+
+def report(args: argparse.Namespace) -> int:
+    from nfstune.report.html import write_html
+
+    results = Results(open_store())
+    try:
+        data = results.session(args.session)
+    except KeyError:
+        raise ConfigError(f"there is no session {args.session}: see `nfstune history`") from None
+    recipes = recipes_by_id()  # each recipe's baseline, margin and expectations
+    if not (args.html or args.csv or args.json):
+        text = report_text(results, args.session, recipes)
+        if data["runs"]:
+            text += "\n" + advice_text(kept_recommendation(results, args.session, recipes), data["share"])
+        print(text)
+        return 0
+    written = None
+    try:
+        if args.csv:
+            written = args.csv
+            results.export_csv(args.session, args.csv)
+        if args.json:
+            written = args.json
+            results.export_json(args.session, args.json)
+        if args.html:
+            written = args.html
+            write_html(results, args.session, args.html, recipes)
+    except OSError as error:  # checked before, but the disk may fill or the folder go meanwhile
+        raise ConfigError(f"cannot write {written}: {error.strerror or error}") from None
+    for out in (args.html, args.csv, args.json):
+        if out:
+            print(f"wrote {out}")
+    return 0
+
+
+def _prompt_host_key(label: str, key_type: str, fingerprint: str) -> bool:
+    if not sys.stdin.isatty():
+        return False
+    answer = input(f"{label} offers the unknown host key {key_type} {fingerprint}. Trust it? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _ask_secret(label: str, what: str) -> str | None:
+    return getpass.getpass(f"{label}: {what}: ") if sys.stdin.isatty() else None
+
+
+def connect_pair(
+    args: argparse.Namespace, stack: ExitStack, share: str | None = None, *, need_share: bool = True
+) -> Pair:
+    """The two hosts the arguments name, connected; `share` instead of --share (a stored session's)."""
+    if args.lab:
+        from nfstune.lab import LabConfig, host
+
+        cfg = LabConfig().as_running()
+        nas, client = stack.enter_context(host(cfg, "nas")), stack.enter_context(host(cfg, "client"))
+        more = [stack.enter_context(host(cfg, name)) for name in cfg.client_vms[1:]]
+        return Pair(nas, client, "nas", share or "/export", more)
+    share = share or getattr(args, "share", None) or ""
+    if not args.client or (need_share and not share):
+        raise ConfigError("--server needs --client and --share too")
+    server = open_host(args.server, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret)
+    stack.enter_context(server)
+    clients = []
+    for destination in args.client:
+        clients.append(open_host(destination, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret))
+        stack.enter_context(clients[-1])
+    return Pair(server, clients[0], args.server_address or server.target.hostname, share, clients[1:])
+
+
+def run(args: argparse.Namespace, printer: Any) -> int:
+    recipes, errors = load_recipes(default_recipe_dirs())
+    for error in errors:
+        printer(f"warning: {error}")
+    chosen = pick_recipes(recipes, args.recipe)
+    if getattr(args, "dry_run", False):
+        print(dry_run_text(args, chosen))
+        return 0
+    conn = open_store()
+    results, journal = Results(conn), Journal(conn)
+    with ExitStack() as stack:
+        stack.enter_context(terminate_as_interrupt())  # SIGTERM and SIGHUP undo as Ctrl-C does
+        pair = connect_pair(args, stack)
+        if args.lab and getattr(args, "share", None):
+            pair.share = args.share  # the lab's /export unless another share is asked for
+        printer(f"probing {pair.server.label} and {', '.join(c.label for c in pair.clients)}")
+        facts = probe_pair(pair)
+        # the desktop's preflight, before anything is changed: a share that is not exported would otherwise get
+        # a 1777 scratch directory and a disk-baseline file wherever it points
+        exported = sorted({path for path, _ in exportfs_table(pair.server)})
+        problems = check(
+            facts.server, facts.client, server_label=pair.server.label, client_label=pair.client.label,
+            share=pair.share, exports=exported, export_files=read_export_files(pair.server),
+            more=[(host.label, f) for host, f in zip(pair.more, facts.more, strict=True)],
+        )  # fmt: skip
+        for p in problems:
+            printer(f"{p.severity}: {p.title}\n    {p.detail}")
+        if blocking(problems):
+            stops = "; ".join(p.title for p in problems if p.severity == "error")
+            raise ConfigError(f"preflight: {stops}. Nothing was changed.")
+        for recipe in chosen:  # what the desktop shows on the Recipes page before a run, said here too
+            if recipe.warning:
+                printer(f"warning ({recipe.id}): {' '.join(recipe.warning.split())}")
+
+        def confirm(change: ServerChange) -> bool:
+            # the engine has just logged change.message(): the list of connected clients
+            if getattr(args, "yes", False):
+                printer("--yes: going on")
+                return True
+            if not sys.stdin.isatty():
+                printer("No terminal to ask on: run again with --yes to change the export anyway.")
+                return False
+            answer = input(f"Change {change.share} on {change.server} while they are connected? [y/N] ")
+            return answer.strip().lower() in ("y", "yes")
+
+        shown = {"step": ""}
+
+        def on_event(event: Event) -> None:
+            # a progress line when a step begins; after each repeat only when the estimate of time left changed
+            if event.kind == "progress":
+                eta = event.data.get("eta_s")
+                frac = float(event.data.get("fraction") or 0)  # type: ignore[arg-type]
+                left = f" ({eta_text(eta, event.data.get('eta_max_s'))})" if eta else ""  # type: ignore[arg-type]
+                line = f"{frac:4.0%} {event.message}{left}"
+                if event.message != shown["step"] or left != shown.get("left"):
+                    printer(line)
+                shown["step"], shown["left"] = event.message, left
+            elif event.kind in ("repeat", "log", "warning", "config", "baseline"):
+                printer(event.message)
+
+        sid, plan, engine = open_session(
+            pair, facts, chosen, scale=args.scale, results=results, journal=journal, emit=on_event,
+            cancel=threading.Event(), baselines=not getattr(args, "no_baselines", False), confirm=confirm,
+        )  # fmt: skip
+        engine.run(sid, plan)
+        current = current_export(pair.server, pair.share, pair.client)
+        keep_current(results, sid, current, server=pair.address)
+    by_id = {r.id: r for r in recipes}
+    text = report_text(results, sid, by_id) + "\n" + advice_text(kept_recommendation(results, sid, by_id), pair.share)
+    print(text)
+    html = getattr(args, "html", None)
+    if html is not None:
+        from nfstune.report.html import write_html
+
+        write_html(results, sid, html, by_id)
+        print(f"\nreport: {html}")
+    return 0
+
+
+def dry_run_text(args: argparse.Namespace, chosen: list[Any]) -> str:
+    """The plan without connecting to any host (the lab need not be up): the share and the server's address come
+    from the arguments."""
+    from nfstune.recipes.plan import plan_text
+    from nfstune.remote.target import split_spec
+
+    if args.lab:
+        share, address = getattr(args, "share", None) or "/export", "nas"
+    else:
+        if not args.share:
+            raise ConfigError("--server needs --share too (the plan names the exported path)")
+        share, address = args.share, args.server_address or split_spec(args.server)[0]
+    clients = len(args.client) if getattr(args, "client", None) else None
+    plan = plan_for(None, None, chosen, args.scale, share=share, address=address, clients=clients)
+    return plan_text(plan) + "\n\nDry run: no host was contacted and nothing was changed."
+
+
+def advice_text(rec: Recommendation | str, share: str) -> str:
+    """The recommendation for `share` in words, or why there is none (session_advice.kept_recommendation)."""
+    if isinstance(rec, str):
+        return f"\nNo recommendation: {rec}"
+    where = rec.exports_file if rec.exports_before is not None else f"{rec.exports_file}, a new line"
+    lines = ["", f"Recommended export of {share} ({where}, on the server):", _indent(rec.exports_line)]
+    if rec.exports_before is not None and rec.exports_before != rec.exports_line:
+        lines += ["  now:", _indent(rec.exports_before, "    ")]
+    elif rec.exports_before is not None:
+        lines.append("  (your entry already reads as recommended)")
+    lines += [f"    {r.option}: {r.why}" for r in rec.exports_reasons]
+    if rec.fstab_before is not None:
+        state = "already reads as recommended" if rec.fstab_before == rec.fstab_line else f"now: {rec.fstab_before}"
+        lines += ["Recommended /etc/fstab entry (on the client; your entry, edited in place):", f"  {rec.fstab_line}"]
+        lines.append(f"  ({state})")
+    else:
+        lines += ["Recommended /etc/fstab line (on the client; choose your own mount point):", f"  {rec.fstab_line}"]
+    lines += [f"    {r.option}: {r.why}" for r in rec.fstab_reasons]
+    lines += [f"  note: {n}" for n in rec.notes]
+    lines += threads_lines(rec)
+    alt = rec.async_alternative
+    if alt is not None:
+        lines += [
+            "\n!! Opt-in alternative, NOT recommended by default: async", _indent(alt.line), f"  measured: {alt.gain}",
+            f"  exports(5): {alt.warning}", f"  what it means: {alt.risk}", f"  only if: {alt.conditions}",
+        ]  # fmt: skip
+    return "\n".join(lines)
+
+
+def threads_lines(rec: Recommendation) -> list[str]:
+    """The nfsd thread count a many-clients session measured, with the nfs.conf lines it changes."""
+    advice = rec.threads
+    if advice is None:
+        return []
+    if advice.file is None:
+        return [f"  note: {advice.note}"]
+    gone, added = advice.changed_lines
+    lines = [f"Recommended in {advice.file} (on the server; your file, one value changed):", f"  {advice.line}"]
+    lines += [f"  now: {line}" for line in gone] or ["  (a new line in its [nfsd] section)"]
+    lines += [f"    threads: {advice.note}"]
+    return lines if added else [f"  note: {advice.note}"]
+
+
+def _indent(text: str, prefix: str = "  ") -> str:
+    return "\n".join(prefix + line for line in text.split("\n"))
+
+
+def report_text(results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None) -> str:
+    """The results of a session as text: the ceilings measured first, per recipe and workload each
+    configuration's median, spread, n and verdict against the baseline, then the session's A/A checks (a
+    configuration expected to measure as its baseline)."""
+    data = results.session(session_id)
+    recipes = recipes_by_id() if recipes is None else recipes
+    lines = [results_text(data, recipes)]
+    if data["baselines"]:
+        lines.append("\nceilings (measured before the recipes)")
+        lines += [f"  {baseline_label(b)}: {b['mb_per_s']:.3g} MB/s" for b in data["baselines"]]
+    checks = aa_checks(summarize_session(data, recipes))
+    if checks:
+        lines += [
+            "\nA/A checks (configurations expected to measure the same as their baseline)",
+            f"  {aa_summary(checks)}",
+        ]
+        lines += [f"  {c.text}" for c in checks]
+    return "\n".join(lines)
+
+
+def eta_text(eta_s: float, at_most_s: float | None) -> str:
+    """'about 7 min left, at most 13': rounds go on until the comparisons settle or the budget is spent."""
+    text = f"about {eta_s / 60:.0f} min left"
+    if at_most_s is not None and round(at_most_s / 60) > round(eta_s / 60):
+        text += f", at most {at_most_s / 60:.0f}"
+    return text

@@ -1,0 +1,1 @@
+"""A session as one self-contained HTML file to send on: the recommendation, the ceilings, the charts."""

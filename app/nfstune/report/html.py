@@ -1,0 +1,175 @@
+"""A session as one self-contained HTML file an admin can send to a colleague: what the Results and Recommendation
+pages show. First the recommendation (the /etc/exports entry and the /etc/fstab line, a reason for every option,
+async only as an opt-in with its warning: report_advice.py), then the ceilings measured first, then per recipe and
+workload a chart (a bar at the median, every round as a point: report_chart.py) and the table of figures with each
+configuration's verdict against the baseline and its CI, the server's export and the client's mount, the recipe's
+notes, and the A/A checks. `nfstune report --html`, `nfstune run --html` and History's export write this same file."""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from nfstune.advice.session import kept_recommendation
+from nfstune.bench.stats import format_value
+from nfstune.recipes.model import WORKLOADS, Recipe
+from nfstune.report.advice import recommendation_html
+from nfstune.report.chart import strip_chart_svg
+from nfstune.results.load_summary import SeriesScaling
+from nfstune.results.summary import (
+    ConfigResult,
+    WorkloadResults,
+    aa_checks,
+    aa_summary,
+    is_paired,
+    negotiated_essentials,
+    recipe_notes,
+    session_scaling,
+    summarize_session,
+    verdict_lines,
+)
+from nfstune.session.baselines import baseline_label
+from nfstune.store import Results
+
+HEADER = ("configuration", "median", "min\u2013max", "rounds", "against the baseline (95 % CI)", "server export",
+          "client mount: requested", "negotiated (/proc/mounts)")  # fmt: skip
+CSS = """body{font-family:sans-serif;max-width:72em;margin:2em auto;padding:0 1em;color:#222;line-height:1.35}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top}
+th{background:#eee;text-align:left}td.n{text-align:right;white-space:nowrap}td.opts{font-size:90%;max-width:18em}
+pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;overflow-wrap:anywhere}.warn{border:2px solid #b3261e;
+padding:.5em 1em;margin:1em 0}.warn h3{color:#b3261e;margin-top:.3em}.faster,.slower{font-weight:bold}
+.unreliable{color:#b3261e}.failed{color:#b3261e}.muted{color:#666}"""
+AS_THE_SERVER_HAS_IT = "as the server has it"
+
+
+def write_html(results: Results, session_id: int, path: Path, recipes: Mapping[str, Recipe] | None = None) -> None:
+    """`recipes` name each recipe's baseline, margin, expectations and notes (the current recipes when None)."""
+    path.write_text(session_html(results, session_id, recipes))
+
+
+def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None) -> str:
+    if recipes is None:
+        from nfstune.recipes.loader import recipes_by_id
+
+        recipes = recipes_by_id()
+    e = html.escape
+    data = results.session(session_id)
+    started = time.strftime("%Y-%m-%d %H:%M", time.localtime(data["started_at"]))
+    parts = [f"<!doctype html><html lang=en><meta charset=utf-8><title>nfstune session {session_id}</title>"
+             f"<style>{CSS}</style>",
+             f"<h1>nfstune session {session_id}</h1><p>{e(started)}, share <code>{e(data['share'])}</code>, "
+             f"recipes {e(', '.join(data['recipes']))}, scale {e(data['scale'])}, status <b>{e(data['status'])}</b>"
+             + (f": {e(data['message'])}" if data.get("message") and data["status"] != "completed" else "")
+             + "</p>"]  # fmt: skip
+    if data["runs"]:
+        parts.append(recommendation_html(kept_recommendation(results, session_id, recipes)))
+    parts.append(_ceilings(data["baselines"]))
+    groups = summarize_session(data, recipes)
+    family = next((c.verdict.family for g in groups for c in g.configs if c.verdict is not None), 0)
+    if groups:
+        parts.append("<h2>Results</h2>")
+    if family:
+        how = "paired by round" if is_paired(data) else "unpaired (a session from before interleaved rounds)"
+        parts.append(f"<p>Verdicts: {e(how)}; {family} comparisons corrected together (Holm).</p>")
+    for recipe_id in dict.fromkeys(g.recipe for g in groups):
+        parts += [_workload(g) for g in groups if g.recipe == recipe_id]
+        notes = recipe_notes(data, recipes.get(recipe_id))
+        if notes:
+            parts.append(f"<p><b>{e(recipe_id)}: notes</b></p><ul>" + "".join(f"<li>{e(n)}</li>" for n in notes)
+                         + "</ul>")  # fmt: skip
+    parts.append(_scaling(session_scaling(data, recipes)))
+    checks = aa_checks(groups)
+    if checks:
+        parts.append(f"<h2>A/A checks</h2><p>Configurations expected to measure the same as their baseline: "
+                     f"{e(aa_summary(checks))}.</p><ul>")  # fmt: skip
+        parts += [f"<li>{e(c.text)} <span class=muted>({e(c.why)})</span></li>" for c in checks]
+        parts.append("</ul>")
+    parts.append("</html>")
+    return "\n".join(parts) + "\n"
+
+
+def _ceilings(baselines: list[dict[str, Any]]) -> str:
+    if not baselines:
+        return ""
+    rows = "".join(
+        f"<tr><td>{html.escape(baseline_label(b))}</td><td class=n>{format_value(b['mb_per_s'])} MB/s</td></tr>"
+        for b in baselines
+    )
+    return ("<h2>Ceilings</h2><p>Measured before the recipes: NFS cannot move data faster than the network or the "
+            f"server's own disk.</p><table><tr><th>what</th><th>rate</th></tr>{rows}</table>")  # fmt: skip
+
+
+def _scaling(found: list[SeriesScaling]) -> str:
+    """Several clients at once: the scaling verdict of each series, then every count's aggregate, each client's
+    share and how evenly the NAS shared."""
+    if not found:
+        return ""
+    e = html.escape
+    parts = ["<h2>Several clients at once</h2><p>Where another client stops adding throughput, judged in the same "
+             "family as every other comparison; each client's median MB/s over the rounds, and the slowest client's "
+             "rate over the fastest's (1.00: an even share).</p>"]  # fmt: skip
+    for item in found:
+        kind = {"grows": "faster", "knee": "same", "not settled": "not-settled"}[item.scaling.kind]
+        settle = f" {item.scaling.settle}" if item.scaling.settle else ""
+        parts.append(f"<h3>{e(item.recipe)}: {e(item.workload)}, {e(item.series)}</h3>"
+                     f"<p class={kind}>{e(item.scaling.text)}{e(settle)}</p>")  # fmt: skip
+        rows = []
+        for c in item.configs:
+            shares = ", ".join(f"{name} {format_value(rate)}" for name, rate in c.per_client.items())
+            even = "\u2013" if c.fairness is None else (
+                f"{c.fairness[0]:.2f} ({c.fairness[1]:.2f}\u2013{c.fairness[2]:.2f})"
+            )  # fmt: skip
+            ops = "\u2013" if c.ops_per_s is None else format_value(c.ops_per_s)
+            rows.append(f"<tr><td>{e(c.label)}</td><td class=n>{c.clients}</td><td>{e(shares)}</td>"
+                        f"<td class=n>{ops}</td><td class=n>{even}</td></tr>")  # fmt: skip
+        parts.append("<table><tr><th>configuration</th><th>clients</th><th>each client, MB/s</th>"
+                     f"<th>ops/s together</th><th>slowest/fastest</th></tr>{''.join(rows)}</table>")  # fmt: skip
+    return "\n".join(parts)
+
+
+def _workload(g: WorkloadResults) -> str:
+    e = html.escape
+    w = WORKLOADS[g.workload]
+    rows, bars = [], []
+    for c in g.configs:
+        s = c.summary
+        if s is not None:
+            bars.append((c.label, s.median, list(c.rounds.values())))
+        rows.append(_row(g, c))
+    better = "higher" if w.higher_is_better else "lower"
+    img = strip_chart_svg(f"{g.recipe}: {g.workload}", w.unit, bars) if bars else ""
+    header = "".join(f"<th>{h}</th>" for h in HEADER)
+    return (f"<h3>{e(g.recipe)}: {e(w.title)}</h3><p>{e(w.unit)}, {better} is better; bars: median, points: every "
+            f"round; compared with {e(g.baseline_label)}</p>{img}"
+            f"<table><tr>{header}</tr>{''.join(rows)}</table>")  # fmt: skip
+
+
+def _row(g: WorkloadResults, c: ConfigResult) -> str:
+    e = html.escape
+    failed = c.status not in ("completed", None)
+    label = f"{c.label} ({c.status})" if failed else c.label
+    s = c.summary
+    if s is None:
+        figures = "<td class=n>no completed rounds</td><td class=n>\u2013</td><td class=n>0</td>"
+    else:
+        figures = (f"<td class=n>{format_value(s.median)}</td><td class=n>{format_value(s.min)}\u2013"
+                   f"{format_value(s.max)}</td><td class=n>{s.n}</td>")  # fmt: skip
+    if c.label == g.baseline_label:
+        verdict = "<td>baseline</td>"
+    else:
+        kind = c.verdict.kind.replace(" ", "-") if c.verdict is not None else ""
+        verdict = f"<td class={kind or 'muted'}>{e(' '.join(verdict_lines(c)) or '—')}</td>"
+    export = ", ".join(c.export_options) if c.export_options else AS_THE_SERVER_HAS_IT
+    requested, negotiated = c.requested.render() or "(defaults)", negotiated_essentials(c.negotiated) or "(not read)"
+    return (f"<tr{' class=failed' if failed else ''}><td>{e(label)}</td>{figures}{verdict}"
+            f"<td class=opts>{_options(export)}</td><td class=opts>{_options(requested)}</td>"
+            f"<td class=opts>{_options(negotiated)}</td></tr>")  # fmt: skip
+
+
+def _options(text: str) -> str:
+    """Mount options wrap after their commas (a <wbr>: the text copied stays the option string): as one unbroken
+    word, "vers=4.2,rsize=131072,wsize=..." pushed the table past the right edge of the page."""
+    return ",<wbr>".join(html.escape(part) for part in text.split(","))

@@ -1,0 +1,127 @@
+"""Benchmark: cold start of the desktop assistant, from `nfstune` (the venv's own command, a new process each
+time) to its main window shown. Prints figures; asserts nothing.
+
+Figures (2026-11-23, commit fcb199f, 2 CPUs (AMD EPYC), other helpers' work on the machine: load 1.3-2.6):
+start to window shown, 7 runs: min 2.20 s, median 3.20 s, max 4.02 s (the first run, which creates the database:
+4.12 s). With 10,000 sessions in History (history_open.py's file): min 4.99 s, median 5.34 s, max 5.61 s, as the
+window builds its History page at start. Imports the window needs: 2.98 s, of which scipy 1.21 s (bench/stats.py,
+for the verdicts), nfstune 0.63 s, numpy 0.35 s, pyqtgraph 0.19 s (-X importtime adds its own overhead).
+
+"Shown" is the X server's MapNotify for the main window, read from a private Xvfb (xdisplay.MapWatcher): the app
+needs no hook. Each run starts with empty XDG data, config and log folders shared by the runs, so the first run
+also creates the results database and its settings (reported apart); the Python files are in the page cache
+(nothing drops it: that would need root and would slow everything else on the machine). After the window is
+mapped the process gets SIGTERM, which quits as the window's Quit does. Also prints where the import time goes
+(`python -X importtime`, one extra run).
+
+    .venv/bin/python tools/bench/cold_start.py --runs 7
+    .venv/bin/python tools/bench/cold_start.py --runs 5 --store /tmp/history-10000.sqlite3  # with a big History
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from xdisplay import SCREEN, MapWatcher, xvfb
+
+ROOT = Path(__file__).resolve().parents[2]
+NFSTUNE = str(Path(sys.executable).parent / "nfstune")  # the venv's own command, as an admin runs it
+TITLE = "NFS tuning assistant"  # the main window's (ui/main_window.py); not the crash dialog or a message box
+IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
+
+
+def environment(display: str, home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    env.update(
+        DISPLAY=display, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT / "app"), XDG_DATA_HOME=str(home / "data"),
+        XDG_CONFIG_HOME=str(home / "config"), XDG_STATE_HOME=str(home / "state"), NFSTUNE_LOG_DIR=str(home / "log"),
+    )  # fmt: skip
+    return env
+
+
+def one_start(display: str, home: Path, watcher: MapWatcher, timeout_s: float) -> tuple[float, str]:
+    """Seconds from the process' start to its main window mapped, and the window's title."""
+    watcher.discard_pending()
+    started = time.monotonic()
+    proc = subprocess.Popen([NFSTUNE], env=environment(display, home), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    mapped = watcher.next_mapped(timeout_s, title=TITLE)
+    proc.send_signal(signal.SIGTERM)
+    try:
+        output, _ = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        output, _ = proc.communicate()
+    if mapped is None:
+        raise SystemExit(f"no window was shown within {timeout_s:g} s; nfstune printed:\n{output[-3000:]}")
+    return mapped.at - started, mapped.name
+
+
+def import_breakdown(display: str, home: Path, top: int) -> list[str]:
+    """Where the import time goes on the way to the main window: each module's own time (`-X importtime`'s
+    "self"), summed by top-level package, so that the parts add up to the whole."""
+    code = "import nfstune.cli.main, nfstune.ui.app, nfstune.ui.main_window"
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], env=environment(display, home),
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    by_package: dict[str, int] = {}
+    for line in proc.stderr.splitlines():
+        m = IMPORT_LINE.match(line)
+        if m:
+            package = m.group(4).split(".")[0]
+            by_package[package] = by_package.get(package, 0) + int(m.group(1))
+    total = sum(by_package.values())
+    lines = [f"imports of the modules the window needs (one more process): {total / 1e6:.2f} s, of which"]
+    ranked = sorted(by_package.items(), key=lambda item: item[1], reverse=True)
+    lines += [f"  {us / 1e6:5.2f} s  {name}" for name, us in ranked[:top]]
+    rest = sum(us for _, us in ranked[top:])
+    lines.append(f"  {rest / 1e6:5.2f} s  {len(ranked) - top} other packages (standard library included)")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7, help="counted runs, after the first (which sets up)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the window")
+    parser.add_argument("--store", type=Path, help="start with a copy of this results database (e.g. a big History)")
+    args = parser.parse_args(argv)
+    home = Path(tempfile.mkdtemp(prefix="nfstune-coldstart-"))
+    if args.store:
+        (home / "data" / "nfstune").mkdir(parents=True)
+        shutil.copy(args.store, home / "data" / "nfstune" / "nfstune.sqlite3")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    store = f", History from {args.store}" if args.store else ""
+    load = f"load {os.getloadavg()[0]:.1f}"  # other work on the machine moves every figure
+    print(f"cold start of {NFSTUNE} (code of {ROOT / 'app'}, commit {commit.stdout.strip()}), "
+          f"{os.cpu_count()} CPUs ({load}), Xvfb {SCREEN} without a window manager{store}")  # fmt: skip
+    with xvfb() as display:
+        watcher = MapWatcher(display)
+        try:
+            first, title = one_start(display, home, watcher, args.timeout)
+            print(f"first run (creates the database and settings): {first:.2f} s; window {title!r}", flush=True)
+            times = []
+            for number in range(1, args.runs + 1):
+                seconds, _ = one_start(display, home, watcher, args.timeout)
+                times.append(seconds)
+                print(f"run {number}: {seconds:.2f} s", flush=True)
+            for line in import_breakdown(display, home, top=8):
+                print(line)
+        finally:
+            watcher.close()
+    print(f"\nstart to window shown, {len(times)} runs: min {min(times):.2f} s, median "
+          f"{statistics.median(times):.2f} s, max {max(times):.2f} s")  # fmt: skip
+    shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,176 @@
+"""Benchmark: opening the History page with 10,000 stored runs (`nfstune run`s, i.e. sessions) in a real SQLite
+file filled through nfstune.store's API. Prints figures; asserts nothing.
+
+Figures (2026-11-23, commit fcb199f, 2 CPUs (AMD EPYC), Xvfb, load 2.9-5.0 from other work on the machine):
+10,000 sessions (34 MiB, filled in 7 s): creating the page to its table model filled: median 2.80 s (min 2.57,
+max 2.91); to the table's first paint: median 5.31 s (min 5.20, max 5.66); refresh() (every switch to the History
+tab): median 3.04 s; selecting the newest session: median 0.89 s; Results.sessions() alone: median 0.16 s.
+
+Each stored session is a small quick-check: 4 workload runs (baseline and async writing, baseline and vers=3
+reading) of one warm-up and 3 counted repeats each, with their options, 2 baselines, and an end status (one in
+ten cancelled or failed, with a message); so 10,000 sessions hold 40,000 runs and 160,000 repeats. No samples:
+the History list does not read them (a real session also stores ~2 per second of run per series).
+
+Timed, in one process with the file in the page cache, several times: from creating the page
+(ui.pages.history.HistoryPage, which reads the sessions in its constructor) to its table model filled, and to
+the table's first paint on a shown window (private Xvfb); then a refresh() (what switching to the History tab
+does each time) and selecting the newest session (its figures summarised on the GUI thread). Also the store's
+sessions() query alone.
+
+    .venv/bin/python tools/bench/history_open.py --sessions 10000 --db /tmp/nfstune-history-10000.sqlite3
+
+The file is kept (and reused when it exists), e.g. for `cold_start.py --store` with a big History.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from xdisplay import qt_display
+
+from nfstune.store import Results, open_store
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNS = (("baseline", "seq-write"), ("async", "seq-write"), ("baseline", "seq-read"), ("vers=3", "seq-read"))
+REQUESTED = "vers=4.2,rsize=1048576,wsize=1048576,hard,proto=tcp"
+NEGOTIATED = "vers=4.2,rsize=1048576,wsize=1048576,namlen=255,hard,proto=tcp,timeo=600,retrans=2,sec=sys"
+PAIRS = (("nas", "client"), ("nas", "laptop"), ("backup", "client"), ("fileserver", "ws-12"))
+BATCH = 250  # sessions a transaction while filling (one fsync each batch, not one per row)
+
+
+def fill(path: Path, sessions: int, repeats: int) -> None:
+    conn = open_store(path)
+    results = Results(conn)
+    rng = random.Random(1)
+    hosts = {name: results.upsert_host(f"root@{name}:22", name, None) for pair in PAIRS for name in pair}
+    started = time.monotonic()
+    for number in range(sessions):
+        if number % BATCH == 0:
+            conn.execute("BEGIN")
+        server, client = PAIRS[number % len(PAIRS)]
+        sid = results.start_session(server_host=hosts[server], client_host=hosts[client], share="/export",
+                                    scale=rng.choice(("small", "normal")), recipes=["quick-check"])  # fmt: skip
+        for label, workload in RUNS:
+            config = {"label": label, "mount": {"vers": "3" if label == "vers=3" else "4.2"}}
+            run = results.start_run(sid, recipe="quick-check", config_label=label, config=config, workload=workload)
+            results.set_run_options(run, requested=REQUESTED, negotiated=NEGOTIATED, export="rw,sync,no_subtree_check")
+            base = rng.uniform(40, 110)
+            for repeat in range(repeats + 1):
+                rate = base * rng.uniform(0.9, 1.1)
+                results.add_repeat(run, repeat, warmup=repeat == 0, values={
+                    "tool": "dd", "bytes": 64 * 2**20, "seconds": 64 * 2**20 / rate / 1e6, "mb_per_s": rate,
+                    "raw_output": f"67108864 bytes (67 MB, 64 MiB) copied, {67.1 / rate:.3f} s, {rate:.1f} MB/s",
+                })  # fmt: skip
+            results.end_run(run, "completed")
+        for direction in ("to-server", "from-server"):
+            results.add_baseline(sid, kind="network", direction=direction, mb_per_s=rng.uniform(100, 118),
+                                 seconds=5.0, size=0, raw="iperf3 output")  # fmt: skip
+        ending = rng.random()
+        if ending < 0.05:
+            results.end_session(sid, "failed", "probing client: ssh: connection refused")
+        elif ending < 0.1:
+            results.end_session(sid, "cancelled", "cancelled by the user; every change was undone")
+        else:
+            results.end_session(sid, "completed")
+        if number % BATCH == BATCH - 1 or number == sessions - 1:
+            conn.execute("COMMIT")
+    conn.close()
+    print(f"filled {path} with {sessions} sessions in {time.monotonic() - started:.0f} s "
+          f"({path.stat().st_size / 2**20:.0f} MiB)")  # fmt: skip
+
+
+def timed(action: Callable[[], object]) -> float:
+    started = time.monotonic()
+    action()
+    return time.monotonic() - started
+
+
+def spread(values: Sequence[float]) -> str:
+    ms = [1000 * v for v in values]
+    return f"min {min(ms):.0f} ms, median {statistics.median(ms):.0f} ms, max {max(ms):.0f} ms"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=3, help="counted repeats a run (plus one warm-up)")
+    parser.add_argument("--db", type=Path, help="the SQLite file (filled when it does not exist; default: a temp)")
+    parser.add_argument("--times", type=int, default=5, help="how many times the page is opened")
+    parser.add_argument("--platform", choices=("xvfb", "offscreen"), default="xvfb")
+    args = parser.parse_args(argv)
+    path = args.db or Path(tempfile.mkdtemp(prefix="nfstune-history-")) / "nfstune.sqlite3"
+    if not path.exists():
+        fill(path, args.sessions, args.repeats)
+    with qt_display(args.platform) as where:
+        measure(args, path, where)
+
+
+def measure(args: argparse.Namespace, path: Path, where: str) -> None:
+    from PySide6.QtCore import QEvent, QEventLoop, QObject
+
+    from nfstune.recipes.loader import default_recipe_dirs, load_recipes
+    from nfstune.ui.app import application
+    from nfstune.ui.pages.history import HistoryPage
+
+    class FirstPaint(QObject):
+        painted = False
+
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+            if event.type() == QEvent.Type.Paint:
+                self.painted = True
+            return False
+
+    app = application()
+    recipes = {r.id: r for r in load_recipes(default_recipe_dirs())[0]}
+    opened = time.monotonic()
+    results = Results(open_store(path))
+    open_s = time.monotonic() - opened
+    count = len(results.sessions())
+    query = [timed(results.sessions) for _ in range(args.times)]
+    to_model, to_paint, refresh, select = [], [], [], []
+    for _ in range(args.times):
+        started = time.monotonic()
+        page = HistoryPage(results, recipes=recipes)
+        to_model.append(time.monotonic() - started)
+        watcher = FirstPaint()
+        page.table.viewport().installEventFilter(watcher)
+        page.resize(1100, 700)
+        page.show()
+        deadline = time.monotonic() + 120
+        while not watcher.painted and time.monotonic() < deadline:
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        to_paint.append(time.monotonic() - started)
+        if page.model.rowCount() != count:
+            raise SystemExit(f"the table shows {page.model.rowCount()} sessions, the store holds {count}")
+        refresh.append(timed(page.refresh))
+        select.append(timed(lambda page=page: (page.table.selectRow(0), app.processEvents())))
+        if not page.details.toPlainText().startswith("Session"):
+            raise SystemExit(f"selecting the newest session showed {page.details.toPlainText()[:80]!r}")
+        page.close()
+        page.deleteLater()
+        app.processEvents()
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    load = f"load {os.getloadavg()[0]:.1f}"  # other work on the machine moves every figure
+    print(f"History with {count} sessions ({path}, {path.stat().st_size / 2**20:.0f} MiB), commit "
+          f"{commit.stdout.strip()}, {os.cpu_count()} CPUs ({load}), {where}, "
+          f"Python {sys.version.split()[0]}")  # fmt: skip
+    print(f"open_store: {1000 * open_s:.0f} ms; Results.sessions() alone, {args.times} times: {spread(query)}")
+    print(f"creating the page to its table model filled, {args.times} times: {spread(to_model)} "
+          f"(first {1000 * to_model[0]:.0f} ms)")  # fmt: skip
+    print(f"creating the page to the table's first paint: {spread(to_paint)} (first {1000 * to_paint[0]:.0f} ms)")
+    print(f"refresh() (each switch to the History tab): {spread(refresh)}")
+    print(f"selecting the newest session (its figures): {spread(select)}")
+
+
+if __name__ == "__main__":
+    main()
