@@ -36,10 +36,25 @@ CAPTURE = Path(__file__).parent / "captures" / "exportfs" / "corpus.json"
 WORK = "/root/nfstune-exports-corpus"
 # what the corpus exports; the ones missing on the NAS are made for the run and removed after it
 EXPORT_DIRS = (
-    "/export/a", "/export/b", "/export/c", "/export/data", "/export/data/sub", "/export/home", "/export/pub",
-    "/export/media", "/export/backup", "/export/projects", "/export/scratch", "/export/srv", "/export/iso",
-    "/export/vm", "/export/with space", "/export/x#y", "/export/back\\slash", "/export/ünïcødé",
-)  # fmt: skip
+    "/export/a",
+    "/export/b",
+    "/export/c",
+    "/export/data",
+    "/export/data/sub",
+    "/export/home",
+    "/export/pub",
+    "/export/media",
+    "/export/backup",
+    "/export/projects",
+    "/export/scratch",
+    "/export/srv",
+    "/export/iso",
+    "/export/vm",
+    "/export/with space",
+    "/export/x#y",
+    "/export/back\\slash",
+    "/export/ünïcødé",
+)
 FAKE_HOSTS = ipaddress.ip_network("10.99.100.0/22")  # addresses for the corpus's host names; the corpus uses none
 LOUD_ERROR = re.compile(r"syntax error|unknown keyword|bad (anonuid|anongid|fsid|option)|unknown flavor|uid/gid")
 

@@ -107,11 +107,25 @@ def shoot_report(report: Path, target: Path) -> None:
     """The exported report as a browser shows it: Debian's chromium, headless, in a network namespace of its own
     (loopback only: the report is one self-contained file, and the browser must not reach anything else)."""
     subprocess.run(
-        ["unshare", "--net", "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-         "--no-first-run", "--disable-background-networking", f"--screenshot={target}", "--window-size=1000,2200",
-         report.as_uri()],
-        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120,
-    )  # fmt: skip
+        [
+            "unshare",
+            "--net",
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--no-first-run",
+            "--disable-background-networking",
+            f"--screenshot={target}",
+            "--window-size=1000,2200",
+            report.as_uri(),
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=120,
+    )
     print(f"wrote {target}", flush=True)
 
 

@@ -39,19 +39,38 @@ def run_session(
         before = nas.run(snapshot, sudo=True).stdout
         facts = recipe_facts(probe(nas, path="/export"), probe(client, peer=LAB_IPS["nas"]))
         plan = build_plan(
-            [recipe], facts, scale="small", seed=seed, sizes=sizes, fio_available=True, share="/export",
-            server_address="nas", scratch_name=f".nfstune-{recipe.id}",
-        )  # fmt: skip
+            [recipe],
+            facts,
+            scale="small",
+            seed=seed,
+            sizes=sizes,
+            fio_available=True,
+            share="/export",
+            server_address="nas",
+            scratch_name=f".nfstune-{recipe.id}",
+        )
         sid = results.start_session(
-            server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id],
+            server_host=None,
+            client_host=None,
+            share="/export",
+            scale="small",
+            recipes=[recipe.id],
             plan=plan_json(plan),
-        )  # fmt: skip
+        )
         # the client's address, as the workflow gives it: a lease an earlier test's unmount left is then its own
         Engine(
-            server=nas, client=client, server_address="nas", share="/export", sizes=sizes, results=results,
-            journal=journal, emit=events.append, fio_available=True, baselines=False,
+            server=nas,
+            client=client,
+            server_address="nas",
+            share="/export",
+            sizes=sizes,
+            results=results,
+            journal=journal,
+            emit=events.append,
+            fio_available=True,
+            baselines=False,
             client_address=LAB_IPS["client"],
-        ).run(sid, plan)  # fmt: skip
+        ).run(sid, plan)
         after = nas.run(snapshot, sudo=True).stdout
         mounts = client.run("cat /proc/mounts").stdout
     return Ran(results, journal, sid, plan, facts, events, before, after, mounts)

@@ -71,9 +71,13 @@ def recommendation(nas: Host, client: Host, mount_point: str = MOUNT_POINT) -> R
     """From the hosts' own files, as the desktop and `nfstune run` make it."""
     current = current_export(nas, "/export", client)
     return recommend(
-        share="/export", server="nas", exports=current.exports, fstab=current.fstab, mount_point=mount_point,
+        share="/export",
+        server="nas",
+        exports=current.exports,
+        fstab=current.fstab,
+        mount_point=mount_point,
         measured=Measured(),
-    )  # fmt: skip
+    )
 
 
 def make_async(nas: Host) -> None:
@@ -207,9 +211,12 @@ def test_the_users_fstab_entry_is_edited_in_place(
     client.write_file("/etc/fstab", fstab + own.encode())
     current = current_export(nas, "/export", client)
     rec = recommend(
-        share="/export", server="nas", exports=current.exports, fstab=current.fstab,
+        share="/export",
+        server="nas",
+        exports=current.exports,
+        fstab=current.fstab,
         measured=Measured(best_version="4.2", version_reason="4.2 measured faster"),
-    )  # fmt: skip
+    )
     assert rec.fstab_line == own.rstrip("\n").replace("nfsvers=4.1", "vers=4.2")
     plan = prepare(nas, client, "/export", rec.exports_line, rec.fstab_line)
     assert plan.server_edit.noop and plan.mount_point == MOUNT_POINT
@@ -274,8 +281,14 @@ def test_nfstune_apply_and_apply_undo_from_the_command_line(
     env = os.environ | {"XDG_STATE_HOME": str(lab_state_home), "XDG_DATA_HOME": str(data)}
 
     def nfstune(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "nfstune", *args], capture_output=True, text=True, env=env,
-                              stdin=subprocess.DEVNULL, timeout=300)  # fmt: skip
+        return subprocess.run(
+            [sys.executable, "-m", "nfstune", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            timeout=300,
+        )
 
     chosen = f"{MOUNT_POINT}/sub"  # the fixture removes it should the test stop half-way
     asked = nfstune("apply", str(sid), "--lab", "--mount-point", chosen)

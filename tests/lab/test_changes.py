@@ -71,9 +71,15 @@ def test_sigkill_after_change_is_recovered_by_a_fresh_process(
     before = nas.run(SNAPSHOT).stdout
     db = str(tmp_path / "crash.sqlite3")
     lab_json = json.dumps(
-        {"state_dir": str(lab.state_dir), "nas_port": lab.nas_port, "client_port": lab.client_port,
-         "link_port": lab.link_port, "disk": lab.disk, "link": lab.link}
-    )  # fmt: skip
+        {
+            "state_dir": str(lab.state_dir),
+            "nas_port": lab.nas_port,
+            "client_port": lab.client_port,
+            "link_port": lab.link_port,
+            "disk": lab.disk,
+            "link": lab.link,
+        }
+    )
     child = Path(__file__).with_name("crash_child.py")
     run = subprocess.run([sys.executable, str(child), "apply", db, lab_json], capture_output=True, text=True)
     assert run.returncode == -9, run.stdout + run.stderr  # killed by SIGKILL, before any undo

@@ -59,9 +59,16 @@ SNAPSHOT = "sha256sum /etc/exports; exportfs -s; ls -A /export; ls -A /etc/expor
 def lab_plan(recipe: Recipe) -> Plan:
     # the engine runs its workloads with the plan's sizes: the tests' own 16 MiB
     return build_plan(
-        [recipe], {}, scale="small", seed=3, sizes=SIZES["small"], fio_available=True, share="/export",
-        server_address="nas", scratch_name=f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}",
-    )  # fmt: skip
+        [recipe],
+        {},
+        scale="small",
+        seed=3,
+        sizes=SIZES["small"],
+        fio_available=True,
+        share="/export",
+        server_address="nas",
+        scratch_name=f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}",
+    )
 
 
 def test_sync_vs_async_small_files(lab: LabConfig, tmp_path: Path) -> None:
@@ -75,18 +82,38 @@ def test_sync_vs_async_small_files(lab: LabConfig, tmp_path: Path) -> None:
         before = nas.run(SNAPSHOT).stdout
         facts = recipe_facts(probe(nas, path="/export"), probe(client, peer="10.99.0.1"))
         plan = build_plan(
-            [recipe], facts, scale="small", seed=11, sizes=SIZES["small"], fio_available=True, share="/export",
-            server_address="nas", scratch_name=".nfstune-test1",
-        )  # fmt: skip
+            [recipe],
+            facts,
+            scale="small",
+            seed=11,
+            sizes=SIZES["small"],
+            fio_available=True,
+            share="/export",
+            server_address="nas",
+            scratch_name=".nfstune-test1",
+        )
         assert plan.skipped == () and [c.label for c in plan.recipes[0].configs] == ["sync", "async"]
         sid = results.start_session(
-            server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id],
+            server_host=None,
+            client_host=None,
+            share="/export",
+            scale="small",
+            recipes=[recipe.id],
             plan=plan_json(plan),
-        )  # fmt: skip
+        )
         engine = Engine(
-            server=nas, client=client, server_address="nas", share="/export", sizes=SIZES["small"], results=results,
-            journal=journal, emit=events.append, fio_available=True, baselines=False, client_address="10.99.0.2",
-        )  # fmt: skip
+            server=nas,
+            client=client,
+            server_address="nas",
+            share="/export",
+            sizes=SIZES["small"],
+            results=results,
+            journal=journal,
+            emit=events.append,
+            fio_available=True,
+            baselines=False,
+            client_address="10.99.0.2",
+        )
         engine.run(sid, plan)
         after = nas.run(SNAPSHOT).stdout
         mounts = client.run("cat /proc/mounts").stdout
@@ -147,10 +174,18 @@ def test_cancel_mid_run_undoes_everything(lab: LabConfig, tmp_path: Path) -> Non
                 logged.append(event.message)
 
         engine = Engine(
-            server=nas, client=client, server_address="nas", share="/export", sizes=SIZES["small"], results=results,
-            journal=journal, emit=cancel_on_first_repeat, fio_available=True, baselines=False,
+            server=nas,
+            client=client,
+            server_address="nas",
+            share="/export",
+            sizes=SIZES["small"],
+            results=results,
+            journal=journal,
+            emit=cancel_on_first_repeat,
+            fio_available=True,
+            baselines=False,
             client_address="10.99.0.2",  # as the workflow gives it: a lease an earlier test left is then its own
-        )  # fmt: skip
+        )
         with pytest.raises(Cancelled):
             engine.run(sid, planned)
         assert nas.run(SNAPSHOT).stdout == before
@@ -199,10 +234,19 @@ def test_seq_read_repeats_read_the_file_seq_write_left(lab: LabConfig, tmp_path:
         )
         events: list[Event] = []
         Engine(
-            server=nas, client=client, server_address="nas", share="/export", sizes=SIZES["small"], results=results,
-            journal=journal, emit=events.append, fio_available=True, server_disks=["vdb"], client_nic="eth1",
+            server=nas,
+            client=client,
+            server_address="nas",
+            share="/export",
+            sizes=SIZES["small"],
+            results=results,
+            journal=journal,
+            emit=events.append,
+            fio_available=True,
+            server_disks=["vdb"],
+            client_nic="eth1",
             iperf_available=True,
-        ).run(sid, planned)  # fmt: skip
+        ).run(sid, planned)
         assert nas.run("ls -A /export").stdout.split() == ["lost+found"]
         # the samplers (vmstat and its awk) and the one-shot iperf3 server are gone from both hosts
         for h in (nas, client):
@@ -215,8 +259,12 @@ def test_seq_read_repeats_read_the_file_seq_write_left(lab: LabConfig, tmp_path:
     writes = [r for run in data["runs"] if run["workload"] == "seq-write" for r in run["repeats"]]
     for r in reads + writes:
         assert abs(r["wire_bytes"] - r["bytes"]) <= 0.01 * r["bytes"], (r["wire_bytes"], r["bytes"])
-    print("seq-read MB/s:", [round(r["mb_per_s"], 2) for r in reads], "wire/bytes:",
-          [round(r["wire_bytes"] / r["bytes"], 4) for r in reads + writes])  # fmt: skip
+    print(
+        "seq-read MB/s:",
+        [round(r["mb_per_s"], 2) for r in reads],
+        "wire/bytes:",
+        [round(r["wire_bytes"] / r["bytes"], 4) for r in reads + writes],
+    )
     # the 50mbit link profile: a cold read cannot beat that link's TCP goodput (5.88 MB/s)
     assert max(r["mb_per_s"] for r in reads) < 5.88 * 1.02
     by_label = {run["config_label"]: run for run in data["runs"] if run["workload"] == "seq-read"}
@@ -276,10 +324,17 @@ def test_files_grow_between_rounds_and_a_read_only_visit_lays_out_the_new_file(l
 
     def plan_with(seed: int) -> Plan:
         return build_plan(
-            [recipe], {}, scale="small", seed=seed, sizes=sizes, fio_available=True, share="/export",
-            server_address="nas", scratch_name=f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}",
+            [recipe],
+            {},
+            scale="small",
+            seed=seed,
+            sizes=sizes,
+            fio_available=True,
+            share="/export",
+            server_address="nas",
+            scratch_name=f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}",
             size_limits=growth_limits(sizes, None, None),
-        )  # fmt: skip
+        )
 
     # a seed whose round 3 starts with the read-only configuration: it must write the grown file itself
     planned = next(p for p in map(plan_with, range(100)) if p.recipes[0].order(3)[0] == "4.1")
@@ -291,9 +346,17 @@ def test_files_grow_between_rounds_and_a_read_only_visit_lays_out_the_new_file(l
             server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id]
         )
         Engine(
-            server=nas, client=client, server_address="nas", share="/export", sizes=sizes, results=results,
-            journal=journal, emit=events.append, fio_available=True, baselines=False,
-        ).run(sid, planned)  # fmt: skip
+            server=nas,
+            client=client,
+            server_address="nas",
+            share="/export",
+            sizes=sizes,
+            results=results,
+            journal=journal,
+            emit=events.append,
+            fio_available=True,
+            baselines=False,
+        ).run(sid, planned)
         assert nas.run("ls -A /export").stdout.split() == ["lost+found"]
     logs = [e.message for e in events if e.kind == "log"]
     assert any("from round 3:" in m and "grows from 8 MiB to 16 MiB" in m for m in logs), logs

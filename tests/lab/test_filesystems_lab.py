@@ -29,8 +29,10 @@ def test_each_configuration_runs_on_its_own_scratch_filesystem_and_the_nas_is_le
 ) -> None:
     # the shipped recipe's configurations, in two rounds of one cheap workload
     text = SHIPPED.read_text().replace("min = 3\nmax = 12", "min = 2\nmax = 2\nwarmup = 0")
-    text = text.replace('workloads = ["small-files", "sync-4k", "seq-write", "seq-read", "file-create", "file-delete"]',
-                        'workloads = ["file-create"]')  # fmt: skip
+    text = text.replace(
+        'workloads = ["small-files", "sync-4k", "seq-write", "seq-read", "file-create", "file-delete"]',
+        'workloads = ["file-create"]',
+    )
     (tmp_path / "filesystems.toml").write_text(text)
     recipe, errors = load_recipe_file(tmp_path / "filesystems.toml")
     assert errors == [] and recipe is not None and recipe.workloads == ("file-create",)
@@ -48,7 +50,9 @@ def test_each_configuration_runs_on_its_own_scratch_filesystem_and_the_nas_is_le
     # each visit made its own filesystem, of its type, and exported it alone to the client (sync by default)
     made = [e.message for e in events if "scratch" in e.message and "filesystem in /export/" in e.message]
     assert sorted({fs for fs in ("ext4", "xfs", "btrfs") for m in made if f"scratch {fs} filesystem" in m}) == [
-        "btrfs", "ext4", "xfs",
-    ]  # fmt: skip
+        "btrfs",
+        "ext4",
+        "xfs",
+    ]
     assert len(made) == 6  # 3 configurations x 2 rounds
     assert all(run["export_options"].startswith("sync") for run in runs.values())

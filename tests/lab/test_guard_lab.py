@@ -82,9 +82,16 @@ def engine_for(pair: Pair, facts: Facts, store: Path, shown: list[ServerChange],
         return answer
 
     return make_engine(
-        pair, facts, scale="small", results=Results(conn), journal=Journal(conn), emit=lambda e: None,
-        cancel=threading.Event(), baselines=False, confirm=confirm,
-    )  # fmt: skip
+        pair,
+        facts,
+        scale="small",
+        results=Results(conn),
+        journal=Journal(conn),
+        emit=lambda e: None,
+        cancel=threading.Event(),
+        baselines=False,
+        confirm=confirm,
+    )
 
 
 def session(engine: Engine) -> int:
@@ -175,10 +182,24 @@ def test_another_client_is_listed_and_the_admin_decides(
         # the CLI without a terminal and without --yes: refused the same way, nothing changed
         env = os.environ | {"XDG_STATE_HOME": str(lab_state_home), "XDG_DATA_HOME": str(tmp_path / "data")}
         cli = subprocess.run(
-            [sys.executable, "-m", "nfstune", "run", "--lab", "--recipe", "no-wdelay", "--scale", "small",
-             "--no-baselines"],
-            capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=600,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "nfstune",
+                "run",
+                "--lab",
+                "--recipe",
+                "no-wdelay",
+                "--scale",
+                "small",
+                "--no-baselines",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            timeout=600,
+        )
         assert cli.returncode == 2, cli.stdout + cli.stderr
         assert f"{own_address}:" in cli.stdout and "--yes" in cli.stdout and "Nothing was changed" in cli.stderr
         assert nas.run(SNAPSHOT).stdout == before
@@ -201,10 +222,25 @@ def test_nfstune_run_stops_at_preflight_on_a_share_that_is_not_exported(
         nas.run(["mkdir", "/srv/notexported"], sudo=True)  # a real directory: today's code writes into it
         try:
             cli = subprocess.run(
-                [sys.executable, "-m", "nfstune", "run", "--lab", "--share", "/srv/notexported", "--recipe",
-                 "quick-check", "--scale", "small"],
-                capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=600,
-            )  # fmt: skip
+                [
+                    sys.executable,
+                    "-m",
+                    "nfstune",
+                    "run",
+                    "--lab",
+                    "--share",
+                    "/srv/notexported",
+                    "--recipe",
+                    "quick-check",
+                    "--scale",
+                    "small",
+                ],
+                capture_output=True,
+                text=True,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                timeout=600,
+            )
             left = nas.run(["ls", "-A", "/srv/notexported"], sudo=True).stdout
         finally:
             nas.run(["rm", "-rf", "--one-file-system", "/srv/notexported"], sudo=True)

@@ -77,6 +77,10 @@ def test_cli_status_and_ssh_use_the_running_lab(lab: LabConfig, lab_state_home: 
     # OpenSSH itself, with StrictHostKeyChecking=yes against the lab's known_hosts
     ssh = subprocess.run(
         [sys.executable, "-m", "nfstune", "lab", "ssh", "client", "hostname"],
-        capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
     assert (ssh.returncode, ssh.stdout.strip()) == (0, "client"), ssh.stderr

@@ -15,9 +15,12 @@ pytestmark = pytest.mark.lab
 
 def test_boot_timeout_reports_the_console_and_stops_everything(tmp_path: Path) -> None:
     cfg = LabConfig(
-        state_dir=tmp_path / "lab", nas_port=free_port(), client_port=free_port(), link_port=free_port(),
+        state_dir=tmp_path / "lab",
+        nas_port=free_port(),
+        client_port=free_port(),
+        link_port=free_port(),
         boot_timeout=4,
-    )  # fmt: skip
+    )
     messages: list[str] = []
     with pytest.raises(LabError) as info:
         up(cfg, messages.append)

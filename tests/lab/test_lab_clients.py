@@ -89,8 +89,12 @@ def test_cli_status_and_ssh_reach_a_further_client(lab3: LabConfig) -> None:
     assert len(re.findall(r"^(nas|client\d?) .* \(RDMA: rxe0\)$", st.stdout, re.M)) == 4, st.stdout  # `--rdma`
     ssh = subprocess.run(
         [sys.executable, "-m", "nfstune", "lab", "ssh", "client2", "hostname"],
-        capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
     assert (ssh.returncode, ssh.stdout.strip()) == (0, "client2"), ssh.stderr
 
 
@@ -257,8 +261,14 @@ def test_many_clients_runs_from_three_clients_and_leaves_every_host_as_it_was(la
     env = os.environ | {"XDG_STATE_HOME": str(lab3.state_dir.parent.parent), "XDG_DATA_HOME": str(data)}
 
     def nfstune(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "nfstune", *args], capture_output=True, text=True, env=env,
-                              stdin=subprocess.DEVNULL, timeout=1500)  # fmt: skip
+        return subprocess.run(
+            [sys.executable, "-m", "nfstune", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            timeout=1500,
+        )
 
     run = nfstune("run", "--lab", "--recipe", "many-clients", "--no-baselines", "--yes")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -269,8 +279,11 @@ def test_many_clients_runs_from_three_clients_and_leaves_every_host_as_it_was(la
     assert warned < out.index("starting fio's server"), out[:3000]
     assert len(re.findall(r"starting fio's server on 10\.99\.0\.\d:8765", out)) == 3
     # every repeat from three clients names all three and the figure they got together
-    assert re.search(r"3 clients, sync sync-4k round 2: [\d.]+ ms together \(client [\d.]+ MB/s, "
-                     r"client2 [\d.]+ MB/s, client3 [\d.]+ MB/s\)", out)  # fmt: skip
+    assert re.search(
+        r"3 clients, sync sync-4k round 2: [\d.]+ ms together \(client [\d.]+ MB/s, "
+        r"client2 [\d.]+ MB/s, client3 [\d.]+ MB/s\)",
+        out,
+    )
     with contextlib.ExitStack() as stack:
         hosts = {name: stack.enter_context(host(lab3, name)) for name in names}
         after = {name: h.run(STATE, sudo=True).stdout for name, h in hosts.items()}
@@ -286,8 +299,11 @@ def test_many_clients_runs_from_three_clients_and_leaves_every_host_as_it_was(la
     assert "several clients at once" in report.stdout
     for count in (1, 2, 3):
         assert re.search(rf"^  {count} clients?, sync +median", report.stdout, re.M), report.stdout
-    assert re.search(r"3 clients, sync: each client MB/s: client [\d.]+, client2 [\d.]+, client3 [\d.]+; "
-                     r"slowest/fastest", report.stdout)  # fmt: skip
+    assert re.search(
+        r"3 clients, sync: each client MB/s: client [\d.]+, client2 [\d.]+, client3 [\d.]+; "
+        r"slowest/fastest",
+        report.stdout,
+    )
     # each step judged against the count before it (whatever the verdict, its text names both)
     assert re.search(r"3 clients at once (is .* than|against) 2 clients at once", report.stdout), report.stdout
     page = (tmp_path / "report.html").read_text()
@@ -299,10 +315,11 @@ def test_many_clients_runs_from_three_clients_and_leaves_every_host_as_it_was(la
 # the shipped transport recipe on one workload, 2 rounds, no warm-up, small files: every configuration, the rdma
 # one's listener on the NAS and the restart that removes it
 TRANSPORT = (
-    (paths.recipes_dir() / "transport.toml").read_text()
+    (paths.recipes_dir() / "transport.toml")
+    .read_text()
     .replace('workloads = ["seq-write", "seq-read", "sync-4k"]', 'workloads = ["seq-write"]')
     .replace("[rounds]\nmin = 3\nmax = 20", "[rounds]\nmin = 2\nmax = 2\nwarmup = 0")
-)  # fmt: skip
+)
 assert TRANSPORT.count("seq-write") == 1 and "warmup = 0" in TRANSPORT
 
 SNAPSHOT = (
@@ -316,8 +333,9 @@ def test_the_probe_reads_a_trixie_nas_beside_a_bookworm_client(lab3: LabConfig) 
         nas = probe(nas_host, path="/export", peer=LAB_IPS["client"])
         client = probe(client_host, peer=LAB_IPS["nas"])
     assert (nas.os_id, nas.os_version_id) == ("debian", "13") and (client.os_id, client.os_version_id) == (
-        "debian", "12",
-    )  # fmt: skip
+        "debian",
+        "12",
+    )
     assert nas.kernel is not None and nas.kernel.startswith("6.12.")
     assert nas.nfs_utils_version is not None and nas.nfs_utils_version.startswith("2.8.")
     assert "nfsdctl" in nas.tools and nas.nfs_server_active

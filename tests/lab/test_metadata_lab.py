@@ -60,19 +60,26 @@ def test_metadata_rates_under_sync_async_and_nfs3(lab: LabConfig, tmp_path: Path
     results, sid = ran.results, ran.session_id
     data = results.session(sid)
     assert data["status"] == "completed"
-    repeats = {
-        (run["config_label"], run["workload"], r["number"]): r for run in data["runs"] for r in run["repeats"]
-    }  # fmt: skip
+    repeats = {(run["config_label"], run["workload"], r["number"]): r for run in data["runs"] for r in run["repeats"]}
     assert {(label, w) for label, w, _n in repeats} == {
-        ("sync", "file-create"), ("sync", "file-stat"), ("sync", "file-delete"), ("sync", "tree-delete"),
-        ("async", "file-create"), ("async", "file-delete"), ("async", "tree-delete"),
-        ("vers=3", "file-create"), ("vers=3", "file-stat"),
-    }  # fmt: skip
+        ("sync", "file-create"),
+        ("sync", "file-stat"),
+        ("sync", "file-delete"),
+        ("sync", "tree-delete"),
+        ("async", "file-create"),
+        ("async", "file-delete"),
+        ("async", "tree-delete"),
+        ("vers=3", "file-create"),
+        ("vers=3", "file-stat"),
+    }
     # every run worked on the whole set of files: fio's filecreate, the shell's cold stats and unlinks, rm -rf
     assert {r["ops"] for r in repeats.values()} == {sizes.small_file_count}
     assert {(w, r["tool"]) for (_l, w, _n), r in repeats.items()} == {
-        ("file-create", "fio"), ("file-stat", "sh"), ("file-delete", "sh"), ("tree-delete", "sh"),
-    }  # fmt: skip
+        ("file-create", "fio"),
+        ("file-stat", "sh"),
+        ("file-delete", "sh"),
+        ("tree-delete", "sh"),
+    }
     # paired by round: under sync each create and unlink waits for the hdd profile's 8 ms flush, under async not
     for n in (1, 2):
         for workload in ("file-create", "file-delete"):

@@ -98,9 +98,10 @@ def test_sigterm_during_a_run_undoes_before_exiting(
     (data / "nfstune" / "recipes").mkdir(parents=True)
     (data / "nfstune" / "recipes" / "sigterm-test.toml").write_text(RECIPE)
     env = os.environ | {
-        "XDG_STATE_HOME": str(lab_state_home), "XDG_DATA_HOME": str(data),
+        "XDG_STATE_HOME": str(lab_state_home),
+        "XDG_DATA_HOME": str(data),
         "PYTHONPATH": str(Path(nfstune.__file__).parents[1]),
-    }  # fmt: skip
+    }
     out = tmp_path / "run.out"
     argv = [sys.executable, "-m", "nfstune", "run", "--lab", "--recipe", "sigterm-test", "--scale", "small", "--yes"]
     with out.open("w") as sink:

@@ -71,9 +71,14 @@ def login(sshd: Sshd, user: str) -> RecordingHost:
         return PASSWORD
 
     h = RecordingHost(
-        "127.0.0.1", port=sshd.port, username=user, key_filename=sshd.client_key,
-        known_hosts=sshd.known_hosts, label="testhost", ask_secret=ask,
-    )  # fmt: skip
+        "127.0.0.1",
+        port=sshd.port,
+        username=user,
+        key_filename=sshd.client_key,
+        known_hosts=sshd.known_hosts,
+        label="testhost",
+        ask_secret=ask,
+    )
     h.asked = asked  # type: ignore[attr-defined]
     return h
 

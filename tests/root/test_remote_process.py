@@ -142,9 +142,10 @@ def test_open_host_resolves_and_uses_our_known_hosts(
     monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/.ssh of the machine's
     accepted: list[str] = []
     h = open_host(
-        f"root@127.0.0.1:{sshd.port}", identity_file=sshd.client_key,
+        f"root@127.0.0.1:{sshd.port}",
+        identity_file=sshd.client_key,
         on_unknown_host_key=lambda label, kind, fp: accepted.append(fp) or True,
-    )  # fmt: skip
+    )
     with h:
         assert h.run("echo ok").stdout == "ok\n"
     assert len(accepted) == 1

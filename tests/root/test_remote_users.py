@@ -29,9 +29,14 @@ def login(sshd: Sshd, user: str, secrets: dict[str, str] | None = None, key: Pat
         return (secrets or {}).get(what.split()[0])
 
     h = Host(
-        "127.0.0.1", port=sshd.port, username=user, key_filename=key or sshd.client_key,
-        known_hosts=sshd.known_hosts, label="testhost", ask_secret=ask,
-    )  # fmt: skip
+        "127.0.0.1",
+        port=sshd.port,
+        username=user,
+        key_filename=key or sshd.client_key,
+        known_hosts=sshd.known_hosts,
+        label="testhost",
+        ask_secret=ask,
+    )
     h.asked = asked  # type: ignore[attr-defined]
     return h
 

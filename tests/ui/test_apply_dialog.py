@@ -21,8 +21,15 @@ EXPORTS = {
 
 def plan_for(files: dict[str, str], share: str) -> ApplyPlan:
     rec = recommend(share=share, server="nas", exports=files, fstab="", measured=Measured())
-    return plan_apply(files, "", share, rec.exports_line, rec.fstab_line, server=("nas", "root@nas:22"),
-                      client=("laptop", "root@laptop:22"))  # fmt: skip
+    return plan_apply(
+        files,
+        "",
+        share,
+        rec.exports_line,
+        rec.fstab_line,
+        server=("nas", "root@nas:22"),
+        client=("laptop", "root@laptop:22"),
+    )
 
 
 def shown(html: str) -> str:
@@ -58,10 +65,20 @@ def test_without_findings_the_box_is_hidden(qtbot: QtBot) -> None:
 
 
 def test_nothing_is_planned_over_a_file_exportfs_stops_reading() -> None:
-    with pytest.raises(ConfigError, match=r"/etc/exports.d/z.exports line 2: unknown keyword \"bogus\".*does not "
-                       r"read that file to its end"):  # fmt: skip
-        plan_apply(EXPORTS, "", "/srv/z", "/srv/z h(rw,sync)", "nas:/srv/z /mnt/z nfs hard 0 0",
-                   server=("nas", "k"), client=("laptop", "k"))  # fmt: skip
+    with pytest.raises(
+        ConfigError,
+        match=r"/etc/exports.d/z.exports line 2: unknown keyword \"bogus\".*does not "
+        r"read that file to its end",
+    ):
+        plan_apply(
+            EXPORTS,
+            "",
+            "/srv/z",
+            "/srv/z h(rw,sync)",
+            "nas:/srv/z /mnt/z nfs hard 0 0",
+            server=("nas", "k"),
+            client=("laptop", "k"),
+        )
     # the trap line itself is left alone: the recommendation keeps it, and the plan is a no-op
     plan = plan_for(EXPORTS, "/srv/l")
     assert plan.server_edit.noop and any("has no host before" in f for f in plan.findings)

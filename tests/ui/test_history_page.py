@@ -99,11 +99,14 @@ def test_refresh_shows_a_new_session_and_keeps_the_selection(page: HistoryPage) 
     assert "3 sessions" in page.status.text()
 
 
-@pytest.mark.parametrize(("kind", "check"), [
-    ("csv", lambda text: text.startswith("session,recipe,config,workload,")),
-    ("json", lambda text: json.loads(text)["id"] == 1),
-    ("html", lambda text: "<h1>nfstune session 1</h1>" in text and "async is 4.3x faster than sync" in text),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kind", "check"),
+    [
+        ("csv", lambda text: text.startswith("session,recipe,config,workload,")),
+        ("json", lambda text: json.loads(text)["id"] == 1),
+        ("html", lambda text: "<h1>nfstune session 1</h1>" in text and "async is 4.3x faster than sync" in text),
+    ],
+)
 def test_exports_write_the_selected_session(page: HistoryPage, tmp_path: Path, kind: str, check: object) -> None:
     select_rows(page, 1)
     out = tmp_path / f"out.{kind}"

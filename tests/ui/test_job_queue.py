@@ -86,8 +86,9 @@ def test_quit_while_a_job_runs_hides_the_window_and_closes_it_when_the_job_ends(
     qtbot.addWidget(window)
     window.show()
     release, log = threading.Event(), []
-    window.controller.start_job("install-client", held_job("x", (), log, release).work, lambda _r: None,
-                                lambda _m: None, hosts=("client",))  # fmt: skip
+    window.controller.start_job(
+        "install-client", held_job("x", (), log, release).work, lambda _r: None, lambda _m: None, hosts=("client",)
+    )
     qtbot.waitUntil(lambda: "x started" in log)
     window.close()
     assert window.isHidden() and window.controller.queue.busy()

@@ -33,8 +33,15 @@ def page(qtbot: QtBot) -> PreflightPage:
 
 
 def show(page: PreflightPage, server: HostFacts, client: HostFacts, share: str | None = "/export") -> None:
-    page.show_facts(server, client, server_label="nas", client_label="client", exports=EXPORTS, share=share,
-                    client_mounts_of_server=["/mnt/nas"])  # fmt: skip
+    page.show_facts(
+        server,
+        client,
+        server_label="nas",
+        client_label="client",
+        exports=EXPORTS,
+        share=share,
+        client_mounts_of_server=["/mnt/nas"],
+    )
 
 
 def table_text(page: PreflightPage) -> dict[str, tuple[str, str]]:
@@ -118,9 +125,16 @@ def test_a_stopped_server_blocks(page: PreflightPage) -> None:
 
 def test_exports_traps_are_listed_with_file_and_line(page: PreflightPage) -> None:
     files = {"/etc/exports": "/export 10.99.0.0/24(rw,sync)\n/srv/l host (rw)\n"}
-    page.show_facts(facts("lab-nas-root.txt"), facts("lab-client-root.txt"), server_label="nas",
-                    client_label="client", exports=EXPORTS, share="/export", client_mounts_of_server=[],
-                    export_files=files)  # fmt: skip
+    page.show_facts(
+        facts("lab-nas-root.txt"),
+        facts("lab-client-root.txt"),
+        server_label="nas",
+        client_label="client",
+        exports=EXPORTS,
+        share="/export",
+        client_mounts_of_server=[],
+        export_files=files,
+    )
     shown = [label.text() for label in page.findChildren(QLabel)]
     assert "/etc/exports line 2: /srv/l *" in shown
     assert any("no host before '('" in text for text in shown)

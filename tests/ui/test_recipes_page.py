@@ -88,8 +88,10 @@ def test_client_side_recipe_has_no_warning_and_says_the_server_is_untouched(page
     assert table_column(page, "Server\n(export, nfsd)") == ["unchanged"] * 3
     select(page, "filesystems")
     assert table_column(page, "Server\n(export, nfsd)") == [
-        "scratch ext4 exported alone (sync)", "scratch xfs exported alone (sync)", "scratch btrfs exported alone (sync)"
-    ]  # fmt: skip
+        "scratch ext4 exported alone (sync)",
+        "scratch xfs exported alone (sync)",
+        "scratch btrfs exported alone (sync)",
+    ]
     select(page, "many-clients")
     assert table_column(page, "Server\n(export, nfsd)")[-1] == "sync · 64 nfsd threads"
     select(page, "nfs-versions")

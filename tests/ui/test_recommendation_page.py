@@ -34,14 +34,17 @@ def verdict(baseline: list[float], other: list[float], names: tuple[str, str]) -
 @pytest.fixture
 def with_async() -> Recommendation:
     return recommend(
-        share="/srv/data", server="nas", mount_point="/mnt/data",
+        share="/srv/data",
+        server="nas",
+        mount_point="/mnt/data",
         exports="/srv/data 192.168.1.0/24(rw,async,no_root_squash)\n",
         measured=Measured(
             async_vs_sync={"small-files": verdict(SYNC_S, ASYNC_S, ("sync", "async"))},
             no_wdelay={"sync-4k": verdict(WDELAY_MS, NO_WDELAY_MS, ("wdelay", "no_wdelay"))},
-            negotiated_rsize=65536, server_max_block_size=65536,
+            negotiated_rsize=65536,
+            server_max_block_size=65536,
         ),
-    )  # fmt: skip
+    )
 
 
 @pytest.fixture
@@ -100,8 +103,13 @@ def test_async_box_is_hidden_until_asked_for(
 
 def test_without_an_async_alternative_the_checkbox_is_hidden(page: RecommendationPage) -> None:
     same = verdict(SYNC_S, [26.2, 25.7, 26.0, 26.4, 25.9], ("sync", "async"))
-    rec = recommend(share="/srv/data", exports="/srv/data *(ro)\n", server="nas", mount_point="/mnt/nas",
-                    measured=Measured(async_vs_sync={"small-files": same}))  # fmt: skip
+    rec = recommend(
+        share="/srv/data",
+        exports="/srv/data *(ro)\n",
+        server="nas",
+        mount_point="/mnt/nas",
+        measured=Measured(async_vs_sync={"small-files": same}),
+    )
     assert rec.async_alternative is None
     page.show_recommendation(rec, server_label="nas", client_label="laptop", async_measured=True)
     assert not page.show_async_check.isVisible() and not page.async_box.isVisible()
@@ -118,8 +126,11 @@ def test_copy_puts_both_lines_on_the_clipboard(
     QGuiApplication.clipboard().setText("something else")
     qtbot.mouseClick(page.copy_button, Qt.MouseButton.LeftButton)
     assert QGuiApplication.clipboard().text().splitlines() == [
-        "# /etc/exports on nas", with_async.exports_line, "# /etc/fstab on laptop", with_async.fstab_line,
-    ]  # fmt: skip
+        "# /etc/exports on nas",
+        with_async.exports_line,
+        "# /etc/fstab on laptop",
+        with_async.fstab_line,
+    ]
 
 
 def test_save_writes_lines_and_reasons(
@@ -166,10 +177,12 @@ def test_apply_only_emits_and_shows_the_outcome(
 
 def test_the_page_says_the_line_is_the_admins_own_entry(page: RecommendationPage) -> None:
     rec = recommend(
-        share="/srv/a", server="nas", exports="/srv/a -ro,no_root_squash,async host1\n",
+        share="/srv/a",
+        server="nas",
+        exports="/srv/a -ro,no_root_squash,async host1\n",
         fstab="nas:/srv/a/ /home/me/A nfs4 ro,sec=krb5p 0 0\n",
         measured=Measured(best_version="4.1", version_reason="4.1 measured faster"),
-    )  # fmt: skip
+    )
     page.show_recommendation(rec, server_label="nas", client_label="laptop")
     assert page.exports_line.text() == "/srv/a -ro,no_root_squash,async host1(sync)"
     assert page.exports_state.text().startswith("Your entry in /etc/exports with only sync changed")
@@ -199,9 +212,12 @@ def test_the_admin_chooses_the_mount_point_of_a_new_fstab_line(
 
 def test_an_existing_fstab_entry_keeps_its_mount_point(page: RecommendationPage) -> None:
     rec = recommend(
-        share="/srv/data", server="nas", exports="/srv/data h(rw,sync)\n",
-        fstab="nas:/srv/data /home/me/data nfs vers=4.2 0 0\n", measured=Measured(),
-    )  # fmt: skip
+        share="/srv/data",
+        server="nas",
+        exports="/srv/data h(rw,sync)\n",
+        fstab="nas:/srv/data /home/me/data nfs vers=4.2 0 0\n",
+        measured=Measured(),
+    )
     page.show_recommendation(rec, server_label="nas", client_label="laptop")
     assert not page.mount_point_row.isVisible()
 

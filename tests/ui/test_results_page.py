@@ -52,7 +52,7 @@ QUICK_CHECK: list[StoredRun] = [
     ("quick-check", "rsize=128K", "seq-read", "sync,wdelay", R128K, V42, [5.85, 5.8, 5.82]),
     ("quick-check", "vers=3", "small-files", "sync,wdelay", "vers=3", V3, [9.8, 10.4, 9.9]),
     ("quick-check", "vers=3", "seq-write", "sync,wdelay", "vers=3", V3, []),  # failed
-]  # fmt: skip
+]
 NO_WDELAY: list[StoredRun] = [
     ("no-wdelay", "sync,wdelay", "sync-4k", "sync,wdelay", "", "", [61.0, 64.0, 59.0, 63.0, 60.5]),
     ("no-wdelay", "sync,no_wdelay", "sync-4k", "sync,no_wdelay", "", "", [62.0, 60.0, 63.5, 61.0, 62.5]),
@@ -70,7 +70,7 @@ PAIRED: list[StoredRun] = [
     ("quick-check", "no_wdelay", "sync-4k", "sync,no_wdelay", "vers=4.2", V42, [62.1, 57.9, 66.1, 60.1, 61.0, 62.9]),
     ("quick-check", "rsize=128K", "seq-read", "sync,wdelay", R128K, V42, [7.0, 7.05, 7.02, 6.98, 7.01, 6.99]),
     ("quick-check", "vers=3", "small-files", "sync,wdelay", "vers=3", V3, [5.0, 11.0, 6.5, 9.9, 7.0, 10.5]),
-]  # fmt: skip
+]
 
 
 @pytest.fixture(scope="module")
@@ -121,16 +121,22 @@ def test_a_tab_per_recipe_with_charts_and_tables(
     assert [len(dots.points()) for dots in small_files.dots] == [4, 4, 3]  # a dot per measured round
     assert small_files.plot.getAxis("bottom")._tickLevels[0] == [(0.0, "baseline"), (1.0, "async"), (2.0, "vers=3")]
     assert cells(page, "quick-check", "small-files", "Median") == ["7.50 s", "1.90 s", "9.90 s"]
-    assert cells(page, "quick-check", "small-files", "Min\u2013max") == ["7.10\u20137.90", "1.80\u20132.00",
-                                                                      "9.80\u201310.4"]  # fmt: skip
+    assert cells(page, "quick-check", "small-files", "Min\u2013max") == [
+        "7.10\u20137.90",
+        "1.80\u20132.00",
+        "9.80\u201310.4",
+    ]
     assert cells(page, "quick-check", "small-files", "Rounds") == ["4", "4", "3"]
     verdicts = cells(page, "quick-check", "small-files", VERDICT_COLUMN)
     assert verdicts[0] == "baseline"
     assert verdicts[1].startswith("faster\n3.9x faster (95 % CI ")
     options = cells(page, "quick-check", "seq-read", "Requested vs negotiated")[1]
     # ", " so that the narrow column can wrap; the export's own list cut to the options recipes change
-    assert options.splitlines() == [f"requested {R128K}".replace(",", ", "),
-                                    "negotiated vers=4.2, rsize=65536, wsize=65536", "export sync, wdelay"]  # fmt: skip
+    assert options.splitlines() == [
+        f"requested {R128K}".replace(",", ", "),
+        "negotiated vers=4.2, rsize=65536, wsize=65536",
+        "export sync, wdelay",
+    ]
 
 
 def test_verdict_in_words_with_expectation_cap_and_failure(
@@ -256,9 +262,13 @@ def test_the_detail_quotes_every_sentence_effects_first(
 
 @pytest.mark.parametrize(("size", "side_by_side"), [((1024, 700), False), ((1280, 720), False), ((1920, 1080), True)])
 def test_every_table_fits_the_window_or_scrolls_sideways_without_cutting_text(
-    qtbot: QtBot, tmp_path: Path, results: Results, recipes: dict[str, Recipe], size: tuple[int, int],
+    qtbot: QtBot,
+    tmp_path: Path,
+    results: Results,
+    recipes: dict[str, Recipe],
+    size: tuple[int, int],
     side_by_side: bool,
-) -> None:  # fmt: skip
+) -> None:
     settings = QSettings(str(tmp_path / "nfstune.ini"), QSettings.Format.IniFormat)
     window = MainWindow(store_path=tmp_path / "window.sqlite3", scale="small", settings=settings)
     qtbot.addWidget(window)

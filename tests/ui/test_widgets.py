@@ -74,8 +74,11 @@ def test_buffer_rejects_a_zero_capacity() -> None:
 def test_live_plot_layout(qtbot: QtBot) -> None:
     plot = make_plot(qtbot)
     titles = [p.titleLabel.text for p in plot.plots.values()]
-    assert titles == ["Client NFS: MB/s, and requests/s on the right", "Server disk throughput (MB/s)",
-                      "Server CPU (%)"]  # fmt: skip
+    assert titles == [
+        "Client NFS: MB/s, and requests/s on the right",
+        "Server disk throughput (MB/s)",
+        "Server CPU (%)",
+    ]
     client_view = plot.plots["client"].getViewBox()
     assert all(plot.plots[k].getViewBox().linkedView(pg.ViewBox.XAxis) is client_view for k in ("disk", "cpu"))
     assert set(plot.buffers) == set(LIVE_SERIES) >= {"client_read", "client_write", "disk_read", "disk_write"}
@@ -300,9 +303,15 @@ def test_result_chart_value_axis_has_round_ticks(qtbot: QtBot) -> None:
 
 @pytest.mark.parametrize(
     ("top", "ticks"),
-    [(7.83, [0, 2, 4, 6, 8]), (10.0, [0, 2, 4, 6, 8, 10]), (11.0, [0, 2.5, 5, 7.5, 10, 12.5]),
-     (0.07, [0, 0.02, 0.04, 0.06, 0.08]), (523.0, [0, 200, 400, 600]), (0.0, [0, 1])],
-)  # fmt: skip
+    [
+        (7.83, [0, 2, 4, 6, 8]),
+        (10.0, [0, 2, 4, 6, 8, 10]),
+        (11.0, [0, 2.5, 5, 7.5, 10, 12.5]),
+        (0.07, [0, 0.02, 0.04, 0.06, 0.08]),
+        (523.0, [0, 200, 400, 600]),
+        (0.0, [0, 1]),
+    ],
+)
 def test_nice_ticks(top: float, ticks: list[float]) -> None:
     assert nice_ticks(top, TICK_TARGET) == pytest.approx(ticks)
 

@@ -20,11 +20,24 @@ SYNC_S = [26.0, 25.8, 26.3, 26.1, 25.9]  # lab-poc figures: untar on a sync expo
 ASYNC_S = [6.4, 6.1, 5.9, 6.2, 6.0]
 
 
-def verdict(baseline: list[float], other: list[float], names: tuple[str, str], *, higher_is_better: bool = False,
-            expect_same: bool = False) -> Verdict:  # fmt: skip
+def verdict(
+    baseline: list[float],
+    other: list[float],
+    names: tuple[str, str],
+    *,
+    higher_is_better: bool = False,
+    expect_same: bool = False,
+) -> Verdict:
     """The verdict of `other` against `baseline`, round by round (the figures' order)."""
-    question = Question(("w",), dict(enumerate(baseline, 1)), dict(enumerate(other, 1)), higher_is_better, names,
-                        expect_same=expect_same, why_same="the kernel ignores no_wdelay on v3/v4")  # fmt: skip
+    question = Question(
+        ("w",),
+        dict(enumerate(baseline, 1)),
+        dict(enumerate(other, 1)),
+        higher_is_better,
+        names,
+        expect_same=expect_same,
+        why_same="the kernel ignores no_wdelay on v3/v4",
+    )
     (found,) = judge([question])
     return found
 
@@ -50,9 +63,11 @@ def test_no_async_alternative_without_a_measured_gain() -> None:
     same = verdict(SYNC_S, [26.2, 25.7, 26.0, 26.4, 25.9], ("sync", "async"))  # within 1 % in every round
     assert not same.effect
     rec = recommend(
-        share="/srv/data", server="nas", exports="/srv/data 192.168.1.0/24(rw)\n",
+        share="/srv/data",
+        server="nas",
+        exports="/srv/data 192.168.1.0/24(rw)\n",
         measured=Measured(async_vs_sync={"small-files": same}),
-    )  # fmt: skip
+    )
     assert rec.async_alternative is None
     assert "async was not measured faster here (small-files: " + same.text + ")" in rec.exports_reasons[0].why
     assert rec.exports_line == "/srv/data 192.168.1.0/24(rw)"  # already sync (the default): left as written
@@ -60,8 +75,9 @@ def test_no_async_alternative_without_a_measured_gain() -> None:
 
 def test_async_is_offered_only_where_faster_and_a_slower_workload_is_said() -> None:
     faster = verdict(SYNC_S, ASYNC_S, ("sync", "async"))  # 4x fewer seconds in every round
-    slower = verdict([50.0, 52.0, 49.0, 51.0, 50.5], [40.0, 41.5, 39.0, 41.0, 40.2], ("sync", "async"),
-                     higher_is_better=True)  # MB/s: a fifth less in every round  # fmt: skip
+    slower = verdict(
+        [50.0, 52.0, 49.0, 51.0, 50.5], [40.0, 41.5, 39.0, 41.0, 40.2], ("sync", "async"), higher_is_better=True
+    )  # MB/s: a fifth less in every round
     unsettled = verdict([4.0, 4.1, 3.9, 4.2, 4.0], [2.0, 6.5, 3.0, 5.9, 2.4], ("sync", "async"))
     assert (faster.kind, slower.kind, unsettled.kind) == ("faster", "slower", "not settled")
     measured = Measured(async_vs_sync={"small-files": faster, "seq-write": slower, "sync-4k": unsettled})
@@ -73,8 +89,12 @@ def test_async_is_offered_only_where_faster_and_a_slower_workload_is_said() -> N
     why = rec.exports_reasons[0].why
     assert "async measured faster (" in why and unsettled.text in why and "significant" not in why
     # nothing faster: no alternative, whatever else was measured
-    rec = recommend(share="/export", server="nas", exports="/export h(rw)\n",
-                    measured=Measured(async_vs_sync={"seq-write": slower, "sync-4k": unsettled}))  # fmt: skip
+    rec = recommend(
+        share="/export",
+        server="nas",
+        exports="/export h(rw)\n",
+        measured=Measured(async_vs_sync={"seq-write": slower, "sync-4k": unsettled}),
+    )
     assert rec.async_alternative is None and "async was not measured faster" in rec.exports_reasons[0].why
 
 
@@ -93,15 +113,20 @@ def test_a_new_export_gets_safe_options_for_the_named_clients_only() -> None:
 
 def test_a_share_after_the_line_where_exportfs_stops_is_not_taken_for_a_new_one() -> None:
     with pytest.raises(ConfigError, match=r"line 2 exports /srv/x, but exportfs stops reading that file at line 1"):
-        recommend(share="/srv/x", server="nas", exports="/a h(bogus)\n/srv/x h(rw)\n", client_spec="h",
-                  measured=Measured())  # fmt: skip
+        recommend(
+            share="/srv/x", server="nas", exports="/a h(bogus)\n/srv/x h(rw)\n", client_spec="h", measured=Measured()
+        )
 
 
 def test_fstab_line_never_carries_folklore_options() -> None:
     rec = recommend(
-        share="/export", server="nas", mount_point="/mnt/nas", exports={}, client_spec="nas-clients.lan",
+        share="/export",
+        server="nas",
+        mount_point="/mnt/nas",
+        exports={},
+        client_spec="nas-clients.lan",
         measured=Measured(negotiated_rsize=131072, server_max_block_size=131072),
-    )  # fmt: skip
+    )
     assert rec.fstab_line == "nas:/export /mnt/nas nfs vers=4.2,hard,_netdev,nofail 0 0"
     for banned in ("no_wdelay", "fsid=0", "soft", "udp", "noac", "rsize", "wsize", "insecure", "async"):
         assert banned not in rec.fstab_line and banned not in rec.exports_line
@@ -129,8 +154,9 @@ def test_no_wdelay_is_reported_as_measured_and_never_recommended() -> None:
 
 def test_an_unreliable_or_unsettled_no_wdelay_note_does_not_contradict_itself() -> None:
     """It said "19 % faster (significant) ... a difference this size is this host's run-to-run variation"."""
-    unreliable = verdict(WDELAY, [12.2, 12.4, 12.0, 12.1, 12.3, 12.1], ("wdelay", "no_wdelay"),
-                         higher_is_better=True, expect_same=True)  # 20 % apart in every round  # fmt: skip
+    unreliable = verdict(
+        WDELAY, [12.2, 12.4, 12.0, 12.1, 12.3, 12.1], ("wdelay", "no_wdelay"), higher_is_better=True, expect_same=True
+    )  # 20 % apart in every round
     unsettled = verdict(WDELAY, [7.0, 14.0, 9.0, 13.5, 8.0, 12.0], ("wdelay", "no_wdelay"), higher_is_better=True)
     assert (unreliable.kind, unsettled.kind) == ("unreliable", "not settled")
     measured = Measured(no_wdelay={"seq-write": unreliable, "sync-4k": unsettled})
@@ -234,8 +260,7 @@ USER_FSTAB = (
 
 def test_the_users_fstab_entry_is_kept() -> None:
     """The old Apply replaced it: mount point moved, ro, sec=krb5p, noexec, x-systemd.automount dropped."""
-    rec = recommend(share="/srv/data", server="nas", exports="/srv/data h(rw)\n", fstab=USER_FSTAB,
-                    measured=Measured())  # fmt: skip
+    rec = recommend(share="/srv/data", server="nas", exports="/srv/data h(rw)\n", fstab=USER_FSTAB, measured=Measured())
     assert rec.fstab_line == USER_FSTAB.splitlines()[2] == rec.fstab_before
     assert plan_fstab_change(USER_FSTAB, rec.fstab_line).noop
     assert any(r.why.startswith("kept as you have it") for r in rec.fstab_reasons)
@@ -243,8 +268,7 @@ def test_the_users_fstab_entry_is_kept() -> None:
 
 def test_only_a_measured_version_changes_the_users_entry() -> None:
     measured = Measured(best_version="4.2", version_reason="4.2 measured 20% faster")
-    rec = recommend(share="/srv/data", server="nas", exports="/srv/data h(rw)\n", fstab=USER_FSTAB,
-                    measured=measured)  # fmt: skip
+    rec = recommend(share="/srv/data", server="nas", exports="/srv/data h(rw)\n", fstab=USER_FSTAB, measured=measured)
     assert rec.fstab_line == (
         "nas:/srv/data/\t/home/me/My\\040Data  nfs4  ro,sec=krb5p,noexec,x-systemd.automount,vers=4.2  0  0"
     )
@@ -256,8 +280,14 @@ def test_only_a_measured_version_changes_the_users_entry() -> None:
 
 
 def test_a_new_fstab_line_avoids_a_mount_point_in_use() -> None:
-    rec = recommend(share="/srv/n", server="nas", exports="/srv/n h(rw)\n", mount_point="/mnt/other",
-                    fstab=USER_FSTAB, measured=Measured())  # fmt: skip
+    rec = recommend(
+        share="/srv/n",
+        server="nas",
+        exports="/srv/n h(rw)\n",
+        mount_point="/mnt/other",
+        fstab=USER_FSTAB,
+        measured=Measured(),
+    )
     assert rec.fstab_line == "nas:/srv/n /mnt/other-2 nfs vers=4.2,hard,_netdev,nofail 0 0"
     assert rec.fstab_before is None
 

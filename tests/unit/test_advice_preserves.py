@@ -23,20 +23,68 @@ from nfstune.nfs.fstab_plan import TUNED_MOUNT_OPTIONS, find_nfs_entry
 from nfstune.nfs.mounts import escape_field, mount_source, split_source
 
 SYNC_S = dict(enumerate([26.0, 25.8, 26.3, 26.1, 25.9], 1))  # seconds per round
-FASTER, SAME = judge([
-    Question(("small-files",), SYNC_S, dict(enumerate([6.4, 6.1, 5.9, 6.2, 6.0], 1)), False, ("sync", "async")),
-    Question(("small-files",), SYNC_S, dict(enumerate([26.2, 25.7, 26.0, 26.4, 25.9], 1)), False, ("sync", "async")),
-])  # fmt: skip
+FASTER, SAME = judge(
+    [
+        Question(("small-files",), SYNC_S, dict(enumerate([6.4, 6.1, 5.9, 6.2, 6.0], 1)), False, ("sync", "async")),
+        Question(
+            ("small-files",), SYNC_S, dict(enumerate([26.2, 25.7, 26.0, 26.4, 25.9], 1)), False, ("sync", "async")
+        ),
+    ]
+)
 
 OPTIONS = [
-    "ro", "rw", "sync", "async", "root_squash", "no_root_squash", "all_squash", "no_all_squash", "anonuid=1000",
-    "anongid=100", "anonuid=-1", "fsid=7", "fsid=0", "fsid=root", "fsid=0123456789abcdef0123456789ABCDEF",
-    "sec=krb5p:sys", "sec=sys", "sec=krb5i", "insecure", "secure", "crossmnt", "nohide", "mountpoint",
-    "mountpoint=/mnt/x", "mp", "nordirplus", "no_wdelay", "wdelay", "subtree_check", "no_subtree_check",
-    "reexport=none", "xprtsec=tls:mtls", "insecure_locks", "no_acl", "refer=/a@h", "security_label", "bogus",
-]  # fmt: skip
-CLIENTS = ["*", "host1", "nas.lan", "10.1.0.0/16", "192.168.1.0/24", "2001:db8::/32", "@team", "*.lan", "h?",
-           "gss/krb5", "10.0.0.5", "fe80::1"]  # fmt: skip
+    "ro",
+    "rw",
+    "sync",
+    "async",
+    "root_squash",
+    "no_root_squash",
+    "all_squash",
+    "no_all_squash",
+    "anonuid=1000",
+    "anongid=100",
+    "anonuid=-1",
+    "fsid=7",
+    "fsid=0",
+    "fsid=root",
+    "fsid=0123456789abcdef0123456789ABCDEF",
+    "sec=krb5p:sys",
+    "sec=sys",
+    "sec=krb5i",
+    "insecure",
+    "secure",
+    "crossmnt",
+    "nohide",
+    "mountpoint",
+    "mountpoint=/mnt/x",
+    "mp",
+    "nordirplus",
+    "no_wdelay",
+    "wdelay",
+    "subtree_check",
+    "no_subtree_check",
+    "reexport=none",
+    "xprtsec=tls:mtls",
+    "insecure_locks",
+    "no_acl",
+    "refer=/a@h",
+    "security_label",
+    "bogus",
+]
+CLIENTS = [
+    "*",
+    "host1",
+    "nas.lan",
+    "10.1.0.0/16",
+    "192.168.1.0/24",
+    "2001:db8::/32",
+    "@team",
+    "*.lan",
+    "h?",
+    "gss/krb5",
+    "10.0.0.5",
+    "fe80::1",
+]
 PATH_PARTS = ["srv", "data", "my share", "ünï", "a\tb", 'q"x', "back\\slash", "#x", "export", "ro", "caf\udce9"]
 SERVERS = ["nas", "10.0.0.5", "2001:db8::1", "NAS.lan"]
 
@@ -82,8 +130,7 @@ def entries(draw: st.DrawFn, path: str) -> str:
 @st.composite
 def exports_files(draw: st.DrawFn, share: str) -> dict[str, str]:
     files: dict[str, str] = {}
-    for name in draw(st.lists(st.sampled_from(["/etc/exports", "/etc/exports.d/a.exports"]), max_size=2,
-                              unique=True)):  # fmt: skip
+    for name in draw(st.lists(st.sampled_from(["/etc/exports", "/etc/exports.d/a.exports"]), max_size=2, unique=True)):
         lines = []
         for _ in range(draw(st.integers(0, 4))):
             what = draw(st.sampled_from(["share", "share", "other", "comment", "blank"]))
@@ -112,9 +159,29 @@ def fstabs(draw: st.DrawFn, server: str, share: str) -> str | None:
             device += "/" if spelling == "slash" else ""
         point = draw(st.sampled_from(["/mnt/nfs", "/home/me/My Data", "/data", "/mnt/nfs-2"]))
         fstype = draw(st.sampled_from(["nfs", "nfs4"]))
-        opts = draw(st.lists(st.sampled_from(["ro", "rw", "sec=krb5p", "noexec", "x-systemd.automount", "soft",
-                                              "hard", "vers=3", "nfsvers=4.1", "v4.2", "_netdev", "nofail",
-                                              "rsize=65536", "defaults"]), max_size=5))  # fmt: skip
+        opts = draw(
+            st.lists(
+                st.sampled_from(
+                    [
+                        "ro",
+                        "rw",
+                        "sec=krb5p",
+                        "noexec",
+                        "x-systemd.automount",
+                        "soft",
+                        "hard",
+                        "vers=3",
+                        "nfsvers=4.1",
+                        "v4.2",
+                        "_netdev",
+                        "nofail",
+                        "rsize=65536",
+                        "defaults",
+                    ]
+                ),
+                max_size=5,
+            )
+        )
         fields = [escape_field(device), escape_field(point), fstype]
         if opts or draw(st.booleans()):
             fields.append(",".join(opts) or "defaults")
@@ -167,8 +234,9 @@ def test_applying_a_recommendation_never_weakens_and_keeps_every_other_byte(
         return
     stops = {name: parse(text).stop for name, text in files.items()}
     try:
-        plan = plan_apply(files, fstab, share, rec.exports_line, rec.fstab_line, server=("nas", "k"),
-                          client=("client", "k"))  # fmt: skip
+        plan = plan_apply(
+            files, fstab, share, rec.exports_line, rec.fstab_line, server=("nas", "k"), client=("client", "k")
+        )
     except ConfigError as exc:
         assert any(stops.values()), f"refused without a file exportfs stops reading: {exc}"
         return

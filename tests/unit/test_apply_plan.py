@@ -197,8 +197,10 @@ def test_fstab_never_replaces_another_mount_on_the_same_mount_point() -> None:
 def test_fstab_appends_a_new_mount() -> None:
     edit = plan_fstab_change("/dev/vda / ext4 rw,noatime 0 0", "nas:/srv/x /mnt/x nfs4 hard\n")
     assert edit.new == b"/dev/vda / ext4 rw,noatime 0 0\nnas:/srv/x /mnt/x nfs4 hard\n"
-    assert edit.diff.endswith("-/dev/vda / ext4 rw,noatime 0 0\n\\ No newline at end of file\n"
-                              "+/dev/vda / ext4 rw,noatime 0 0\n+nas:/srv/x /mnt/x nfs4 hard\n")  # fmt: skip
+    assert edit.diff.endswith(
+        "-/dev/vda / ext4 rw,noatime 0 0\n\\ No newline at end of file\n"
+        "+/dev/vda / ext4 rw,noatime 0 0\n+nas:/srv/x /mnt/x nfs4 hard\n"
+    )
     assert plan_fstab_change(None, LINE).diff == f"--- /dev/null\n+++ b/etc/fstab\n@@ -0,0 +1 @@\n+{LINE}\n"
 
 

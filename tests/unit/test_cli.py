@@ -90,9 +90,11 @@ def test_history_and_report_from_a_terminal_without_display(tmp_path: Path) -> N
     out = tmp_path / "r.html"
     result = subprocess.run(
         [sys.executable, "-m", "nfstune", "report", str(sid), "--html", str(out)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env=env_cut | {"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state")},
-    )  # fmt: skip
+    )
     assert result.returncode == 0, result.stderr
     assert out.read_text().count("<svg ") == 1  # the chart, drawn without a display
     missing = nfstune(tmp_path, "report", "999")
@@ -199,8 +201,9 @@ def one_session(tmp_path: Path) -> int:
 def test_report_checks_its_output_paths_first(
     tmp_path: Path, one_session: int, option: str, target: str, message: str
 ) -> None:
-    result = nfstune(tmp_path, "report", str(one_session), "--json", str(tmp_path / "ok.json"), option,
-                     target.format(tmp=tmp_path))  # fmt: skip
+    result = nfstune(
+        tmp_path, "report", str(one_session), "--json", str(tmp_path / "ok.json"), option, target.format(tmp=tmp_path)
+    )
     assert result.returncode == 2 and f"error: argument {option}: " in result.stderr and message in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "ok.json").exists()  # nothing written when one output is wrong
@@ -223,10 +226,16 @@ def test_broken_user_recipes_are_warnings_and_the_run_goes_on(tmp_path: Path) ->
 @pytest.mark.parametrize(
     "args",
     [
-        ["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "-5"], ["--timeout", "0"],
-        ["--memory", "10" + "0" * 9], ["--clients", "0"], ["--clients", "5"], ["--clients", "two"],
+        ["--timeout", "nan"],
+        ["--timeout", "inf"],
+        ["--timeout", "-5"],
+        ["--timeout", "0"],
+        ["--memory", "10" + "0" * 9],
+        ["--clients", "0"],
+        ["--clients", "5"],
+        ["--clients", "two"],
     ],
-)  # fmt: skip
+)
 def test_lab_up_refuses_a_limit_it_could_only_fail_on_after_building(args: list[str]) -> None:
     from nfstune.cli.main import _parser
 

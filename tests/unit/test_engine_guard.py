@@ -58,9 +58,14 @@ def test_the_engine_refuses_an_appliance_before_touching_it(shipped: dict, tmp_p
     facts = lab_facts("TrueNAS")
     planned = plan_for(None, None, [shipped["quick-check"]], "small")  # as a caller that planned without the facts
     engine = make_engine(
-        Pair(nowhere, nowhere, "nas", "/export"), facts, scale="small", results=results, journal=journal,
-        emit=lambda e: None, cancel=threading.Event(),
-    )  # fmt: skip
+        Pair(nowhere, nowhere, "nas", "/export"),
+        facts,
+        scale="small",
+        results=results,
+        journal=journal,
+        emit=lambda e: None,
+        cancel=threading.Event(),
+    )
     sid = results.start_session(server_host=None, client_host=None, share="/export", scale="small", recipes=["q"])
     with pytest.raises(ApplianceRefused) as info:
         engine.run(sid, planned)
@@ -129,15 +134,21 @@ def test_a_load_from_more_clients_than_can_run_it_is_refused_before_anything(
 
     facts = lab_facts(None)
     more = [nowhere(f"lab client{k}") for k in range(2, 2 + len(more_fio))]
-    facts = replace(facts, more=tuple(
-        replace(facts.client, fio_version=facts.client.fio_version if fio else None) for fio in more_fio
-    ))  # fmt: skip
+    facts = replace(
+        facts,
+        more=tuple(replace(facts.client, fio_version=facts.client.fio_version if fio else None) for fio in more_fio),
+    )
     planned = plan_for(None, None, [shipped["many-clients"]], "small")  # every client count tried
     assert max(c.clients or 0 for c in planned.recipes[0].configs) == clients
     engine = make_engine(
-        Pair(nowhere("lab nas"), nowhere("lab client"), "nas", "/export", more), facts, scale="small",
-        results=results, journal=journal, emit=lambda e: None, cancel=threading.Event(),
-    )  # fmt: skip
+        Pair(nowhere("lab nas"), nowhere("lab client"), "nas", "/export", more),
+        facts,
+        scale="small",
+        results=results,
+        journal=journal,
+        emit=lambda e: None,
+        cancel=threading.Event(),
+    )
     sid = results.start_session(server_host=None, client_host=None, share="/export", scale="small", recipes=["m"])
     with pytest.raises(NfstuneError) as info:
         engine.run(sid, planned)
@@ -151,8 +162,9 @@ def test_clients_that_write_at_once_share_the_free_space(shipped: dict) -> None:
     assert facts.server.filesystem is not None
     tight = replace(facts.server, filesystem=replace(facts.server.filesystem, free_bytes=120 * 2**20))
     alone = plan_for(None, replace(facts, server=tight), [shipped["many-clients"]], "small")
-    three = plan_for(None, replace(facts, server=tight, more=(facts.client, facts.client)),
-                     [shipped["many-clients"]], "small")  # fmt: skip
+    three = plan_for(
+        None, replace(facts, server=tight, more=(facts.client, facts.client)), [shipped["many-clients"]], "small"
+    )
     assert alone.sizes is not None and three.sizes is not None
     # each of three clients writes its own file: three of them fit where one did
     assert 3 * three.sizes.seq_file_bytes <= alone.sizes.seq_file_bytes + 2**20

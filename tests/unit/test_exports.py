@@ -84,12 +84,16 @@ def test_the_corpus_has_real_world_and_hostile_cases_that_all_round_trip() -> No
         ("/export/a client (rw)\n", {"/export/a": {"client": RO, "*": RW}}),
         ("/export/a client()\n", {"/export/a": {"client": RO}}),
         # "-opts" defaults, also at the end of a line, where they export to everyone
-        ("/export/a -rw,async client nas(ro)\n",
-         {"/export/a": {"client": ("async", *RW[1:]), "nas": ("async", *RO[1:])}}),
+        (
+            "/export/a -rw,async client nas(ro)\n",
+            {"/export/a": {"client": ("async", *RW[1:]), "nas": ("async", *RO[1:])}},
+        ),
         ("/export/a client(rw) -async\n", {"/export/a": {"client": RW, "*": ("async", *RO[1:])}}),
         # client kinds: "[::1]" is a wildcard pattern
-        ("/export/a [::1](rw) @ng(rw) gss/krb5p(rw) *.example.com(rw)\n",
-         {"/export/a": {"[::1]": RW, "@ng": RW, "gss/krb5p": RW, "*.example.com": RW}}),
+        (
+            "/export/a [::1](rw) @ng(rw) gss/krb5p(rw) *.example.com(rw)\n",
+            {"/export/a": {"[::1]": RW, "@ng": RW, "gss/krb5p": RW, "*.example.com": RW}},
+        ),
         # one bad option stops the whole file; clients before it on the line still count
         ("/export/a client(rw) nas(bogus)\n/export/b client(rw)\n", {"/export/a": {"client": RW}}),
         ("/export/a client(,rw)\n", {}),
@@ -101,8 +105,10 @@ def test_the_corpus_has_real_world_and_hostile_cases_that_all_round_trip() -> No
         ("/export/a \\\n   client(rw)\n", {"/export/a": {"client": RW}}),
         ("/export/a client(rw,\\\nsync)\n", {}),
         # invalid addresses and prefixes are skipped, the rest of the line counts
-        ("/export/a 10.99.0.0/33(rw) 10.99.0/24(rw) 10.99.0.0/(rw) 10.99.0.5/24(ro)\n",
-         {"/export/a": {"10.99.0.0/": RW, "10.99.0.5/24": RO}}),
+        (
+            "/export/a 10.99.0.0/33(rw) 10.99.0/24(rw) 10.99.0.0/(rw) 10.99.0.5/24(ro)\n",
+            {"/export/a": {"10.99.0.0/": RW, "10.99.0.5/24": RO}},
+        ),
         # the first of two entries for one client wins; names compare without case
         ("/export/a client(rw) client(ro) @ng(rw) @NG(ro)\n", {"/export/a": {"client": RW, "@ng": RW}}),
         # etab is read back: a host name with a space splits there
@@ -114,16 +120,25 @@ def test_the_corpus_has_real_world_and_hostile_cases_that_all_round_trip() -> No
         ("/export/a *" + "h" * 507 + "(rw)\n", {}),
         ("/export/a *" + "h" * 506 + "(rw)\n", {}),
     ],
-)  # fmt: skip
+)
 def test_exportfs_s_is_predicted_as_exportfs_2_6_2_printed_it(text: str, expected: dict[str, object]) -> None:
     assert shown(text) == expected
 
 
 def test_options_print_in_exportfs_order_with_sec_groups() -> None:
     assert shown("/export/a client(sec=krb5:krb5i:krb5p,rw,sec=sys,ro)\n")["/export/a"]["client"] == (
-        *DEFAULT[:4], "sec=krb5:krb5i:krb5p", "rw", "secure", "root_squash", "no_all_squash",
-        "sec=sys", "ro", "secure", "root_squash", "no_all_squash",
-    )  # fmt: skip
+        *DEFAULT[:4],
+        "sec=krb5:krb5i:krb5p",
+        "rw",
+        "secure",
+        "root_squash",
+        "no_all_squash",
+        "sec=sys",
+        "ro",
+        "secure",
+        "root_squash",
+        "no_all_squash",
+    )
     assert shown("/export/a client(fsid=root,anonuid=-1,anongid=4294967295,mp,refer=/x@h)\n")["/export/a"][
         "client"
     ] == (*DEFAULT[:4], "fsid=0", "mountpoint", "anonuid=-1", "anongid=-1", "refer=/x@h", *RO[4:])
@@ -131,9 +146,22 @@ def test_options_print_in_exportfs_order_with_sec_groups() -> None:
         "nordirplus,security_label,no_acl,pnfs,insecure_locks,crossmnt,nohide,no_wdelay,async,insecure,all_squash"
     )
     assert shown(f"/export/a client({everything})\n")["/export/a"]["client"] == (
-        "async", "no_wdelay", "nohide", "crossmnt", "no_subtree_check", "insecure_locks", "nordirplus",
-        "security_label", "no_acl", "pnfs", "sec=sys", "ro", "insecure", "root_squash", "all_squash",
-    )  # fmt: skip
+        "async",
+        "no_wdelay",
+        "nohide",
+        "crossmnt",
+        "no_subtree_check",
+        "insecure_locks",
+        "nordirplus",
+        "security_label",
+        "no_acl",
+        "pnfs",
+        "sec=sys",
+        "ro",
+        "insecure",
+        "root_squash",
+        "all_squash",
+    )
     # "-sec=" in the defaults keeps the flavour's own ro: the client's rw comes after, outside that sec= scope
     assert shown("/export/a -sec=krb5 client(rw)\n")["/export/a"]["client"][4:6] == ("sec=krb5", "ro")
 
@@ -263,11 +291,14 @@ def test_findings_name_noops_and_risks() -> None:
     assert kinds("/export/a client(rw,wdelay)\n") == [("noop", "wdelay")]
     assert kinds("/export/a *(rw,no_root_squash)\n") == [("risk", "no_root_squash")]
     assert kinds("/export/a *.lan(no_root_squash) 10.0.0.0/0(no_root_squash) client(no_root_squash)\n") == [
-        ("risk", "no_root_squash"), ("risk", "no_root_squash"),
-    ]  # fmt: skip
+        ("risk", "no_root_squash"),
+        ("risk", "no_root_squash"),
+    ]
     assert kinds("/export/a client(insecure,fsid=0) nas(fsid=root)\n") == [
-        ("risk", "insecure"), ("risk", "fsid=0"), ("risk", "fsid=root"),
-    ]  # fmt: skip
+        ("risk", "insecure"),
+        ("risk", "fsid=0"),
+        ("risk", "fsid=root"),
+    ]
     assert kinds("/export/a client(rw,ro,sync,sync)\n") == [("noop", "rw"), ("noop", "sync")]
     assert kinds("/export/a client(sec=krb5,rw,sec=sys,ro)\n") == []  # each sec= has its own ro/rw
     assert [k for k, _ in kinds("/export/a client (rw)\n")] == ["risk"]
@@ -330,8 +361,24 @@ def test_any_text_round_trips_and_its_items_cover_it(text: str) -> None:
 
 
 NAMES = st.sampled_from(["client", "nas", "10.99.0.2", "10.99.0.0/24", "*", "*.lan", "@ng", "gss/krb5p", "fd00::/64"])
-OPTIONS = st.lists(st.sampled_from(["rw", "ro", "sync", "async", "no_root_squash", "insecure", "fsid=7", "sec=krb5:sys",
-                                    "anonuid=1000", "no_subtree_check", "crossmnt"]), max_size=4)  # fmt: skip
+OPTIONS = st.lists(
+    st.sampled_from(
+        [
+            "rw",
+            "ro",
+            "sync",
+            "async",
+            "no_root_squash",
+            "insecure",
+            "fsid=7",
+            "sec=krb5:sys",
+            "anonuid=1000",
+            "no_subtree_check",
+            "crossmnt",
+        ]
+    ),
+    max_size=4,
+)
 PATHS = st.sampled_from(["/export/a", "/export/with space", "/export/x#y", "/export/b\\c", '/export/"q"'])
 SPACE = st.sampled_from([" ", "\t", "  ", " \\\n  "])
 Entries = list[tuple[str, list[tuple[str, list[str] | None]]]]
@@ -352,8 +399,10 @@ def render_entries(entries: Entries, space: str, tail: str) -> str:
 @given(st.lists(ENTRY, min_size=1, max_size=5), SPACE, st.sampled_from(["\n", " # note\n", "\n\n# c\n", "\t\n"]))
 def test_generated_entries_read_back_as_written(entries: Entries, space: str, tail: str) -> None:
     doc = parse(render_entries(entries, space, tail))
-    read = [(e.path, [(c.spec, None if c.explicit is None else list(c.explicit_options)) for c in e.clients])
-            for e in doc.entries]  # fmt: skip
+    read = [
+        (e.path, [(c.spec, None if c.explicit is None else list(c.explicit_options)) for c in e.clients])
+        for e in doc.entries
+    ]
     assert read == [(path, list(clients)) for path, clients in entries]
     assert all(e.error is None for e in doc.entries)
 

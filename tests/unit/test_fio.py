@@ -45,23 +45,46 @@ def parse(workload: WorkloadId, text: str, expected: int | None = None) -> tuple
 def test_fio_argv_of_each_workload() -> None:
     write = fio_commands(WorkloadId.SEQ_WRITE, "/mnt/x/.nfstune-1", SIZES)
     assert list(write.run) == [
-        "fio", "--name=seq-write", "--filename=/mnt/x/.nfstune-1/nfstune-seq.dat", "--bs=1048576",
-        "--size=25165824", "--rw=write", "--end_fsync=1", *IO, *OUTPUT,
-    ]  # fmt: skip
+        "fio",
+        "--name=seq-write",
+        "--filename=/mnt/x/.nfstune-1/nfstune-seq.dat",
+        "--bs=1048576",
+        "--size=25165824",
+        "--rw=write",
+        "--end_fsync=1",
+        *IO,
+        *OUTPUT,
+    ]
     assert write.prepare == (("rm", "-f", "--", "/mnt/x/.nfstune-1/nfstune-seq.dat"),)
     assert (write.tool, write.expected_bytes, write.expected_ops, write.cleanup) == (Tool.FIO, 25165824, 24, ())
     read = fio_commands(WorkloadId.SEQ_READ, "/mnt/x/.nfstune-1", SIZES)
     assert list(read.run) == [
-        "fio", "--name=seq-read", "--filename=/mnt/x/.nfstune-1/nfstune-seq.dat", "--bs=1048576",
-        "--size=25165824", "--rw=read", "--readonly", *IO, *OUTPUT,
-    ]  # fmt: skip
+        "fio",
+        "--name=seq-read",
+        "--filename=/mnt/x/.nfstune-1/nfstune-seq.dat",
+        "--bs=1048576",
+        "--size=25165824",
+        "--rw=read",
+        "--readonly",
+        *IO,
+        *OUTPUT,
+    ]
     assert read.needs_cold_cache and read.prepare == ()
     assert read.cleanup == (("rm", "-f", "--", "/mnt/x/.nfstune-1/nfstune-seq.dat"),)
     sync = fio_commands(WorkloadId.SYNC_4K, "/mnt/x/.nfstune-1", SIZES)
     assert list(sync.run) == [
-        "fio", "--name=sync-4k", "--filename=/mnt/x/.nfstune-1/nfstune-sync4k.dat", "--bs=4096", "--size=409600",
-        "--rw=write", "--sync=dsync", "--lat_percentiles=1", "--percentile_list=50:99", *IO, *OUTPUT,
-    ]  # fmt: skip
+        "fio",
+        "--name=sync-4k",
+        "--filename=/mnt/x/.nfstune-1/nfstune-sync4k.dat",
+        "--bs=4096",
+        "--size=409600",
+        "--rw=write",
+        "--sync=dsync",
+        "--lat_percentiles=1",
+        "--percentile_list=50:99",
+        *IO,
+        *OUTPUT,
+    ]
     assert sync.prepare == sync.cleanup == (("rm", "-f", "--", "/mnt/x/.nfstune-1/nfstune-sync4k.dat"),)
     assert (sync.expected_bytes, sync.expected_ops) == (409600, 100)
     with pytest.raises(ValueError, match="always runs with tar"):
@@ -126,23 +149,30 @@ def test_sync_4k_capture_o_dsync_gives_one_stable_write_per_op_and_no_commit() -
     """Why sync=dsync rather than fdatasync=1: the client's mountstats around the run (from the sampler) show
     exactly one WRITE per operation and no COMMIT, so each op is one round trip to stable storage."""
     text = capture("sampler-client-fio-sync-4k.txt")
-    blocks = [part.split("@/proc/self/mountstats\n")[1].split("NFSTUNE_SAMPLE_END")[0] for part in
-              text.split("NFSTUNE_SAMPLE ")[1:]]  # fmt: skip
+    blocks = [
+        part.split("@/proc/self/mountstats\n")[1].split("NFSTUNE_SAMPLE_END")[0]
+        for part in text.split("NFSTUNE_SAMPLE ")[1:]
+    ]
     first, last = (parse_mountstats(block)[-1].nfs for block in (blocks[0], blocks[-1]))
     assert first is not None and last is not None and first.rpc is not None and last.rpc is not None
     ops = {op.name: op.ops for op in last.rpc.ops}
     ops_before = {op.name: op.ops for op in first.rpc.ops}
     assert {name: n - ops_before[name] for name, n in ops.items() if n != ops_before[name]} == {
-        "WRITE": 100, "OPEN": 1, "OPEN_NOATTR": 1, "CLOSE": 2, "LOOKUP": 1,
-    }  # fmt: skip
+        "WRITE": 100,
+        "OPEN": 1,
+        "OPEN_NOATTR": 1,
+        "CLOSE": 2,
+        "LOOKUP": 1,
+    }
     assert last.bytes["server_write_bytes"] - first.bytes["server_write_bytes"] == 409600
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.data())
 def test_any_chunking_gives_the_same_progress_and_result(data: st.DataObject) -> None:
-    name, workload = data.draw(st.sampled_from([("fio-sync-4k.out", WorkloadId.SYNC_4K),
-                                                ("fio-seq-read.out", WorkloadId.SEQ_READ)]))  # fmt: skip
+    name, workload = data.draw(
+        st.sampled_from([("fio-sync-4k.out", WorkloadId.SYNC_4K), ("fio-seq-read.out", WorkloadId.SEQ_READ)])
+    )
     text = capture(name)
     whole = parse(workload, text)
     cuts = sorted(data.draw(st.sets(st.integers(min_value=1, max_value=len(text) - 1), max_size=80)))

@@ -27,9 +27,17 @@ def quick() -> Recipe:
 
 def plan_of(recipe: Recipe, limits: WorkloadSizes | None = LIMITS) -> Plan:
     return build_plan(
-        [recipe], {}, scale="small", seed=5, sizes=SIZES, fio_available=True, share="/export",
-        server_address="nas", scratch_name=".nfstune-1", size_limits=limits,
-    )  # fmt: skip
+        [recipe],
+        {},
+        scale="small",
+        seed=5,
+        sizes=SIZES,
+        fio_available=True,
+        share="/export",
+        server_address="nas",
+        scratch_name=".nfstune-1",
+        size_limits=limits,
+    )
 
 
 def figures(plan: Plan, ratios: list[float], *, seq_s: float, sync_s: float) -> RecipeFigures:

@@ -35,9 +35,34 @@ HUGE = "7" * 5000  # int("7" * 5000) raises ValueError (sys.get_int_max_str_digi
 CAPTURES = Path(__file__).parents[1] / "captures"
 
 PIECES = [
-    HUGE, "0" * 4400 + "1", "0x" + "f" * 4000, "-" + HUGE, HUGE + "." + HUGE, "1e999", "nan", "inf", "\0", "\n",
-    " ", "\t", "-", ".", "..", ",", ":", "=", "0", "-1", "1.5", "\u00b2", "\u0663", '"', "{", "[", "3",
-]  # fmt: skip
+    HUGE,
+    "0" * 4400 + "1",
+    "0x" + "f" * 4000,
+    "-" + HUGE,
+    HUGE + "." + HUGE,
+    "1e999",
+    "nan",
+    "inf",
+    "\0",
+    "\n",
+    " ",
+    "\t",
+    "-",
+    ".",
+    "..",
+    ",",
+    ":",
+    "=",
+    "0",
+    "-1",
+    "1.5",
+    "\u00b2",
+    "\u0663",
+    '"',
+    "{",
+    "[",
+    "3",
+]
 
 
 def piece() -> st.SearchStrategy[str]:
@@ -149,10 +174,15 @@ def test_mountstats_parser_never_raises(text: str) -> None:
 
 
 KERNEL_TEXTS = capture(
-    "nfs/nas-proc-net-rpc-nfsd.txt", "nfs/client-proc-net-rpc-nfs.txt", "nfs/nas-pool-stats.txt",
-    "nfs/client-nfsstat-m.txt", "kernel/export-content-normal.txt", "kernel/fh-content-normal.txt",
-    "kernel/clients-info.txt", "kernel/ss-established-2049.txt",
-)  # fmt: skip
+    "nfs/nas-proc-net-rpc-nfsd.txt",
+    "nfs/client-proc-net-rpc-nfs.txt",
+    "nfs/nas-pool-stats.txt",
+    "nfs/client-nfsstat-m.txt",
+    "kernel/export-content-normal.txt",
+    "kernel/fh-content-normal.txt",
+    "kernel/clients-info.txt",
+    "kernel/ss-established-2049.txt",
+)
 
 
 @FUZZ
@@ -183,11 +213,17 @@ def test_iperf_parser_raises_only_its_own_error(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "3", "[]", "null", '"x"', '{"end": 3}', '{"end": {"sum_sent": [], "sum_received": {}}}', '{"error": 3}',
+        "3",
+        "[]",
+        "null",
+        '"x"',
+        '{"end": 3}',
+        '{"end": {"sum_sent": [], "sum_received": {}}}',
+        '{"error": 3}',
         '{"end": {"sum_sent": {"bytes": 1}, "sum_received": {"seconds": "x", "bytes": 1, "bits_per_second": 1}}}',
         '{"end": {"sum_sent": {"bytes": ' + HUGE + "}}}",
     ],
-)  # fmt: skip
+)
 def test_iperf_json_that_is_not_a_result_is_an_iperf_error(text: str) -> None:
     with pytest.raises(IperfOutputError, match="iperf3"):
         parse_iperf_json(text)
@@ -216,10 +252,15 @@ def test_fio_parser_raises_only_its_own_error(case: tuple[WorkloadId, str, int])
 
 @pytest.mark.parametrize(
     "document",
-    ['{"jobs": [3]}', '{"jobs": [{"error": "x"}]}', '{"jobs": [{"write": []}]}', '{"jobs": {"a": 1}}',
-     '{"jobs": [{"write": {"io_bytes": ' + HUGE + ', "runtime": 1}}]}',
-     '{"jobs": [{"write": {"io_bytes": "x", "runtime": 1}}]}'],
-)  # fmt: skip
+    [
+        '{"jobs": [3]}',
+        '{"jobs": [{"error": "x"}]}',
+        '{"jobs": [{"write": []}]}',
+        '{"jobs": {"a": 1}}',
+        '{"jobs": [{"write": {"io_bytes": ' + HUGE + ', "runtime": 1}}]}',
+        '{"jobs": [{"write": {"io_bytes": "x", "runtime": 1}}]}',
+    ],
+)
 def test_fio_documents_without_a_result_are_a_workload_error(document: str) -> None:
     parser = FioStreamParser(WorkloadId.SEQ_WRITE)
     with pytest.raises(WorkloadOutputError, match="seq-write"):

@@ -26,14 +26,41 @@ def test_argv() -> None:
     assert iperf_server_argv(5299) == ["iperf3", "-s", "-1", "-p", "5299"]
     assert iperf_server_argv() == ["iperf3", "-s", "-1", "-p", "5201"]
     assert iperf_client_argv("10.99.0.1", 5299, 3) == [
-        "iperf3", "-c", "10.99.0.1", "-p", "5299", "-t", "3", "-i", "1", "--forceflush",
-    ]  # fmt: skip
+        "iperf3",
+        "-c",
+        "10.99.0.1",
+        "-p",
+        "5299",
+        "-t",
+        "3",
+        "-i",
+        "1",
+        "--forceflush",
+    ]
     assert iperf_client_argv("nas.local", 5299, 3, reverse=True) == [
-        "iperf3", "-c", "nas.local", "-p", "5299", "-t", "3", "-i", "1", "--forceflush", "-R",
-    ]  # fmt: skip
+        "iperf3",
+        "-c",
+        "nas.local",
+        "-p",
+        "5299",
+        "-t",
+        "3",
+        "-i",
+        "1",
+        "--forceflush",
+        "-R",
+    ]
     assert iperf_client_argv("fe80::1%eth1", 5201, 10, reverse=True, json_output=True) == [
-        "iperf3", "-c", "fe80::1%eth1", "-p", "5201", "-t", "10", "-J", "-R",
-    ]  # fmt: skip
+        "iperf3",
+        "-c",
+        "fe80::1%eth1",
+        "-p",
+        "5201",
+        "-t",
+        "10",
+        "-J",
+        "-R",
+    ]
 
 
 def test_json_results() -> None:

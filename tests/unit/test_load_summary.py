@@ -44,27 +44,51 @@ def store_many_clients(results: Results, workload: str = "seq-write") -> int:
     sid = results.start_session(
         server_host=results.upsert_host("root@nas:22", "nas", None),
         client_host=results.upsert_host("root@client:22", "client", None),
-        share="/export", scale="small", recipes=recipes, plan=json.dumps(plan),
-    )  # fmt: skip
+        share="/export",
+        scale="small",
+        recipes=recipes,
+        plan=json.dumps(plan),
+    )
     for index, (label, (clients, export, threads, level, shares)) in enumerate(CONFIGS.items()):
-        config = {"mount": "", "export_set": [export], "read_ahead_kb": None, "expect": None, "clients": clients,
-                  "nfsd_threads": threads}  # fmt: skip
+        config = {
+            "mount": "",
+            "export_set": [export],
+            "read_ahead_kb": None,
+            "expect": None,
+            "clients": clients,
+            "nfsd_threads": threads,
+        }
         run = results.start_run(sid, recipe="many-clients", config_label=label, config=config, workload=workload)
         negotiated = "rw,vers=4.2,rsize=1048576,wsize=1048576,proto=tcp"
         results.set_run_options(run, requested=None, negotiated=negotiated, export=f"rw,{export},root_squash")
         for number in range(ROUNDS + 1):
             value = 500.0 if number == 0 else level * DRIFT[number - 1] * OWN[(number + index) % ROUNDS]
             seconds = 8.0
-            record = {"tool": "fio", "bytes": int(value * 1e6 * seconds), "seconds": seconds, "mb_per_s": value,
-                      "ops": int(value * seconds), "ops_per_s": value}  # fmt: skip
+            record = {
+                "tool": "fio",
+                "bytes": int(value * 1e6 * seconds),
+                "seconds": seconds,
+                "mb_per_s": value,
+                "ops": int(value * seconds),
+                "ops_per_s": value,
+            }
             repeat = results.add_repeat(run, number, warmup=number == 0, values=record)
             results.add_repeat_clients(
                 repeat,
-                [{"client": name, "bytes": int(value * share * 1e6 * seconds), "seconds": seconds,
-                  "mb_per_s": value * share, "ops": int(value * share * seconds), "ops_per_s": value * share,
-                  "lat_mean_us": None, "lat_p99_us": None}
-                 for name, share in zip(NAMES, shares, strict=False)],
-            )  # fmt: skip
+                [
+                    {
+                        "client": name,
+                        "bytes": int(value * share * 1e6 * seconds),
+                        "seconds": seconds,
+                        "mb_per_s": value * share,
+                        "ops": int(value * share * seconds),
+                        "ops_per_s": value * share,
+                        "lat_mean_us": None,
+                        "lat_p99_us": None,
+                    }
+                    for name, share in zip(NAMES, shares, strict=False)
+                ],
+            )
         results.end_run(run, "completed")
     results.end_session(sid, "completed")
     return sid
@@ -145,8 +169,12 @@ NFS_CONF = """\
 
 def test_more_threads_measured_faster_become_one_line_of_nfs_conf(session: tuple[Results, int]) -> None:
     results, sid = session
-    keep_current(results, sid, CurrentConfig({"/etc/exports": "/export *(rw,sync,no_subtree_check)\n"}, None,
-                                             {"/etc/nfs.conf": NFS_CONF}), server="nas")  # fmt: skip
+    keep_current(
+        results,
+        sid,
+        CurrentConfig({"/etc/exports": "/export *(rw,sync,no_subtree_check)\n"}, None, {"/etc/nfs.conf": NFS_CONF}),
+        server="nas",
+    )
     rec = kept_recommendation(results, sid, recipes())  # type: ignore[arg-type]
     assert not isinstance(rec, str) and rec.threads is not None
     advice = rec.threads

@@ -85,8 +85,9 @@ class _HeldChannel(LocalChannel):
     test's channel says so (`_read`), in the order a busy machine can give."""
 
     def exec_command(self, command: str) -> None:
-        self._proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE)  # fmt: skip
+        self._proc = subprocess.Popen(
+            ["/bin/sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         self._proc.wait()
 
     def _read(self, name: str, *, wait: bool) -> None:

@@ -31,9 +31,16 @@ def shipped() -> dict[str, Recipe]:
 
 def quick_plan(shipped: dict[str, Recipe], seed: int = 7, *, fio: bool = True) -> Plan:
     return build_plan(
-        [shipped["quick-check"]], {}, scale="small", seed=seed, sizes=SIZES, fio_available=fio, share="/srv/export",
-        server_address="192.0.2.10", scratch_name=".nfstune-4242",
-    )  # fmt: skip
+        [shipped["quick-check"]],
+        {},
+        scale="small",
+        seed=seed,
+        sizes=SIZES,
+        fio_available=fio,
+        share="/srv/export",
+        server_address="192.0.2.10",
+        scratch_name=".nfstune-4242",
+    )
 
 
 def test_warmup_first_then_every_configuration_once_a_round_in_a_new_order(shipped: dict[str, Recipe]) -> None:
@@ -72,19 +79,39 @@ def test_a_visit_carries_its_exact_remote_argv(shipped: dict[str, Recipe]) -> No
         ("client", ("mount", "-t", "nfs", "-o", "nosharecache,vers=4.2", "192.0.2.10:/srv/export", mp), True),
     ]
     assert "set sync, set no_wdelay" in visit.setup[0].what
-    fio = ("fio", "--ioengine=psync", "--direct=0", "--fallocate=none", "--output-format=json+",
-           "--status-interval=1", "--eta=never")  # fmt: skip
+    fio = (
+        "fio",
+        "--ioengine=psync",
+        "--direct=0",
+        "--fallocate=none",
+        "--output-format=json+",
+        "--status-interval=1",
+        "--eta=never",
+    )
     # on the client one shell before the tool (prepare, flush, the mount's counters) and one after (clean up, the
     # counters again): each SSH round trip costs up to a second on slow hosts
     counters = "echo NFSTUNE_MOUNTSTATS && cat /proc/self/mountstats"
     assert [(s.host, s.argv, s.sudo) for s in visit.run] == [
         ("client", ("sh", "-c", f"rm -f -- {scratch}/nfstune-sync4k.dat && sync && {counters}"), True),
         ("server", ("sync",), False),
-        ("client", (fio[0], "--name=sync-4k", f"--filename={scratch}/nfstune-sync4k.dat", "--bs=4096",
-                    "--size=163840", "--rw=write", "--sync=dsync", "--lat_percentiles=1", "--percentile_list=50:99",
-                    *fio[1:]), True),
+        (
+            "client",
+            (
+                fio[0],
+                "--name=sync-4k",
+                f"--filename={scratch}/nfstune-sync4k.dat",
+                "--bs=4096",
+                "--size=163840",
+                "--rw=write",
+                "--sync=dsync",
+                "--lat_percentiles=1",
+                "--percentile_list=50:99",
+                *fio[1:],
+            ),
+            True,
+        ),
         ("client", ("sh", "-c", f"rm -f -- {scratch}/nfstune-sync4k.dat && {counters}"), True),
-    ]  # fmt: skip
+    ]
     assert (
         visit.run[0].what
         == "sync-4k: prepare (untimed), flush what the step before left dirty, read the mount's counters"
@@ -107,23 +134,44 @@ def test_an_rsize_goes_from_the_recipe_file_to_the_mount_argv_through_the_plan(t
     recipes, errors = load_recipes([tmp_path])
     assert errors == [], errors
     plan = build_plan(
-        recipes, {}, scale="small", seed=3, sizes=SIZES, fio_available=True, share="/export",
-        server_address="nas", scratch_name=".nfstune-1",
-    )  # fmt: skip
+        recipes,
+        {},
+        scale="small",
+        seed=3,
+        sizes=SIZES,
+        fio_available=True,
+        share="/export",
+        server_address="nas",
+        scratch_name=".nfstune-1",
+    )
     visit = next(v for v in plan.recipes[0].visits if v.label == "b")
     assert visit.mount_options == "vers=4.2,rsize=65536"
     mount = next(s for s in visit.setup if s.argv[0] == "mount")
-    assert mount.argv == ("mount", "-t", "nfs", "-o", "nosharecache,vers=4.2,rsize=65536", "nas:/export",
-                          "/mnt/nfstune/1")  # fmt: skip
+    assert mount.argv == (
+        "mount",
+        "-t",
+        "nfs",
+        "-o",
+        "nosharecache,vers=4.2,rsize=65536",
+        "nas:/export",
+        "/mnt/nfstune/1",
+    )
 
 
 def test_a_cold_read_drops_both_caches_and_a_client_recipe_never_touches_the_server(
     shipped: dict[str, Recipe],
 ) -> None:
     plan = build_plan(
-        [shipped["readahead"]], {}, scale="small", seed=1, sizes=SIZES, fio_available=False, share="/export",
-        server_address="[2001:db8::1]", scratch_name=".nfstune-9",
-    )  # fmt: skip
+        [shipped["readahead"]],
+        {},
+        scale="small",
+        seed=1,
+        sizes=SIZES,
+        fio_available=False,
+        share="/export",
+        server_address="[2001:db8::1]",
+        scratch_name=".nfstune-9",
+    )
     visit = next(v for v in plan.recipes[0].visits if v.label == "ra=1M" and v.round == 1)
     assert all(s.host == "client" for s in visit.setup + visit.undo)
     assert visit.setup[2].argv == (
@@ -139,10 +187,17 @@ def test_a_cold_read_drops_both_caches_and_a_client_recipe_never_touches_the_ser
 
 def test_conditions_and_an_appliance_skip_configurations(shipped: dict[str, Recipe]) -> None:
     plan = build_plan(
-        [shipped["nfs-versions"], shipped["sync-vs-async"]], {"server_nfs_version": frozenset({"3", "4.2"})},
-        scale="normal", seed=3, sizes=SIZES, fio_available=True, share="/export", server_address="192.0.2.10",
-        scratch_name=".nfstune-1", appliance="synology",
-    )  # fmt: skip
+        [shipped["nfs-versions"], shipped["sync-vs-async"]],
+        {"server_nfs_version": frozenset({"3", "4.2"})},
+        scale="normal",
+        seed=3,
+        sizes=SIZES,
+        fio_available=True,
+        share="/export",
+        server_address="192.0.2.10",
+        scratch_name=".nfstune-1",
+        appliance="synology",
+    )
     assert [r.recipe.id for r in plan.recipes] == ["nfs-versions"]
     assert [c.label for c in plan.recipes[0].configs] == ["vers=3", "vers=4.1", "vers=4.2"]
     assert plan.skipped[0] == (
@@ -175,9 +230,16 @@ def test_plan_text_shows_the_order_the_changes_and_their_undo(shipped: dict[str,
 
 def test_many_clients_skips_what_needs_more_clients_than_the_session_has(shipped: dict[str, Recipe]) -> None:
     plan = build_plan(
-        [shipped["many-clients"]], {"clients_connected": 2, "server_nfsd_threads": 8}, scale="small", seed=3,
-        sizes=SIZES, fio_available=True, share="/srv/export", server_address="192.0.2.10", scratch_name=".nfstune-4242",
-    )  # fmt: skip
+        [shipped["many-clients"]],
+        {"clients_connected": 2, "server_nfsd_threads": 8},
+        scale="small",
+        seed=3,
+        sizes=SIZES,
+        fio_available=True,
+        share="/srv/export",
+        server_address="192.0.2.10",
+        scratch_name=".nfstune-4242",
+    )
     ran = {c.label for c in plan.recipes[0].configs}
     assert ran == {"1 client, sync", "2 clients, sync", "1 client, async", "2 clients, async", "2 clients, 64 threads"}
     assert any(
@@ -206,9 +268,16 @@ def test_filesystems_runs_on_the_scratch_filesystems_the_server_can_make_and_say
     shipped: dict[str, Recipe],
 ) -> None:
     plan = build_plan(
-        [shipped["filesystems"]], {"server_filesystems": frozenset({"ext4", "xfs"})}, scale="small", seed=1,
-        sizes=SIZES, fio_available=True, share="/srv/export", server_address="192.0.2.10", scratch_name=".nfstune-7",
-    )  # fmt: skip
+        [shipped["filesystems"]],
+        {"server_filesystems": frozenset({"ext4", "xfs"})},
+        scale="small",
+        seed=1,
+        sizes=SIZES,
+        fio_available=True,
+        share="/srv/export",
+        server_address="192.0.2.10",
+        scratch_name=".nfstune-7",
+    )
     assert [c.label for c in plan.recipes[0].configs] == ["ext4", "xfs"]
     assert plan.skipped == (
         "filesystems btrfs: skipped: it runs only where server_filesystems includes btrfs, and here "
@@ -226,9 +295,17 @@ def test_filesystems_runs_on_the_scratch_filesystems_the_server_can_make_and_say
     assert "/etc/exports " not in plan_text(plan)  # the user's exports file is never written
     # an appliance runs none of it: it owns its disks and its exports
     on_appliance = build_plan(
-        [shipped["filesystems"]], {}, scale="small", seed=1, sizes=SIZES, fio_available=True, share="/volume1/x",
-        server_address="192.0.2.10", scratch_name=".nfstune-7", appliance="synology",
-    )  # fmt: skip
+        [shipped["filesystems"]],
+        {},
+        scale="small",
+        seed=1,
+        sizes=SIZES,
+        fio_available=True,
+        share="/volume1/x",
+        server_address="192.0.2.10",
+        scratch_name=".nfstune-7",
+        appliance="synology",
+    )
     assert on_appliance.recipes == () and len(on_appliance.skipped) == 3
 
 
@@ -237,9 +314,17 @@ def test_transport_adds_the_rdma_listener_once_and_says_the_restart_only_where_r
 ) -> None:
     def plan(facts: dict[str, FactValue], appliance: str | None = None) -> Plan:
         return build_plan(
-            [shipped["transport"]], facts, scale="small", seed=5, sizes=SIZES, fio_available=True,
-            share="/srv/export", server_address="192.0.2.10", scratch_name=".nfstune-9", appliance=appliance,
-        )  # fmt: skip
+            [shipped["transport"]],
+            facts,
+            scale="small",
+            seed=5,
+            sizes=SIZES,
+            fio_available=True,
+            share="/srv/export",
+            server_address="192.0.2.10",
+            scratch_name=".nfstune-9",
+            appliance=appliance,
+        )
 
     both = plan({"rdma_both": True, "rdma_software": False})
     assert [c.label for c in both.recipes[0].configs] == ["tcp", "tcp, nconnect=4", "rdma"]

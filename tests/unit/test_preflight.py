@@ -37,8 +37,15 @@ def run_check(
     exports: tuple[str, ...] = ("/export",),
     client_mounts_of_server: tuple[str, ...] = (),
 ) -> list[Problem]:
-    return check(server, client, server_label="nas", client_label="client", share=share, exports=exports,
-                 client_mounts_of_server=client_mounts_of_server)  # fmt: skip
+    return check(
+        server,
+        client,
+        server_label="nas",
+        client_label="client",
+        share=share,
+        exports=exports,
+        client_mounts_of_server=client_mounts_of_server,
+    )
 
 
 def titled(problems: list[Problem], words: str) -> Problem:
@@ -108,8 +115,10 @@ def test_fio_on_the_server_does_not_matter(nas: HostFacts, client: HostFacts) ->
 
 
 def test_iperf3_missing_on_either_host(nas: HostFacts, client: HostFacts) -> None:
-    problems = run_check(replace(nas, iperf3_version=None, tools=nas.tools - {"iperf3"}),
-                         replace(client, iperf3_version=None, tools=client.tools - {"iperf3"}))  # fmt: skip
+    problems = run_check(
+        replace(nas, iperf3_version=None, tools=nas.tools - {"iperf3"}),
+        replace(client, iperf3_version=None, tools=client.tools - {"iperf3"}),
+    )
     found = [(p.host, p.install_command) for p in problems if p.tool == "iperf3"]
     assert found == [("server", "apt-get install -y iperf3"), ("client", "apt-get install -y iperf3")]
     assert all(p.severity == "warning" and "network ceiling" in p.detail for p in problems if p.tool == "iperf3")
@@ -136,8 +145,9 @@ def test_existing_mounts_of_the_server_stay(nas: HostFacts, client: HostFacts) -
     problems = run_check(nas, client, client_mounts_of_server=("/mnt/x", "/home/media"))
     mine = [p for p in problems if p.title.startswith("Your own mount")]
     assert [p.title for p in mine] == [
-        "Your own mount of nas at /mnt/x stays as it is", "Your own mount of nas at /home/media stays as it is",
-    ]  # fmt: skip
+        "Your own mount of nas at /mnt/x stays as it is",
+        "Your own mount of nas at /home/media stays as it is",
+    ]
     assert all(p.severity == "info" and "nosharecache" in p.detail for p in mine)
 
 
@@ -169,9 +179,25 @@ def test_install_command_per_distribution(client: HostFacts) -> None:
 
 def test_facts_rows_side_by_side(nas: HostFacts, client: HostFacts) -> None:
     rows = {label: (server, client) for label, server, client in facts_rows(nas, client)}
-    assert list(rows) == ["Hostname", "OS", "Kernel", "nfs-utils", "nfs-server", "CPUs", "RAM", "NIC", "Disk",
-                          "Filesystem", "nfsd threads", "nfsd max block size", "NFS versions enabled",
-                          "nfsd listeners", "RDMA devices", "fio", "iperf3"]  # fmt: skip
+    assert list(rows) == [
+        "Hostname",
+        "OS",
+        "Kernel",
+        "nfs-utils",
+        "nfs-server",
+        "CPUs",
+        "RAM",
+        "NIC",
+        "Disk",
+        "Filesystem",
+        "nfsd threads",
+        "nfsd max block size",
+        "NFS versions enabled",
+        "nfsd listeners",
+        "RDMA devices",
+        "fio",
+        "iperf3",
+    ]
     assert rows["Hostname"] == ("nas", "client")
     assert rows["Kernel"] == ("6.1.0-56-cloud-amd64", "6.1.0-56-cloud-amd64")
     assert rows["nfs-server"] == ("active", "inactive")
@@ -203,10 +229,14 @@ def test_rdma_devices_and_listeners_are_shown_and_rdma_on_one_host_only_is_said(
 def test_facts_rows_formats(nas: HostFacts, client: HostFacts) -> None:
     assert nas.route is not None and nas.filesystem is not None
     disk = replace(nas.filesystem.devices[1], rotational=False, model="Samsung SSD 870")
-    bigger = replace(nas, mem_total_bytes=16 * 1024**3 + 300 * 1024**2, nfsd_max_block_size=1024 * 1024,
-                     route=replace(nas.route, speed_mbps=10000, mtu=9000),
-                     filesystem=replace(nas.filesystem, devices=(disk,)),
-                     nfsd_versions_enabled=frozenset({"4.2", "3", "4.10", "4.1"}))  # fmt: skip
+    bigger = replace(
+        nas,
+        mem_total_bytes=16 * 1024**3 + 300 * 1024**2,
+        nfsd_max_block_size=1024 * 1024,
+        route=replace(nas.route, speed_mbps=10000, mtu=9000),
+        filesystem=replace(nas.filesystem, devices=(disk,)),
+        nfsd_versions_enabled=frozenset({"4.2", "3", "4.10", "4.1"}),
+    )
     rows = {label: server for label, server, _ in facts_rows(bigger, client)}
     assert rows["RAM"] == "16.3 GiB"
     assert rows["nfsd max block size"] == "1024 KiB"
@@ -214,8 +244,9 @@ def test_facts_rows_formats(nas: HostFacts, client: HostFacts) -> None:
     assert rows["Disk"] == "Samsung SSD 870, SSD"
     assert rows["NFS versions enabled"] == "3, 4.1, 4.2, 4.10"  # numeric order, not text order
     # 4.0 switched off on a newer server (nfsdctl version -4.0): "+4" no longer means it, and the row says so
-    trixie = replace(nas, nfsd_versions_enabled=frozenset({"3", "4", "4.1", "4.2"}),
-                     nfsd_versions_disabled=frozenset({"2", "4.0"}))  # fmt: skip
+    trixie = replace(
+        nas, nfsd_versions_enabled=frozenset({"3", "4", "4.1", "4.2"}), nfsd_versions_disabled=frozenset({"2", "4.0"})
+    )
     rows = {label: server for label, server, _ in facts_rows(trixie, client)}
     assert rows["NFS versions enabled"] == "3, 4.1, 4.2 (4.0 switched off)"
 
@@ -247,8 +278,15 @@ def test_a_relative_share_is_a_blocking_error(nas: HostFacts, client: HostFacts)
 
 
 def test_exports_traps_are_shown_with_file_and_line(nas: HostFacts, client: HostFacts) -> None:
-    problems = check(nas, client, server_label="nas", client_label="client", share="/export", exports=("/export",),
-                     export_files={"/etc/exports": TRAPS, "/etc/exports.d/b.exports": "/srv/b\n"})  # fmt: skip
+    problems = check(
+        nas,
+        client,
+        server_label="nas",
+        client_label="client",
+        share="/export",
+        exports=("/export",),
+        export_files={"/etc/exports": TRAPS, "/etc/exports.d/b.exports": "/srv/b\n"},
+    )
     trap = titled(problems, "/etc/exports line 3: /srv/l *")
     assert trap.severity == "warning"
     assert "no host before '('" in trap.detail and "everyone (*)" in trap.detail
@@ -266,15 +304,29 @@ def test_exports_traps_are_shown_with_file_and_line(nas: HostFacts, client: Host
 
 def test_exports_findings_keep_a_non_utf8_comment(nas: HostFacts, client: HostFacts) -> None:
     text = b"# caf\xe9\n/export *(rw,no_root_squash)\n".decode("utf-8", "surrogateescape")
-    problems = check(nas, client, server_label="nas", client_label="client", share="/export", exports=("/export",),
-                     export_files={"/etc/exports": text})  # fmt: skip
+    problems = check(
+        nas,
+        client,
+        server_label="nas",
+        client_label="client",
+        share="/export",
+        exports=("/export",),
+        export_files={"/etc/exports": text},
+    )
     assert "no_root_squash" in titled(problems, "/etc/exports line 2: /export *").detail
 
 
 def test_a_further_client_without_fio_is_said_with_its_own_command(nas: HostFacts, client: HostFacts) -> None:
     without_fio = replace(client, fio_version=None, tools=client.tools - {"fio"})
-    problems = check(nas, client, server_label="nas", client_label="client", share="/export", exports=("/export",),
-                     more=[("client2", client), ("client3", without_fio)])  # fmt: skip
+    problems = check(
+        nas,
+        client,
+        server_label="nas",
+        client_label="client",
+        share="/export",
+        exports=("/export",),
+        more=[("client2", client), ("client3", without_fio)],
+    )
     found = titled(problems, "fio is not installed on client3")
     assert found.severity == "warning" and "fio's own client/server mode" in found.detail
     assert "apt-get install -y fio" in found.detail  # said, not offered: its button would run on the first client

@@ -41,8 +41,11 @@ def test_lab_nas_as_root() -> None:
     route = nas.route
     assert route is not None
     assert (route.peer, route.peer_address, route.interface, route.source_address) == (
-        "10.99.0.2", "10.99.0.2", "eth1", "10.99.0.1",
-    )  # fmt: skip
+        "10.99.0.2",
+        "10.99.0.2",
+        "eth1",
+        "10.99.0.1",
+    )
     assert (route.gateway, route.speed_mbps, route.mtu, route.driver) == (None, None, 1500, "virtio_net")
     fs = nas.filesystem
     assert fs is not None
@@ -100,9 +103,23 @@ def test_lab_nas_as_nobody_sees_what_is_world_readable() -> None:
 def test_a_bare_shell_gives_none_everywhere() -> None:
     bare = facts("bare-chroot-dash-only.txt")  # no /proc, /sys, /etc, /dev/null, nor any program
     assert bare.complete
-    for name in ("hostname", "os_id", "kernel", "architecture", "uid", "cpu_count", "mem_total_bytes",
-                 "nfs_utils_version", "nfs_server_state", "nfsd_threads", "nfsd_max_block_size",
-                 "nfsd_versions_enabled", "fio_version", "iperf3_version", "appliance"):  # fmt: skip
+    for name in (
+        "hostname",
+        "os_id",
+        "kernel",
+        "architecture",
+        "uid",
+        "cpu_count",
+        "mem_total_bytes",
+        "nfs_utils_version",
+        "nfs_server_state",
+        "nfsd_threads",
+        "nfsd_max_block_size",
+        "nfsd_versions_enabled",
+        "fio_version",
+        "iperf3_version",
+        "appliance",
+    ):
         assert getattr(bare, name) is None, name
     assert (bare.is_root, bare.nfs_server_active, bare.tools, bare.appliance_evidence) == (None, None, frozenset(), ())
     assert bare.route is not None and bare.route.peer_address == "10.99.0.1" and bare.route.interface is None
@@ -113,26 +130,52 @@ def test_a_bare_shell_gives_none_everywhere() -> None:
 @pytest.mark.parametrize(
     ("capture", "vendor", "evidence"),
     [
-        ("synthetic-synology.txt", "Synology DSM", (
-            "/etc/synoinfo.conf exists", "synopkg is in PATH (/usr/syno/bin/synopkg)",
-            "/etc.defaults/VERSION says 'productversion=\"7.2.1\"'",
-        )),
-        ("synthetic-truenas-core.txt", "TrueNAS", (
-            "/data/freenas-v1.db exists", "midclt is in PATH (/usr/local/bin/midclt)",
-            "/etc/version says 'TrueNAS-13.0-U6.1 (6b4ebd9d6c)'",
-        )),
-        ("synthetic-truenas-scale.txt", "TrueNAS", (
-            "/data/freenas-v1.db exists", "midclt is in PATH (/usr/bin/midclt)",
-        )),
-        ("synthetic-openmediavault.txt", "OpenMediaVault", (
-            "/etc/openmediavault exists", "omv-confdbadm is in PATH (/usr/sbin/omv-confdbadm)",
-        )),
-        ("synthetic-qnap.txt", "QNAP", (
-            "/etc/config/qpkg.conf exists", "/etc/platform.conf exists", "getcfg is in PATH (/sbin/getcfg)",
-        )),
+        (
+            "synthetic-synology.txt",
+            "Synology DSM",
+            (
+                "/etc/synoinfo.conf exists",
+                "synopkg is in PATH (/usr/syno/bin/synopkg)",
+                "/etc.defaults/VERSION says 'productversion=\"7.2.1\"'",
+            ),
+        ),
+        (
+            "synthetic-truenas-core.txt",
+            "TrueNAS",
+            (
+                "/data/freenas-v1.db exists",
+                "midclt is in PATH (/usr/local/bin/midclt)",
+                "/etc/version says 'TrueNAS-13.0-U6.1 (6b4ebd9d6c)'",
+            ),
+        ),
+        (
+            "synthetic-truenas-scale.txt",
+            "TrueNAS",
+            (
+                "/data/freenas-v1.db exists",
+                "midclt is in PATH (/usr/bin/midclt)",
+            ),
+        ),
+        (
+            "synthetic-openmediavault.txt",
+            "OpenMediaVault",
+            (
+                "/etc/openmediavault exists",
+                "omv-confdbadm is in PATH (/usr/sbin/omv-confdbadm)",
+            ),
+        ),
+        (
+            "synthetic-qnap.txt",
+            "QNAP",
+            (
+                "/etc/config/qpkg.conf exists",
+                "/etc/platform.conf exists",
+                "getcfg is in PATH (/sbin/getcfg)",
+            ),
+        ),
         ("synthetic-unraid.txt", "Unraid", ("/etc/unraid-version says 'version=\"6.12.4\"'",)),
     ],
-)  # fmt: skip
+)
 def test_appliance_markers(capture: str, vendor: str, evidence: tuple[str, ...]) -> None:
     found = facts(capture)
     assert (found.appliance, found.appliance_evidence) == (vendor, evidence)
@@ -172,8 +215,29 @@ def test_parsing_never_raises(text: str) -> None:
     parse_probe_output(text)
 
 
-@given(st.lists(st.tuples(st.sampled_from(["uid", "nfsd-versions", "df", "lsblk", "route", "markers", "peer",
-                                           "path", "findmnt", "dpkg", "nfsd-th", "memtotal"]), st.text())))  # fmt: skip
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(
+                [
+                    "uid",
+                    "nfsd-versions",
+                    "df",
+                    "lsblk",
+                    "route",
+                    "markers",
+                    "peer",
+                    "path",
+                    "findmnt",
+                    "dpkg",
+                    "nfsd-th",
+                    "memtotal",
+                ]
+            ),
+            st.text(),
+        )
+    )
+)
 def test_parsing_never_raises_on_sectioned_garbage(sections: list[tuple[str, str]]) -> None:
     parse_probe_output("".join(f"\n{SECTION_MARK} {name}\n{body}" for name, body in sections))
 

@@ -61,8 +61,12 @@ def test_format_duration() -> None:
 
 def test_size_text() -> None:
     assert [size_text(n) for n in (8192, 1048576, 15 << 20, 1000, 1536)] == [
-        "8 KiB", "1 MiB", "15 MiB", "1000 bytes", "1.5 KiB",
-    ]  # fmt: skip
+        "8 KiB",
+        "1 MiB",
+        "15 MiB",
+        "1000 bytes",
+        "1.5 KiB",
+    ]
 
 
 def test_many_clients_says_its_axes_and_what_it_starts_on_every_client(shipped: dict[str, Recipe]) -> None:

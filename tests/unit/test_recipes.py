@@ -163,8 +163,10 @@ def test_transport_compares_tcp_nconnect_and_rdma_where_both_hosts_have_it() -> 
     recipe = shipped()["transport"]
     assert recipe.changes_host == "server" and recipe.baseline == "tcp"
     assert [(c.mount.proto, c.mount.nconnect, c.rdma_port) for c in recipe.configs] == [
-        ("tcp", None, None), ("tcp", 4, None), ("rdma", None, 20049),
-    ]  # fmt: skip
+        ("tcp", None, None),
+        ("tcp", 4, None),
+        ("rdma", None, 20049),
+    ]
     assert [c.changes_server for c in recipe.configs] == [False, False, True]
     rdma = recipe.config("rdma")
     assert not recipe.may_recommend(rdma) and recipe.may_recommend(recipe.config("tcp, nconnect=4"))

@@ -23,9 +23,16 @@ def shipped() -> dict[str, Recipe]:
 
 def plan_of(*recipes: Recipe) -> Plan:
     return build_plan(
-        list(recipes), {}, scale="small", seed=5, sizes=SIZES, fio_available=True, share="/export",
-        server_address="nas", scratch_name=".nfstune-1",
-    )  # fmt: skip
+        list(recipes),
+        {},
+        scale="small",
+        seed=5,
+        sizes=SIZES,
+        fio_available=True,
+        share="/export",
+        server_address="nas",
+        scratch_name=".nfstune-1",
+    )
 
 
 def figures(plan: Plan, async_factor: dict[int, float]) -> RecipeFigures:

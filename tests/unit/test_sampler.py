@@ -53,8 +53,12 @@ def assert_sane(samples: list[Sample]) -> None:
         assert sample.interval_s > 0
         assert sample.cpu_busy_percent is not None and 0 <= sample.cpu_busy_percent <= 100
         rates = [sample.nfs_read_bytes_per_s, sample.nfs_write_bytes_per_s]
-        for mapping in (sample.disk_read_bytes_per_s, sample.disk_write_bytes_per_s, sample.net_rx_bytes_per_s,
-                        sample.net_tx_bytes_per_s):  # fmt: skip
+        for mapping in (
+            sample.disk_read_bytes_per_s,
+            sample.disk_write_bytes_per_s,
+            sample.net_rx_bytes_per_s,
+            sample.net_tx_bytes_per_s,
+        ):
             rates += list(mapping.values())
         assert all(rate is None or rate >= 0 for rate in rates)
 
@@ -110,10 +114,11 @@ def test_vmstat_ticks_one_snapshot_a_second_with_the_wall_clock_time() -> None:
     assert all(0.9 < s.interval_s < 1.1 for s in samples)
     # the time is the epoch (worked out from /proc/uptime), not seconds since boot
     assert all(before - 1 < s.time < time.time() + 1 for s in samples)
-    assert {part.split("@/proc/self/mountstats\n")[1].split("NFSTUNE_SAMPLE_END")[0]
-            for part in out.split("NFSTUNE_SAMPLE ")[1:] if "NFSTUNE_SAMPLE_END" in part} == {
-        "device proc mounted on /proc with fstype proc\n"
-    }  # fmt: skip
+    assert {
+        part.split("@/proc/self/mountstats\n")[1].split("NFSTUNE_SAMPLE_END")[0]
+        for part in out.split("NFSTUNE_SAMPLE ")[1:]
+        if "NFSTUNE_SAMPLE_END" in part
+    } == {"device proc mounted on /proc with fstype proc\n"}
     assert_sane(samples)
 
 
@@ -131,8 +136,11 @@ def test_the_command_runs_here_and_keeps_only_our_mount_point() -> None:
     """/proc is a mount point everywhere: its mountstats line is the only one kept."""
     out = subprocess.run(["timeout", "1.8", "sh", "-c", sampler_command("/proc", 0.4)], capture_output=True, text=True)
     assert out.returncode == 124 and out.stderr == ""  # stopped by timeout, no complaint on the way
-    blocks = [part.split("@/proc/self/mountstats\n")[1] for part in out.stdout.split("NFSTUNE_SAMPLE ")[1:]
-              if "NFSTUNE_SAMPLE_END" in part]  # fmt: skip
+    blocks = [
+        part.split("@/proc/self/mountstats\n")[1]
+        for part in out.stdout.split("NFSTUNE_SAMPLE ")[1:]
+        if "NFSTUNE_SAMPLE_END" in part
+    ]
     assert len(blocks) >= 3
     assert {block.split("NFSTUNE_SAMPLE_END")[0] for block in blocks} == {
         "device proc mounted on /proc with fstype proc\n"
@@ -264,8 +272,23 @@ def test_resets_give_no_rate_rather_than_a_negative_one() -> None:
 
 
 def test_pick_disks_drops_partitions_of_present_disks_and_virtual_devices() -> None:
-    names = ["sda", "sda1", "sda2", "nvme0n1", "nvme0n1p1", "mmcblk0p1", "vdb1", "dm-0", "md127", "loop0", "loop12",
-             "zram0", "ram0", "sr0", "fd0"]  # fmt: skip
+    names = [
+        "sda",
+        "sda1",
+        "sda2",
+        "nvme0n1",
+        "nvme0n1p1",
+        "mmcblk0p1",
+        "vdb1",
+        "dm-0",
+        "md127",
+        "loop0",
+        "loop12",
+        "zram0",
+        "ram0",
+        "sr0",
+        "fd0",
+    ]
     assert pick_disks(names) == {"sda", "nvme0n1", "mmcblk0p1", "vdb1", "dm-0", "md127"}
     assert pick_disks(names, wanted=["dm-0", "sdz"]) == {"dm-0"}
 

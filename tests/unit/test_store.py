@@ -110,9 +110,13 @@ def test_migration_to_rounds_keeps_older_sessions_unpaired(tmp_path: Path) -> No
     assert [(r["mb_per_s"], r["steady_mb_per_s"]) for r in before["runs"][0]["repeats"]] == [(9.5, None)]
     assert list(tmp_path.glob("s.sqlite3.v4.*.bak"))
     sid = results.start_session(
-        server_host=None, client_host=None, share="/export", scale="small", recipes=["quick-check"],
+        server_host=None,
+        client_host=None,
+        share="/export",
+        scale="small",
+        recipes=["quick-check"],
         plan='{"seed": 7}',
-    )  # fmt: skip
+    )
     run = results.start_run(sid, recipe="quick-check", config_label="baseline", config={}, workload="seq-read")
     results.add_repeat(run, 1, warmup=False, values={"tool": "fio", "mb_per_s": 9.0, "steady_mb_per_s": 11.5})
     after = results.session(sid)

@@ -44,10 +44,17 @@ FIRST_SESSION = [
     ("sync-vs-async", "sync", "seq-write", "sync", "", "", [50.2, 48.9, 51.0, 49.6]),
     ("sync-vs-async", "async", "seq-write", "async", "", "", [50.9, 49.0, 50.8, 49.4]),
     ("block-size", "rsize=8K", "seq-read", None, "vers=4.2,rsize=8192,wsize=8192", NEGOTIATED_8K, [31.0, 30.2, 30.9]),
-    ("block-size", "rsize=1M", "seq-read", None, "vers=4.2,rsize=1048576,wsize=1048576", NEGOTIATED_1M,
-     [88.1, 90.4, 89.0]),
+    (
+        "block-size",
+        "rsize=1M",
+        "seq-read",
+        None,
+        "vers=4.2,rsize=1048576,wsize=1048576",
+        NEGOTIATED_1M,
+        [88.1, 90.4, 89.0],
+    ),
     ("block-size", "rsize=32K", "seq-read", None, "vers=4.2,rsize=32768,wsize=32768", "", []),  # failed: none done
-]  # fmt: skip
+]
 SECOND_SESSION = [
     ("sync-vs-async", "sync", "small-files", "sync", "", "", [9.0, 8.6, 8.8, 9.2]),
     ("sync-vs-async", "async", "small-files", "async", "", "", [1.8, 1.9, 1.7, 1.8]),
@@ -62,8 +69,11 @@ def store_session(
     sid = results.start_session(
         server_host=results.upsert_host("root@nas:22", "nas", None),
         client_host=results.upsert_host("root@client:22", "client", None),
-        share="/export", scale="small", recipes=sorted({r[0] for r in runs}), plan=plan,
-    )  # fmt: skip
+        share="/export",
+        scale="small",
+        recipes=sorted({r[0] for r in runs}),
+        plan=plan,
+    )
     for recipe, label, workload, export, requested, negotiated, values in runs:
         run = results.start_run(sid, recipe=recipe, config_label=label, config={}, workload=workload)
         results.set_run_options(run, requested=requested or None, negotiated=negotiated or None, export=export)
@@ -277,8 +287,11 @@ def test_negotiated_view_keeps_what_a_recipe_can_change() -> None:
 
 def test_a_runs_options_are_parsed_once_as_typed_values() -> None:
     """The stored text becomes MountOptions and the export's option words; what the pages read from them."""
-    run = {"requested_options": "vers=3,rsize=32768", "export_options": "async,wdelay,sec=krb5:krb5i,rw",
-           "negotiated_options": "rw,vers=3,rsize=32768,wsize=32768,namlen=255,hard,proto=tcp,sec=sys"}  # fmt: skip
+    run = {
+        "requested_options": "vers=3,rsize=32768",
+        "export_options": "async,wdelay,sec=krb5:krb5i,rw",
+        "negotiated_options": "rw,vers=3,rsize=32768,wsize=32768,namlen=255,hard,proto=tcp,sec=sys",
+    }
     opts = RunOptions.of(run)
     assert opts.requested.get("rsize") == "32768" and opts.negotiated.get("vers") == "3"
     assert opts.negotiated.render() == run["negotiated_options"]  # nothing lost on the way

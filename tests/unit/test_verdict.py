@@ -389,9 +389,19 @@ def test_a_real_2x_effect_under_the_same_noise_is_found() -> None:
 
 
 def test_format_change() -> None:
-    cases = [(1.23, "23 % faster"), (0.8, "20 % slower"), (4.1, "4.1x faster"), (1.0, "no change"),
-             (0.25, "4.0x slower"), (1.044, "4.4 % faster"), (0.9995, "<0.1 % slower"), (12.4, "12x faster"),
-             (1e6, ">1000x faster"), (0.0, ">1000x slower"), (math.inf, ">1000x faster")]  # fmt: skip
+    cases = [
+        (1.23, "23 % faster"),
+        (0.8, "20 % slower"),
+        (4.1, "4.1x faster"),
+        (1.0, "no change"),
+        (0.25, "4.0x slower"),
+        (1.044, "4.4 % faster"),
+        (0.9995, "<0.1 % slower"),
+        (12.4, "12x faster"),
+        (1e6, ">1000x faster"),
+        (0.0, ">1000x slower"),
+        (math.inf, ">1000x faster"),
+    ]
     assert [format_change(ratio) for ratio, _ in cases] == [text for _, text in cases]
     with pytest.raises(ValueError, match="speed ratio"):
         format_change(-1.0)

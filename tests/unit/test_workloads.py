@@ -61,8 +61,15 @@ def test_the_reads_need_cold_caches_and_seq_read_reads_what_seq_write_wrote() ->
     assert [w for w, spec in WORKLOADS.items() if spec.reads_file_of] == [WorkloadId.SEQ_READ]
     assert WORKLOADS[WorkloadId.SEQ_READ].reads_file_of is WorkloadId.SEQ_WRITE
     assert [str(w) for w in WorkloadId] == [
-        "seq-write", "seq-read", "small-files", "sync-4k", "file-create", "file-stat", "file-delete", "tree-delete",
-    ]  # fmt: skip
+        "seq-write",
+        "seq-read",
+        "small-files",
+        "sync-4k",
+        "file-create",
+        "file-stat",
+        "file-delete",
+        "tree-delete",
+    ]
     written = workload_commands(WorkloadId.SEQ_WRITE, SCRATCH, SIZES, fio_available=False).run[-2]
     read = workload_commands(WorkloadId.SEQ_READ, SCRATCH, SIZES, fio_available=False).run[-1]
     assert written == read == "/mnt/x/.nfstune-1/nfstune-seq.dat"  # fio's file name: test_fio
@@ -83,22 +90,35 @@ def test_the_tool_is_fio_when_the_client_has_it_except_for_small_files_which_is_
         for fio in (True, False)
     }
     assert tools == {
-        ("seq-write", True): Tool.FIO, ("seq-write", False): Tool.DD,
-        ("seq-read", True): Tool.FIO, ("seq-read", False): Tool.DD,
-        ("small-files", True): Tool.TAR, ("small-files", False): Tool.TAR,
-        ("sync-4k", True): Tool.FIO, ("sync-4k", False): Tool.DD,
-        ("file-create", True): Tool.FIO, ("file-create", False): Tool.SH,
-        ("file-stat", True): Tool.SH, ("file-stat", False): Tool.SH,
-        ("file-delete", True): Tool.SH, ("file-delete", False): Tool.SH,
-        ("tree-delete", True): Tool.SH, ("tree-delete", False): Tool.SH,
-    }  # fmt: skip
+        ("seq-write", True): Tool.FIO,
+        ("seq-write", False): Tool.DD,
+        ("seq-read", True): Tool.FIO,
+        ("seq-read", False): Tool.DD,
+        ("small-files", True): Tool.TAR,
+        ("small-files", False): Tool.TAR,
+        ("sync-4k", True): Tool.FIO,
+        ("sync-4k", False): Tool.DD,
+        ("file-create", True): Tool.FIO,
+        ("file-create", False): Tool.SH,
+        ("file-stat", True): Tool.SH,
+        ("file-stat", False): Tool.SH,
+        ("file-delete", True): Tool.SH,
+        ("file-delete", False): Tool.SH,
+        ("tree-delete", True): Tool.SH,
+        ("tree-delete", False): Tool.SH,
+    }
     for workload in WorkloadId:
         for fio in (True, False):
             commands = workload_commands(workload, SCRATCH, SIZES, fio_available=fio)
-            assert type(parser_for(commands)).__name__ == {
-                Tool.FIO: "FioCreateParser" if workload is WorkloadId.FILE_CREATE else "FioStreamParser",
-                Tool.DD: "DdStreamParser", Tool.TAR: "TarParser", Tool.SH: "TarParser",
-            }[commands.tool]  # fmt: skip
+            assert (
+                type(parser_for(commands)).__name__
+                == {
+                    Tool.FIO: "FioCreateParser" if workload is WorkloadId.FILE_CREATE else "FioStreamParser",
+                    Tool.DD: "DdStreamParser",
+                    Tool.TAR: "TarParser",
+                    Tool.SH: "TarParser",
+                }[commands.tool]
+            )
 
 
 # --- fallback argv ----------------------------------------------------------------------------------------------
@@ -142,8 +162,11 @@ def test_the_fallback_scripts_run_for_real_in_a_directory_with_awkward_character
         results[workload] = parser.result()
     assert (scratch / "nfstune-seq.dat").stat().st_size == 2 * MIB
     assert (scratch / "nfstune-sync4k.dat").stat().st_size == 5 * 4096
-    assert [(r.tool, r.bytes, r.ops) for r in results.values()] == [(Tool.DD, 2 * MIB, 2), (Tool.DD, 2 * MIB, 2),
-                                                                     (Tool.DD, 20480, 5)]  # fmt: skip
+    assert [(r.tool, r.bytes, r.ops) for r in results.values()] == [
+        (Tool.DD, 2 * MIB, 2),
+        (Tool.DD, 2 * MIB, 2),
+        (Tool.DD, 20480, 5),
+    ]
     assert results[WorkloadId.SYNC_4K].lat_mean_us == pytest.approx(results[WorkloadId.SYNC_4K].seconds / 5 * 1e6)
 
     tar = tmp_path / "tar dir" / "small files.tar"
@@ -318,7 +341,12 @@ def test_one_workload_registry_for_recipes_and_the_bench() -> None:
     assert list(RECIPE_WORKLOADS) == [str(w) for w in WorkloadId]
     assert all(RECIPE_WORKLOADS[str(w)] is WORKLOADS[w] for w in WorkloadId)
     assert {w: (s.unit, s.higher_is_better) for w, s in RECIPE_WORKLOADS.items()} == {
-        "seq-write": ("MB/s", True), "seq-read": ("MB/s", True), "small-files": ("s", False), "sync-4k": ("ms", False),
-        "file-create": ("files/s", True), "file-stat": ("files/s", True), "file-delete": ("files/s", True),
+        "seq-write": ("MB/s", True),
+        "seq-read": ("MB/s", True),
+        "small-files": ("s", False),
+        "sync-4k": ("ms", False),
+        "file-create": ("files/s", True),
+        "file-stat": ("files/s", True),
+        "file-delete": ("files/s", True),
         "tree-delete": ("s", False),
-    }  # fmt: skip
+    }

@@ -48,10 +48,16 @@ def main() -> None:
         facts = probe_pair(pair)
         sizes = dataclasses.replace(sizes_for("small", facts)[0], seq_file_bytes=args.size_mib * MIB)
         plan = build_plan(
-            [recipe], recipe_facts(facts.server, facts.client), scale="small", seed=1, sizes=sizes,
-            fio_available=args.tool == "fio", share=pair.share, server_address=pair.address,
+            [recipe],
+            recipe_facts(facts.server, facts.client),
+            scale="small",
+            seed=1,
+            sizes=sizes,
+            fio_available=args.tool == "fio",
+            share=pair.share,
+            server_address=pair.address,
             scratch_name=".nfstune-bench-link",
-        )  # fmt: skip
+        )
         sid = start_session(results, pair, facts, scale="small", recipe_ids=["quick-check"], plan=plan)
 
         def emit(event: Event) -> None:

@@ -44,9 +44,14 @@ IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
 def environment(display: str, home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
     env.update(
-        DISPLAY=display, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT / "app"), XDG_DATA_HOME=str(home / "data"),
-        XDG_CONFIG_HOME=str(home / "config"), XDG_STATE_HOME=str(home / "state"), NFSTUNE_LOG_DIR=str(home / "log"),
-    )  # fmt: skip
+        DISPLAY=display,
+        QT_QPA_PLATFORM="xcb",
+        PYTHONPATH=str(ROOT / "app"),
+        XDG_DATA_HOME=str(home / "data"),
+        XDG_CONFIG_HOME=str(home / "config"),
+        XDG_STATE_HOME=str(home / "state"),
+        NFSTUNE_LOG_DIR=str(home / "log"),
+    )
     return env
 
 
@@ -54,8 +59,9 @@ def one_start(display: str, home: Path, watcher: MapWatcher, timeout_s: float) -
     """Seconds from the process' start to its main window mapped, and the window's title."""
     watcher.discard_pending()
     started = time.monotonic()
-    proc = subprocess.Popen([NFSTUNE], env=environment(display, home), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [NFSTUNE], env=environment(display, home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     mapped = watcher.next_mapped(timeout_s, title=TITLE)
     proc.send_signal(signal.SIGTERM)
     try:
@@ -72,8 +78,13 @@ def import_breakdown(display: str, home: Path, top: int) -> list[str]:
     """Where the import time goes on the way to the main window: each module's own time (`-X importtime`'s
     "self"), summed by top-level package, so that the parts add up to the whole."""
     code = "import nfstune.cli.main, nfstune.ui.app, nfstune.ui.main_window"
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], env=environment(display, home),
-                          capture_output=True, text=True, check=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        env=environment(display, home),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     by_package: dict[str, int] = {}
     for line in proc.stderr.splitlines():
         m = IMPORT_LINE.match(line)
@@ -102,8 +113,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     store = f", History from {args.store}" if args.store else ""
     load = f"load {os.getloadavg()[0]:.1f}"  # other work on the machine moves every figure
-    print(f"cold start of {NFSTUNE} (code of {ROOT / 'app'}, commit {commit.stdout.strip()}), "
-          f"{os.cpu_count()} CPUs ({load}), Xvfb {SCREEN} without a window manager{store}")  # fmt: skip
+    print(
+        f"cold start of {NFSTUNE} (code of {ROOT / 'app'}, commit {commit.stdout.strip()}), "
+        f"{os.cpu_count()} CPUs ({load}), Xvfb {SCREEN} without a window manager{store}"
+    )
     with xvfb() as display:
         watcher = MapWatcher(display)
         try:
@@ -118,8 +131,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 print(line)
         finally:
             watcher.close()
-    print(f"\nstart to window shown, {len(times)} runs: min {min(times):.2f} s, median "
-          f"{statistics.median(times):.2f} s, max {max(times):.2f} s")  # fmt: skip
+    print(
+        f"\nstart to window shown, {len(times)} runs: min {min(times):.2f} s, median "
+        f"{statistics.median(times):.2f} s, max {max(times):.2f} s"
+    )
     shutil.rmtree(home, ignore_errors=True)
 
 

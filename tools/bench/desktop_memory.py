@@ -107,13 +107,18 @@ def main(runs: int) -> int:
         window.go(2)  # back to the Recipes page, as an admin starting another run
         settle()
         rss, heap = me.memory_info().rss, tracemalloc.get_traced_memory()[0]
-        print(f"{run:3}  {time.monotonic() - began:7.0f}  {rss / 2**20:7.1f}  {(rss - previous[0]) / 2**20:+4.1f}"
-              f"  {heap / 2**20:8.1f}  {(heap - previous[1]) / 2**20:+4.1f}", flush=True)  # fmt: skip
+        print(
+            f"{run:3}  {time.monotonic() - began:7.0f}  {rss / 2**20:7.1f}  {(rss - previous[0]) / 2**20:+4.1f}"
+            f"  {heap / 2**20:8.1f}  {(heap - previous[1]) / 2**20:+4.1f}",
+            flush=True,
+        )
         previous = (rss, heap)
     rss, heap = previous
     grown = (rss - start_rss) / 2**20
-    print(f"over {runs} runs: RSS {grown:+.1f} MiB ({grown / runs:+.2f} a run), "
-          f"Python heap {(heap - start_heap) / 2**20:+.1f} MiB")  # fmt: skip
+    print(
+        f"over {runs} runs: RSS {grown:+.1f} MiB ({grown / runs:+.2f} a run), "
+        f"Python heap {(heap - start_heap) / 2**20:+.1f} MiB"
+    )
     print("where the Python heap grew most since before the first run:")
     for stat in tracemalloc.take_snapshot().compare_to(snapshot, "lineno")[:8]:
         print(f"  {stat.size_diff / 1024:+8.0f} KiB  {stat.traceback[0]}")

@@ -51,16 +51,26 @@ def client_sample(k: int, rng: random.Random) -> dict[str, float]:
     phase = k % 120
     level = (1 + (k // 120) % 5) * 20e6 * (1 + 0.1 * rng.uniform(-1, 1))
     write, read = (level, 0.0) if phase < 60 else (0.0, level * 1.2)
-    return {"cpu_percent": 5 + 20 * rng.random(), "nfs_read_bps": read, "nfs_write_bps": write,
-            "net_rx_bps": read * 1.02, "net_tx_bps": write * 1.02}  # fmt: skip
+    return {
+        "cpu_percent": 5 + 20 * rng.random(),
+        "nfs_read_bps": read,
+        "nfs_write_bps": write,
+        "net_rx_bps": read * 1.02,
+        "net_tx_bps": write * 1.02,
+    }
 
 
 def server_sample(k: int, rng: random.Random) -> dict[str, float]:
     phase = k % 120
     busy = 30 + 30 * math.sin(k / 17) ** 2 + 5 * rng.random()
     disk = (1 + (k // 120) % 5) * 18e6 * (1 + 0.2 * rng.uniform(-1, 1))
-    return {"cpu_percent": busy, "disk_read_bps": disk if phase >= 60 else 0.0,
-            "disk_write_bps": disk if phase < 60 else 0.0, "net_rx_bps": 1e6, "net_tx_bps": 1e6}  # fmt: skip
+    return {
+        "cpu_percent": busy,
+        "disk_read_bps": disk if phase >= 60 else 0.0,
+        "disk_write_bps": disk if phase < 60 else 0.0,
+        "net_rx_bps": 1e6,
+        "net_tx_bps": 1e6,
+    }
 
 
 class Feeder(threading.Thread):
@@ -91,8 +101,10 @@ def percentiles(values: Sequence[float]) -> str:
     if len(values) < 2:
         return "too few probes"
     cuts = statistics.quantiles(values, n=100, method="inclusive")
-    return (f"p50 {1000 * cuts[49]:.1f} ms, p99 {1000 * cuts[98]:.1f} ms, max {1000 * max(values):.1f} ms "
-            f"({len(values)} probes)")  # fmt: skip
+    return (
+        f"p50 {1000 * cuts[49]:.1f} ms, p99 {1000 * cuts[98]:.1f} ms, max {1000 * max(values):.1f} ms "
+        f"({len(values)} probes)"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -104,8 +116,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--platform", choices=("xvfb", "offscreen"), default="xvfb")
     args = parser.parse_args(argv)
     home = Path(tempfile.mkdtemp(prefix="nfstune-lateness-"))
-    os.environ.update(XDG_DATA_HOME=str(home / "data"), XDG_CONFIG_HOME=str(home / "config"),
-                      NFSTUNE_LOG_DIR=str(home / "log"))  # fmt: skip
+    os.environ.update(
+        XDG_DATA_HOME=str(home / "data"), XDG_CONFIG_HOME=str(home / "config"), NFSTUNE_LOG_DIR=str(home / "log")
+    )
     with qt_display(args.platform) as where:
         report(args, where, home)
 
@@ -117,8 +130,9 @@ def report(args: argparse.Namespace, where: str, home: Path) -> None:
     from nfstune.ui.main_window import MainWindow
 
     app = application()
-    window = MainWindow(store_path=home / "nfstune.sqlite3",
-                        settings=QSettings(str(home / "settings.ini"), QSettings.Format.IniFormat))  # fmt: skip
+    window = MainWindow(
+        store_path=home / "nfstune.sqlite3", settings=QSettings(str(home / "settings.ini"), QSettings.Format.IniFormat)
+    )
     window.resize(1200, 800)
     window.show()
     page = window.run_page
@@ -173,8 +187,10 @@ def report(args: argparse.Namespace, where: str, home: Path) -> None:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
 
     load = f"load {os.getloadavg()[0]:.1f}"  # other work on the machine moves every figure
-    print(f"GUI event loop lateness, commit {commit.stdout.strip()}, {os.cpu_count()} CPUs ({load}), {where}, "
-          f"Python {sys.version.split()[0]}")  # fmt: skip
+    print(
+        f"GUI event loop lateness, commit {commit.stdout.strip()}, {os.cpu_count()} CPUs ({load}), {where}, "
+        f"Python {sys.version.split()[0]}"
+    )
     print(f"idle Run page (timers running, nothing fed), {args.idle_s:g} s: {percentiles(idle)}")
     print(
         f"{feeder.sent} simulated seconds fed in {span:.1f} s ({feeder.sent / span:.0f}x); the plot holds "

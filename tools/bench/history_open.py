@@ -57,8 +57,13 @@ def fill(path: Path, sessions: int, repeats: int) -> None:
         if number % BATCH == 0:
             conn.execute("BEGIN")
         server, client = PAIRS[number % len(PAIRS)]
-        sid = results.start_session(server_host=hosts[server], client_host=hosts[client], share="/export",
-                                    scale=rng.choice(("small", "normal")), recipes=["quick-check"])  # fmt: skip
+        sid = results.start_session(
+            server_host=hosts[server],
+            client_host=hosts[client],
+            share="/export",
+            scale=rng.choice(("small", "normal")),
+            recipes=["quick-check"],
+        )
         for label, workload in RUNS:
             config = {"label": label, "mount": {"vers": "3" if label == "vers=3" else "4.2"}}
             run = results.start_run(sid, recipe="quick-check", config_label=label, config=config, workload=workload)
@@ -66,14 +71,29 @@ def fill(path: Path, sessions: int, repeats: int) -> None:
             base = rng.uniform(40, 110)
             for repeat in range(repeats + 1):
                 rate = base * rng.uniform(0.9, 1.1)
-                results.add_repeat(run, repeat, warmup=repeat == 0, values={
-                    "tool": "dd", "bytes": 64 * 2**20, "seconds": 64 * 2**20 / rate / 1e6, "mb_per_s": rate,
-                    "raw_output": f"67108864 bytes (67 MB, 64 MiB) copied, {67.1 / rate:.3f} s, {rate:.1f} MB/s",
-                })  # fmt: skip
+                results.add_repeat(
+                    run,
+                    repeat,
+                    warmup=repeat == 0,
+                    values={
+                        "tool": "dd",
+                        "bytes": 64 * 2**20,
+                        "seconds": 64 * 2**20 / rate / 1e6,
+                        "mb_per_s": rate,
+                        "raw_output": f"67108864 bytes (67 MB, 64 MiB) copied, {67.1 / rate:.3f} s, {rate:.1f} MB/s",
+                    },
+                )
             results.end_run(run, "completed")
         for direction in ("to-server", "from-server"):
-            results.add_baseline(sid, kind="network", direction=direction, mb_per_s=rng.uniform(100, 118),
-                                 seconds=5.0, size=0, raw="iperf3 output")  # fmt: skip
+            results.add_baseline(
+                sid,
+                kind="network",
+                direction=direction,
+                mb_per_s=rng.uniform(100, 118),
+                seconds=5.0,
+                size=0,
+                raw="iperf3 output",
+            )
         ending = rng.random()
         if ending < 0.05:
             results.end_session(sid, "failed", "probing client: ssh: connection refused")
@@ -84,8 +104,10 @@ def fill(path: Path, sessions: int, repeats: int) -> None:
         if number % BATCH == BATCH - 1 or number == sessions - 1:
             conn.execute("COMMIT")
     conn.close()
-    print(f"filled {path} with {sessions} sessions in {time.monotonic() - started:.0f} s "
-          f"({path.stat().st_size / 2**20:.0f} MiB)")  # fmt: skip
+    print(
+        f"filled {path} with {sessions} sessions in {time.monotonic() - started:.0f} s "
+        f"({path.stat().st_size / 2**20:.0f} MiB)"
+    )
 
 
 def timed(action: Callable[[], object]) -> float:
@@ -161,12 +183,16 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     load = f"load {os.getloadavg()[0]:.1f}"  # other work on the machine moves every figure
-    print(f"History with {count} sessions ({path}, {path.stat().st_size / 2**20:.0f} MiB), commit "
-          f"{commit.stdout.strip()}, {os.cpu_count()} CPUs ({load}), {where}, "
-          f"Python {sys.version.split()[0]}")  # fmt: skip
+    print(
+        f"History with {count} sessions ({path}, {path.stat().st_size / 2**20:.0f} MiB), commit "
+        f"{commit.stdout.strip()}, {os.cpu_count()} CPUs ({load}), {where}, "
+        f"Python {sys.version.split()[0]}"
+    )
     print(f"open_store: {1000 * open_s:.0f} ms; Results.sessions() alone, {args.times} times: {spread(query)}")
-    print(f"creating the page to its table model filled, {args.times} times: {spread(to_model)} "
-          f"(first {1000 * to_model[0]:.0f} ms)")  # fmt: skip
+    print(
+        f"creating the page to its table model filled, {args.times} times: {spread(to_model)} "
+        f"(first {1000 * to_model[0]:.0f} ms)"
+    )
     print(f"creating the page to the table's first paint: {spread(to_paint)} (first {1000 * to_paint[0]:.0f} ms)")
     print(f"refresh() (each switch to the History tab): {spread(refresh)}")
     print(f"selecting the newest session (its figures): {spread(select)}")

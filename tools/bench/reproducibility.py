@@ -66,8 +66,11 @@ def run_recipe(recipe: str, scale: str, data_home: Path) -> tuple[float, str]:
     started = time.monotonic()
     proc = subprocess.run(
         [*NFSTUNE, "run", "--lab", "--recipe", recipe, "--scale", scale, "--yes"],
-        env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     seconds = time.monotonic() - started
     if proc.returncode != 0:
         print(proc.stdout[-3000:], proc.stderr[-3000:], sep="\n")
@@ -89,8 +92,11 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     lines = [f"# Reproducibility: {args.runs} runs of {args.recipe} on the practice lab", ""]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    lines += [f"Run on {datetime.date.today().isoformat()}, commit `{commit.stdout.strip()}`, scale {args.scale}, "
-              f"lab profiles: {lab_profiles()}.", ""]  # fmt: skip
+    lines += [
+        f"Run on {datetime.date.today().isoformat()}, commit `{commit.stdout.strip()}`, scale {args.scale}, "
+        f"lab profiles: {lab_profiles()}.",
+        "",
+    ]
     # a dd just before each run: the lab's cold reads vary 9-13 MB/s from one run to the next (the export's disk
     # is an image file on this machine's own disk, read with cache=none), so one dd for three runs compares them
     # with one draw of that spread
@@ -102,8 +108,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     for number in range(1, 0 if args.sessions_from else args.runs + 1):
         if args.dd_mib:
             dd.append(dd_reference(args.dd_mib))
-            print(f"run {number}: dd of {args.dd_mib} MiB just before: write {dd[-1][0]:.1f} MB/s, cold read "
-                  f"{dd[-1][1]:.1f} MB/s", flush=True)  # fmt: skip
+            print(
+                f"run {number}: dd of {args.dd_mib} MiB just before: write {dd[-1][0]:.1f} MB/s, cold read "
+                f"{dd[-1][1]:.1f} MB/s",
+                flush=True,
+            )
         seconds, _ = run_recipe(args.recipe, args.scale, home)
         times.append(seconds)
         print(f"run {number}: {seconds / 60:.1f} min", flush=True)
@@ -138,8 +147,12 @@ def main(argv: Sequence[str] | None = None) -> None:
                     expected_same.add(key)
         rounds_done.append(len([r for r in rounds if r > 0]))
 
-    lines += ["", "Verdicts: speed of the configuration relative to the baseline, geometric mean of the per-round "
-              "ratios, with its corrected 95 % CI.", ""]  # fmt: skip
+    lines += [
+        "",
+        "Verdicts: speed of the configuration relative to the baseline, geometric mean of the per-round "
+        "ratios, with its corrected 95 % CI.",
+        "",
+    ]
     lines.append("| comparison | " + " | ".join(f"run {i + 1}" for i in range(len(sessions))) + " | agree |")
     lines.append("|---|" + "---|" * len(sessions) + "---|")
     contradictions = 0
@@ -193,8 +206,9 @@ def dd_lines(size_mib: int, dd: list[tuple[float, float]], baseline_seq: dict[st
                 shown += f", dd after {after:.1f} ({percent(median, after)}); dd moved {percent(after, before)}"
             lines.append(shown)
         every = [d[index] for d in dd]
-        lines.append(f"    - all {len(every)} dd runs: median {statistics.median(every):.1f}, "
-                     f"{min(every):.1f}-{max(every):.1f}")  # fmt: skip
+        lines.append(
+            f"    - all {len(every)} dd runs: median {statistics.median(every):.1f}, {min(every):.1f}-{max(every):.1f}"
+        )
     return lines
 
 
@@ -203,8 +217,13 @@ def percent(value: float, reference: float) -> str:
 
 
 def lab_profiles() -> str:
-    proc = subprocess.run([*NFSTUNE, "lab", "status"], capture_output=True, text=True, check=False,
-                          env={**os.environ, "PYTHONPATH": str(ROOT / "app")})  # fmt: skip
+    proc = subprocess.run(
+        [*NFSTUNE, "lab", "status"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "app")},
+    )
     row = next((ln.split() for ln in proc.stdout.splitlines() if ln.startswith("nas ")), [])
     # nas  127.0.0.1:2222  pid 9172  ok  active  hdd  none  6.1.0-...
     return f"disk {row[6]}, link {row[7]}" if len(row) > 7 else "unknown (lab status gave no nas row)"

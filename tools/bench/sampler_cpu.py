@@ -196,8 +196,11 @@ def loopback_sshd() -> Iterator[tuple[Host, Host]]:
     key_type, key = (d / "host_key.pub").read_text().split()[:2]
     (d / "known_hosts").write_text(f"[127.0.0.1]:{port} {key_type} {key}\n")
     Path("/run/sshd").mkdir(parents=True, exist_ok=True)
-    server = subprocess.Popen([SSHD, "-D", "-e", "-f", str(d / "sshd_config"), "-p", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    server = subprocess.Popen(
+        [SSHD, "-D", "-e", "-f", str(d / "sshd_config"), "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         for _ in range(100):
             try:
@@ -208,8 +211,14 @@ def loopback_sshd() -> Iterator[tuple[Host, Host]]:
         user = os.environ.get("USER") or "root"
 
         def login() -> Host:
-            return Host("127.0.0.1", port=port, username=user, key_filename=d / "client_key",
-                        known_hosts=d / "known_hosts", label=f"loopback sshd :{port}")  # fmt: skip
+            return Host(
+                "127.0.0.1",
+                port=port,
+                username=user,
+                key_filename=d / "client_key",
+                known_hosts=d / "known_hosts",
+                label=f"loopback sshd :{port}",
+            )
 
         with login() as sampled, login() as readings:
             yield sampled, readings

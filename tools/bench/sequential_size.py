@@ -28,8 +28,10 @@ def command(tool: str, size_mib: int, rw: str, path: str) -> str:
             return f"dd if=/dev/zero of={path} bs=1M count={size_mib} conv=fsync 2>/dev/null"
         return f"dd if={path} of=/dev/null bs=1M 2>/dev/null"
     how = "--rw=write --end_fsync=1" if rw == "write" else "--rw=read --readonly"
-    return (f"fio --name=size --filename={path} --bs=1048576 --size={size_mib * 2**20} {how} --ioengine=psync "
-            "--direct=0 --fallocate=none --output-format=json >/dev/null")  # fmt: skip
+    return (
+        f"fio --name=size --filename={path} --bs=1048576 --size={size_mib * 2**20} {how} --ioengine=psync "
+        "--direct=0 --fallocate=none --output-format=json >/dev/null"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -55,8 +57,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                         timed = f'a=$(date +%s.%N); {command(tool, size, rw, path)}; b=$(date +%s.%N); echo "$a $b"'
                         start, end = client.run(timed, sudo=True, timeout=3600).stdout.split()[-2:]
                         seconds = float(end) - float(start)
-                        print(f"round {number} {tool:3} {size:5} MiB {rw:5}: {size * 2**20 / seconds / 1e6:6.1f} MB/s "
-                              f"({seconds:.1f} s)", flush=True)  # fmt: skip
+                        print(
+                            f"round {number} {tool:3} {size:5} MiB {rw:5}: {size * 2**20 / seconds / 1e6:6.1f} MB/s "
+                            f"({seconds:.1f} s)",
+                            flush=True,
+                        )
                     client.run(["rm", "-f", path], sudo=True)
         finally:
             client.run(["umount", MOUNT], sudo=True, check=False)

@@ -135,9 +135,17 @@ def recommend(
     if measured.threads is not None:
         threads = threads_advice(measured.threads, measured.own_threads, nfs_conf)
     return Recommendation(
-        exports_line, tuple(reasons), fstab_line, tuple(fstab_reasons), alternative, tuple(notes),
-        exports_file=file, exports_before=before, fstab_before=fstab_before, threads=threads,
-    )  # fmt: skip
+        exports_line,
+        tuple(reasons),
+        fstab_line,
+        tuple(fstab_reasons),
+        alternative,
+        tuple(notes),
+        exports_file=file,
+        exports_before=before,
+        fstab_before=fstab_before,
+        threads=threads,
+    )
 
 
 # --- /etc/exports -------------------------------------------------------------------------------------------------
@@ -294,12 +302,16 @@ def _fstab(
         mount = ["vers=" + (version or "4.2"), "hard", "_netdev", "nofail"]
         added = FstabEntry(source, point, "nfs", MountOptions.parse(",".join(mount)), 0, 0)
         new_reasons = [
-            Reason(mount[0], measured.version_reason or "the newest version; nothing measured here says another "
-                   "is faster, and written out a server's upgrade cannot change it behind your back"),
+            Reason(
+                mount[0],
+                measured.version_reason
+                or "the newest version; nothing measured here says another "
+                "is faster, and written out a server's upgrade cannot change it behind your back",
+            ),
             Reason("hard", "the default; soft can silently corrupt read-write data (nfs(5))"),
             Reason("_netdev,nofail", "wait for the network at boot, and do not block booting when the server is away"),
             Reason("rsize/wsize unset", _block_reason(measured)),
-        ]  # fmt: skip
+        ]
         return added.render((" ",)), new_reasons, None, notes
     line = fstab.lines[index]
     entry = line.entry

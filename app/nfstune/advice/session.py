@@ -43,9 +43,14 @@ def recommendation(
     """`mount_point`: where a new fstab line mounts the share (an existing entry keeps its own). Raises ConfigError
     when there is nothing to start from (the share is not exported any more)."""
     return recommend(
-        share=share, server=server, exports=current.exports, fstab=current.fstab,
-        measured=measured_from(results, session_id, recipes), mount_point=mount_point, nfs_conf=current.nfs_conf,
-    )  # fmt: skip
+        share=share,
+        server=server,
+        exports=current.exports,
+        fstab=current.fstab,
+        measured=measured_from(results, session_id, recipes),
+        mount_point=mount_point,
+        nfs_conf=current.nfs_conf,
+    )
 
 
 ASYNC_PAIRS = (("sync", "async"), ("baseline", "async"))
@@ -66,11 +71,15 @@ def measured_from(results: Results, session_id: int, recipes: Mapping[str, Recip
     facts = json.loads(data["server_facts"] or "{}")
     best_version, version_reason = _best_version(groups)
     return Measured(
-        async_vs_sync=_verdicts(groups, ASYNC_PAIRS), no_wdelay=_verdicts(groups, NO_WDELAY_PAIRS),
-        negotiated_rsize=negotiated_rsize, server_max_block_size=facts.get("nfsd_max_block_size"),
-        best_version=best_version, version_reason=version_reason,
-        threads=threads_finding(groups, data["runs"]), own_threads=facts.get("nfsd_threads"),
-    )  # fmt: skip
+        async_vs_sync=_verdicts(groups, ASYNC_PAIRS),
+        no_wdelay=_verdicts(groups, NO_WDELAY_PAIRS),
+        negotiated_rsize=negotiated_rsize,
+        server_max_block_size=facts.get("nfsd_max_block_size"),
+        best_version=best_version,
+        version_reason=version_reason,
+        threads=threads_finding(groups, data["runs"]),
+        own_threads=facts.get("nfsd_threads"),
+    )
 
 
 def _verdicts(groups: Sequence[WorkloadResults], pairs: Sequence[tuple[str, str]]) -> dict[str, Verdict]:
@@ -143,7 +152,14 @@ def kept_recommendation(
         return "this session did not keep the server's exports and the client's fstab (it did not complete)"
     current, server = found
     try:
-        return recommendation(results, session_id, share=session["share"], server=server, current=current,
-                              recipes=recipes, mount_point=mount_point)  # fmt: skip
+        return recommendation(
+            results,
+            session_id,
+            share=session["share"],
+            server=server,
+            current=current,
+            recipes=recipes,
+            mount_point=mount_point,
+        )
     except ConfigError as exc:
         return str(exc)

@@ -18,11 +18,19 @@ def repeat_record(result: WorkloadResult, wire_bytes: int) -> dict[str, Any]:
     """A repeat as the store keeps it (store.results.REPEAT_FIELDS). `wire_bytes`: what the mount moved on the wire
     meanwhile (its mountstats), to check the tool's own count against the kernel's."""
     return {
-        "tool": str(result.tool), "bytes": result.bytes, "seconds": result.seconds, "mb_per_s": result.mb_per_s,
-        "ops": result.ops, "ops_per_s": result.ops_per_s, "lat_mean_us": result.lat_mean_us,
-        "lat_p50_us": result.lat_p50_us, "lat_p99_us": result.lat_p99_us, "wire_bytes": wire_bytes,
-        "steady_mb_per_s": result.steady_mb_per_s, "raw_output": result.raw,
-    }  # fmt: skip
+        "tool": str(result.tool),
+        "bytes": result.bytes,
+        "seconds": result.seconds,
+        "mb_per_s": result.mb_per_s,
+        "ops": result.ops,
+        "ops_per_s": result.ops_per_s,
+        "lat_mean_us": result.lat_mean_us,
+        "lat_p50_us": result.lat_p50_us,
+        "lat_p99_us": result.lat_p99_us,
+        "wire_bytes": wire_bytes,
+        "steady_mb_per_s": result.steady_mb_per_s,
+        "raw_output": result.raw,
+    }
 
 
 def clients_record(result: ClientsResult) -> dict[str, Any]:
@@ -32,19 +40,36 @@ def clients_record(result: ClientsResult) -> dict[str, Any]:
     second of them all), not one client's latency (each client's own is kept with its share, store.repeat_clients).
     """
     return {
-        "tool": "fio", "bytes": result.total_bytes, "seconds": result.seconds, "mb_per_s": result.mb_per_s,
-        "ops": result.total_ops, "ops_per_s": result.total_ops / result.seconds, "lat_mean_us": None,
-        "lat_p50_us": None, "lat_p99_us": None, "wire_bytes": None, "steady_mb_per_s": None, "raw_output": result.raw,
-    }  # fmt: skip
+        "tool": "fio",
+        "bytes": result.total_bytes,
+        "seconds": result.seconds,
+        "mb_per_s": result.mb_per_s,
+        "ops": result.total_ops,
+        "ops_per_s": result.total_ops / result.seconds,
+        "lat_mean_us": None,
+        "lat_p50_us": None,
+        "lat_p99_us": None,
+        "wire_bytes": None,
+        "steady_mb_per_s": None,
+        "raw_output": result.raw,
+    }
 
 
 def client_shares(result: ClientsResult) -> list[dict[str, Any]]:
     """Each client's own part of a repeat from several clients (store.repeat_clients), in the order they ran."""
     return [
-        {"client": name, "bytes": r.bytes, "seconds": r.seconds, "mb_per_s": r.mb_per_s, "ops": r.ops,
-         "ops_per_s": r.ops_per_s, "lat_mean_us": r.lat_mean_us, "lat_p99_us": r.lat_p99_us}
+        {
+            "client": name,
+            "bytes": r.bytes,
+            "seconds": r.seconds,
+            "mb_per_s": r.mb_per_s,
+            "ops": r.ops,
+            "ops_per_s": r.ops_per_s,
+            "lat_mean_us": r.lat_mean_us,
+            "lat_p99_us": r.lat_p99_us,
+        }
         for name, r in result.per_client.items()
-    ]  # fmt: skip
+    ]
 
 
 def figure(workload: str, repeat: Mapping[str, Any]) -> float:

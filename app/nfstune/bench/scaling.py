@@ -70,8 +70,14 @@ class Scaling:
     settle: str | None = None
 
 
-def read_scaling(workload: str, counts: Sequence[int], verdicts: Mapping[tuple[str, ...], Verdict], unit: str,
-                 medians: Mapping[int, float], series: tuple[str, ...] = ()) -> Scaling:  # fmt: skip
+def read_scaling(
+    workload: str,
+    counts: Sequence[int],
+    verdicts: Mapping[tuple[str, ...], Verdict],
+    unit: str,
+    medians: Mapping[int, float],
+    series: tuple[str, ...] = (),
+) -> Scaling:
     """The scaling of one workload from the verdicts of its steps (judged with the session's family) and the
     medians of the aggregate at each count (what the text quotes)."""
     ordered = sorted(counts)

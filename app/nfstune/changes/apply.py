@@ -133,9 +133,15 @@ def prepare(
         old = None if before is None else text_bytes(before)
         threads_edit = file_edit(server.label, path, old, text_bytes(after), f"[nfsd] threads={nfsd_threads}")
     return plan_apply(
-        files, text, share, exports_line, fstab_line, server=(server.label, host_key(server)),
-        client=(client.label, host_key(client)), threads_edit=threads_edit,
-    )  # fmt: skip
+        files,
+        text,
+        share,
+        exports_line,
+        fstab_line,
+        server=(server.label, host_key(server)),
+        client=(client.label, host_key(client)),
+        threads_edit=threads_edit,
+    )
 
 
 def plan_apply(
@@ -160,10 +166,16 @@ def plan_apply(
     client_edit = plan_fstab_change(fstab, fstab_line, host=client[0])
     after = {**files, server_edit.path: server_edit.new.decode("utf-8", "surrogateescape")}
     return ApplyPlan(
-        server_edit, client_edit, entry.mount_point, share, exports_line, server[1], client[1],
+        server_edit,
+        client_edit,
+        entry.mount_point,
+        share,
+        exports_line,
+        server[1],
+        client[1],
         tuple(exports_findings(after)),  # what stays wrong once the edit is made
         threads_edit,
-    )  # fmt: skip
+    )
 
 
 def apply(plan: ApplyPlan, server: Host, client: Host, journal: Journal, log: Log) -> ApplyResult:

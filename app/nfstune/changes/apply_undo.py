@@ -73,8 +73,10 @@ class UndoPlan:
 
     @property
     def diff(self) -> str:
-        return "\n".join(f"# {f.host}: {f.path}: put back as it was before the Apply of {self.applied.when}\n{f.diff}"
-                         for f in self.files)  # fmt: skip
+        return "\n".join(
+            f"# {f.host}: {f.path}: put back as it was before the Apply of {self.applied.when}\n{f.diff}"
+            for f in self.files
+        )
 
 
 @dataclass(frozen=True)
@@ -219,5 +221,6 @@ def _drop_backup(f: FileUndo, host: Host, warnings: list[str]) -> None:
     b, p = shlex.quote(f.backup_path), shlex.quote(f.path)
     result = host.run(f"cmp -s {b} {p} && rm -f {b}", sudo=True, check=False)
     if result.exit_status:
-        warnings.append(f"{host.label}: the backup {posixpath.basename(f.backup_path)} differs from the restored "
-                        "file and was kept")  # fmt: skip
+        warnings.append(
+            f"{host.label}: the backup {posixpath.basename(f.backup_path)} differs from the restored file and was kept"
+        )

@@ -79,9 +79,13 @@ class IsolatedExport:
         s.run(["chmod", "1777", self.path], sudo=True)
         line = f"{self.path} {self.client_spec}({self.options})\n"
         self.change = ExportChange(
-            s, tx, file=EXPORTS_FILE, new_text=line.encode(), expect={self.path: self.write_mode},
+            s,
+            tx,
+            file=EXPORTS_FILE,
+            new_text=line.encode(),
+            expect={self.path: self.write_mode},
             appliance=self.appliance,
-        )  # fmt: skip
+        )
         self.change.apply()
 
 

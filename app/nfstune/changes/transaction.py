@@ -134,8 +134,9 @@ def describe(entry: JournalEntry) -> str:
     """An undone change in words, as the admin reads it while a cancel puts things back."""
     reload = " and the exports reloaded" if entry.detail.get("exportfs") else ""
     return {
-        "file": f"{entry.target} put back as it was{reload}" if entry.original is not None else
-                f"{entry.target} removed (nfstune had made it){reload}",
+        "file": f"{entry.target} put back as it was{reload}"
+        if entry.original is not None
+        else f"{entry.target} removed (nfstune had made it){reload}",
         "dir": f"the directory {entry.target} removed",
         "mount": f"{entry.target} unmounted",
         "sysfs": f"{entry.target} set back to {(entry.original or b'').decode(errors='replace').strip()}",
@@ -143,7 +144,7 @@ def describe(entry: JournalEntry) -> str:
         "scratch": f"the scratch directory {entry.target} removed",
         "process": f"{entry.detail.get('program', 'the process')} stopped (pid file {entry.target})",
         "listener": f"nfsd's {entry.target} listener removed (the NFS server restarted)",
-    }.get(entry.kind, f"{entry.kind} {entry.target}")  # fmt: skip
+    }.get(entry.kind, f"{entry.kind} {entry.target}")
 
 
 def may_wait(entry: JournalEntry) -> str | None:

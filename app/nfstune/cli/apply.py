@@ -40,12 +40,26 @@ def apply_command(args: argparse.Namespace, printer: Any) -> int:
             return _undo(args, pair, journal, printer)
         # the session's verdicts on the files as they are now: an edit made since the session is kept
         current = current_export(pair.server, pair.share, pair.client)
-        rec = recommendation(results, args.session, share=pair.share, server=pair.address, current=current,
-                             recipes=recipes_by_id(), mount_point=args.mount_point or DEFAULT_MOUNT_POINT)  # fmt: skip
+        rec = recommendation(
+            results,
+            args.session,
+            share=pair.share,
+            server=pair.address,
+            current=current,
+            recipes=recipes_by_id(),
+            mount_point=args.mount_point or DEFAULT_MOUNT_POINT,
+        )
         appliance = probe(pair.server).appliance
         threads = rec.threads.threads if rec.threads is not None else None
-        plan = prepare(pair.server, pair.client, pair.share, rec.exports_line, rec.fstab_line, appliance=appliance,
-                       nfsd_threads=threads)  # fmt: skip
+        plan = prepare(
+            pair.server,
+            pair.client,
+            pair.share,
+            rec.exports_line,
+            rec.fstab_line,
+            appliance=appliance,
+            nfsd_threads=threads,
+        )
         if plan.noop:
             print("Every file already reads as recommended: nothing to change.")
             return 0

@@ -77,9 +77,11 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("--json", action="store_true")
 
     lab = sub.add_parser(
-        "lab", help="the practice lab (two local VMs)", description=LAB_HELP,
+        "lab",
+        help="the practice lab (two local VMs)",
+        description=LAB_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
+    )
     lab_sub = lab.add_subparsers(dest="lab_command", required=True)
     build = lab_sub.add_parser("build", help="build the VM image (cached; rebuilt only when its inputs change)")
     build.add_argument("--force", action="store_true", help="rebuild even if cached")
@@ -113,23 +115,26 @@ def _add_run_parsers(sub: Any) -> None:
     run.add_argument("--share", type=share_path, help="the exported path to test (an absolute path on the server)")
     run.add_argument("--recipe", action="append", required=True, help="recipe id (repeatable); see `nfstune info`")
     run.add_argument(
-        "--scale", choices=("small", "normal"),
+        "--scale",
+        choices=("small", "normal"),
         help="sizes and time budget: small (the quick setting, for the emulated lab) or normal (for a real NAS); "
         "default: small with --lab, else normal",
-    )  # fmt: skip
+    )
     run.add_argument(
         "--no-baselines", action="store_true", help="skip the iperf3 and server-disk ceilings measured first"
     )
     run.add_argument(
-        "--dry-run", action="store_true",
+        "--dry-run",
+        action="store_true",
         help="print the plan (the order of the visits, every command, its undo, the time) without connecting",
-    )  # fmt: skip
+    )
     run.add_argument("--html", type=output_file, help="also write the session's report (self-contained HTML) here")
     run.add_argument(
-        "--yes", action="store_true",
+        "--yes",
+        action="store_true",
         help="change the server's export even while other clients are connected (otherwise asked; refused "
         "without a terminal)",
-    )  # fmt: skip
+    )
     _add_apply_parser(sub)
     sub.add_parser("history", help="past sessions")
     rep = sub.add_parser("report", help="export a session: HTML (with plots), CSV, JSON")
@@ -145,29 +150,34 @@ def _add_hosts(p: argparse.ArgumentParser) -> None:
     where.add_argument("--lab", action="store_true", help="use the running practice lab (`nfstune lab up`)")
     where.add_argument("--server", type=ssh_destination, help="the NFS server, as you would give it to ssh")
     p.add_argument(
-        "--client", type=ssh_destination, action="append",
+        "--client",
+        type=ssh_destination,
+        action="append",
         help="the NFS client, as you would give it to ssh; `run` takes it once per client for a recipe that loads "
         "the server from several clients at once (the first is the one every other recipe uses)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--server-address", type=server_address,
+        "--server-address",
+        type=server_address,
         help="the server's host name or IP address as the client reaches it (default: --server)",
-    )  # fmt: skip
+    )
 
 
 def _add_apply_parser(sub: Any) -> None:
     ap = sub.add_parser(
-        "apply", help="write a session's recommendation to /etc/exports and /etc/fstab for good, after showing the "
+        "apply",
+        help="write a session's recommendation to /etc/exports and /etc/fstab for good, after showing the "
         "diff; or undo the last apply (--undo)",
-    )  # fmt: skip
+    )
     ap.add_argument("session", type=session_id, nargs="?", help="the session whose recommendation to apply")
     ap.add_argument("--undo", action="store_true", help="put back the files the last apply on these hosts changed")
     _add_hosts(ap)
     ap.add_argument(
-        "--mount-point", type=mount_point,
+        "--mount-point",
+        type=mount_point,
         help="where a new /etc/fstab line mounts the share (default: the recommendation's; an existing entry keeps "
         "its own)",
-    )  # fmt: skip
+    )
     ap.add_argument("--yes", action="store_true", help="go on without asking, once the diff is printed")
 
 
@@ -178,27 +188,36 @@ def _add_up_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--link", default=DEFAULT_LINK, choices=list(LINK_PROFILES), help="lab link profile")
     p.add_argument("--nas-port", type=int, default=2222, help="SSH port of the NAS VM on 127.0.0.1")
     p.add_argument(
-        "--client-port", type=int, default=2223,
+        "--client-port",
+        type=int,
+        default=2223,
         help="SSH port of the client VM on 127.0.0.1 (further clients: the ports after it)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--clients", type=lab_clients, default=1,
+        "--clients",
+        type=lab_clients,
+        default=1,
         help="client VMs on the lab link (1-4): client, client2, ... for load from several machines at once",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--link-port", type=int, default=10099,
+        "--link-port",
+        type=int,
+        default=10099,
         help="127.0.0.1 port that carries the lab link (one per client: the ports after it)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--release", default=DEFAULT_RELEASE, choices=RELEASES,
+        "--release",
+        default=DEFAULT_RELEASE,
+        choices=RELEASES,
         help="the NAS's Debian release (trixie: kernel 6.12, nfs-utils 2.8 with nfsdctl); the clients run "
         f"{DEFAULT_RELEASE}",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--rdma", action="store_true",
+        "--rdma",
+        action="store_true",
         help="soft-RoCE on the lab link for NFS over RDMA (the transport recipe): every VM boots Debian's generic "
         "kernel, which has rdma_rxe; shows the protocol path working, not a real RDMA NIC's speed",
-    )  # fmt: skip
+    )
     p.add_argument("--accel", default="tcg", choices=("tcg", "kvm"), help="qemu accelerator")
     p.add_argument("--memory", type=vm_memory, default=1024, help="MiB of RAM per VM")
     p.add_argument("--timeout", type=positive_seconds, default=300, help="seconds to wait for the VMs to boot")
@@ -210,10 +229,18 @@ def _lab_config(args: argparse.Namespace | None = None) -> LabConfig:
     if args is None or not hasattr(args, "disk"):
         return LabConfig().as_running()
     return LabConfig(
-        nas_port=args.nas_port, client_port=args.client_port, link_port=args.link_port, disk=args.disk,
-        link=args.link, accel=args.accel, memory_mib=args.memory, boot_timeout=args.timeout, clients=args.clients,
-        release=args.release, rdma=args.rdma,
-    )  # fmt: skip
+        nas_port=args.nas_port,
+        client_port=args.client_port,
+        link_port=args.link_port,
+        disk=args.disk,
+        link=args.link,
+        accel=args.accel,
+        memory_mib=args.memory,
+        boot_timeout=args.timeout,
+        clients=args.clients,
+        release=args.release,
+        rdma=args.rdma,
+    )
 
 
 def _info(as_json: bool) -> int:

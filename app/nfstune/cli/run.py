@@ -133,10 +133,15 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         # a 1777 scratch directory and a disk-baseline file wherever it points
         exported = sorted({path for path, _ in exportfs_table(pair.server)})
         problems = check(
-            facts.server, facts.client, server_label=pair.server.label, client_label=pair.client.label,
-            share=pair.share, exports=exported, export_files=read_export_files(pair.server),
+            facts.server,
+            facts.client,
+            server_label=pair.server.label,
+            client_label=pair.client.label,
+            share=pair.share,
+            exports=exported,
+            export_files=read_export_files(pair.server),
             more=[(host.label, f) for host, f in zip(pair.more, facts.more, strict=True)],
-        )  # fmt: skip
+        )
         for p in problems:
             printer(f"{p.severity}: {p.title}\n    {p.detail}")
         if blocking(problems):
@@ -173,9 +178,17 @@ def run(args: argparse.Namespace, printer: Any) -> int:
                 printer(event.message)
 
         sid, plan, engine = open_session(
-            pair, facts, chosen, scale=args.scale, results=results, journal=journal, emit=on_event,
-            cancel=threading.Event(), baselines=not getattr(args, "no_baselines", False), confirm=confirm,
-        )  # fmt: skip
+            pair,
+            facts,
+            chosen,
+            scale=args.scale,
+            results=results,
+            journal=journal,
+            emit=on_event,
+            cancel=threading.Event(),
+            baselines=not getattr(args, "no_baselines", False),
+            confirm=confirm,
+        )
         engine.run(sid, plan)
         current = current_export(pair.server, pair.share, pair.client)
         keep_current(results, sid, current, server=pair.address)
@@ -231,9 +244,13 @@ def advice_text(rec: Recommendation | str, share: str) -> str:
     alt = rec.async_alternative
     if alt is not None:
         lines += [
-            "\n!! Opt-in alternative, NOT recommended by default: async", _indent(alt.line), f"  measured: {alt.gain}",
-            f"  exports(5): {alt.warning}", f"  what it means: {alt.risk}", f"  only if: {alt.conditions}",
-        ]  # fmt: skip
+            "\n!! Opt-in alternative, NOT recommended by default: async",
+            _indent(alt.line),
+            f"  measured: {alt.gain}",
+            f"  exports(5): {alt.warning}",
+            f"  what it means: {alt.risk}",
+            f"  only if: {alt.conditions}",
+        ]
     return "\n".join(lines)
 
 

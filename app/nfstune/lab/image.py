@@ -28,33 +28,96 @@ IMAGE_FORMAT = 3
 PACKAGES = (
     "linux-image-cloud-amd64",  # has nfsd, nfs, sch_tbf, dm-delay
     "linux-image-amd64",  # `lab up --rdma` boots it: soft-RoCE (rdma_rxe) is not in the cloud kernel
-    "systemd-sysv", "udev", "openssh-server", "nfs-kernel-server", "fio", "iperf3", "iproute2",
-    "iputils-ping", "procps", "kmod", "e2fsprogs", "tar", "xz-utils", "less", "dmsetup", "psmisc",
-    "xfsprogs", "btrfs-progs",  # the filesystems recipe's scratch filesystems
-)  # fmt: skip
+    "systemd-sysv",
+    "udev",
+    "openssh-server",
+    "nfs-kernel-server",
+    "fio",
+    "iperf3",
+    "iproute2",
+    "iputils-ping",
+    "procps",
+    "kmod",
+    "e2fsprogs",
+    "tar",
+    "xz-utils",
+    "less",
+    "dmsetup",
+    "psmisc",
+    "xfsprogs",
+    "btrfs-progs",  # the filesystems recipe's scratch filesystems
+)
 ROOTFS_SIZE = "3G"
 # Units a lab VM has no use for (`systemd-analyze blame`: gettys, e2scrub, utmp, binfmt, debug mounts, timers, pNFS
 # block layout, fuse): under software emulation one vCPU runs the whole boot. With the guest's modprobe.d and
 # initramfs settings, the NAS was ready after 55 s instead of 66 s (measured here, two VMs booting together).
 UNNEEDED_UNITS = (
-    "getty-static.service", "getty@tty1.service", "serial-getty@ttyS0.service", "e2scrub_reap.service",
-    "e2scrub_all.timer", "systemd-update-utmp.service", "systemd-update-utmp-runlevel.service",
-    "systemd-binfmt.service", "proc-sys-fs-binfmt_misc.automount", "dev-hugepages.mount", "dev-mqueue.mount",
-    "sys-kernel-debug.mount", "sys-kernel-tracing.mount", "systemd-journal-flush.service", "systemd-pstore.service",
-    "apt-daily.timer", "apt-daily-upgrade.timer", "dpkg-db-backup.timer", "fstrim.timer",
-    "systemd-tmpfiles-clean.timer", "nfs-blkmap.service", "modprobe@fuse.service", "sys-fs-fuse-connections.mount",
-)  # fmt: skip
+    "getty-static.service",
+    "getty@tty1.service",
+    "serial-getty@ttyS0.service",
+    "e2scrub_reap.service",
+    "e2scrub_all.timer",
+    "systemd-update-utmp.service",
+    "systemd-update-utmp-runlevel.service",
+    "systemd-binfmt.service",
+    "proc-sys-fs-binfmt_misc.automount",
+    "dev-hugepages.mount",
+    "dev-mqueue.mount",
+    "sys-kernel-debug.mount",
+    "sys-kernel-tracing.mount",
+    "systemd-journal-flush.service",
+    "systemd-pstore.service",
+    "apt-daily.timer",
+    "apt-daily-upgrade.timer",
+    "dpkg-db-backup.timer",
+    "fstrim.timer",
+    "systemd-tmpfiles-clean.timer",
+    "nfs-blkmap.service",
+    "modprobe@fuse.service",
+    "sys-fs-fuse-connections.mount",
+)
 
 # The generic kernel's drivers for hardware a lab VM does not have (284 of its 407 MB on bookworm): fewer files make
 # the root disk faster to write. `depmod` runs again afterwards.
 GENERIC_KERNEL_UNUSED = (
-    "sound", "drivers/gpu", "drivers/media", "drivers/net/wireless", "drivers/net/ethernet", "drivers/net/usb",
-    "drivers/infiniband/hw", "drivers/usb", "drivers/staging", "drivers/comedi", "drivers/iio", "drivers/bluetooth",
-    "drivers/scsi", "drivers/platform", "drivers/video", "drivers/hid", "drivers/input", "drivers/mmc",
-    "drivers/hwmon", "drivers/isdn", "drivers/nfc", "drivers/thunderbolt", "drivers/mtd", "drivers/net/can",
-    "drivers/net/wwan", "drivers/net/ieee802154", "drivers/leds", "drivers/i2c", "drivers/spi", "drivers/pinctrl",
-    "net/wireless", "net/mac80211", "net/bluetooth", "arch/x86/kvm", "fs/ocfs2", "fs/smb", "fs/gfs2",
-)  # fmt: skip
+    "sound",
+    "drivers/gpu",
+    "drivers/media",
+    "drivers/net/wireless",
+    "drivers/net/ethernet",
+    "drivers/net/usb",
+    "drivers/infiniband/hw",
+    "drivers/usb",
+    "drivers/staging",
+    "drivers/comedi",
+    "drivers/iio",
+    "drivers/bluetooth",
+    "drivers/scsi",
+    "drivers/platform",
+    "drivers/video",
+    "drivers/hid",
+    "drivers/input",
+    "drivers/mmc",
+    "drivers/hwmon",
+    "drivers/isdn",
+    "drivers/nfc",
+    "drivers/thunderbolt",
+    "drivers/mtd",
+    "drivers/net/can",
+    "drivers/net/wwan",
+    "drivers/net/ieee802154",
+    "drivers/leds",
+    "drivers/i2c",
+    "drivers/spi",
+    "drivers/pinctrl",
+    "net/wireless",
+    "net/mac80211",
+    "net/bluetooth",
+    "arch/x86/kvm",
+    "fs/ocfs2",
+    "fs/smb",
+    "fs/gfs2",
+)
 
 # command -> Debian package that provides it
 HOST_TOOLS = {

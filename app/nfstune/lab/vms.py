@@ -62,10 +62,19 @@ def host(cfg: LabConfig, vm: str, *, timeout: float = 10.0) -> Host:
 def ssh_argv(cfg: LabConfig, vm: str) -> list[str]:
     """The OpenSSH command line for an interactive shell on a lab VM (host key checked, never skipped)."""
     return [
-        "ssh", "-i", str(cfg.client_key), "-p", str(cfg.port(vm)),
-        "-o", f"UserKnownHostsFile={cfg.known_hosts}", "-o", "StrictHostKeyChecking=yes",
-        "-o", "IdentitiesOnly=yes", "root@127.0.0.1",
-    ]  # fmt: skip
+        "ssh",
+        "-i",
+        str(cfg.client_key),
+        "-p",
+        str(cfg.port(vm)),
+        "-o",
+        f"UserKnownHostsFile={cfg.known_hosts}",
+        "-o",
+        "StrictHostKeyChecking=yes",
+        "-o",
+        "IdentitiesOnly=yes",
+        "root@127.0.0.1",
+    ]
 
 
 # --- processes ---------------------------------------------------------------------------------------------
@@ -254,10 +263,14 @@ def _up(cfg: LabConfig, progress: Progress) -> list[VmStatus]:
         progress("stopping the VMs that were started")
         _down(cfg, lambda _msg: None)
         raise
-    cfg.save({
-        "image": images["nas"].input_hash, "client_image": images["client"].input_hash, "started_at": time.time(),
-        "boot_seconds": round(time.monotonic() - t0, 1),
-    })  # fmt: skip
+    cfg.save(
+        {
+            "image": images["nas"].input_hash,
+            "client_image": images["client"].input_hash,
+            "started_at": time.time(),
+            "boot_seconds": round(time.monotonic() - t0, 1),
+        }
+    )
     progress(f"the lab is up after {time.monotonic() - t0:.0f} s")
     return states
 

@@ -29,21 +29,35 @@ REEXPORT_SINCE: NfsUtilsVersion = (2, 6, 3)
 
 # option -> (flag, whether the option sets it); options that share a flag override each other
 FLAG_OPTIONS: dict[str, tuple[int, bool]] = {
-    "ro": (READONLY, True), "rw": (READONLY, False),
-    "secure": (INSECURE_PORT, False), "insecure": (INSECURE_PORT, True),
-    "sync": (ASYNC, False), "async": (ASYNC, True),
-    "nordirplus": (NOREADDIRPLUS, True), "security_label": (SECURITY_LABEL, True),
-    "nohide": (NOHIDE, True), "hide": (NOHIDE, False),
-    "crossmnt": (CROSSMOUNT, True), "nocrossmnt": (CROSSMOUNT, False),
-    "wdelay": (GATHERED_WRITES, True), "no_wdelay": (GATHERED_WRITES, False),
-    "root_squash": (ROOTSQUASH, True), "no_root_squash": (ROOTSQUASH, False),
-    "all_squash": (ALLSQUASH, True), "no_all_squash": (ALLSQUASH, False),
-    "subtree_check": (NOSUBTREECHECK, False), "no_subtree_check": (NOSUBTREECHECK, True),
-    "auth_nlm": (NOAUTHNLM, False), "no_auth_nlm": (NOAUTHNLM, True),
-    "secure_locks": (NOAUTHNLM, False), "insecure_locks": (NOAUTHNLM, True),
-    "acl": (NOACL, False), "no_acl": (NOACL, True),
-    "pnfs": (PNFS, True), "no_pnfs": (PNFS, False),
-}  # fmt: skip
+    "ro": (READONLY, True),
+    "rw": (READONLY, False),
+    "secure": (INSECURE_PORT, False),
+    "insecure": (INSECURE_PORT, True),
+    "sync": (ASYNC, False),
+    "async": (ASYNC, True),
+    "nordirplus": (NOREADDIRPLUS, True),
+    "security_label": (SECURITY_LABEL, True),
+    "nohide": (NOHIDE, True),
+    "hide": (NOHIDE, False),
+    "crossmnt": (CROSSMOUNT, True),
+    "nocrossmnt": (CROSSMOUNT, False),
+    "wdelay": (GATHERED_WRITES, True),
+    "no_wdelay": (GATHERED_WRITES, False),
+    "root_squash": (ROOTSQUASH, True),
+    "no_root_squash": (ROOTSQUASH, False),
+    "all_squash": (ALLSQUASH, True),
+    "no_all_squash": (ALLSQUASH, False),
+    "subtree_check": (NOSUBTREECHECK, False),
+    "no_subtree_check": (NOSUBTREECHECK, True),
+    "auth_nlm": (NOAUTHNLM, False),
+    "no_auth_nlm": (NOAUTHNLM, True),
+    "secure_locks": (NOAUTHNLM, False),
+    "insecure_locks": (NOAUTHNLM, True),
+    "acl": (NOACL, False),
+    "no_acl": (NOACL, True),
+    "pnfs": (PNFS, True),
+    "no_pnfs": (PNFS, False),
+}
 # flavour name -> RPC auth number; two names for one number are one flavour ("sys" after "unix" is a repeat)
 FLAVOURS = {"krb5": 390003, "krb5i": 390004, "krb5p": 390005, "unix": 1, "sys": 1, "null": 0, "none": 0}
 XPRTSEC_MODES = {"none": 1, "tls": 2, "mtls": 3}
@@ -51,9 +65,14 @@ REEXPORT_MODES = ("auto-fsidnum", "predefined-fsidnum", "none")
 _C_SPACE = " \t\n\v\f\r"
 # exportfs -s/-v print these only when set, in this order
 _SHOWN_WHEN_SET = (
-    (CROSSMOUNT, "crossmnt"), (NOSUBTREECHECK, "no_subtree_check"), (NOAUTHNLM, "insecure_locks"),
-    (NOREADDIRPLUS, "nordirplus"), (SECURITY_LABEL, "security_label"), (NOACL, "no_acl"), (PNFS, "pnfs"),
-)  # fmt: skip
+    (CROSSMOUNT, "crossmnt"),
+    (NOSUBTREECHECK, "no_subtree_check"),
+    (NOAUTHNLM, "insecure_locks"),
+    (NOREADDIRPLUS, "nordirplus"),
+    (SECURITY_LABEL, "security_label"),
+    (NOACL, "no_acl"),
+    (PNFS, "pnfs"),
+)
 
 
 class OptionError(ValueError):
@@ -401,8 +420,11 @@ def _overridden(options: Sequence[str]) -> list[Finding]:
             bit = FLAG_OPTIONS[option][0]
             if bit in last:
                 earlier = last[bit]
-                message = (f"'{earlier}' is given twice" if earlier == option
-                           else f"'{earlier}' has no effect: the later '{option}' replaces it")  # fmt: skip
+                message = (
+                    f"'{earlier}' is given twice"
+                    if earlier == option
+                    else f"'{earlier}' has no effect: the later '{option}' replaces it"
+                )
                 found.append(Finding("noop", earlier, message))
             last[bit] = option
     return found

@@ -12,26 +12,96 @@ from collections.abc import Collection
 from nfstune.nfs.export_options import FLAG_OPTIONS, OptionError, parse_options
 
 # nfs(5) options, plus the generic ones mount(8) passes on. Flags are written `hard = true`.
-MOUNT_FLAGS = frozenset({
-    "soft", "softerr", "softreval", "nosoftreval", "hard", "ac", "noac", "bg", "fg", "rdirplus", "nordirplus",
-    "nosharecache", "resvport", "noresvport", "fsc", "nofsc", "cto", "nocto", "lock", "nolock", "acl", "noacl",
-    "posix", "noposix", "intr", "nointr", "tcp", "udp", "rdma", "v3", "v4", "v4.0", "v4.1", "v4.2", "migration",
-    "nomigration", "trunkdiscovery", "notrunkdiscovery", "ro", "rw", "sync", "async", "atime", "noatime", "relatime",
-    "norelatime", "diratime", "nodiratime", "strictatime", "exec", "noexec", "suid", "nosuid", "dev", "nodev",
-})  # fmt: skip
+MOUNT_FLAGS = frozenset(
+    {
+        "soft",
+        "softerr",
+        "softreval",
+        "nosoftreval",
+        "hard",
+        "ac",
+        "noac",
+        "bg",
+        "fg",
+        "rdirplus",
+        "nordirplus",
+        "nosharecache",
+        "resvport",
+        "noresvport",
+        "fsc",
+        "nofsc",
+        "cto",
+        "nocto",
+        "lock",
+        "nolock",
+        "acl",
+        "noacl",
+        "posix",
+        "noposix",
+        "intr",
+        "nointr",
+        "tcp",
+        "udp",
+        "rdma",
+        "v3",
+        "v4",
+        "v4.0",
+        "v4.1",
+        "v4.2",
+        "migration",
+        "nomigration",
+        "trunkdiscovery",
+        "notrunkdiscovery",
+        "ro",
+        "rw",
+        "sync",
+        "async",
+        "atime",
+        "noatime",
+        "relatime",
+        "norelatime",
+        "diratime",
+        "nodiratime",
+        "strictatime",
+        "exec",
+        "noexec",
+        "suid",
+        "nosuid",
+        "dev",
+        "nodev",
+    }
+)
 MOUNT_NUMBERS = {
-    "rsize": (1024, 1048576), "wsize": (1024, 1048576), "nconnect": (1, 16), "max_connect": (1, 16),
-    "timeo": (1, 6000), "retrans": (0, 100), "acregmin": (0, 86400), "acregmax": (0, 86400),
-    "acdirmin": (0, 86400), "acdirmax": (0, 86400), "actimeo": (0, 86400), "retry": (0, 10000),
-    "port": (0, 65535), "mountport": (0, 65535), "mountvers": (1, 3), "namlen": (1, 255), "minorversion": (0, 2),
-}  # fmt: skip
+    "rsize": (1024, 1048576),
+    "wsize": (1024, 1048576),
+    "nconnect": (1, 16),
+    "max_connect": (1, 16),
+    "timeo": (1, 6000),
+    "retrans": (0, 100),
+    "acregmin": (0, 86400),
+    "acregmax": (0, 86400),
+    "acdirmin": (0, 86400),
+    "acdirmax": (0, 86400),
+    "actimeo": (0, 86400),
+    "retry": (0, 10000),
+    "port": (0, 65535),
+    "mountport": (0, 65535),
+    "mountvers": (1, 3),
+    "namlen": (1, 255),
+    "minorversion": (0, 2),
+}
 MOUNT_VERSIONS = ("3", "4", "4.0", "4.1", "4.2")
 TRANSPORTS = ("tcp", "udp", "rdma", "tcp6", "udp6", "rdma6")
 MOUNT_CHOICES = {
-    "vers": MOUNT_VERSIONS, "nfsvers": MOUNT_VERSIONS, "proto": TRANSPORTS, "mountproto": TRANSPORTS,
-    "lookupcache": ("all", "none", "pos", "positive"), "local_lock": ("all", "flock", "posix", "none"),
-    "xprtsec": ("none", "tls", "mtls"), "write": ("lazy", "eager", "wait"),
-}  # fmt: skip
+    "vers": MOUNT_VERSIONS,
+    "nfsvers": MOUNT_VERSIONS,
+    "proto": TRANSPORTS,
+    "mountproto": TRANSPORTS,
+    "lookupcache": ("all", "none", "pos", "positive"),
+    "local_lock": ("all", "flock", "posix", "none"),
+    "xprtsec": ("none", "tls", "mtls"),
+    "write": ("lazy", "eager", "wait"),
+}
 MOUNT_TEXTS = frozenset({"clientaddr", "mounthost"})
 SECURITY_FLAVOURS = ("sys", "krb5", "krb5i", "krb5p", "none")
 MOUNT_REFUSED = {
@@ -42,10 +112,14 @@ MOUNT_VALUED = frozenset({*MOUNT_NUMBERS, *MOUNT_CHOICES, *MOUNT_TEXTS, "sec"})
 MOUNT_NAMES = frozenset({*MOUNT_FLAGS, *MOUNT_VALUED, *MOUNT_REFUSED})
 # groups a table cannot order, so two of one group are ambiguous (mount.nfs would let the last one win)
 MOUNT_EXCLUSIVE = (
-    ("hard", "soft", "softerr"), ("ro", "rw"), ("sync", "async"), ("tcp", "udp", "rdma"),
-    ("v3", "v4", "v4.0", "v4.1", "v4.2"), ("vers", "nfsvers"),
+    ("hard", "soft", "softerr"),
+    ("ro", "rw"),
+    ("sync", "async"),
+    ("tcp", "udp", "rdma"),
+    ("v3", "v4", "v4.0", "v4.1", "v4.2"),
+    ("vers", "nfsvers"),
     *((flag, "no" + flag) for flag in sorted(MOUNT_FLAGS) if "no" + flag in MOUNT_FLAGS),
-)  # fmt: skip
+)
 
 EXPORT_VALUED = frozenset({"anonuid", "anongid", "sec", "xprtsec", "squash_uids", "squash_gids"})
 EXPORT_REFUSED = {

@@ -66,18 +66,45 @@ class Problem:
 
 # key -> whether it is required
 RECIPE_KEYS = {
-    "id": True, "title": True, "summary": True, "why": True, "changes_host": True, "workloads": True,
-    "configs": True, "baseline": False, "rounds": False, "repeats": False, "warning": False, "expectation": False,
-    "never_recommend": False, "show_negotiated": False, "notes": False,
-}  # fmt: skip
+    "id": True,
+    "title": True,
+    "summary": True,
+    "why": True,
+    "changes_host": True,
+    "workloads": True,
+    "configs": True,
+    "baseline": False,
+    "rounds": False,
+    "repeats": False,
+    "warning": False,
+    "expectation": False,
+    "never_recommend": False,
+    "show_negotiated": False,
+    "notes": False,
+}
 CONFIG_KEYS = {
-    "label": True, "mount": False, "read_ahead_kb": False, "export": False, "when": False, "workloads": False,
-    "expectation": False, "warning": False, "never_recommend": False, "expect": False, "clients": False,
-    "nfsd_threads": False, "filesystem": False,
-}  # fmt: skip
+    "label": True,
+    "mount": False,
+    "read_ahead_kb": False,
+    "export": False,
+    "when": False,
+    "workloads": False,
+    "expectation": False,
+    "warning": False,
+    "never_recommend": False,
+    "expect": False,
+    "clients": False,
+    "nfsd_threads": False,
+    "filesystem": False,
+}
 ROUNDS_KEYS = {
-    "min": False, "max": False, "warmup": False, "margin": False, "grow_spread": False, "budget_minutes": False
-}  # fmt: skip
+    "min": False,
+    "max": False,
+    "warmup": False,
+    "margin": False,
+    "grow_spread": False,
+    "budget_minutes": False,
+}
 # the table of nfstune 0.x (user recipes still have it): min/max/warmup map across, cv_target is not used any more
 REPEATS_KEYS = {"min": False, "max": False, "cv_target": False, "warmup": False}
 EXPORT_KEYS = {"set": False, "unset": False}
@@ -89,8 +116,11 @@ TEST_KEYS: dict[FactKind, tuple[str, ...]] = {
     "int": ("not", "at_least", "below"),
 }
 KIND_NAMES: dict[FactKind, str] = {
-    "versions": "an NFS version", "filesystems": "a filesystem", "bool": "a true/false", "int": "a number"
-}  # fmt: skip
+    "versions": "an NFS version",
+    "filesystems": "a filesystem",
+    "bool": "a true/false",
+    "int": "a number",
+}
 
 
 class Checker:
@@ -219,9 +249,14 @@ class Checker:
             for index in server_changes:
                 config = configs[index]
                 key = (
-                    "export" if config.export else "filesystem" if config.filesystem
-                    else "nfsd_threads" if config.nfsd_threads is not None else "mount"
-                )  # fmt: skip
+                    "export"
+                    if config.export
+                    else "filesystem"
+                    if config.filesystem
+                    else "nfsd_threads"
+                    if config.nfsd_threads is not None
+                    else "mount"
+                )
                 message = "changes the server, but changes_host = 'client' (client recipes never touch it)"
                 self.problem(("configs", index, key), message)
         elif changes_host == "server" and configs and not server_changes:
@@ -266,9 +301,10 @@ class Checker:
         defaults = Rounds()
         margin = self.number(table, (*path, "margin"), MARGIN_MAX, defaults.margin_percent)
         grow_spread = (
-            defaults.grow_spread_percent if old
+            defaults.grow_spread_percent
+            if old
             else self.number(table, (*path, "grow_spread"), GROW_SPREAD_MAX, defaults.grow_spread_percent)
-        )  # fmt: skip
+        )
         budgets = dict(defaults.budget_minutes)
         budget_path = (*path, "budget_minutes")
         if "budget_minutes" in table:
@@ -383,10 +419,12 @@ class Checker:
         """Every configuration on a scratch filesystem of nfstune's own, or none: a figure from the user's export
         and one from a file-backed filesystem beside it do not measure the same disk path."""
         scratch = self.every_or_none(
-            configs, "filesystem", lambda c: c.filesystem is not None,
+            configs,
+            "filesystem",
+            lambda c: c.filesystem is not None,
             "give every configuration its filesystem (each runs on a scratch filesystem of nfstune's own, never on "
             "the share)",
-        )  # fmt: skip
+        )
         for index in scratch:
             if configs[index].clients is not None:
                 self.problem(("configs", index, "clients"), "a scratch filesystem is loaded from one client only")
@@ -395,9 +433,11 @@ class Checker:
         """Every configuration of a recipe from the clients it names, or none: a figure from fio's front end and
         one from a client alone are not measured the same way."""
         self.every_or_none(
-            configs, "clients", lambda c: c.clients is not None,
+            configs,
+            "clients",
+            lambda c: c.clients is not None,
             "give every configuration its number of clients (clients = 1 for one client through fio's front end)",
-        )  # fmt: skip
+        )
 
     def expect(self, table: dict[str, Any], path: KeyPath) -> Literal["same"] | None:
         value = table.get(str(path[-1]))

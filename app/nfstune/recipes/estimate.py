@@ -52,9 +52,16 @@ def _plan_times(recipe: Recipe, scale: str) -> tuple[float, float, float]:
     asks for every past run's recipe at each change of the checked recipes."""
     # the conditions on facts count as if they hold: the planner tries a configuration whose fact is unknown
     plan = build_plan(
-        [recipe], {}, scale=scale, seed=0, sizes=default_sizes(scale), fio_available=True, share="/share",
-        server_address="server", scratch_name=".nfstune-0",
-    )  # fmt: skip
+        [recipe],
+        {},
+        scale=scale,
+        seed=0,
+        sizes=default_sizes(scale),
+        fio_available=True,
+        share="/share",
+        server_address="server",
+        scratch_name=".nfstune-0",
+    )
     if not plan.recipes:
         return 0.0, 0.0, 0.0
     item = plan.recipes[0]

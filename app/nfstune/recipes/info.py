@@ -121,8 +121,13 @@ def _value_text(key: str, value: str | None) -> str:
 
 
 def _key_text(key: str) -> str:
-    names = {"read_ahead_kb": "client readahead", "export": "export", "clients": "clients at once",
-             "nfsd_threads": "nfsd threads", "filesystem": "scratch filesystem"}  # fmt: skip
+    names = {
+        "read_ahead_kb": "client readahead",
+        "export": "export",
+        "clients": "clients at once",
+        "nfsd_threads": "nfsd threads",
+        "filesystem": "scratch filesystem",
+    }
     return names.get(key, _KEY_NAMES.get(key, key))
 
 

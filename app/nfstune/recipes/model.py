@@ -51,7 +51,7 @@ FACTS: Mapping[str, Fact] = {
     ),
     "rdma_both": Fact("bool", "the server and the client each have an active RDMA device (/sys/class/infiniband)"),
     "rdma_software": Fact("bool", "an RDMA device of the two hosts is emulated over Ethernet (soft-RoCE, soft-iWARP)"),
-}  # fmt: skip
+}
 
 
 def _smaller(*values: int | None) -> int | None:
@@ -220,9 +220,11 @@ class Config:
     @property
     def changes_server(self) -> bool:
         return (
-            bool(self.export) or self.nfsd_threads is not None or self.filesystem is not None
+            bool(self.export)
+            or self.nfsd_threads is not None
+            or self.filesystem is not None
             or self.rdma_port is not None
-        )  # fmt: skip
+        )
 
 
 def _default_budgets() -> Mapping[str, float]:

@@ -47,11 +47,27 @@ VISIT_S: Mapping[str, Mapping[str, float]] = {
 #   stable operation on the server, like a small file's create (~0.1-0.3 s each on the hdd lab under sync), a cold
 #   stat a LOOKUP and a GETATTR; tree-delete adds the untar of its prepare.
 RUN_S: Mapping[str, Mapping[str, float]] = {
-    "small": {"seq-write": 10.0, "seq-read": 12.0, "small-files": 6.0, "sync-4k": 5.0, "file-create": 6.0,
-              "file-stat": 6.0, "file-delete": 7.0, "tree-delete": 9.0},
-    "normal": {"seq-write": 40.0, "seq-read": 40.0, "small-files": 30.0, "sync-4k": 20.0, "file-create": 30.0,
-               "file-stat": 15.0, "file-delete": 30.0, "tree-delete": 60.0},
-}  # fmt: skip
+    "small": {
+        "seq-write": 10.0,
+        "seq-read": 12.0,
+        "small-files": 6.0,
+        "sync-4k": 5.0,
+        "file-create": 6.0,
+        "file-stat": 6.0,
+        "file-delete": 7.0,
+        "tree-delete": 9.0,
+    },
+    "normal": {
+        "seq-write": 40.0,
+        "seq-read": 40.0,
+        "small-files": 30.0,
+        "sync-4k": 20.0,
+        "file-create": 30.0,
+        "file-stat": 15.0,
+        "file-delete": 30.0,
+        "tree-delete": 60.0,
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -63,8 +79,10 @@ class Step:
 
     def text(self) -> str:
         """One line: a multi-line script shows its first line and how many more it has."""
-        shown = [a if "\n" not in a.strip() else f"{a.splitlines()[0]} ...({a.strip().count(chr(10))} more lines)"
-                 for a in self.argv]  # fmt: skip
+        shown = [
+            a if "\n" not in a.strip() else f"{a.splitlines()[0]} ...({a.strip().count(chr(10))} more lines)"
+            for a in self.argv
+        ]
         return f"{self.host}$ {'sudo ' if self.sudo else ''}{shlex.join(shown)}"
 
 
@@ -196,9 +214,17 @@ def build_plan(
         low += warmup + item.rounds.min * each
         high += max(warmup + item.rounds.min * each, min(warmup + item.rounds.max * each, item.budget_s))
     return Plan(
-        seed, scale, tuple(plans), tuple(skipped), (low, high), scratch_name, mount_point, sizes=sizes,
-        fio_available=fio_available, size_limits=size_limits,
-    )  # fmt: skip
+        seed,
+        scale,
+        tuple(plans),
+        tuple(skipped),
+        (low, high),
+        scratch_name,
+        mount_point,
+        sizes=sizes,
+        fio_available=fio_available,
+        size_limits=size_limits,
+    )
 
 
 @dataclass(frozen=True)
@@ -224,73 +250,131 @@ class _Context:
             export_path = "/srv/nfstune-isolated-<stamp>"
             image = posixpath.join(self.share, f"{SCRATCH_PREFIX}isolated-<stamp>.img")
             size = scratch_size_mib(files_bytes(self.size_limits or self.sizes), config.filesystem)
-            make = [["truncate", "-s", f"{size}M", image], [*MKFS[config.filesystem], image],
-                    ["mkdir", "-p", export_path], ["mount", "-o", "loop", image, export_path],
-                    ["chmod", "1777", export_path], ["exportfs", "-ra"]]  # fmt: skip
-            remove = [["rm", ISOLATED_EXPORTS], ["exportfs", "-ra"], ["umount", export_path], ["rmdir", export_path],
-                      ["rm", image]]  # fmt: skip
+            make = [
+                ["truncate", "-s", f"{size}M", image],
+                [*MKFS[config.filesystem], image],
+                ["mkdir", "-p", export_path],
+                ["mount", "-o", "loop", image, export_path],
+                ["chmod", "1777", export_path],
+                ["exportfs", "-ra"],
+            ]
+            remove = [
+                ["rm", ISOLATED_EXPORTS],
+                ["exportfs", "-ra"],
+                ["umount", export_path],
+                ["rmdir", export_path],
+                ["rm", image],
+            ]
             setup.append(
-                Step("server", ("sh", "-c", " && ".join(map(shlex.join, make))), True,
-                     f"make a scratch {config.filesystem} filesystem in a sparse {size} MiB file on the share's disk, "
-                     f"loop-mount it and export it alone to this client ({export_options(config.export.set)}) in "
-                     f"{ISOLATED_EXPORTS}: the share itself is not used (each step journaled first)")
-            )  # fmt: skip
+                Step(
+                    "server",
+                    ("sh", "-c", " && ".join(map(shlex.join, make))),
+                    True,
+                    f"make a scratch {config.filesystem} filesystem in a sparse {size} MiB file on the share's disk, "
+                    f"loop-mount it and export it alone to this client ({export_options(config.export.set)}) in "
+                    f"{ISOLATED_EXPORTS}: the share itself is not used (each step journaled first)",
+                )
+            )
             undo.append(
-                Step("server", ("sh", "-c", " && ".join(map(shlex.join, remove))), True,
-                     "unexport the scratch filesystem, unmount it and remove its file")
-            )  # fmt: skip
+                Step(
+                    "server",
+                    ("sh", "-c", " && ".join(map(shlex.join, remove))),
+                    True,
+                    "unexport the scratch filesystem, unmount it and remove its file",
+                )
+            )
         elif config.export:
             changes = ", ".join(
                 [*(f"set {o}" for o in config.export.set), *(f"unset {o}" for o in config.export.unset)]
             )
             setup.append(
-                Step("server", ("exportfs", "-ra"), True,
-                     f"write the exports file that defines {self.share} ({changes} for each of its clients; the "
-                     "original bytes journaled first; not written when nothing changes) and exportfs -ra")
-            )  # fmt: skip
+                Step(
+                    "server",
+                    ("exportfs", "-ra"),
+                    True,
+                    f"write the exports file that defines {self.share} ({changes} for each of its clients; the "
+                    "original bytes journaled first; not written when nothing changes) and exportfs -ra",
+                )
+            )
             undo.append(
-                Step("server", ("sh", "-c", "exportfs -ra && exportfs -f"), True,
-                     "write the journaled original bytes of that exports file back, and exportfs -ra")
-            )  # fmt: skip
+                Step(
+                    "server",
+                    ("sh", "-c", "exportfs -ra && exportfs -f"),
+                    True,
+                    "write the journaled original bytes of that exports file back, and exportfs -ra",
+                )
+            )
         if config.nfsd_threads is not None:
             setup.append(
-                Step("server", ("sh", "-c", f"echo {int(config.nfsd_threads)} > {NFSD_THREADS}"), True,
-                     f"run {config.nfsd_threads} nfsd threads (the count before is journaled)")
-            )  # fmt: skip
+                Step(
+                    "server",
+                    ("sh", "-c", f"echo {int(config.nfsd_threads)} > {NFSD_THREADS}"),
+                    True,
+                    f"run {config.nfsd_threads} nfsd threads (the count before is journaled)",
+                )
+            )
             undo.append(
-                Step("server", ("sh", "-c", f"echo <the count before> > {NFSD_THREADS}"), True,
-                     "put the nfsd thread count back")
-            )  # fmt: skip
+                Step(
+                    "server",
+                    ("sh", "-c", f"echo <the count before> > {NFSD_THREADS}"),
+                    True,
+                    "put the nfsd thread count back",
+                )
+            )
         on_each = f" on each of the first {config.clients} clients" if (config.clients or 1) > 1 else ""
         setup += [
-            Step("client", ("mkdir", "-p", self.mount_point), True,
-                 f"make the mount point {self.mount_point}{on_each}"),
-            Step("client", mount_argv(self.server_address, export_path, options, self.mount_point), True,
-                 f"mount {export_path} with {options or 'the defaults'} (nosharecache){on_each}"),
-        ]  # fmt: skip
+            Step(
+                "client", ("mkdir", "-p", self.mount_point), True, f"make the mount point {self.mount_point}{on_each}"
+            ),
+            Step(
+                "client",
+                mount_argv(self.server_address, export_path, options, self.mount_point),
+                True,
+                f"mount {export_path} with {options or 'the defaults'} (nosharecache){on_each}",
+            ),
+        ]
         undo.insert(
             0,
-            Step("client", ("sh", "-c", f"if mountpoint -q {mp}; then umount {mp} || umount -l {mp}; fi; rmdir {mp}"),
-                 True, f"unmount {self.mount_point} and remove it"),
-        )  # fmt: skip
+            Step(
+                "client",
+                ("sh", "-c", f"if mountpoint -q {mp}; then umount {mp} || umount -l {mp}; fi; rmdir {mp}"),
+                True,
+                f"unmount {self.mount_point} and remove it",
+            ),
+        )
         if config.read_ahead_kb is not None:
             setup.append(
-                Step("client", ("sh", "-c", f"echo {int(config.read_ahead_kb)} > {bdi}"), True,
-                     f"read_ahead_kb {config.read_ahead_kb} for that mount (the value before is journaled)")
-            )  # fmt: skip
+                Step(
+                    "client",
+                    ("sh", "-c", f"echo {int(config.read_ahead_kb)} > {bdi}"),
+                    True,
+                    f"read_ahead_kb {config.read_ahead_kb} for that mount (the value before is journaled)",
+                )
+            )
             undo.insert(
                 0,
-                Step("client", ("sh", "-c", f"echo <the value before> > {bdi}"), True,
-                     "put read_ahead_kb back (gone with the mount anyway)"),
-            )  # fmt: skip
+                Step(
+                    "client",
+                    ("sh", "-c", f"echo <the value before> > {bdi}"),
+                    True,
+                    "put read_ahead_kb back (gone with the mount anyway)",
+                ),
+            )
         if config.clients is not None:
             run = [step for w in workloads for step in self.clients_steps(WorkloadId(w), config.clients)]
         else:
             run = [step for w in workloads for step in self.workload_steps(WorkloadId(w))]
         return Visit(
-            recipe.id, config.label, number, tuple(workloads), tuple(setup), tuple(run), tuple(undo), options,
+            recipe.id,
+            config.label,
+            number,
+            tuple(workloads),
+            tuple(setup),
+            tuple(run),
+            tuple(undo),
+            options,
             config.clients or 1,
-        )  # fmt: skip
+        )
 
     def workload_steps(self, workload: WorkloadId) -> list[Step]:
         commands = workload_commands(workload, self.scratch, self.sizes, fio_available=self.fio_available)
@@ -313,16 +397,28 @@ class _Context:
         steps = repeat_steps(commands)
         jobs = [ClientJob(n, f"<{n}'s address>,{FIO_SERVER_PORT}", f"{CLIENTS_JOB_PREFIX}{n}.fio") for n in names]
         return [
-            Step("client", steps.before_client, True,
-                 f"{workload}: on each client, in its own directory: prepare (untimed), flush"),
+            Step(
+                "client",
+                steps.before_client,
+                True,
+                f"{workload}: on each client, in its own directory: prepare (untimed), flush",
+            ),
             Step("server", steps.before_server, steps.server_sudo, f"{workload}: flush on the server"),
-            Step("client", ("sh", "-c", f"cat > {jobs[0].job_path} <<'EOF'\n{job_file(commands.run)}EOF"), True,
-                 f"{workload}: each client's fio job file, on the first client (journaled, removed at the end)"),
-            Step("client", tuple(front_end_argv(jobs)), True,
-                 f"{workload}: the timed run: fio's front end on the first client starts the job on every client's "
-                 "fio server at the same moment"),
+            Step(
+                "client",
+                ("sh", "-c", f"cat > {jobs[0].job_path} <<'EOF'\n{job_file(commands.run)}EOF"),
+                True,
+                f"{workload}: each client's fio job file, on the first client (journaled, removed at the end)",
+            ),
+            Step(
+                "client",
+                tuple(front_end_argv(jobs)),
+                True,
+                f"{workload}: the timed run: fio's front end on the first client starts the job on every client's "
+                "fio server at the same moment",
+            ),
             Step("client", steps.after_client, True, f"{workload}: on each client: clean up"),
-        ]  # fmt: skip
+        ]
 
 
 def client_name(number: int) -> str:

@@ -127,10 +127,13 @@ class Host:
         sock = None
         if t.jump is not None:
             self._jump = Host(
-                t.jump, known_hosts=self.known_hosts, system_known_hosts=self.system_known_hosts,
-                connect_timeout=self.connect_timeout, on_unknown_host_key=self._on_unknown_host_key,
+                t.jump,
+                known_hosts=self.known_hosts,
+                system_known_hosts=self.system_known_hosts,
+                connect_timeout=self.connect_timeout,
+                on_unknown_host_key=self._on_unknown_host_key,
                 ask_secret=self._ask_secret,
-            )  # fmt: skip
+            )
             sock = self._jump.open_tunnel(t.hostname, t.port, self.label)
         client = paramiko.SSHClient()
         if self.system_known_hosts is not None and self.system_known_hosts.exists():
@@ -139,10 +142,14 @@ class Host:
             client.load_host_keys(str(self.known_hosts))
         client.set_missing_host_key_policy(_AskOrRefuse(self.label, self.known_hosts, self._on_unknown_host_key))
         kwargs = {
-            "hostname": t.hostname, "port": t.port, "username": t.user, "sock": sock,
-            "timeout": self.connect_timeout, "banner_timeout": self.connect_timeout,
+            "hostname": t.hostname,
+            "port": t.port,
+            "username": t.user,
+            "sock": sock,
+            "timeout": self.connect_timeout,
+            "banner_timeout": self.connect_timeout,
             "auth_timeout": self.connect_timeout,
-        }  # fmt: skip
+        }
         try:
             try:
                 client.connect(

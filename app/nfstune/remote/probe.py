@@ -20,10 +20,25 @@ from nfstune.remote.host import Host
 # ordinary login on Debian has no /usr/sbin in PATH and exportfs, tc and friends live there.
 # nfsdctl: how nfs-utils 2.7 and later (Debian trixie) start and configure the server, beside rpc.nfsd.
 CHECKED_TOOLS = (
-    "exportfs", "showmount", "nfsstat", "mount.nfs", "tc", "dmsetup", "sudo",
-    "fio", "iperf3", "ip", "findmnt", "lsblk", "systemctl", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs",
-    "rpc.nfsd", "nfsdctl",
-)  # fmt: skip
+    "exportfs",
+    "showmount",
+    "nfsstat",
+    "mount.nfs",
+    "tc",
+    "dmsetup",
+    "sudo",
+    "fio",
+    "iperf3",
+    "ip",
+    "findmnt",
+    "lsblk",
+    "systemctl",
+    "mkfs.ext4",
+    "mkfs.xfs",
+    "mkfs.btrfs",
+    "rpc.nfsd",
+    "nfsdctl",
+)
 
 _PRELUDE = r"""
 set -f

@@ -63,5 +63,7 @@ def _threads(rec: Recommendation) -> list[str]:
         return [f"<h3>nfsd threads</h3><p>{e(advice.note)}</p>"]
     gone, _ = advice.changed_lines
     now = f"<p>Now:</p><pre>{e(chr(10).join(gone))}</pre>" if gone else "<p>A new line in its [nfsd] section.</p>"
-    return [f"<h3>nfsd threads ({e(advice.file)} on the server, one value changed)</h3><pre>{e(advice.line)}</pre>"
-            f"{now}<p>{e(advice.note)}</p>"]  # fmt: skip
+    return [
+        f"<h3>nfsd threads ({e(advice.file)} on the server, one value changed)</h3><pre>{e(advice.line)}</pre>"
+        f"{now}<p>{e(advice.note)}</p>"
+    ]

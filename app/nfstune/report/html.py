@@ -34,8 +34,16 @@ from nfstune.results.summary import (
 from nfstune.session.baselines import baseline_label
 from nfstune.store import Results
 
-HEADER = ("configuration", "median", "min\u2013max", "rounds", "against the baseline (95 % CI)", "server export",
-          "client mount: requested", "negotiated (/proc/mounts)")  # fmt: skip
+HEADER = (
+    "configuration",
+    "median",
+    "min\u2013max",
+    "rounds",
+    "against the baseline (95 % CI)",
+    "server export",
+    "client mount: requested",
+    "negotiated (/proc/mounts)",
+)
 CSS = """body{font-family:sans-serif;max-width:72em;margin:2em auto;padding:0 1em;color:#222;line-height:1.35}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top}
 th{background:#eee;text-align:left}td.n{text-align:right;white-space:nowrap}td.opts{font-size:90%;max-width:18em}
@@ -58,12 +66,14 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
     e = html.escape
     data = results.session(session_id)
     started = time.strftime("%Y-%m-%d %H:%M", time.localtime(data["started_at"]))
-    parts = [f"<!doctype html><html lang=en><meta charset=utf-8><title>nfstune session {session_id}</title>"
-             f"<style>{CSS}</style>",
-             f"<h1>nfstune session {session_id}</h1><p>{e(started)}, share <code>{e(data['share'])}</code>, "
-             f"recipes {e(', '.join(data['recipes']))}, scale {e(data['scale'])}, status <b>{e(data['status'])}</b>"
-             + (f": {e(data['message'])}" if data.get("message") and data["status"] != "completed" else "")
-             + "</p>"]  # fmt: skip
+    parts = [
+        f"<!doctype html><html lang=en><meta charset=utf-8><title>nfstune session {session_id}</title>"
+        f"<style>{CSS}</style>",
+        f"<h1>nfstune session {session_id}</h1><p>{e(started)}, share <code>{e(data['share'])}</code>, "
+        f"recipes {e(', '.join(data['recipes']))}, scale {e(data['scale'])}, status <b>{e(data['status'])}</b>"
+        + (f": {e(data['message'])}" if data.get("message") and data["status"] != "completed" else "")
+        + "</p>",
+    ]
     if data["runs"]:
         parts.append(recommendation_html(kept_recommendation(results, session_id, recipes)))
     parts.append(_ceilings(data["baselines"]))
@@ -78,13 +88,16 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         parts += [_workload(g) for g in groups if g.recipe == recipe_id]
         notes = recipe_notes(data, recipes.get(recipe_id))
         if notes:
-            parts.append(f"<p><b>{e(recipe_id)}: notes</b></p><ul>" + "".join(f"<li>{e(n)}</li>" for n in notes)
-                         + "</ul>")  # fmt: skip
+            parts.append(
+                f"<p><b>{e(recipe_id)}: notes</b></p><ul>" + "".join(f"<li>{e(n)}</li>" for n in notes) + "</ul>"
+            )
     parts.append(_scaling(session_scaling(data, recipes)))
     checks = aa_checks(groups)
     if checks:
-        parts.append(f"<h2>A/A checks</h2><p>Configurations expected to measure the same as their baseline: "
-                     f"{e(aa_summary(checks))}.</p><ul>")  # fmt: skip
+        parts.append(
+            f"<h2>A/A checks</h2><p>Configurations expected to measure the same as their baseline: "
+            f"{e(aa_summary(checks))}.</p><ul>"
+        )
         parts += [f"<li>{e(c.text)} <span class=muted>({e(c.why)})</span></li>" for c in checks]
         parts.append("</ul>")
     parts.append("</html>")
@@ -98,8 +111,10 @@ def _ceilings(baselines: list[dict[str, Any]]) -> str:
         f"<tr><td>{html.escape(baseline_label(b))}</td><td class=n>{format_value(b['mb_per_s'])} MB/s</td></tr>"
         for b in baselines
     )
-    return ("<h2>Ceilings</h2><p>Measured before the recipes: NFS cannot move data faster than the network or the "
-            f"server's own disk.</p><table><tr><th>what</th><th>rate</th></tr>{rows}</table>")  # fmt: skip
+    return (
+        "<h2>Ceilings</h2><p>Measured before the recipes: NFS cannot move data faster than the network or the "
+        f"server's own disk.</p><table><tr><th>what</th><th>rate</th></tr>{rows}</table>"
+    )
 
 
 def _scaling(found: list[SeriesScaling]) -> str:
@@ -108,25 +123,35 @@ def _scaling(found: list[SeriesScaling]) -> str:
     if not found:
         return ""
     e = html.escape
-    parts = ["<h2>Several clients at once</h2><p>Where another client stops adding throughput, judged in the same "
-             "family as every other comparison; each client's median MB/s over the rounds, and the slowest client's "
-             "rate over the fastest's (1.00: an even share).</p>"]  # fmt: skip
+    parts = [
+        "<h2>Several clients at once</h2><p>Where another client stops adding throughput, judged in the same "
+        "family as every other comparison; each client's median MB/s over the rounds, and the slowest client's "
+        "rate over the fastest's (1.00: an even share).</p>"
+    ]
     for item in found:
         kind = {"grows": "faster", "knee": "same", "not settled": "not-settled"}[item.scaling.kind]
         settle = f" {item.scaling.settle}" if item.scaling.settle else ""
-        parts.append(f"<h3>{e(item.recipe)}: {e(item.workload)}, {e(item.series)}</h3>"
-                     f"<p class={kind}>{e(item.scaling.text)}{e(settle)}</p>")  # fmt: skip
+        parts.append(
+            f"<h3>{e(item.recipe)}: {e(item.workload)}, {e(item.series)}</h3>"
+            f"<p class={kind}>{e(item.scaling.text)}{e(settle)}</p>"
+        )
         rows = []
         for c in item.configs:
             shares = ", ".join(f"{name} {format_value(rate)}" for name, rate in c.per_client.items())
-            even = "\u2013" if c.fairness is None else (
-                f"{c.fairness[0]:.2f} ({c.fairness[1]:.2f}\u2013{c.fairness[2]:.2f})"
-            )  # fmt: skip
+            even = (
+                "\u2013"
+                if c.fairness is None
+                else (f"{c.fairness[0]:.2f} ({c.fairness[1]:.2f}\u2013{c.fairness[2]:.2f})")
+            )
             ops = "\u2013" if c.ops_per_s is None else format_value(c.ops_per_s)
-            rows.append(f"<tr><td>{e(c.label)}</td><td class=n>{c.clients}</td><td>{e(shares)}</td>"
-                        f"<td class=n>{ops}</td><td class=n>{even}</td></tr>")  # fmt: skip
-        parts.append("<table><tr><th>configuration</th><th>clients</th><th>each client, MB/s</th>"
-                     f"<th>ops/s together</th><th>slowest/fastest</th></tr>{''.join(rows)}</table>")  # fmt: skip
+            rows.append(
+                f"<tr><td>{e(c.label)}</td><td class=n>{c.clients}</td><td>{e(shares)}</td>"
+                f"<td class=n>{ops}</td><td class=n>{even}</td></tr>"
+            )
+        parts.append(
+            "<table><tr><th>configuration</th><th>clients</th><th>each client, MB/s</th>"
+            f"<th>ops/s together</th><th>slowest/fastest</th></tr>{''.join(rows)}</table>"
+        )
     return "\n".join(parts)
 
 
@@ -142,9 +167,11 @@ def _workload(g: WorkloadResults) -> str:
     better = "higher" if w.higher_is_better else "lower"
     img = strip_chart_svg(f"{g.recipe}: {g.workload}", w.unit, bars) if bars else ""
     header = "".join(f"<th>{h}</th>" for h in HEADER)
-    return (f"<h3>{e(g.recipe)}: {e(w.title)}</h3><p>{e(w.unit)}, {better} is better; bars: median, points: every "
-            f"round; compared with {e(g.baseline_label)}</p>{img}"
-            f"<table><tr>{header}</tr>{''.join(rows)}</table>")  # fmt: skip
+    return (
+        f"<h3>{e(g.recipe)}: {e(w.title)}</h3><p>{e(w.unit)}, {better} is better; bars: median, points: every "
+        f"round; compared with {e(g.baseline_label)}</p>{img}"
+        f"<table><tr>{header}</tr>{''.join(rows)}</table>"
+    )
 
 
 def _row(g: WorkloadResults, c: ConfigResult) -> str:
@@ -155,8 +182,10 @@ def _row(g: WorkloadResults, c: ConfigResult) -> str:
     if s is None:
         figures = "<td class=n>no completed rounds</td><td class=n>\u2013</td><td class=n>0</td>"
     else:
-        figures = (f"<td class=n>{format_value(s.median)}</td><td class=n>{format_value(s.min)}\u2013"
-                   f"{format_value(s.max)}</td><td class=n>{s.n}</td>")  # fmt: skip
+        figures = (
+            f"<td class=n>{format_value(s.median)}</td><td class=n>{format_value(s.min)}\u2013"
+            f"{format_value(s.max)}</td><td class=n>{s.n}</td>"
+        )
     if c.label == g.baseline_label:
         verdict = "<td>baseline</td>"
     else:
@@ -164,9 +193,11 @@ def _row(g: WorkloadResults, c: ConfigResult) -> str:
         verdict = f"<td class={kind or 'muted'}>{e(' '.join(verdict_lines(c)) or '—')}</td>"
     export = ", ".join(c.export_options) if c.export_options else AS_THE_SERVER_HAS_IT
     requested, negotiated = c.requested.render() or "(defaults)", negotiated_essentials(c.negotiated) or "(not read)"
-    return (f"<tr{' class=failed' if failed else ''}><td>{e(label)}</td>{figures}{verdict}"
-            f"<td class=opts>{_options(export)}</td><td class=opts>{_options(requested)}</td>"
-            f"<td class=opts>{_options(negotiated)}</td></tr>")  # fmt: skip
+    return (
+        f"<tr{' class=failed' if failed else ''}><td>{e(label)}</td>{figures}{verdict}"
+        f"<td class=opts>{_options(export)}</td><td class=opts>{_options(requested)}</td>"
+        f"<td class=opts>{_options(negotiated)}</td></tr>"
+    )
 
 
 def _options(text: str) -> str:

@@ -60,11 +60,15 @@ def compare_sessions(
         if rounds_a and rounds_b:
             questions.append(
                 Question(
-                    key=(repr(key),), baseline=rounds_a, other=rounds_b,
-                    higher_is_better=found_a.group.higher_is_better, names=SIDE_NAMES,
-                    margin_percent=margin_of((recipes or {}).get(found_a.recipe)), paired=False,
+                    key=(repr(key),),
+                    baseline=rounds_a,
+                    other=rounds_b,
+                    higher_is_better=found_a.group.higher_is_better,
+                    names=SIDE_NAMES,
+                    margin_percent=margin_of((recipes or {}).get(found_a.recipe)),
+                    paired=False,
                 )
-            )  # fmt: skip
+            )
     verdicts = {v.key: v for v in judge(questions)} if questions else {}
     return [_row(side_a.get(key), side_b.get(key), verdicts.get((repr(key),))) for key in keys]
 
@@ -92,8 +96,18 @@ def _row(a: _Side | None, b: _Side | None, verdict: Verdict | None) -> Compariso
     text = verdict.text if verdict is not None else _missing_text(ca, cb)
     recipe = _both(a.recipe if a else None, b.recipe if b else None)
     label = _both(ca.label if ca else None, cb.label if cb else None)
-    return ComparisonRow(recipe, some.group.workload, label, WORKLOADS[some.group.workload].unit, median_a, median_b,
-                         change, text, verdict, _caution(ca, cb))  # fmt: skip
+    return ComparisonRow(
+        recipe,
+        some.group.workload,
+        label,
+        WORKLOADS[some.group.workload].unit,
+        median_a,
+        median_b,
+        change,
+        text,
+        verdict,
+        _caution(ca, cb),
+    )
 
 
 def _both(a: str | None, b: str | None) -> str:

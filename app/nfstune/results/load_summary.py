@@ -95,16 +95,24 @@ def _ladders(
 
 
 def step_questions(
-    recipe: str, workload: str, runs: Mapping[str, Mapping[str, Any]], rounds: Mapping[str, Mapping[int, float]],
-    *, higher_is_better: bool, margin_percent: float,
-) -> list[Question]:  # fmt: skip
+    recipe: str,
+    workload: str,
+    runs: Mapping[str, Mapping[str, Any]],
+    rounds: Mapping[str, Mapping[int, float]],
+    *,
+    higher_is_better: bool,
+    margin_percent: float,
+) -> list[Question]:
     questions = []
     for series, ladder in _ladders(runs, rounds).items():
         aggregate = {count: rounds[label] for count, label in ladder.items()}
         questions += scaling_questions(
-            workload, aggregate, higher_is_better=higher_is_better, series=(recipe, *series),
+            workload,
+            aggregate,
+            higher_is_better=higher_is_better,
+            series=(recipe, *series),
             margin_percent=margin_percent,
-        )  # fmt: skip
+        )
     return questions
 
 
@@ -159,9 +167,13 @@ def client_figures(label: str, run: Mapping[str, Any]) -> ClientFigures:
 
 
 def series_scaling(
-    recipe: str, workload: str, unit: str, runs: Mapping[str, Mapping[str, Any]],
-    rounds: Mapping[str, Mapping[int, float]], verdicts: Mapping[tuple[str, ...], Verdict],
-) -> list[SeriesScaling]:  # fmt: skip
+    recipe: str,
+    workload: str,
+    unit: str,
+    runs: Mapping[str, Mapping[str, Any]],
+    rounds: Mapping[str, Mapping[int, float]],
+    verdicts: Mapping[tuple[str, ...], Verdict],
+) -> list[SeriesScaling]:
     found = []
     for series, ladder in _ladders(runs, rounds).items():
         medians = {count: statistics.median(rounds[label].values()) for count, label in ladder.items()}

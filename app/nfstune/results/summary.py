@@ -133,18 +133,23 @@ class _Judged:
                 against = reference(runs, label, baseline) if several else baseline
                 if against is None:
                     continue  # the baseline's own series: compared step by step (below)
-                same[label] = _why_same(recipe, label, self.options[(recipe_id, label)],
-                                        self.options[(recipe_id, against)])  # fmt: skip
+                same[label] = _why_same(
+                    recipe, label, self.options[(recipe_id, label)], self.options[(recipe_id, against)]
+                )
                 if judgeable(rounds[against]) and judgeable(rounds[label]):
                     questions.append(
                         Question(
-                            key=(recipe_id, workload, label), baseline=judgeable(rounds[against]),
+                            key=(recipe_id, workload, label),
+                            baseline=judgeable(rounds[against]),
                             other=judgeable(rounds[label]),
-                            higher_is_better=w.higher_is_better, names=(against, label),
-                            margin_percent=margin, expect_same=same[label] is not None,
-                            why_same=same[label] or "", paired=paired,
+                            higher_is_better=w.higher_is_better,
+                            names=(against, label),
+                            margin_percent=margin,
+                            expect_same=same[label] is not None,
+                            why_same=same[label] or "",
+                            paired=paired,
                         )
-                    )  # fmt: skip
+                    )
             if several:
                 judged = {label: judgeable(r) for label, r in rounds.items()}
                 questions += step_questions(
@@ -164,14 +169,19 @@ class _Judged:
                 opts = RunOptions.of(self.options[(recipe_id, label)])
                 configs.append(
                     ConfigResult(
-                        label=label, values=values, summary=summarize(values) if values else None,
-                        requested=opts.requested, negotiated=opts.negotiated,
+                        label=label,
+                        values=values,
+                        summary=summarize(values) if values else None,
+                        requested=opts.requested,
+                        negotiated=opts.negotiated,
                         export_options=opts.export,
                         verdict=self.verdicts.get((recipe_id, workload, label)) or steps.get(label),
-                        status=run["status"], rounds=rounds[label], same_as_baseline=same.get(label),
+                        status=run["status"],
+                        rounds=rounds[label],
+                        same_as_baseline=same.get(label),
                         settings=effective_settings(self.options[(recipe_id, label)]),
                     )
-                )  # fmt: skip
+                )
             # the baseline leads, as in every table of results; several clients' runs then go series by series,
             # each in its client counts' order
             order = clients_order(runs, baseline) if is_clients_group(runs) else {}
@@ -352,8 +362,9 @@ def results_text(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | Non
         lines.append(f"verdicts: {how}; {family} comparisons corrected together (Holm)")
     for group in groups:
         better = "higher" if group.higher_is_better else "lower"
-        lines.append(f"\n{group.recipe} / {group.workload} ({group.unit}, {better} is better; "
-                     f"against {group.baseline_label})")  # fmt: skip
+        lines.append(
+            f"\n{group.recipe} / {group.workload} ({group.unit}, {better} is better; against {group.baseline_label})"
+        )
         width = max([14, *(len(c.label) for c in group.configs)])
         for c in group.configs:
             s = c.summary

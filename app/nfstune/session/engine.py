@@ -117,9 +117,13 @@ class Engine:
         self._runner: ClientRunner | None = None  # one per session: it knows the scratch directory's files
         first = LoadHost(client, client_address or "", fio_available)
         self.load = SessionLoad(
-            server, [first, *more_clients], server_address=server_address, share=share, cancel=self.cancel,
+            server,
+            [first, *more_clients],
+            server_address=server_address,
+            share=share,
+            cancel=self.cancel,
             log=self.log,
-        )  # fmt: skip
+        )
 
     def log(self, message: str) -> None:
         self.emit(Event("log", message))
@@ -143,9 +147,13 @@ class Engine:
             self.sizes, self.fio_available = plan.sizes, plan.fio_available
         self._planned_sizes = self.sizes
         self._runner = ClientRunner(
-            self.client, self.server, fio_available=self.fio_available, cancel=self.cancel, progress=self._step,
+            self.client,
+            self.server,
+            fio_available=self.fio_available,
+            cancel=self.cancel,
+            progress=self._step,
             log=self.log,
-        )  # fmt: skip
+        )
         # one scratch directory for the whole session, on the server, used by every configuration: the files of
         # each configuration then land in the same part of the disk. Measured in the lab (hdd profile): with a new
         # directory per configuration, ext4 put each in another block group, and the same settings' seq-write
@@ -212,9 +220,14 @@ class Engine:
             if "async" in c.export.set
         )
         change = ServerChange(
-            self.server.label, self.share, tuple(clients), self.client_address, self.client.label, len(server_side),
+            self.server.label,
+            self.share,
+            tuple(clients),
+            self.client_address,
+            self.client.label,
+            len(server_side),
             steps,
-        )  # fmt: skip
+        )
         self.log(change.message())
         if self.confirm is None or not self.confirm(change):
             raise Declined(
@@ -241,19 +254,36 @@ class Engine:
 
         def found(b: Baseline) -> None:
             self.results.add_baseline(
-                session_id, kind=b.kind, direction=b.direction, mb_per_s=b.mb_per_s, seconds=b.seconds,
-                size=b.bytes, raw=b.raw_output,
-            )  # fmt: skip
-            self.emit(Event("baseline", f"{b.label}: {b.mb_per_s:.3g} MB/s",
-                            {"kind": b.kind, "direction": b.direction, "mb_per_s": b.mb_per_s}))  # fmt: skip
+                session_id,
+                kind=b.kind,
+                direction=b.direction,
+                mb_per_s=b.mb_per_s,
+                seconds=b.seconds,
+                size=b.bytes,
+                raw=b.raw_output,
+            )
+            self.emit(
+                Event(
+                    "baseline",
+                    f"{b.label}: {b.mb_per_s:.3g} MB/s",
+                    {"kind": b.kind, "direction": b.direction, "mb_per_s": b.mb_per_s},
+                )
+            )
 
         # the disk baseline's file stays in the session's scratch directory (removed with it); seq-write
         # replaces it, in the same place on the disk
         measure_all(
-            self.server, self.client, address=self.server_address, directory=self._scratch, sizes=self.sizes,
-            iperf_seconds=self.iperf_seconds, iperf_available=self.iperf_available, cancel=self.cancel,
-            warn=lambda text: self.emit(Event("warning", text)), found=found,
-        )  # fmt: skip
+            self.server,
+            self.client,
+            address=self.server_address,
+            directory=self._scratch,
+            sizes=self.sizes,
+            iperf_seconds=self.iperf_seconds,
+            iperf_available=self.iperf_available,
+            cancel=self.cancel,
+            warn=lambda text: self.emit(Event("warning", text)),
+            found=found,
+        )
         self._check_cancel()
 
     def _progress(self, message: str) -> None:
@@ -321,9 +351,13 @@ class Engine:
                 self.log(f"{item.recipe.id}, from round {rounds_done + 1}: {reason}")
 
     def _visit(
-        self, session_id: int, item: RecipePlan, visit: Visit, runs: dict[tuple[str, str], int],
+        self,
+        session_id: int,
+        item: RecipePlan,
+        visit: Visit,
+        runs: dict[tuple[str, str], int],
         figures: RecipeFigures,
-    ) -> None:  # fmt: skip
+    ) -> None:
         assert self._plan is not None
         recipe, config = item.recipe, item.recipe.config(visit.label)
         name = "warm-up" if visit.warmup else f"round {visit.round}"
@@ -338,10 +372,15 @@ class Engine:
             if config.nfsd_threads is not None:
                 set_threads(self.server, tx, config.nfsd_threads)
             mount = ClientMount(
-                self.client, self.server, tx, server_address=self.server_address, export_path=export_path,
-                options=visit.mount_options, scratch_name=self._plan.scratch_name,
+                self.client,
+                self.server,
+                tx,
+                server_address=self.server_address,
+                export_path=export_path,
+                options=visit.mount_options,
+                scratch_name=self._plan.scratch_name,
                 mount_point=self._plan.mount_point,
-            )  # fmt: skip
+            )
             negotiated = mount.mount()
             loads = []
             if config.clients is not None:
@@ -377,19 +416,31 @@ class Engine:
             raise
         self._flush_samples()
         tx.undo(announce=self.cancel.is_set())  # the admin pressed Cancel: from then on every step is said
-        self.emit(Event("config", f"{recipe.id} {name}: {config.label} done",
-                        {"recipe": recipe.id, "config": config.label, "round": visit.round}))  # fmt: skip
+        self.emit(
+            Event(
+                "config",
+                f"{recipe.id} {name}: {config.label} done",
+                {"recipe": recipe.id, "config": config.label, "round": visit.round},
+            )
+        )
 
     def _open_run(
         self, session_id: int, recipe: str, config: Config, workload: str, negotiated: str, export_opts: str | None
     ) -> int:
         run_id = self.results.start_run(
-            session_id, recipe=recipe, config_label=config.label,
-            config={"mount": config.mount.render(), "export_set": list(config.export.set),
-                    "read_ahead_kb": config.read_ahead_kb, "expect": config.expect, "clients": config.clients,
-                    "nfsd_threads": config.nfsd_threads},
+            session_id,
+            recipe=recipe,
+            config_label=config.label,
+            config={
+                "mount": config.mount.render(),
+                "export_set": list(config.export.set),
+                "read_ahead_kb": config.read_ahead_kb,
+                "expect": config.expect,
+                "clients": config.clients,
+                "nfsd_threads": config.nfsd_threads,
+            },
             workload=workload,
-        )  # fmt: skip
+        )
         self.results.set_run_options(run_id, requested=config.mount.render(), negotiated=negotiated, export=export_opts)
         return run_id
 
@@ -398,18 +449,31 @@ class Engine:
         (its role is its name, "client2"...: the live graph draws a line per client)."""
         # the machine nfstune runs on is read through psutil (and its own /proc/self/mountstats), not a shell loop
         server = HostSampler(
-            None if is_local(self.server) else self.server, "server", self._on_sample, disks=self.server_disks,
-            nic=self.server_nic, interval_s=self.sample_interval_s,
-        )  # fmt: skip
+            None if is_local(self.server) else self.server,
+            "server",
+            self._on_sample,
+            disks=self.server_disks,
+            nic=self.server_nic,
+            interval_s=self.sample_interval_s,
+        )
         client = HostSampler(
-            None if is_local(self.client) else self.client, "client", self._on_sample, mount_point=mount_point,
-            nic=self.client_nic, interval_s=self.sample_interval_s,
-        )  # fmt: skip
+            None if is_local(self.client) else self.client,
+            "client",
+            self._on_sample,
+            mount_point=mount_point,
+            nic=self.client_nic,
+            interval_s=self.sample_interval_s,
+        )
         further = [
-            HostSampler(None if is_local(h) else h, client_name(number), self._on_sample, mount_point=mount_point,
-                        interval_s=self.sample_interval_s)
+            HostSampler(
+                None if is_local(h) else h,
+                client_name(number),
+                self._on_sample,
+                mount_point=mount_point,
+                interval_s=self.sample_interval_s,
+            )
             for number, h in enumerate(more, start=2)
-        ]  # fmt: skip
+        ]
         return Samplers((server, client, *further), lambda text: self.emit(Event("warning", text)))
 
     def _on_sample(self, role: str, t: float, series: dict[str, float]) -> None:
@@ -451,10 +515,15 @@ class Engine:
             )
         limits = self._plan.size_limits if self._plan is not None and self._plan.size_limits else self.sizes
         scratch = IsolatedExport(
-            self.server, tx, share_path=self.share, client_spec=spec, options=export_options(config.export.set),
-            size_mib=scratch_size_mib(files_bytes(limits), config.filesystem), filesystem=config.filesystem,
+            self.server,
+            tx,
+            share_path=self.share,
+            client_spec=spec,
+            options=export_options(config.export.set),
+            size_mib=scratch_size_mib(files_bytes(limits), config.filesystem),
+            filesystem=config.filesystem,
             appliance=self.appliance,
-        )  # fmt: skip
+        )
         scratch.apply()
         assert self._plan is not None
         # the session's scratch directory, on this filesystem too (it goes with the filesystem at the undo)
@@ -500,9 +569,12 @@ class Engine:
         unit = WORKLOADS[workload].unit
         label = "warm-up" if visit.warmup else f"round {visit.round}"
         self.emit(
-            Event("repeat", f"{visit.recipe} {visit.label} {workload} {label}: {value:.3g} {unit}",
-                  {"run_id": run_id, "value": value, "warmup": visit.warmup, "round": visit.round})
-        )  # fmt: skip
+            Event(
+                "repeat",
+                f"{visit.recipe} {visit.label} {workload} {label}: {value:.3g} {unit}",
+                {"run_id": run_id, "value": value, "warmup": visit.warmup, "round": visit.round},
+            )
+        )
 
     def _run_clients_workload(
         self, visit: Visit, workload: str, run_id: int, loads: Sequence[LoadClient], figures: RecipeFigures
@@ -525,10 +597,18 @@ class Engine:
         label = "warm-up" if visit.warmup else f"round {visit.round}"
         shares = ", ".join(f"{name} {r.mb_per_s:.3g} MB/s" for name, r in result.per_client.items())
         self.emit(
-            Event("repeat", f"{visit.recipe} {visit.label} {workload} {label}: {value:.3g} {unit} together ({shares})",
-                  {"run_id": run_id, "value": value, "warmup": visit.warmup, "round": visit.round,
-                   "clients": {name: r.mb_per_s for name, r in result.per_client.items()}})
-        )  # fmt: skip
+            Event(
+                "repeat",
+                f"{visit.recipe} {visit.label} {workload} {label}: {value:.3g} {unit} together ({shares})",
+                {
+                    "run_id": run_id,
+                    "value": value,
+                    "warmup": visit.warmup,
+                    "round": visit.round,
+                    "clients": {name: r.mb_per_s for name, r in result.per_client.items()},
+                },
+            )
+        )
 
     def _step(self, step: Progress) -> None:
         self.emit(Event("step", "", {"bytes": step.interval_bytes, "elapsed_s": step.elapsed_s}))

@@ -37,9 +37,15 @@ class SessionLoad:
     """The session's clients (the first one first) and, once started, their fio servers."""
 
     def __init__(
-        self, server: Host, hosts: Sequence[LoadHost], *, server_address: str, share: str, cancel: threading.Event,
+        self,
+        server: Host,
+        hosts: Sequence[LoadHost],
+        *,
+        server_address: str,
+        share: str,
+        cancel: threading.Event,
         log: Callable[[str], None],
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.server, self.hosts, self.server_address, self.share = server, tuple(hosts), server_address, share
         self.cancel, self.log = cancel, log
         self.servers: list[FioServer] = []
@@ -84,9 +90,15 @@ class SessionLoad:
             if self.cancel.is_set():
                 raise Cancelled("cancelled: every change was undone")
             mount = ClientMount(
-                load.host, self.server, tx, server_address=self.server_address, export_path=self.share,
-                options=options, scratch_name=scratch_name, mount_point=mount_point,
-            )  # fmt: skip
+                load.host,
+                self.server,
+                tx,
+                server_address=self.server_address,
+                export_path=self.share,
+                options=options,
+                scratch_name=scratch_name,
+                mount_point=mount_point,
+            )
             mount.mount()
             mounts.append(mount)
         loads = []

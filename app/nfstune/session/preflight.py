@@ -154,8 +154,9 @@ def check(
         add(_tool_problem(client, "client", client_label, "fio", "warning", WHY["fio"]))
     for label, facts in more:
         checks: tuple[tuple[str, str | None, Severity], ...] = (
-            ("mount.nfs", None, "warning"), ("fio", facts.fio_version, "warning"),
-        )  # fmt: skip
+            ("mount.nfs", None, "warning"),
+            ("fio", facts.fio_version, "warning"),
+        )
         for tool, version, severity in checks:
             if _missing(facts, tool, version):
                 problem = _tool_problem(facts, "client", label, tool, severity, WHY_FURTHER[tool])
@@ -329,9 +330,25 @@ def _rdma(f: HostFacts) -> str:
     return ", ".join(f"{d.name} ({kinds[d.software]}, {(d.state or 'state unknown').lower()})" for d in f.rdma_devices)
 
 
-ROW_LABELS = ("Hostname", "OS", "Kernel", "nfs-utils", "nfs-server", "CPUs", "RAM", "NIC", "Disk", "Filesystem",
-              "nfsd threads", "nfsd max block size", "NFS versions enabled", "nfsd listeners", "RDMA devices", "fio",
-              "iperf3")  # fmt: skip
+ROW_LABELS = (
+    "Hostname",
+    "OS",
+    "Kernel",
+    "nfs-utils",
+    "nfs-server",
+    "CPUs",
+    "RAM",
+    "NIC",
+    "Disk",
+    "Filesystem",
+    "nfsd threads",
+    "nfsd max block size",
+    "NFS versions enabled",
+    "nfsd listeners",
+    "RDMA devices",
+    "fio",
+    "iperf3",
+)
 
 
 def facts_rows(server: HostFacts, client: HostFacts) -> list[tuple[str, str, str]]:

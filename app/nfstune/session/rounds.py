@@ -56,13 +56,16 @@ class RecipeFigures:
                     continue
                 found.append(
                     Question(
-                        key=(recipe.id, workload, config.label), baseline=dict(base), other=dict(other),
+                        key=(recipe.id, workload, config.label),
+                        baseline=dict(base),
+                        other=dict(other),
                         higher_is_better=WORKLOADS[workload].higher_is_better,
-                        names=(recipe.baseline, config.label), margin_percent=self.item.rounds.margin_percent,
+                        names=(recipe.baseline, config.label),
+                        margin_percent=self.item.rounds.margin_percent,
                         expect_same=config.expect == "same",
                         why_same="the recipe expects it to measure the same" if config.expect == "same" else "",
                     )
-                )  # fmt: skip
+                )
         return found
 
     def rounds_to_settle(self, rounds_done: int) -> int:

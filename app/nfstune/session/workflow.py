@@ -121,14 +121,18 @@ def plan_for(
     sizes, limits = sizes_for(scale, facts, writers)
     unprobed: dict[str, FactValue] = {} if clients is None else {"clients_connected": clients}
     plan = build_plan(
-        recipes, recipe_facts(facts.server, facts.client, 1 + len(facts.more)) if facts else unprobed, scale=scale,
+        recipes,
+        recipe_facts(facts.server, facts.client, 1 + len(facts.more)) if facts else unprobed,
+        scale=scale,
         seed=seed,
-        sizes=sizes, size_limits=limits,
+        sizes=sizes,
+        size_limits=limits,
         fio_available=facts.client.fio_version is not None if facts else True,
-        share=pair.share if pair else share or "/share", server_address=pair.address if pair else address or "server",
+        share=pair.share if pair else share or "/share",
+        server_address=pair.address if pair else address or "server",
         scratch_name=f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}",
         appliance=facts.server.appliance if facts else None,
-    )  # fmt: skip
+    )
     return replace(plan, notes=tuple(notes))
 
 
@@ -138,10 +142,13 @@ def start_session(
     return results.start_session(
         server_host=results.upsert_host(host_key(pair.server), pair.server.label, facts.server.to_json()),
         client_host=results.upsert_host(host_key(pair.client), pair.client.label, facts.client.to_json()),
-        share=pair.share, scale=scale, recipes=list(recipe_ids),
-        server_facts=facts.server.to_json(), client_facts=facts.client.to_json(),
+        share=pair.share,
+        scale=scale,
+        recipes=list(recipe_ids),
+        server_facts=facts.server.to_json(),
+        client_facts=facts.client.to_json(),
         plan=plan_json(plan) if plan is not None else None,
-    )  # fmt: skip
+    )
 
 
 def make_engine(
@@ -162,9 +169,16 @@ def make_engine(
     fs = facts.server.filesystem
     route = facts.client.route
     return Engine(
-        server=pair.server, client=pair.client, server_address=pair.address, share=pair.share,
-        sizes=sizes_for(scale, facts)[0], results=results, journal=journal, emit=emit,
-        fio_available=facts.client.fio_version is not None, cancel=cancel,
+        server=pair.server,
+        client=pair.client,
+        server_address=pair.address,
+        share=pair.share,
+        sizes=sizes_for(scale, facts)[0],
+        results=results,
+        journal=journal,
+        emit=emit,
+        fio_available=facts.client.fio_version is not None,
+        cancel=cancel,
         # the physical disks under the export (diskstats names them as lsblk does; a dm device on top of them
         # would count the same bytes twice)
         server_disks=[d.name for d in fs.disks] if fs is not None and fs.disks else None,
@@ -174,13 +188,15 @@ def make_engine(
         iperf_available=facts.server.iperf3_version is not None and facts.client.iperf3_version is not None,
         iperf_seconds=IPERF_SECONDS.get(scale, 10),
         # the server's exports are never written on an appliance: the engine refuses before any change
-        appliance=facts.server.appliance, confirm=confirm,
-        client_address=route.source_address if route is not None else None, likely=likely,
+        appliance=facts.server.appliance,
+        confirm=confirm,
+        client_address=route.source_address if route is not None else None,
+        likely=likely,
         more_clients=[
             LoadHost(host, (f.route.source_address if f.route is not None else None) or "", f.fio_version is not None)
             for host, f in zip(pair.more, facts.more, strict=True)
         ],
-    )  # fmt: skip
+    )
 
 
 def likely_times(results: Results, pair: Pair, recipes: Sequence[Recipe], scale: str) -> dict[str, Estimate]:
@@ -214,9 +230,17 @@ def open_session(
     likely = likely_times(results, pair, recipes, scale)  # before this session is stored: from earlier ones
     sid = start_session(results, pair, facts, scale=scale, recipe_ids=[r.id for r in recipes], plan=plan)
     engine = make_engine(
-        pair, facts, scale=scale, results=results, journal=journal, emit=emit, cancel=cancel, baselines=baselines,
-        confirm=confirm, likely=likely,
-    )  # fmt: skip
+        pair,
+        facts,
+        scale=scale,
+        results=results,
+        journal=journal,
+        emit=emit,
+        cancel=cancel,
+        baselines=baselines,
+        confirm=confirm,
+        likely=likely,
+    )
     return sid, plan, engine
 
 

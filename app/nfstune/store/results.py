@@ -16,9 +16,19 @@ from typing import Any
 import psutil
 
 REPEAT_FIELDS = (
-    "tool", "bytes", "seconds", "mb_per_s", "ops", "ops_per_s", "lat_mean_us", "lat_p50_us", "lat_p99_us",
-    "wire_bytes", "steady_mb_per_s", "raw_output",
-)  # fmt: skip
+    "tool",
+    "bytes",
+    "seconds",
+    "mb_per_s",
+    "ops",
+    "ops_per_s",
+    "lat_mean_us",
+    "lat_p50_us",
+    "lat_p99_us",
+    "wire_bytes",
+    "steady_mb_per_s",
+    "raw_output",
+)
 
 CLIENT_SHARE_FIELDS = ("client", "bytes", "seconds", "mb_per_s", "ops", "ops_per_s", "lat_mean_us", "lat_p99_us")
 
@@ -270,15 +280,34 @@ class Results:
     def export_csv(self, session_id: int, path: Path) -> None:
         """One row per repeat, with its run's recipe, configuration and options."""
         data = self.session(session_id)
-        header = ["session", "recipe", "config", "workload", "requested_options", "negotiated_options",
-                  "export_options", "repeat", "warmup", *REPEAT_FIELDS[:-1]]  # fmt: skip
+        header = [
+            "session",
+            "recipe",
+            "config",
+            "workload",
+            "requested_options",
+            "negotiated_options",
+            "export_options",
+            "repeat",
+            "warmup",
+            *REPEAT_FIELDS[:-1],
+        ]
         with path.open("w", newline="") as f:
             out = csv.writer(f)
             out.writerow(header)
             for run in data["runs"]:
                 for rep in run["repeats"]:
                     out.writerow(
-                        [session_id, run["recipe"], run["config_label"], run["workload"], run["requested_options"],
-                         run["negotiated_options"], run["export_options"], rep["number"], rep["warmup"]]
+                        [
+                            session_id,
+                            run["recipe"],
+                            run["config_label"],
+                            run["workload"],
+                            run["requested_options"],
+                            run["negotiated_options"],
+                            run["export_options"],
+                            rep["number"],
+                            rep["warmup"],
+                        ]
                         + [rep[k] for k in REPEAT_FIELDS[:-1]]
-                    )  # fmt: skip
+                    )

@@ -55,8 +55,9 @@ class DiffDialog(QDialog):
         undo: bool = False,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Undo the last Apply: review the changes" if undo else
-                            "Apply the recommendation: review the changes")  # fmt: skip
+        self.setWindowTitle(
+            "Undo the last Apply: review the changes" if undo else "Apply the recommendation: review the changes"
+        )
         self.resize(900, 520)
         intro = QLabel(UNDO_INTRO if undo else INTRO, wordWrap=True)
         # the exports' traps ("host (rw)", no_root_squash to everyone...) that nfstune leaves as they are
@@ -95,10 +96,14 @@ def run_apply_flow(window: QWidget, controller: Controller, page: QWidget) -> No
 
     def prepare_work(_job: object) -> object:
         return prepare(
-            pair.server, pair.client, pair.share, rec.exports_line, rec.fstab_line,
+            pair.server,
+            pair.client,
+            pair.share,
+            rec.exports_line,
+            rec.fstab_line,
             appliance=probed.facts.server.appliance,
             nfsd_threads=rec.threads.threads if rec.threads is not None else None,
-        )  # fmt: skip
+        )
 
     def prepared(plan: object) -> None:
         if plan.noop:

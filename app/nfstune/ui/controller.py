@@ -99,8 +99,14 @@ class Controller(QObject):
 
     # --- jobs ---------------------------------------------------------------------------------------------------
 
-    def start_job(self, name: str, work: Callable[[Job], Any], on_done: Callable[[Any], None],
-                  on_failed: Callable[[str], None], hosts: Collection[str] = ROLES) -> Job:  # fmt: skip
+    def start_job(
+        self,
+        name: str,
+        work: Callable[[Job], Any],
+        on_done: Callable[[Any], None],
+        on_failed: Callable[[str], None],
+        hosts: Collection[str] = ROLES,
+    ) -> Job:
         """`hosts`: the roles whose hosts the job uses; it waits while another job uses one of them."""
         job = Job(name, work, hosts)
         job.on_gui_thread(job.finished, on_done)
@@ -141,10 +147,13 @@ class Controller(QObject):
                 h = LocalHost(ask_secret=self.prompter.secret)  # sudo's password, if this user needs one
             else:
                 h = open_host(
-                    spec.target, user=spec.user, port=spec.port,
+                    spec.target,
+                    user=spec.user,
+                    port=spec.port,
                     identity_file=Path(spec.identity_file).expanduser() if spec.identity_file else None,
-                    on_unknown_host_key=self.prompter.host_key, ask_secret=self.prompter.secret,
-                )  # fmt: skip
+                    on_unknown_host_key=self.prompter.host_key,
+                    ask_secret=self.prompter.secret,
+                )
             h.connect()
             h.run(
                 ["true"], sudo=True, action="checking sudo"
@@ -280,8 +289,9 @@ class Controller(QObject):
         def work(_job: Job) -> str:
             return host.run(command, sudo=True, timeout=900, action="installing the missing tools").stdout[-500:]
 
-        self.start_job(f"install-{role}", work, lambda out: on_done(True, out), lambda msg: on_done(False, msg),
-                       hosts=(role,))  # fmt: skip
+        self.start_job(
+            f"install-{role}", work, lambda out: on_done(True, out), lambda msg: on_done(False, msg), hosts=(role,)
+        )
 
     # --- run ----------------------------------------------------------------------------------------------------
 
@@ -309,10 +319,17 @@ class Controller(QObject):
             conn = open_store(self.store_path)  # this thread's own connection: sqlite objects stay on one thread
             results, journal = Results(conn), Journal(conn)
             sid, plan, engine = open_session(
-                pair, probed.facts, recipes, scale=scale, results=results, journal=journal, emit=emit,
-                cancel=job.cancel, seed=seed,
+                pair,
+                probed.facts,
+                recipes,
+                scale=scale,
+                results=results,
+                journal=journal,
+                emit=emit,
+                cancel=job.cancel,
+                seed=seed,
                 confirm=self.prompter.server_change,  # asked on the GUI thread; the worker waits for the answer
-            )  # fmt: skip
+            )
             try:
                 try:
                     engine.run(sid, plan)

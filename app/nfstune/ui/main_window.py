@@ -71,13 +71,21 @@ class MainWindow(QMainWindow):
         self.results_page = ResultsPage()
         self.recommendation_page = RecommendationPage()
         self.history_page = HistoryPage(
-            self.results_store, recipes={r.id: r for r in self.recipes}, store_path=store_path,
+            self.results_store,
+            recipes={r.id: r for r in self.recipes},
+            store_path=store_path,
             background=lambda name, work, done, failed: self.controller.start_job(name, work, done, failed, hosts=()),
-        )  # fmt: skip
+        )
         self.results_page.export_report_requested.connect(self.history_page.export_html)
         self.history_page.report_written.connect(self.results_page.report_written)
-        self.pages = [self.connect_page, self.preflight_page, self.recipes_page, self.run_page, self.results_page,
-                      self.recommendation_page]  # fmt: skip
+        self.pages = [
+            self.connect_page,
+            self.preflight_page,
+            self.recipes_page,
+            self.run_page,
+            self.results_page,
+            self.recommendation_page,
+        ]
 
         self.steps = QListWidget()
         self.steps.addItems([f"{i + 1}. {name}" for i, name in enumerate(STEPS)])
@@ -225,11 +233,16 @@ class MainWindow(QMainWindow):
         p = c.probe
         assert p is not None
         self.preflight_page.show_facts(
-            p.facts.server, p.facts.client, server_label=c.hosts["server"].label, client_label=c.hosts["client"].label,
-            exports=p.exports, share=c.share, client_mounts_of_server=p.client_mounts_of_server,
+            p.facts.server,
+            p.facts.client,
+            server_label=c.hosts["server"].label,
+            client_label=c.hosts["client"].label,
+            exports=p.exports,
+            share=c.share,
+            client_mounts_of_server=p.client_mounts_of_server,
             export_files=p.export_files,
             more=[(c.hosts[role].label, facts) for role, facts in zip(c.connected_more(), p.facts.more, strict=False)],
-        )  # fmt: skip
+        )
         self._update_nav()
 
     @Slot(str, str)
@@ -275,9 +288,11 @@ class MainWindow(QMainWindow):
         c = self.controller
         async_measured = any("async" in (run["config"].get("export_set") or []) for run in session["runs"])
         self.recommendation_page.show_recommendation(
-            rec, server_label=c.hosts["server"].label, client_label=c.hosts["client"].label,
+            rec,
+            server_label=c.hosts["server"].label,
+            client_label=c.hosts["client"].label,
             async_measured=async_measured,
-        )  # fmt: skip
+        )
 
     @Slot(str)
     def _on_mount_point_changed(self, mount_point: str) -> None:
@@ -342,9 +357,10 @@ class MainWindow(QMainWindow):
             return
         if self.run_page.running:
             answer = QMessageBox.question(
-                self, "A run is in progress",
+                self,
+                "A run is in progress",
                 "Quit anyway? The run is cancelled and every change it made on your hosts is undone first.",
-            )  # fmt: skip
+            )
             if answer != QMessageBox.StandardButton.Yes:
                 event.ignore()
                 return

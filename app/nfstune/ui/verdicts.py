@@ -5,8 +5,13 @@ from __future__ import annotations
 
 from nfstune.bench.verdict import Verdict, format_change
 
-KIND_WORDS = {"faster": "faster", "slower": "slower", "same": "no difference that matters",
-              "not settled": "not settled", "unreliable": "unreliable"}  # fmt: skip
+KIND_WORDS = {
+    "faster": "faster",
+    "slower": "slower",
+    "same": "no difference that matters",
+    "not settled": "not settled",
+    "unreliable": "unreliable",
+}
 KIND_COLOURS = {"unreliable": "#a33c00", "not settled": "#505050"}  # effects are bold instead
 
 

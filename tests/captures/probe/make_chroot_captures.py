@@ -67,8 +67,11 @@ def run_in_chroot(files: dict[str, str | None], *, dev_null: bool = True) -> str
         script = build_probe_script("/export", "10.99.0.1")
         result = subprocess.run(
             ["/usr/sbin/chroot", str(root), "/bin/sh", "-c", script],
-            env={"PATH": "/bin"}, capture_output=True, text=True, check=True,
-        )  # fmt: skip
+            env={"PATH": "/bin"},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return result.stdout
 
 

@@ -82,9 +82,11 @@ class HostPanel(QGroupBox):
         if self.this_computer.isChecked():
             return HostSpec("this computer", local=True)
         return HostSpec(
-            self.target.text().strip(), self.user.text().strip() or None, self.port.value() or None,
+            self.target.text().strip(),
+            self.user.text().strip() or None,
+            self.port.value() or None,
             self.key.text().strip() or None,
-        )  # fmt: skip
+        )
 
     def fill(self, data: dict[str, object]) -> None:
         self.target.setText(str(data.get("target") or ""))
@@ -133,8 +135,10 @@ class ConnectPage(QWidget):
         self.recent.activated.connect(self._on_recent_activated)
         recent_label = QLabel("R&ecent:")
         recent_label.setBuddy(self.recent)
-        self.panels = {"server": HostPanel("server", "NFS server (the NAS)"),
-                       "client": HostPanel("client", "NFS client (the Linux machine that mounts it)")}  # fmt: skip
+        self.panels = {
+            "server": HostPanel("server", "NFS server (the NAS)"),
+            "client": HostPanel("client", "NFS client (the Linux machine that mounts it)"),
+        }
         self.connect_button = QPushButton("&Connect both")
         self.connect_button.setDefault(True)
         self.connect_button.clicked.connect(self._on_connect_clicked)
@@ -207,8 +211,10 @@ class ConnectPage(QWidget):
         text = self.panels["server"].address.text().strip()
         if not text:
             if spec.local:  # "this computer" is no name the client can reach
-                return None, ("This computer as the NFS server: enter its name or IP address as the client reaches "
-                              "it, under \u201cAddress seen by the client\u201d.")  # fmt: skip
+                return None, (
+                    "This computer as the NFS server: enter its name or IP address as the client reaches "
+                    "it, under \u201cAddress seen by the client\u201d."
+                )
             return None, None
         try:
             return server_address(text), None
@@ -287,11 +293,16 @@ class ConnectPage(QWidget):
 
     def _remember(self) -> None:
         pair = {
-            role: {"target": p.target.text().strip(), "user": p.user.text().strip(), "port": p.port.value(),
-                   "key": p.key.text().strip(), "address": p.address.text().strip(),
-                   "local": p.this_computer.isChecked()}
+            role: {
+                "target": p.target.text().strip(),
+                "user": p.user.text().strip(),
+                "port": p.port.value(),
+                "key": p.key.text().strip(),
+                "address": p.address.text().strip(),
+                "local": p.this_computer.isChecked(),
+            }
             for role, p in self.panels.items()
-        }  # fmt: skip
+        }
         if self.more.text().strip():
             pair["more"] = {"targets": self.more.text().strip()}
         recent = [r for r in self._recent() if r != pair]

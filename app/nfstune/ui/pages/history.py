@@ -54,13 +54,22 @@ STATUS_COLOURS = {"completed": "#1b7f2a", "failed": "#b3261e", "cancelled": "#b3
 CAUTION_COLOUR = "#b3261e"
 HINT = "Select a session to see its figures, or two sessions (Ctrl+click) to compare them."
 # (what, file suffix, filter of the save dialog)
-EXPORTS = {"html": ("HTML report", "html", "HTML report (*.html)"), "csv": ("CSV", "csv", "CSV (*.csv)"),
-           "json": ("JSON", "json", "JSON (*.json)")}  # fmt: skip
+EXPORTS = {
+    "html": ("HTML report", "html", "HTML report (*.html)"),
+    "csv": ("CSV", "csv", "CSV (*.csv)"),
+    "json": ("JSON", "json", "JSON (*.json)"),
+}
 DASH = "\u2013"  # an en dash: between the ends of a range, and in a cell with no figure
-DETAILS_HEADER = ("Configuration", "Median", f"Min{DASH}max", "n", "CV", "Compared with the baseline",
-                  "Requested vs negotiated")  # fmt: skip
-COMPARISON_HEADER = ("Recipe / workload", "Configuration", "A median", "B median", "B against A",
-                     "What it means")  # fmt: skip
+DETAILS_HEADER = (
+    "Configuration",
+    "Median",
+    f"Min{DASH}max",
+    "n",
+    "CV",
+    "Compared with the baseline",
+    "Requested vs negotiated",
+)
+COMPARISON_HEADER = ("Recipe / workload", "Configuration", "A median", "B median", "B against A", "What it means")
 TABLE_STYLE = "border='1' cellspacing='0' cellpadding='4'"
 
 SaveDialog = Callable[[QWidget, str, str, str], tuple[str, str]]
@@ -71,8 +80,15 @@ def started_text(started_at: float) -> str:
 
 
 def session_cells(row: SessionRow) -> tuple[str, ...]:
-    return (str(row.id), started_text(row.started_at), row.status, f"{row.server or '-'} → {row.client or '-'}",
-            row.share, ", ".join(row.recipes), row.scale)  # fmt: skip
+    return (
+        str(row.id),
+        started_text(row.started_at),
+        row.status,
+        f"{row.server or '-'} → {row.client or '-'}",
+        row.share,
+        ", ".join(row.recipes),
+        row.scale,
+    )
 
 
 class SessionTableModel(QAbstractTableModel):
@@ -130,19 +146,23 @@ def _figure(value: float | None, unit: str) -> str:
 
 def details_html(row: SessionRow, groups: Sequence[WorkloadResults]) -> str:
     e = html.escape
-    parts = [f"<h3>Session {row.id}: {e(row.status)}</h3>"
-             f"<p>started {e(started_text(row.started_at))}, {e(session_cells(row)[3])}, share {e(row.share)}, "
-             f"scale {e(row.scale)}, recipes {e(', '.join(row.recipes))}</p>"]  # fmt: skip
+    parts = [
+        f"<h3>Session {row.id}: {e(row.status)}</h3>"
+        f"<p>started {e(started_text(row.started_at))}, {e(session_cells(row)[3])}, share {e(row.share)}, "
+        f"scale {e(row.scale)}, recipes {e(', '.join(row.recipes))}</p>"
+    ]
     if row.message:
         parts.append(f"<p><b>{e(row.message)}</b></p>")
     if not groups:
         parts.append("<p>No measurements were stored for this session.</p>")
     for g in groups:
         better = "higher" if g.higher_is_better else "lower"
-        parts.append(f"<h4>{e(g.recipe)}: {e(WORKLOADS[g.workload].title)}</h4>"
-                     f"<p>{e(g.unit)}, {better} is better; compared with "
-                     f"&ldquo;{e(g.baseline_label)}&rdquo;</p>"
-                     f"<table {TABLE_STYLE}>{_header_row(DETAILS_HEADER)}")  # fmt: skip
+        parts.append(
+            f"<h4>{e(g.recipe)}: {e(WORKLOADS[g.workload].title)}</h4>"
+            f"<p>{e(g.unit)}, {better} is better; compared with "
+            f"&ldquo;{e(g.baseline_label)}&rdquo;</p>"
+            f"<table {TABLE_STYLE}>{_header_row(DETAILS_HEADER)}"
+        )
         for c in g.configs:
             s = c.summary
             options = negotiated_view(c.requested, c.negotiated)
@@ -173,9 +193,11 @@ def _verdict_html(verdict: Verdict | None, *, baseline: bool) -> str:
 
 def comparison_html(a: SessionRow, b: SessionRow, rows: Sequence[ComparisonRow]) -> str:
     e = html.escape
-    parts = [f"<h3>Session {a.id} (A) and session {b.id} (B)</h3>"
-             f"<p>A: {e(', '.join(session_cells(a)[1:5]))}<br>B: {e(', '.join(session_cells(b)[1:5]))}</p>"
-             f"<table {TABLE_STYLE}>{_header_row(COMPARISON_HEADER)}"]  # fmt: skip
+    parts = [
+        f"<h3>Session {a.id} (A) and session {b.id} (B)</h3>"
+        f"<p>A: {e(', '.join(session_cells(a)[1:5]))}<br>B: {e(', '.join(session_cells(b)[1:5]))}</p>"
+        f"<table {TABLE_STYLE}>{_header_row(COMPARISON_HEADER)}"
+    ]
     for r in rows:
         # the verdict's own estimate in its own words, so that this column and the sentence say one figure
         ratio = r.verdict.ratio if r.verdict is not None else None
@@ -183,10 +205,12 @@ def comparison_html(a: SessionRow, b: SessionRow, rows: Sequence[ComparisonRow])
         weight = " style='font-weight:bold'" if r.verdict is not None and r.verdict.effect else ""
         # a side that stopped early compares few rounds, and maybe not the same moment of the hosts
         caution = f"<br><span style='color:{CAUTION_COLOUR}'>{e(r.caution)}: read with care</span>" if r.caution else ""
-        parts.append(f"<tr><td>{e(r.recipe)} / {e(r.workload)}</td><td>{e(r.config_label)}</td>"
-                     f"<td align='right'>{e(_figure(r.median_a, r.unit))}</td>"
-                     f"<td align='right'>{e(_figure(r.median_b, r.unit))}</td><td align='right'>{change}</td>"
-                     f"<td{weight}>{e(r.text)}{caution}</td></tr>")  # fmt: skip
+        parts.append(
+            f"<tr><td>{e(r.recipe)} / {e(r.workload)}</td><td>{e(r.config_label)}</td>"
+            f"<td align='right'>{e(_figure(r.median_a, r.unit))}</td>"
+            f"<td align='right'>{e(_figure(r.median_b, r.unit))}</td><td align='right'>{change}</td>"
+            f"<td{weight}>{e(r.text)}{caution}</td></tr>"
+        )
     if not rows:
         parts.append("<tr><td colspan='6'>Neither session stored any measurement.</td></tr>")
     return "".join(parts) + "</table>"
@@ -245,9 +269,10 @@ class HistoryPage(QWidget):
         self.compare_button = QPushButton("&Compare")
         self.compare_button.setToolTip("Compare the two selected sessions, configuration by configuration")
         self.export_buttons = {
-            "html": QPushButton("Export &HTML report…"), "csv": QPushButton("Export CS&V…"),
+            "html": QPushButton("Export &HTML report…"),
+            "csv": QPushButton("Export CS&V…"),
             "json": QPushButton("Export &JSON…"),
-        }  # fmt: skip
+        }
         self.refresh_button.clicked.connect(self._on_refresh_clicked)
         self.compare_button.clicked.connect(self._on_compare_clicked)
         self.export_buttons["html"].clicked.connect(self._on_export_html_clicked)
@@ -365,8 +390,12 @@ class HistoryPage(QWidget):
                 conn.close()
 
         self.status.setText(f"Writing {path}…")
-        background("export-html", work, lambda _result: self._report_written(path),
-                   lambda reason: self._export_failed(path, reason))  # fmt: skip
+        background(
+            "export-html",
+            work,
+            lambda _result: self._report_written(path),
+            lambda reason: self._export_failed(path, reason),
+        )
 
     def _report_written(self, path: Path) -> None:
         self.status.setText(f"Wrote {path}")

@@ -79,9 +79,13 @@ class RowsTable(QTableWidget):
     hold them and the others' contents, it scrolls sideways instead of cutting text."""
 
     def __init__(
-        self, header: Sequence[str], stretch: Sequence[str], parent: QWidget | None = None, *,
+        self,
+        header: Sequence[str],
+        stretch: Sequence[str],
+        parent: QWidget | None = None,
+        *,
         min_stretch: int | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__(0, len(header), parent)
         self.setHorizontalHeaderLabels(list(header))
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -116,10 +120,11 @@ class RowsTable(QTableWidget):
         """The width that shows every column whole without scrolling (the stretched ones at their floor)."""
         columns = self.horizontalHeader()
         widths = [
-            (self._min_stretch or 0) if c in self._stretched
+            (self._min_stretch or 0)
+            if c in self._stretched
             else max(self.sizeHintForColumn(c), columns.sectionSizeHint(c))
             for c in range(self.columnCount())
-        ]  # fmt: skip
+        ]
         return sum(widths) + 2 * self.frameWidth()
 
     def fit_columns(self) -> None:
@@ -220,8 +225,14 @@ class RecipesPage(QWidget):
 
         details = QWidget()
         details_layout = QVBoxLayout(details)
-        for widget in (self.title_label, self.summary_label, self.why_label, self.varies_label,
-                       self.changes_label, self.warning_label):  # fmt: skip
+        for widget in (
+            self.title_label,
+            self.summary_label,
+            self.why_label,
+            self.varies_label,
+            self.changes_label,
+            self.warning_label,
+        ):
             details_layout.addWidget(widget)
         configs_label = QLabel("&Configurations")
         configs_label.setBuddy(self.config_table)

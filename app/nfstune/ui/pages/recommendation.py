@@ -84,8 +84,10 @@ def reasons_html(reasons: Sequence[Reason]) -> str:
 
 def copy_text(rec: Recommendation, server_label: str, client_label: str) -> str:
     """Both lines, each under a comment naming the file and host it belongs in."""
-    return (f"# {rec.exports_file} on {server_label}\n{rec.exports_line}\n"
-            f"# /etc/fstab on {client_label}\n{rec.fstab_line}\n")  # fmt: skip
+    return (
+        f"# {rec.exports_file} on {server_label}\n{rec.exports_line}\n"
+        f"# /etc/fstab on {client_label}\n{rec.fstab_line}\n"
+    )
 
 
 def fstab_mount_point(line: str) -> str:
@@ -175,8 +177,14 @@ class RecommendationPage(QWidget):
         self.async_risk = wrapped_label(rich=True)
         self.async_conditions = wrapped_label(rich=True)
         box_text = QVBoxLayout()
-        for widget in (self.async_title, self.async_line, self.async_gain, self.async_warning, self.async_risk,
-                       self.async_conditions):  # fmt: skip
+        for widget in (
+            self.async_title,
+            self.async_line,
+            self.async_gain,
+            self.async_warning,
+            self.async_risk,
+            self.async_conditions,
+        ):
             box_text.addWidget(widget)
         box_layout = QHBoxLayout(self.async_box)
         box_layout.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
@@ -199,8 +207,14 @@ class RecommendationPage(QWidget):
 
         content = QWidget()
         content_layout = QVBoxLayout(content)
-        for widget in (self.exports_box, self.fstab_box, self.notes_label, self.show_async_check,
-                       self.no_async_label, self.async_box):  # fmt: skip
+        for widget in (
+            self.exports_box,
+            self.fstab_box,
+            self.notes_label,
+            self.show_async_check,
+            self.no_async_label,
+            self.async_box,
+        ):
             content_layout.addWidget(widget)
         content_layout.addStretch(1)
         scroll = QScrollArea()
@@ -212,8 +226,17 @@ class RecommendationPage(QWidget):
         layout.addWidget(scroll, 1)
         layout.addLayout(buttons)
         layout.addWidget(self.status)
-        chain = [self.exports_line, self.fstab_line, self.mount_point_edit, self.show_async_check, self.async_line,
-                 self.copy_button, self.save_button, self.apply_button, self.undo_button]  # fmt: skip
+        chain = [
+            self.exports_line,
+            self.fstab_line,
+            self.mount_point_edit,
+            self.show_async_check,
+            self.async_line,
+            self.copy_button,
+            self.save_button,
+            self.apply_button,
+            self.undo_button,
+        ]
         for first, second in itertools.pairwise(chain):
             QWidget.setTabOrder(first, second)
 

@@ -45,8 +45,7 @@ from nfstune.ui.verdicts import KIND_COLOURS, KIND_WORDS, ci_text, verdict_sente
 from nfstune.ui.widgets.result_chart import ResultChart
 
 DASH = "\u2013"
-TABLE_HEADER = ("Configuration", "Median", f"Min{DASH}max", "Rounds", "Against the baseline",
-                "Requested vs negotiated")  # fmt: skip
+TABLE_HEADER = ("Configuration", "Median", f"Min{DASH}max", "Rounds", "Against the baseline", "Requested vs negotiated")
 VERDICT_COLUMN = "Against the baseline"
 OPTIONS_COLUMN = "Requested vs negotiated"
 # px: the verdict and the options share what the figures leave, each at least this wide (narrower, they would
@@ -85,8 +84,10 @@ def _capped_text(config: ConfigResult) -> str | None:
         return None
     if len(set(capped.values())) == 1:  # the usual case: both cut to max_block_size
         ((wanted, granted),) = set(capped.values())
-        return (f"{config.label}: the server capped {' and '.join(capped)} at {granted} ({size_text(granted)}) "
-                f"where {wanted} was requested")  # fmt: skip
+        return (
+            f"{config.label}: the server capped {' and '.join(capped)} at {granted} ({size_text(granted)}) "
+            f"where {wanted} was requested"
+        )
     parts = [f"{key} at {cut} ({size_text(cut)}, {wanted} requested)" for key, (wanted, cut) in capped.items()]
     return f"{config.label}: the server capped " + " and ".join(parts)
 
@@ -168,8 +169,11 @@ def _row_cells(group: WorkloadResults, config: ConfigResult) -> list[QTableWidge
     if s is None:
         figures = ["no completed rounds", DASH, "0"]
     else:
-        figures = [f"{format_value(s.median)} {group.unit}", f"{format_value(s.min)}{DASH}{format_value(s.max)}",
-                   str(s.n)]  # fmt: skip
+        figures = [
+            f"{format_value(s.median)} {group.unit}",
+            f"{format_value(s.min)}{DASH}{format_value(s.max)}",
+            str(s.n),
+        ]
     cells = [_cell(label, colour=colour)]
     cells += [_cell(f, right=True, colour=colour) for f in figures]
     return [*cells, _verdict_cell(group, config, failed), _cell(options)]
@@ -303,14 +307,25 @@ class ResultsPage(QWidget):
         for recipe_id, recipe_groups in by_recipe.items():
             recipe = recipes.get(recipe_id)
             title = recipe.title if recipe else recipe_id
-            tab = self._recipe_tab(recipe_id, recipe, recipe_groups, status, recipe_notes(session, recipe),
-                                   [item for item in scaling if item.recipe == recipe_id])  # fmt: skip
+            tab = self._recipe_tab(
+                recipe_id,
+                recipe,
+                recipe_groups,
+                status,
+                recipe_notes(session, recipe),
+                [item for item in scaling if item.recipe == recipe_id],
+            )
             self.tabs.addTab(tab, title)
 
     def _recipe_tab(
-        self, recipe_id: str, recipe: Recipe | None, groups: list[WorkloadResults], status: str, notes: list[str],
+        self,
+        recipe_id: str,
+        recipe: Recipe | None,
+        groups: list[WorkloadResults],
+        status: str,
+        notes: list[str],
         scaling: list[SeriesScaling],
-    ) -> QWidget:  # fmt: skip
+    ) -> QWidget:
         content = QWidget()
         layout = QVBoxLayout(content)
         lines = recipe_verdict_lines(groups, recipe)
@@ -358,8 +373,10 @@ class ResultsPage(QWidget):
     def _workload_heading(group: WorkloadResults) -> QLabel:
         better = "higher" if group.higher_is_better else "lower"
         e = html.escape
-        heading = QLabel(f"<b>{e(group.workload)}</b>: {e(WORKLOADS[group.workload].title)} "
-                         f"({e(group.unit)}, {better} is better; compared with {e(group.baseline_label)})")  # fmt: skip
+        heading = QLabel(
+            f"<b>{e(group.workload)}</b>: {e(WORKLOADS[group.workload].title)} "
+            f"({e(group.unit)}, {better} is better; compared with {e(group.baseline_label)})"
+        )
         heading.setWordWrap(True)
         return heading
 

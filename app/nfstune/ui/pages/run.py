@@ -208,8 +208,11 @@ class RunPage(QWidget):
     @Slot(object)
     def _on_run_done(self, outcome: RunOutcome) -> None:
         self._stop()
-        words = {"completed": "Completed", "cancelled": "Cancelled: every change was undone",
-                 "failed": "Failed (every change was undone)"}  # fmt: skip
+        words = {
+            "completed": "Completed",
+            "cancelled": "Cancelled: every change was undone",
+            "failed": "Failed (every change was undone)",
+        }
         text = words.get(outcome.status, outcome.status)
         if outcome.status == "failed" and outcome.message:
             text += f": {outcome.message}"

@@ -166,9 +166,12 @@ class LivePlot(QWidget):
                 )
             if spec.right:
                 curve = pg.PlotDataItem(
-                    pen=pg.mkPen(spec.color, width=1.5, style=Qt.PenStyle.DashLine), connect="finite",
-                    autoDownsample=True, downsampleMethod="peak", clipToView=True,
-                )  # fmt: skip
+                    pen=pg.mkPen(spec.color, width=1.5, style=Qt.PenStyle.DashLine),
+                    connect="finite",
+                    autoDownsample=True,
+                    downsampleMethod="peak",
+                    clipToView=True,
+                )
                 self.right_view.addItem(curve)
                 self.legends[spec.plot].addItem(curve, spec.label)
                 self.curves[name] = curve

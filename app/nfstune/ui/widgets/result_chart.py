@@ -80,10 +80,15 @@ class ResultChart(QWidget):
             xs = np.array([column + dx for dx in jitter(len(ordered))], dtype=float)
             colour = BASELINE_DOT_COLOR if column == 0 else DOT_COLOR
             dots = pg.ScatterPlotItem(
-                x=xs, y=np.array(ordered, dtype=float), data=sorted(rounds), size=DOT_SIZE, pen=None,
-                brush=pg.mkBrush(colour), hoverable=True,
+                x=xs,
+                y=np.array(ordered, dtype=float),
+                data=sorted(rounds),
+                size=DOT_SIZE,
+                pen=None,
+                brush=pg.mkBrush(colour),
+                hoverable=True,
                 tip=lambda x, y, data, label=label: f"{label}, round {data}: {format_value(y)} {unit}",
-            )  # fmt: skip
+            )
             self.plot.addItem(dots)
             self.dots.append(dots)
             if not ordered:
@@ -91,9 +96,10 @@ class ResultChart(QWidget):
             median = statistics.median(ordered)
             self.medians.append(median)
             mark = pg.PlotDataItem(
-                [column - MEDIAN_WIDTH / 2, column + MEDIAN_WIDTH / 2], [median, median],
+                [column - MEDIAN_WIDTH / 2, column + MEDIAN_WIDTH / 2],
+                [median, median],
                 pen=pg.mkPen(MEDIAN_COLOR, width=3),
-            )  # fmt: skip
+            )
             self.plot.addItem(mark)
             self.median_items.append(mark)
             text = pg.TextItem(format_value(median), color=TEXT_COLOR, anchor=(0.5, 1))
