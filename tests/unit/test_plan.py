@@ -73,12 +73,17 @@ def test_a_visit_carries_its_exact_remote_argv(shipped: dict[str, Recipe]) -> No
     mp = "/mnt/nfstune/4242"
     scratch = f"{mp}/.nfstune-4242"
     assert visit.workloads == ("sync-4k",)
-    assert [(s.host, s.argv, s.sudo) for s in visit.setup] == [
+    exports = "<the exports file that defines /srv/export>"
+    copy = "/var/lib/nfstune/journal/<date-time>-<its name>"
+    assert [(s.host, s.writes or s.argv, s.sudo) for s in visit.setup] == [
+        ("server", ("mkdir", "-p", "-m", "700", "/var/lib/nfstune/journal"), True),
+        ("server", copy, True),
+        ("server", exports, True),
         ("server", ("exportfs", "-ra"), True),
         ("client", ("mkdir", "-p", mp), True),
         ("client", ("mount", "-t", "nfs", "-o", "nosharecache,vers=4.2", "192.0.2.10:/srv/export", mp), True),
     ]
-    assert "set sync, set no_wdelay" in visit.setup[0].what
+    assert "set sync, set no_wdelay" in visit.setup[2].what
     fio = (
         "fio",
         "--ioengine=psync",
@@ -116,11 +121,23 @@ def test_a_visit_carries_its_exact_remote_argv(shipped: dict[str, Recipe]) -> No
         visit.run[0].what
         == "sync-4k: prepare (untimed), flush what the step before left dirty, read the mount's counters"
     )
-    assert [(s.host, s.argv, s.sudo) for s in visit.undo] == [
-        ("client", ("sh", "-c", f"if mountpoint -q {mp}; then umount {mp} || umount -l {mp}; fi; rmdir {mp}"), True),
+    unmount = f"if mountpoint -q {mp}; then umount {mp} || umount -l {mp}; fi; rmdir {mp} 2>/dev/null; true"
+    assert [(s.host, s.writes or s.argv, s.sudo) for s in visit.undo] == [
+        ("client", ("sh", "-c", unmount), True),
+        ("client", ("sh", "-c", "rmdir /mnt/nfstune 2>/dev/null; true"), True),
+        ("server", exports, True),
         ("server", ("sh", "-c", "exportfs -ra && exportfs -f"), True),
+        (
+            "server",
+            (
+                "sh",
+                "-c",
+                f"rm -f {shlex.quote(copy)}; rmdir /var/lib/nfstune/journal /var/lib/nfstune 2>/dev/null; true",
+            ),
+            True,
+        ),
     ]
-    assert "journaled original bytes" in visit.undo[1].what
+    assert "journaled original bytes" in visit.undo[2].what
 
 
 def test_an_rsize_goes_from_the_recipe_file_to_the_mount_argv_through_the_plan(tmp_path: Path) -> None:
@@ -174,11 +191,9 @@ def test_a_cold_read_drops_both_caches_and_a_client_recipe_never_touches_the_ser
     )
     visit = next(v for v in plan.recipes[0].visits if v.label == "ra=1M" and v.round == 1)
     assert all(s.host == "client" for s in visit.setup + visit.undo)
-    assert visit.setup[2].argv == (
-        "sh",
-        "-c",
-        "echo 1024 > /sys/class/bdi/$(mountpoint -d /mnt/nfstune/9)/read_ahead_kb",
-    )
+    # the mount's device is known once it is mounted: the plan names it, the run reads it with mountpoint -d
+    bdi = shlex.quote("/sys/class/bdi/<the device of /mnt/nfstune/9>/read_ahead_kb")
+    assert visit.setup[2].argv == ("sh", "-c", f"echo 1024 > {bdi}")
     drop = "sync && echo 3 > /proc/sys/vm/drop_caches"
     drops = [s.host for s in visit.run if s.argv[:2] == ("sh", "-c") and drop in s.argv[2]]
     assert drops == ["client", "server"]  # the client's first: what it flushes reaches the server before its drop
@@ -284,14 +299,28 @@ def test_filesystems_runs_on_the_scratch_filesystems_the_server_can_make_and_say
         "server_filesystems is ext4, xfs",
     )
     visit = next(v for v in plan.recipes[0].visits if v.label == "xfs")
-    make, *_ = visit.setup
+    image = "/srv/export/.nfstune-isolated-<stamp>.img"
+    _truncate, make, *_ = visit.setup
     assert make.host == "server" and make.sudo
-    assert "mkfs.xfs -q -f -L nfstune /srv/export/.nfstune-isolated-<stamp>.img" in " ".join(shlex.split(make.argv[2]))
+    assert make.argv == ("mkfs.xfs", "-q", "-f", "-L", "nfstune", image)
     # the client mounts the scratch filesystem, never the share, and the undo removes all of it, newest first
-    mount = next(step for step in visit.setup if step.argv[0] == "mount")
+    mount = next(step for step in visit.setup if step.argv[:1] == ("mount",) and step.host == "client")
     assert "192.0.2.10:/srv/nfstune-isolated-<stamp>" in mount.argv and "192.0.2.10:/srv/export" not in mount.argv
-    assert [step.host for step in visit.undo] == ["client", "server"]
-    assert " ".join(shlex.split(visit.undo[1].argv[2])).startswith("rm /etc/exports.d/nfstune-isolated.exports &&")
+    undone = [(s.host, s.writes or s.line) for s in visit.undo]
+    mp = "/mnt/nfstune/7"
+    assert undone[:2] == [
+        ("client", f"if mountpoint -q {mp}; then umount {mp} || umount -l {mp}; fi; rmdir {mp} 2>/dev/null; true"),
+        ("client", "rmdir /mnt/nfstune 2>/dev/null; true"),
+    ]
+    q = shlex.quote("/srv/nfstune-isolated-<stamp>")
+    assert undone[2:] == [
+        ("server", f"rm -rf --one-file-system {shlex.quote('/srv/nfstune-isolated-<stamp>/.nfstune-7')}"),
+        ("server", "rm -f /etc/exports.d/nfstune-isolated.exports"),
+        ("server", "exportfs -ra && exportfs -f"),
+        ("server", "rmdir /etc/exports.d 2>/dev/null; true"),
+        ("server", f"if mountpoint -q {q}; then umount {q} || umount -l {q}; fi; rmdir {q} 2>/dev/null; true"),
+        ("server", f"rm -rf --one-file-system {shlex.quote(image)}"),
+    ]
     assert "/etc/exports " not in plan_text(plan)  # the user's exports file is never written
     # an appliance runs none of it: it owns its disks and its exports
     on_appliance = build_plan(

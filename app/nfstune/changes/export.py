@@ -5,12 +5,14 @@ transaction."""
 from __future__ import annotations
 
 import posixpath
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from nfstune.changes.config_files import read_config_files
-from nfstune.changes.transaction import HOST_JOURNAL_DIR, ChangeFailed, Transaction
+from nfstune.changes.steps import Steps, command, write
+from nfstune.changes.transaction import HOST_JOURNAL_DIR, ChangeFailed, Transaction, run_step, undo_dir, undo_file
 from nfstune.errors import NfstuneError
 from nfstune.facts.appliance import async_setting_hint
 from nfstune.nfs.kernel_view import (
@@ -21,6 +23,7 @@ from nfstune.nfs.kernel_view import (
 )
 from nfstune.remote import Host
 
+RELOAD = ("exportfs", "-ra")
 KERNEL_CACHES = "cat /proc/net/rpc/nfsd.export/content; echo '== fh'; cat /proc/net/rpc/nfsd.fh/content"
 READ_TABLE = "reading the kernel's exports (exportfs -s)"
 ExportTable = dict[tuple[str, str], tuple[str, ...]]  # (path, client) -> options, as `exportfs -s` lists them
@@ -52,7 +55,7 @@ class Reloaded:
 def reload_exports(server: Host) -> Reloaded:
     """`exportfs -ra` after an exports file was written, and the table the kernel runs then: the one reload and
     check both the measurement's change and Apply go through."""
-    result = server.run("exportfs -ra", sudo=True, check=False)
+    result = server.run(shlex.join(RELOAD), sudo=True, check=False)
     if result.exit_status != 0:
         return Reloaded((result.stderr + result.stdout).strip() or f"exit status {result.exit_status}", (), "", {})
     shown = server.run("exportfs -s", sudo=True, action=READ_TABLE).stdout
@@ -93,6 +96,29 @@ def list_connected_clients(server: Host) -> list[NfsClient]:
     return connected_clients(v4_info, ss_output)
 
 
+def export_steps(file: str, *, backup: str | None, make_parent: bool = False, what: str = "its new text") -> Steps:
+    """An exports file replaced and the exports reloaded; `backup`: where the original's copy is kept on the host
+    (None when there is no original: the file is new, and the undo removes it); `make_parent`: its folder
+    (/etc/exports.d) is made first, and removed at the undo when empty."""
+    parent = posixpath.dirname(file)
+    made = (command("server", ("mkdir", "-p", parent), f"make {parent}"),) if make_parent else ()
+    kept = (
+        (
+            command("server", ("mkdir", "-p", "-m", "700", HOST_JOURNAL_DIR), "make the folder of the host's copies"),
+            write("server", backup, f"copy the original {file} there (it is journaled too)"),
+        )
+        if backup is not None
+        else ()
+    )
+    return Steps(
+        (*made, *kept, write("server", file, what), command("server", RELOAD, "reload the exports")),
+        (
+            *undo_file("server", file, original=backup is not None, exportfs=True, backup=backup),
+            *((undo_dir("server", parent),) if make_parent else ()),
+        ),
+    )
+
+
 class ExportChange:
     """Replace one exports file (/etc/exports or a file in /etc/exports.d) with new text, `exportfs -ra`, and
     check that the kernel now runs `expect` (export path -> "sync"/"async") and every other export unchanged."""
@@ -123,18 +149,19 @@ class ExportChange:
         self.table_before = exportfs_table(s)
         original = s.read_file(self.file, sudo=True)
         parent = posixpath.dirname(self.file)
-        if s.run(["test", "-d", parent], check=False).exit_status != 0:
-            tx.record(s, "dir", parent)
-            s.run(["mkdir", "-p", parent], sudo=True)
+        make_parent = s.run(["test", "-d", parent], check=False).exit_status != 0
         backup = None
         if original is not None:
             backup = f"{HOST_JOURNAL_DIR}/{time.strftime('%Y%m%d-%H%M%S')}-{posixpath.basename(self.file)}"
+        *before, write_new, _reload = export_steps(self.file, backup=backup, make_parent=make_parent).do
+        if make_parent:
+            tx.record(s, "dir", parent)
+            run_step(s, before.pop(0))
         tx.record(s, "file", self.file, original=original, backup_path=backup, detail={"exportfs": True})
-        if original is not None and backup is not None:
-            s.run(["mkdir", "-p", "-m", "700", HOST_JOURNAL_DIR], sudo=True)
-            s.write_file(backup, original, sudo=True)
+        for step in before:  # the copy of the original, kept on the host
+            run_step(s, step, data=original or b"")
         tx.progress(f"{s.label}: writing {self.file} and running exportfs -ra")
-        s.write_file(self.file, self.new_text, sudo=True)
+        run_step(s, write_new, data=self.new_text)
         reloaded = reload_exports(s)
         complaint = reloaded.refused or "; ".join(w for w in reloaded.warnings if "error" in w.lower())
         if complaint:

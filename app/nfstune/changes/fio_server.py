@@ -16,7 +16,15 @@ import shlex
 import time
 from dataclasses import dataclass
 
-from nfstune.changes.transaction import PROCESS_PID_PREFIX, ChangeFailed, Transaction, process_log_file
+from nfstune.changes.steps import Role, Steps, shell
+from nfstune.changes.transaction import (
+    PROCESS_PID_PREFIX,
+    ChangeFailed,
+    Transaction,
+    process_log_file,
+    run_step,
+    undo_process,
+)
 from nfstune.errors import NfstuneError
 from nfstune.remote import Host
 
@@ -42,6 +50,23 @@ def pid_file(port: int) -> str:
     return f"{PROCESS_PID_PREFIX}{port}.pid"
 
 
+def server_steps(role: Role, address: str, port: int = DEFAULT_PORT) -> Steps:
+    """fio's server started on `role`'s host, listening on `address`:`port` only, its pid and log beside each other."""
+    pid_path = pid_file(port)
+    log_path = process_log_file(pid_path)
+    # setsid: the server outlives this SSH command; a background job of a non-interactive shell is not a group
+    # leader, so setsid execs fio in place and $! is fio's own pid
+    argv = ["fio", f"--server=ip:{address},{port}"]
+    start = (
+        f"setsid {shlex.join(argv)} > {shlex.quote(log_path)} 2>&1 < /dev/null & "
+        f"echo $! > {shlex.quote(pid_path)}; cat {shlex.quote(pid_path)}"
+    )
+    return Steps(
+        (shell(role, start, f"start fio's server on {address}:{port} (journaled, stopped at the end)"),),
+        (undo_process(role, pid_path),),
+    )
+
+
 def start_server(host: Host, tx: Transaction, address: str, port: int = DEFAULT_PORT) -> FioServer:
     """Start `fio --server` on `host`, listening on `address`:`port` only; returns once it listens."""
     try:
@@ -57,14 +82,10 @@ def start_server(host: Host, tx: Transaction, address: str, port: int = DEFAULT_
     log_path = process_log_file(pid_path)
     tx.record(host, "process", pid_path, detail={"program": "fio --server", "address": address, "port": port})
     tx.progress(f"{host.label}: starting fio's server on {address}:{port}")
-    # setsid: the server outlives this SSH command; a background job of a non-interactive shell is not a group
-    # leader, so setsid execs fio in place and $! is fio's own pid
-    argv = ["fio", f"--server=ip:{address},{port}"]
-    start = (
-        f"setsid {shlex.join(argv)} > {shlex.quote(log_path)} 2>&1 < /dev/null & "
-        f"echo $! > {shlex.quote(pid_path)}; cat {shlex.quote(pid_path)}"
-    )
-    out = host.run(start, sudo=True, action="starting fio's server").stdout.strip()
+    (start,) = server_steps("client", address, port).do
+    result = run_step(host, start, action="starting fio's server")
+    assert result is not None
+    out = result.stdout.strip()
     if not out.isdigit():
         raise ChangeFailed(f"{host.label}: fio's server did not start (no pid: {out[:80]!r})")
     pid = int(out)

@@ -13,8 +13,9 @@ from __future__ import annotations
 import posixpath
 import time
 
-from nfstune.changes.export import ApplianceRefused, ExportChange
-from nfstune.changes.transaction import Transaction
+from nfstune.changes.export import ApplianceRefused, ExportChange, export_steps
+from nfstune.changes.steps import Steps, command
+from nfstune.changes.transaction import Transaction, run_step, undo_mount, undo_scratch
 from nfstune.nfs.own_mount import SCRATCH_PREFIX
 from nfstune.remote import Host
 
@@ -28,6 +29,37 @@ SMALLEST_MIB = {"ext4": 16, "xfs": 300, "btrfs": 128}
 MIB = 1024 * 1024
 LABEL = "isolated mode: a scratch filesystem of nfstune's own (safe, but sync writes cost ~2.5x more than on yours)"
 EXPORTS_FILE = "/etc/exports.d/nfstune-isolated.exports"
+
+
+def isolated_paths(share_path: str, stamp: str) -> tuple[str, str]:
+    """The scratch filesystem's file, on the share's own disk, and where it is mounted on the server."""
+    return posixpath.join(share_path, f"{SCRATCH_PREFIX}isolated-{stamp}.img"), f"/srv/nfstune-isolated-{stamp}"
+
+
+def isolated_steps(image: str, path: str, filesystem: str, size_mib: int, options: str) -> Steps:
+    """A scratch filesystem in a sparse file on the share's disk, loop-mounted on the server at `path` and exported
+    alone in EXPORTS_FILE (/etc/exports.d made when it is missing)."""
+    made = Steps(
+        (
+            command(
+                "server", ("truncate", "-s", f"{size_mib}M", image), f"a sparse {size_mib} MiB file on the share's disk"
+            ),
+            command("server", (*MKFS[filesystem], image), f"make a {filesystem} filesystem in it"),
+        ),
+        (undo_scratch("server", image),),
+    )
+    mounted = Steps(
+        (
+            command("server", ("mkdir", "-p", path), f"make {path}"),
+            command("server", ("mount", "-o", "loop", image, path), "loop-mount the filesystem there"),
+            command("server", ("chmod", "1777", path), "open it to the clients (root is squashed)"),
+        ),
+        (undo_mount("server", path),),
+    )
+    exported = export_steps(
+        EXPORTS_FILE, backup=None, make_parent=True, what=f"export {path} alone to this client ({options})"
+    )
+    return made.then(mounted).then(exported)
 
 
 class IsolatedExport:
@@ -58,8 +90,7 @@ class IsolatedExport:
         self.filesystem, self.appliance = filesystem, appliance
         stamp = f"{int(time.time() * 1000) % 10**10}"
         self.server, self.tx = server, tx
-        self.image = posixpath.join(share_path, f"{SCRATCH_PREFIX}isolated-{stamp}.img")
-        self.path = f"/srv/nfstune-isolated-{stamp}"
+        self.image, self.path = isolated_paths(share_path, stamp)
         self.client_spec, self.options, self.size_mib = client_spec, options, size_mib
         self.change: ExportChange | None = None
 
@@ -69,14 +100,16 @@ class IsolatedExport:
 
     def apply(self) -> None:
         s, tx = self.server, self.tx
+        truncate, mkfs, mkdir, mount, chmod, *_export = isolated_steps(
+            self.image, self.path, self.filesystem, self.size_mib, self.options
+        ).do
         tx.progress(f"{s.label}: creating a {self.size_mib} MiB scratch {self.filesystem} filesystem in {self.image}")
         tx.record(s, "scratch", self.image)
-        s.run(["truncate", "-s", f"{self.size_mib}M", self.image], sudo=True)
-        s.run([*MKFS[self.filesystem], self.image], sudo=True, timeout=300, action=f"making a {self.filesystem}")
+        run_step(s, truncate)
+        run_step(s, mkfs, timeout=300, action=f"making a {self.filesystem}")
         tx.record(s, "mount", self.path)
-        s.run(["mkdir", "-p", self.path], sudo=True)
-        s.run(["mount", "-o", "loop", self.image, self.path], sudo=True)
-        s.run(["chmod", "1777", self.path], sudo=True)
+        for step in (mkdir, mount, chmod):
+            run_step(s, step)
         line = f"{self.path} {self.client_spec}({self.options})\n"
         self.change = ExportChange(
             s,

@@ -8,13 +8,62 @@ import shlex
 import time
 from collections.abc import Collection
 
-from nfstune.changes.transaction import ChangeFailed, Transaction
+from nfstune.changes.steps import Steps, command, shell
+from nfstune.changes.transaction import (
+    ChangeFailed,
+    Transaction,
+    run_step,
+    undo_dir,
+    undo_mount,
+    undo_scratch,
+    undo_sysfs,
+)
 from nfstune.errors import NfstuneError
 from nfstune.nfs.mounts import ProcMount, mounts_of_server, parse_proc_mounts
 from nfstune.nfs.own_mount import MOUNT_ROOT, SCRATCH_PREFIX, mount_argv
 from nfstune.remote import Host
 
 SCRATCH_SEEN = "NFSTUNE_SCRATCH_SEEN"
+
+
+def mount_steps(
+    server_address: str, export_path: str, options: str, mount_point: str, *, root_made: bool = True, on_each: str = ""
+) -> Steps:
+    """The mount point, made, and the export mounted on it; `root_made`: the folder of nfstune's mount points is
+    made with it (and removed when empty at the undo), as it is unless another mount of nfstune's is there."""
+    argv = mount_argv(server_address, export_path, options, mount_point)
+    return Steps(
+        (
+            command("client", ("mkdir", "-p", mount_point), f"make the mount point {mount_point}{on_each}"),
+            command("client", argv, f"mount {export_path} with {options or 'the defaults'} (nosharecache){on_each}"),
+        ),
+        (undo_mount("client", mount_point), *((undo_dir("client", MOUNT_ROOT),) if root_made else ())),
+    )
+
+
+def scratch_steps(path: str) -> Steps:
+    return Steps(
+        (command("server", ("mkdir", "-m", "1777", path), f"make the scratch directory {path}, open to the clients"),),
+        (undo_scratch("server", path),),
+    )
+
+
+def readahead_steps(path: str, kib: int, before: str = "<the value before>") -> Steps:
+    """`path`: the mount's read_ahead_kb under /sys/class/bdi (its device is known once it is mounted)."""
+    return Steps(
+        (
+            shell(
+                "client",
+                f"echo {int(kib)} > {shlex.quote(path)}",
+                f"read_ahead_kb {kib} for that mount (the value before is journaled)",
+            ),
+        ),
+        (undo_sysfs("client", path, before, "put read_ahead_kb back (gone with the mount anyway)"),),
+    )
+
+
+def readahead_path(device: str) -> str:
+    return f"/sys/class/bdi/{device}/read_ahead_kb"
 
 
 class ClientMount:
@@ -52,13 +101,16 @@ class ClientMount:
 
     def mount(self) -> str:
         c, tx = self.client, self.tx
-        if c.run(["test", "-d", MOUNT_ROOT], check=False).exit_status != 0:
+        root_made = c.run(["test", "-d", MOUNT_ROOT], check=False).exit_status != 0
+        make_point, mount = mount_steps(
+            self.server_address, self.export_path, self.options, self.mount_point, root_made=root_made
+        ).do
+        if root_made:
             tx.record(c, "dir", MOUNT_ROOT)
         tx.record(c, "mount", self.mount_point)
-        c.run(["mkdir", "-p", self.mount_point], sudo=True)
-        argv = mount_argv(self.server_address, self.export_path, self.options, self.mount_point)
-        tx.progress(f"{c.label}: {' '.join(argv)}")
-        c.run(list(argv), sudo=True, timeout=120, action=f"mounting {self.export_path} on {self.mount_point}")
+        run_step(c, make_point)
+        tx.progress(f"{c.label}: {' '.join(mount.argv)}")
+        run_step(c, mount, timeout=120, action=f"mounting {self.export_path} on {self.mount_point}")
         # the scratch directory lives on the server's disk: journal and remove it there, which works even if
         # the client has rebooted in between
         if self.own_scratch:
@@ -83,8 +135,9 @@ def make_scratch(server: Host, tx: Transaction, export_path: str, name: str) -> 
     """A scratch directory of ours in the export, journaled first; returns its path on the server. Made on the
     server, so that a root_squash export does not stop the client's root from writing in it."""
     path = posixpath.join(export_path, name)
+    (step,) = scratch_steps(path).do
     tx.record(server, "scratch", path)
-    server.run(["mkdir", "-m", "1777", path], sudo=True, action=f"making the scratch directory {path}")
+    run_step(server, step, action=f"making the scratch directory {path}")
     return path
 
 
@@ -92,10 +145,10 @@ def set_readahead(client: Host, tx: Transaction, mount_point: str, kib: int) -> 
     """Set the client's read_ahead_kb for one NFS mount (its own bdi); returns the value it had."""
     if not 0 <= kib <= 1 << 20:
         raise NfstuneError(f"read_ahead_kb {kib} is out of range (0 to 1048576)")
-    dev = client.run(["mountpoint", "-d", mount_point]).stdout.strip()
-    path = f"/sys/class/bdi/{dev}/read_ahead_kb"
+    path = readahead_path(client.run(["mountpoint", "-d", mount_point]).stdout.strip())
     before = client.run(["cat", path]).stdout.strip()
+    (step,) = readahead_steps(path, kib, before).do
     tx.record(client, "sysfs", path, original=before.encode())
     tx.progress(f"{client.label}: read_ahead_kb {before} -> {kib} for {mount_point}")
-    client.run(f"echo {int(kib)} > {shlex.quote(path)}", sudo=True, action=f"setting read_ahead_kb of {mount_point}")
+    run_step(client, step, action=f"setting read_ahead_kb of {mount_point}")
     return int(before)

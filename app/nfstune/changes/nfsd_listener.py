@@ -11,18 +11,29 @@ again from its own configuration, and puts back the thread count it ran. The rec
 from __future__ import annotations
 
 from nfstune.changes.nfsd_threads import read_threads
-from nfstune.changes.transaction import Transaction
+from nfstune.changes.steps import Steps, shell
+from nfstune.changes.transaction import PORTLIST, Transaction, run_step, undo_listener
 from nfstune.errors import NfstuneError
 from nfstune.nfs.mount_options import RDMA_PORT
 from nfstune.remote import Host
 
-PORTLIST = "/proc/fs/nfsd/portlist"
+__all__ = ["PORTLIST", "add_rdma_listener", "listener_steps", "read_listeners"]
 
 
 def read_listeners(server: Host) -> frozenset[str]:
     """nfsd's listeners, "netid port" each ("tcp 2049", "rdma 20049"); IPv4 and IPv6 print the same line."""
     out = server.run(["cat", PORTLIST], sudo=True, action="reading nfsd's listeners").stdout
     return frozenset(" ".join(line.split()) for line in out.splitlines() if line.strip())
+
+
+def listener_steps(port: int, threads: int | str = "<the count now>", systemd: bool = True) -> Steps:
+    """nfsd made to listen for RDMA on `port`; undone by restarting the NFS server (`systemd`: through its unit,
+    else rpc.nfsd with the thread count it ran)."""
+    listener = f"rdma {port}"
+    return Steps(
+        (shell("server", f"echo {listener} > {PORTLIST}", f"add nfsd's RDMA listener on port {port}"),),
+        (undo_listener("server", listener, threads, systemd),),
+    )
 
 
 def add_rdma_listener(server: Host, tx: Transaction, port: int = RDMA_PORT) -> bool:
@@ -36,11 +47,11 @@ def add_rdma_listener(server: Host, tx: Transaction, port: int = RDMA_PORT) -> b
     if threads == 0:
         raise NfstuneError(f"{server.label}: the NFS server runs no nfsd thread (it is stopped): nothing to listen")
     systemd = server.run("systemctl is-active nfs-server", sudo=True, check=False).stdout.strip() == "active"
+    (step,) = listener_steps(port, threads, systemd).do
     tx.record(server, "listener", listener, detail={"threads": threads, "systemd": systemd})
     tx.progress(f"{server.label}: nfsd listens for RDMA on port {port} (until the NFS server restarts at the end)")
-    result = server.run(
-        f"echo {listener} > {PORTLIST}", sudo=True, check=False, action=f"adding nfsd's RDMA listener on port {port}"
-    )
+    result = run_step(server, step, check=False, action=f"adding nfsd's RDMA listener on port {port}")
+    assert result is not None
     if listener not in read_listeners(server):
         why = result.stderr.strip() or "it is not in nfsd's listeners afterwards"
         raise NfstuneError(f"{server.label}: nfsd could not listen for RDMA on port {port}: {why}")

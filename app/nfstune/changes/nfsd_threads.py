@@ -7,11 +7,11 @@ so that the undo (at the end, on cancel, on failure, or at the next connect afte
 from __future__ import annotations
 
 from nfstune.changes.config_files import read_config_files
-from nfstune.changes.transaction import Transaction
+from nfstune.changes.steps import Steps, shell
+from nfstune.changes.transaction import THREADS, Transaction, run_step, undo_sysfs
 from nfstune.errors import NfstuneError
 from nfstune.remote import Host
 
-THREADS = "/proc/fs/nfsd/threads"
 MOST = 1024  # far above what a small office's NAS runs (nfs-utils' default is 8, 16 from 2.8.2)
 
 
@@ -20,6 +20,17 @@ def read_threads(server: Host) -> int:
     if not out.isdigit():
         raise NfstuneError(f"{server.label}: {THREADS} reads {out!r}, not a thread count")
     return int(out)
+
+
+def threads_steps(count: int, before: int | str = "<the count before>") -> Steps:
+    return Steps(
+        (
+            shell(
+                "server", f"echo {int(count)} > {THREADS}", f"run {count} nfsd threads (the count before is journaled)"
+            ),
+        ),
+        (undo_sysfs("server", THREADS, str(before), "put the nfsd thread count back"),),
+    )
 
 
 def set_threads(server: Host, tx: Transaction, count: int) -> int:
@@ -31,9 +42,10 @@ def set_threads(server: Host, tx: Transaction, count: int) -> int:
         raise NfstuneError(f"{server.label}: the NFS server runs no nfsd thread (it is stopped): nothing to tune")
     if before == count:
         return before
+    (step,) = threads_steps(count, before).do
     tx.record(server, "sysfs", THREADS, original=f"{before}\n".encode())
     tx.progress(f"{server.label}: nfsd threads {before} -> {count}")
-    server.run(f"echo {int(count)} > {THREADS}", sudo=True, action=f"setting {count} nfsd threads")
+    run_step(server, step, action=f"setting {count} nfsd threads")
     now = read_threads(server)
     if now != count:
         raise NfstuneError(f"{server.label}: asked for {count} nfsd threads, the kernel runs {now}")

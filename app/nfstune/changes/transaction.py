@@ -10,15 +10,18 @@ import posixpath
 import shlex
 from collections.abc import Callable, Mapping
 
+from nfstune.changes.steps import Role, Step, command, shell, write
 from nfstune.errors import NfstuneError
 from nfstune.nfs.own_mount import SCRATCH_PREFIX
-from nfstune.remote import Host, RemoteError
+from nfstune.remote import CommandResult, Host, RemoteError
 from nfstune.store.journal import Journal, JournalEntry
 
 Progress = Callable[[str], None]
 
 HOST_JOURNAL_DIR = "/var/lib/nfstune/journal"  # the copies of original files, on the host itself
 PROCESS_PID_PREFIX = "/var/tmp/nfstune-fio-server-"  # the pid files of servers nfstune starts (changes/fio_server.py)
+PORTLIST = "/proc/fs/nfsd/portlist"  # nfsd's listeners (changes/nfsd_listener.py)
+THREADS = "/proc/fs/nfsd/threads"  # nfsd's running thread count (changes/nfsd_threads.py)
 
 
 class ChangeFailed(NfstuneError):
@@ -35,94 +38,153 @@ def _q(path: str) -> str:
 
 
 # --- undo, the one place that knows how to reverse each kind of change ------------------------------------------
+# Each kind's undo as steps (steps.py): what undo_entry runs, and what a plan shows as a change's undo.
+
+
+def undo_file(role: Role, target: str, *, original: bool, exportfs: bool, backup: str | None) -> tuple[Step, ...]:
+    steps = [
+        write(role, target, "put the journaled original bytes back")
+        if original
+        else command(role, ("rm", "-f", target), f"remove {target} (nfstune made it)")
+    ]
+    if exportfs:
+        # -r: resync the kernel with the restored files; -f: drop cached file-handle mappings, so that
+        # nothing resolved while the change was in force outlives it
+        steps.append(shell(role, "exportfs -ra && exportfs -f", "reload the exports and drop the kernel's cached ones"))
+    if backup:
+        parent = posixpath.dirname(HOST_JOURNAL_DIR)
+        steps.append(
+            shell(role, f"rm -f {_q(backup)}; rmdir {HOST_JOURNAL_DIR} {parent} 2>/dev/null; true", "remove the copy")
+        )
+    return tuple(steps)
+
+
+def undo_dir(role: Role, target: str) -> Step:
+    return shell(role, f"rmdir {_q(target)} 2>/dev/null; true", f"remove {target} if empty")
+
+
+def undo_mount(role: Role, target: str) -> Step:
+    q = _q(target)
+    line = f"if mountpoint -q {q}; then umount {q} || umount -l {q}; fi; rmdir {q} 2>/dev/null; true"
+    return shell(role, line, f"unmount {target} and remove it")
+
+
+def undo_sysfs(role: Role, target: str, value: str, what: str = "") -> Step:
+    """A setting under /proc or /sys written back; a per-mount one (the NFS mount's read_ahead_kb) is gone with
+    the mount if that is gone."""
+    line = f"if [ -e {_q(target)} ]; then echo {_q(value)} > {_q(target)}; fi"
+    return shell(role, line, what or f"put {target} back")
+
+
+def undo_tempfile(role: Role, target: str) -> Step:
+    return command(role, ("rm", "-f", target), f"remove {target}")
+
+
+def undo_scratch(role: Role, target: str) -> Step:
+    return command(role, ("rm", "-rf", "--one-file-system", target), f"remove {target}")
+
+
+def undo_process(role: Role, pid_file: str) -> Step:
+    """A server nfstune started (fio's), by the pid in the pid file it wrote, and only while that pid still runs
+    the program journaled (a pid reused after a reboot belongs to someone else). The whole process group: the
+    server was started as its leader (setsid), and fio runs each job in a child it forks. TERM first; KILL
+    after 5 s."""
+    pid_path, log_path = _q(pid_file), _q(process_log_file(pid_file))
+    line = (
+        f"if [ -f {pid_path} ]; then p=$(cat {pid_path}); "
+        'if [ -n "$p" ] && tr "\\0" " " < /proc/"$p"/cmdline 2>/dev/null | grep -q "^fio --server="; then '
+        'kill -TERM -"$p"; i=0; while kill -0 -"$p" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; '
+        'kill -KILL -"$p" 2>/dev/null; fi; fi; '
+        f"rm -f {pid_path} {log_path}"
+    )
+    return shell(role, line, f"stop the server of {pid_file} and remove its files")
+
+
+def undo_listener(role: Role, listener: str, threads: int | str, systemd: bool) -> Step:
+    """A listener nfstune added to nfsd (nfsd_listener.py): the kernel cannot remove one while nfsd runs, so the
+    NFS server restarts (systemd's unit where it ran under systemd, else rpc.nfsd) and gets back the thread count
+    it had. Nothing is done when the listener is gone already (a reboot, or a restart since)."""
+    restart = "systemctl restart nfs-server" if systemd else f"rpc.nfsd 0 && rpc.nfsd {threads or ''}"
+    line = (
+        f"if grep -qx {_q(listener)} {PORTLIST} 2>/dev/null; then {restart} || exit 1; "
+        f'if [ {threads} -gt 0 ] && [ "$(cat {THREADS})" != {threads} ]; then '
+        f"echo {threads} > {THREADS}; fi; fi"
+    )
+    return shell(role, line, f"restart the NFS server (the only way to drop its {listener} listener)")
+
+
+def undo_steps(role: Role, entry: JournalEntry) -> tuple[Step, ...]:
+    target = entry.target
+    if entry.kind == "file":
+        exportfs = bool(entry.detail.get("exportfs"))
+        return undo_file(role, target, original=entry.original is not None, exportfs=exportfs, backup=entry.backup_path)
+    if entry.kind == "dir":
+        return (undo_dir(role, target),)
+    if entry.kind == "mount":
+        return (undo_mount(role, target),)
+    if entry.kind == "sysfs":
+        return (undo_sysfs(role, target, (entry.original or b"").decode().strip()),)
+    if entry.kind == "tempfile":
+        if not target.startswith("/var/tmp/nfstune-"):
+            raise NfstuneError(f"refusing to remove {target}: not a temporary file of nfstune's")
+        return (undo_tempfile(role, target),)
+    if entry.kind == "process":
+        if not target.startswith(PROCESS_PID_PREFIX) or not target.endswith(".pid"):
+            raise NfstuneError(f"refusing to stop the process of {target}: not a pid file of nfstune's")
+        return (undo_process(role, target),)
+    if entry.kind == "listener":
+        netid, _, port = target.partition(" ")
+        if not (netid.isalnum() and port.isdigit()):
+            raise NfstuneError(f"journal entry {entry.id}: {target!r} is not a listener")
+        threads = int(str(entry.detail.get("threads", 0)))
+        return (undo_listener(role, target, threads, bool(entry.detail.get("systemd"))),)
+    if entry.kind == "scratch":
+        if not posixpath.basename(target).startswith(SCRATCH_PREFIX):
+            raise NfstuneError(f"refusing to remove {target}: not a scratch directory of nfstune's")
+        return (undo_scratch(role, target),)
+    raise NfstuneError(f"journal entry {entry.id} has an unknown kind {entry.kind!r}")
 
 
 def undo_entry(host: Host, entry: JournalEntry) -> None:
-    q = _q(entry.target)
-    if entry.kind == "file":
-        if entry.original is None:
-            host.run(f"rm -f {q}", sudo=True)
+    target = entry.target
+    for step in undo_steps("server", entry):  # the role is the plan's word only: here the host is known
+        if step.writes is not None:
+            assert entry.original is not None
+            host.write_file(step.writes, entry.original, sudo=True)
+        elif entry.kind == "listener":
+            _drop_listener(host, entry, step)
+        elif entry.kind == "scratch":
+            host.run(step.line, sudo=True, timeout=600, action=f"removing {target}")
+        elif entry.kind in ("mount", "process"):
+            doing = "unmounting" if entry.kind == "mount" else "stopping the process of"
+            host.run(step.line, sudo=True, action=f"{doing} {target}")
+        elif step.line.startswith("exportfs "):
+            host.run(step.line, sudo=True, action="reloading the restored exports")
         else:
-            host.write_file(entry.target, entry.original, sudo=True)
-        if entry.detail.get("exportfs"):
-            # -r: resync the kernel with the restored files; -f: drop cached file-handle mappings, so that
-            # nothing resolved while the change was in force outlives it
-            host.run("exportfs -ra && exportfs -f", sudo=True, action="reloading the restored exports")
-        if entry.backup_path:
-            parent = posixpath.dirname(HOST_JOURNAL_DIR)
-            host.run(f"rm -f {_q(entry.backup_path)}; rmdir {HOST_JOURNAL_DIR} {parent} 2>/dev/null; true", sudo=True)
-    elif entry.kind == "dir":
-        host.run(f"rmdir {q} 2>/dev/null; true", sudo=True)
-    elif entry.kind == "mount":
-        host.run(
-            f"if mountpoint -q {q}; then umount {q} || umount -l {q}; fi; rmdir {q} 2>/dev/null; true",
-            sudo=True,
-            action=f"unmounting {entry.target}",
-        )
-    elif entry.kind == "sysfs":
-        # a per-mount setting (e.g. the NFS mount's read_ahead_kb): gone with the mount if that is gone
-        value = (entry.original or b"").decode().strip()
-        host.run(f"if [ -e {q} ]; then echo {_q(value)} > {q}; fi", sudo=True)
-    elif entry.kind == "tempfile":
-        if not entry.target.startswith("/var/tmp/nfstune-"):
-            raise NfstuneError(f"refusing to remove {entry.target}: not a temporary file of nfstune's")
-        host.run(f"rm -f {q}", sudo=True)
-    elif entry.kind == "process":
-        _stop_process(host, entry)
-    elif entry.kind == "listener":
-        _drop_listener(host, entry)
-    elif entry.kind == "scratch":
-        if not posixpath.basename(entry.target).startswith(SCRATCH_PREFIX):
-            raise NfstuneError(f"refusing to remove {entry.target}: not a scratch directory of nfstune's")
-        host.run(f"rm -rf --one-file-system {q}", sudo=True, timeout=600, action=f"removing {entry.target}")
-    else:
-        raise NfstuneError(f"journal entry {entry.id} has an unknown kind {entry.kind!r}")
+            host.run(step.line, sudo=True)
+
+
+def run_step(host: Host, step: Step, *, data: bytes = b"", **kw: object) -> CommandResult | None:
+    """Run one step of a change on its host: a file step writes `data`."""
+    if step.writes is not None:
+        host.write_file(step.writes, data, sudo=step.sudo)
+        return None
+    return host.run(step.line, sudo=step.sudo, **kw)  # type: ignore[arg-type]
 
 
 def process_log_file(pid_path: str) -> str:
     return pid_path.removesuffix(".pid") + ".log"
 
 
-def _stop_process(host: Host, entry: JournalEntry) -> None:
-    """A server nfstune started (fio's), by the pid in the pid file it wrote, and only while that pid still runs
-    the program journaled (a pid reused after a reboot belongs to someone else). The whole process group: the
-    server was started as its leader (setsid), and fio runs each job in a child it forks. TERM first; KILL
-    after 5 s."""
-    if not entry.target.startswith(PROCESS_PID_PREFIX) or not entry.target.endswith(".pid"):
-        raise NfstuneError(f"refusing to stop the process of {entry.target}: not a pid file of nfstune's")
-    pid_path, log_path = _q(entry.target), _q(process_log_file(entry.target))
-    host.run(
-        f"if [ -f {pid_path} ]; then p=$(cat {pid_path}); "
-        'if [ -n "$p" ] && tr "\\0" " " < /proc/"$p"/cmdline 2>/dev/null | grep -q "^fio --server="; then '
-        'kill -TERM -"$p"; i=0; while kill -0 -"$p" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; '
-        'kill -KILL -"$p" 2>/dev/null; fi; fi; '
-        f"rm -f {pid_path} {log_path}",
-        sudo=True,
-        action=f"stopping the process of {entry.target}",
-    )
-
-
-def _drop_listener(host: Host, entry: JournalEntry) -> None:
-    """A listener nfstune added to nfsd (changes/nfsd_listener.py): the kernel cannot remove one while nfsd runs, so
-    the NFS server restarts (systemd's unit where it ran under systemd, else rpc.nfsd) and gets back the thread count
-    it had. Nothing is done when the listener is gone already (a reboot, or a restart since)."""
+def _drop_listener(host: Host, entry: JournalEntry, step: Step) -> None:
     netid, _, port = entry.target.partition(" ")
-    if not (netid.isalnum() and port.isdigit()):
-        raise NfstuneError(f"journal entry {entry.id}: {entry.target!r} is not a listener")
-    threads = int(str(entry.detail.get("threads", 0)))
-    restart = f"rpc.nfsd 0 && rpc.nfsd {threads or ''}"
-    if entry.detail.get("systemd"):
-        restart = "systemctl restart nfs-server"
-    portlist = "/proc/fs/nfsd/portlist"
     host.run(
-        f"if grep -qx {_q(entry.target)} {portlist} 2>/dev/null; then {restart} || exit 1; "
-        f'if [ {threads} -gt 0 ] && [ "$(cat /proc/fs/nfsd/threads)" != {threads} ]; then '
-        f"echo {threads} > /proc/fs/nfsd/threads; fi; fi",
+        step.line,
         sudo=True,
         timeout=180,
         action=f"restarting the NFS server to remove its {netid} listener on port {port}",
     )
-    left = host.run(["cat", portlist], sudo=True, check=False).stdout.splitlines()
+    left = host.run(["cat", PORTLIST], sudo=True, check=False).stdout.splitlines()
     if entry.target in (" ".join(line.split()) for line in left):
         raise NfstuneError(
             f"{host.label}: nfsd still listens on {entry.target} after the restart: its own configuration asks for "

@@ -10,10 +10,8 @@ import dataclasses
 import json
 import posixpath
 import random
-import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
 
 from nfstune.bench.clients_runner import JOB_PREFIX as CLIENTS_JOB_PREFIX
 from nfstune.bench.commands import repeat_steps, workload_commands
@@ -21,13 +19,17 @@ from nfstune.bench.fio import fio_commands
 from nfstune.bench.fio_clients import ClientJob, front_end_argv, job_file
 from nfstune.bench.sizing import GROWS, files_bytes, growth_rule_text
 from nfstune.bench.workloads import SMALL_FILES_TAR, WorkloadId, WorkloadSizes
+from nfstune.changes.export import export_steps
 from nfstune.changes.fio_server import DEFAULT_PORT as FIO_SERVER_PORT
-from nfstune.changes.isolated import EXPORTS_FILE as ISOLATED_EXPORTS
-from nfstune.changes.isolated import MKFS, export_options, scratch_size_mib
-from nfstune.changes.nfsd_listener import PORTLIST
-from nfstune.changes.nfsd_threads import THREADS as NFSD_THREADS
+from nfstune.changes.fio_server import server_steps
+from nfstune.changes.isolated import export_options, isolated_paths, isolated_steps, scratch_size_mib
+from nfstune.changes.mount import mount_steps, readahead_path, readahead_steps, scratch_steps
+from nfstune.changes.nfsd_listener import PORTLIST, listener_steps
+from nfstune.changes.nfsd_threads import threads_steps
+from nfstune.changes.steps import Step, Steps
+from nfstune.changes.transaction import HOST_JOURNAL_DIR, undo_tempfile
 from nfstune.facts.appliance import async_setting_hint
-from nfstune.nfs.own_mount import MOUNT_ROOT, SCRATCH_PREFIX, mount_argv, mount_point_for
+from nfstune.nfs.own_mount import MOUNT_ROOT, mount_point_for
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
 
 # Seconds a visit takes beyond its workloads, and per run of each workload (cache drop or sync included).
@@ -68,22 +70,6 @@ RUN_S: Mapping[str, Mapping[str, float]] = {
         "tree-delete": 60.0,
     },
 }
-
-
-@dataclass(frozen=True)
-class Step:
-    host: Literal["server", "client"]
-    argv: tuple[str, ...]  # the exact remote argv (a shell string is ("sh", "-c", "..."))
-    sudo: bool
-    what: str
-
-    def text(self) -> str:
-        """One line: a multi-line script shows its first line and how many more it has."""
-        shown = [
-            a if "\n" not in a.strip() else f"{a.splitlines()[0]} ...({a.strip().count(chr(10))} more lines)"
-            for a in self.argv
-        ]
-        return f"{self.host}$ {'sudo ' if self.sudo else ''}{shlex.join(shown)}"
 
 
 @dataclass(frozen=True)
@@ -135,6 +121,9 @@ class Plan:
     fio_available: bool = True
     # the most the sizes may grow to between rounds (growth.py); None: they never grow
     size_limits: WorkloadSizes | None = None
+    # the session's own changes, made before the first recipe and undone at the end: the scratch directory, the
+    # small-files tar, nfsd's RDMA listener, fio's servers
+    session: Steps = field(default_factory=Steps)
 
 
 def visit_seconds(visit: Visit, scale: str) -> float:
@@ -224,7 +213,24 @@ def build_plan(
         sizes=sizes,
         fio_available=fio_available,
         size_limits=size_limits,
+        session=session_steps(plans, share, scratch_name),
     )
+
+
+def session_steps(plans: Sequence[RecipePlan], share: str, scratch_name: str) -> Steps:
+    """What the engine changes once a session, in its order: the scratch directory in the export, the small-files
+    tar on the client (made by the workload's own prepare step, removed at the end), nfsd's RDMA listeners, and
+    fio's server on each client that several-client configurations load the server from."""
+    steps = scratch_steps(posixpath.join(share, scratch_name))
+    if any("small-files" in v.workloads for item in plans for v in item.visits):
+        steps = steps.then(Steps((), (undo_tempfile("client", SMALL_FILES_TAR),)))
+    for port in sorted({c.rdma_port for item in plans for c in item.configs if c.rdma_port is not None}):
+        steps = steps.then(listener_steps(port))
+    most = max((c.clients or 0 for item in plans for c in item.configs), default=0)
+    for number in range(1, most + 1):
+        name = client_name(number)
+        steps = steps.then(server_steps(name, f"<the address of {name}>"))
+    return steps
 
 
 @dataclass(frozen=True)
@@ -238,128 +244,33 @@ class _Context:
     size_limits: WorkloadSizes | None  # the largest sizes growth may reach (a scratch filesystem is made for them)
 
     def visit(self, recipe: Recipe, config: Config, number: int) -> Visit:
-        """One visit's steps; its undo runs newest change first, as the engine's transaction undoes them."""
+        """One visit's steps, each change's from its own module in changes/ (what the engine runs); its undo runs
+        newest change first, as the engine's transaction undoes them."""
         workloads = config.workloads or recipe.workloads
-        mp = shlex.quote(self.mount_point)
-        bdi = f"/sys/class/bdi/$(mountpoint -d {mp})/read_ahead_kb"
         options = config.mount.render()
-        setup: list[Step] = []
-        undo: list[Step] = []
+        changes = Steps()
         export_path = self.share
         if config.filesystem is not None:
-            export_path = "/srv/nfstune-isolated-<stamp>"
-            image = posixpath.join(self.share, f"{SCRATCH_PREFIX}isolated-<stamp>.img")
+            image, export_path = isolated_paths(self.share, "<stamp>")
             size = scratch_size_mib(files_bytes(self.size_limits or self.sizes), config.filesystem)
-            make = [
-                ["truncate", "-s", f"{size}M", image],
-                [*MKFS[config.filesystem], image],
-                ["mkdir", "-p", export_path],
-                ["mount", "-o", "loop", image, export_path],
-                ["chmod", "1777", export_path],
-                ["exportfs", "-ra"],
-            ]
-            remove = [
-                ["rm", ISOLATED_EXPORTS],
-                ["exportfs", "-ra"],
-                ["umount", export_path],
-                ["rmdir", export_path],
-                ["rm", image],
-            ]
-            setup.append(
-                Step(
-                    "server",
-                    ("sh", "-c", " && ".join(map(shlex.join, make))),
-                    True,
-                    f"make a scratch {config.filesystem} filesystem in a sparse {size} MiB file on the share's disk, "
-                    f"loop-mount it and export it alone to this client ({export_options(config.export.set)}) in "
-                    f"{ISOLATED_EXPORTS}: the share itself is not used (each step journaled first)",
-                )
-            )
-            undo.append(
-                Step(
-                    "server",
-                    ("sh", "-c", " && ".join(map(shlex.join, remove))),
-                    True,
-                    "unexport the scratch filesystem, unmount it and remove its file",
-                )
-            )
+            made = isolated_steps(image, export_path, config.filesystem, size, export_options(config.export.set))
+            changes = made.then(scratch_steps(posixpath.join(export_path, posixpath.basename(self.scratch))))
         elif config.export:
-            changes = ", ".join(
-                [*(f"set {o}" for o in config.export.set), *(f"unset {o}" for o in config.export.unset)]
-            )
-            setup.append(
-                Step(
-                    "server",
-                    ("exportfs", "-ra"),
-                    True,
-                    f"write the exports file that defines {self.share} ({changes} for each of its clients; the "
-                    "original bytes journaled first; not written when nothing changes) and exportfs -ra",
-                )
-            )
-            undo.append(
-                Step(
-                    "server",
-                    ("sh", "-c", "exportfs -ra && exportfs -f"),
-                    True,
-                    "write the journaled original bytes of that exports file back, and exportfs -ra",
-                )
+            edits = ", ".join([*(f"set {o}" for o in config.export.set), *(f"unset {o}" for o in config.export.unset)])
+            changes = export_steps(
+                f"<the exports file that defines {self.share}>",
+                backup=f"{HOST_JOURNAL_DIR}/<date-time>-<its name>",
+                what=f"its new text: {edits} for each of the share's clients (not written when nothing changes)",
             )
         if config.nfsd_threads is not None:
-            setup.append(
-                Step(
-                    "server",
-                    ("sh", "-c", f"echo {int(config.nfsd_threads)} > {NFSD_THREADS}"),
-                    True,
-                    f"run {config.nfsd_threads} nfsd threads (the count before is journaled)",
-                )
-            )
-            undo.append(
-                Step(
-                    "server",
-                    ("sh", "-c", f"echo <the count before> > {NFSD_THREADS}"),
-                    True,
-                    "put the nfsd thread count back",
-                )
-            )
+            changes = changes.then(threads_steps(config.nfsd_threads))
         on_each = f" on each of the first {config.clients} clients" if (config.clients or 1) > 1 else ""
-        setup += [
-            Step(
-                "client", ("mkdir", "-p", self.mount_point), True, f"make the mount point {self.mount_point}{on_each}"
-            ),
-            Step(
-                "client",
-                mount_argv(self.server_address, export_path, options, self.mount_point),
-                True,
-                f"mount {export_path} with {options or 'the defaults'} (nosharecache){on_each}",
-            ),
-        ]
-        undo.insert(
-            0,
-            Step(
-                "client",
-                ("sh", "-c", f"if mountpoint -q {mp}; then umount {mp} || umount -l {mp}; fi; rmdir {mp}"),
-                True,
-                f"unmount {self.mount_point} and remove it",
-            ),
+        changes = changes.then(
+            mount_steps(self.server_address, export_path, options, self.mount_point, on_each=on_each)
         )
         if config.read_ahead_kb is not None:
-            setup.append(
-                Step(
-                    "client",
-                    ("sh", "-c", f"echo {int(config.read_ahead_kb)} > {bdi}"),
-                    True,
-                    f"read_ahead_kb {config.read_ahead_kb} for that mount (the value before is journaled)",
-                )
-            )
-            undo.insert(
-                0,
-                Step(
-                    "client",
-                    ("sh", "-c", f"echo <the value before> > {bdi}"),
-                    True,
-                    "put read_ahead_kb back (gone with the mount anyway)",
-                ),
-            )
+            device = readahead_path(f"<the device of {self.mount_point}>")
+            changes = changes.then(readahead_steps(device, config.read_ahead_kb))
         if config.clients is not None:
             run = [step for w in workloads for step in self.clients_steps(WorkloadId(w), config.clients)]
         else:
@@ -369,9 +280,9 @@ class _Context:
             config.label,
             number,
             tuple(workloads),
-            tuple(setup),
+            changes.do,
             tuple(run),
-            tuple(undo),
+            changes.undo,
             options,
             config.clients or 1,
         )
@@ -469,6 +380,8 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
         lines.append(f"The small-files tree is packed once into {SMALL_FILES_TAR} on the client (removed at the end).")
     lines += [f"Note: {note}" for note in plan.notes]
     lines += [f"Skipped: {text}" for text in plan.skipped]
+    lines += ["", "session (before the first recipe; undone at the end):"]
+    lines += _steps_text(("set up", plan.session.do), ("undo", plan.session.undo), indent="  ")
     for item in plan.recipes:
         rounds = item.rounds
         lines += [
@@ -490,10 +403,16 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
                 break
             name = "warm-up" if visit.warmup else f"round {visit.round}"
             lines.append(f"  {name}, {visit.label}: {', '.join(visit.workloads)}")
-            for title, steps in (("set up", visit.setup), ("run", visit.run), ("undo", visit.undo)):
-                lines.append(f"    {title}:")
-                lines += [f"      {step.text()}    # {step.what}" for step in steps]
+            lines += _steps_text(("set up", visit.setup), ("run", visit.run), ("undo", visit.undo), indent="    ")
     return "\n".join(lines)
+
+
+def _steps_text(*parts: tuple[str, Sequence[Step]], indent: str) -> list[str]:
+    lines = []
+    for title, steps in parts:
+        lines.append(f"{indent}{title}:")
+        lines += [f"{indent}  {step.text()}    # {step.what}" for step in steps]
+    return lines
 
 
 def plan_json(plan: Plan) -> str:
