@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
-from nfstune.ui.controller import RunOutcome
+from nfstune.session.script import RunOutcome
 from nfstune.ui.main_window import STEPS, MainWindow
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from nfstune.ui.controller import Controller, RunOutcome
+from nfstune.session.script import RunOutcome
+from nfstune.ui.controller import Controller
 from nfstune.ui.jobs import Prompter
 from nfstune.ui.pages.run import LOG_MIN_LINES, RunPage
 

@@ -13,8 +13,7 @@ from contextlib import ExitStack
 from typing import Any
 
 from nfstune.advice.recommend import Recommendation
-from nfstune.advice.session import keep_current, kept_recommendation
-from nfstune.changes.export import exportfs_table, read_export_files
+from nfstune.advice.session import kept_recommendation
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes, recipes_by_id
 from nfstune.recipes.model import Recipe
@@ -23,8 +22,8 @@ from nfstune.results.summary import aa_checks, aa_summary, results_text, summari
 from nfstune.session.baselines import baseline_label
 from nfstune.session.engine import Event
 from nfstune.session.guard import ServerChange
-from nfstune.session.preflight import blocking, check
-from nfstune.session.workflow import Pair, current_export, open_session, pick_recipes, plan_for, probe_pair
+from nfstune.session.script import preflight, refuse_if_blocked, run_session, survey
+from nfstune.session.workflow import Pair, pick_recipes, plan_for
 from nfstune.signals import terminate_as_interrupt
 from nfstune.store import Journal, Results, open_store
 
@@ -128,25 +127,13 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         if args.lab and getattr(args, "share", None):
             pair.share = args.share  # the lab's /export unless another share is asked for
         printer(f"probing {pair.server.label} and {', '.join(c.label for c in pair.clients)}")
-        facts = probe_pair(pair)
+        found = survey(pair)
         # the desktop's preflight, before anything is changed: a share that is not exported would otherwise get
         # a 1777 scratch directory and a disk-baseline file wherever it points
-        exported = sorted({path for path, _ in exportfs_table(pair.server)})
-        problems = check(
-            facts.server,
-            facts.client,
-            server_label=pair.server.label,
-            client_label=pair.client.label,
-            share=pair.share,
-            exports=exported,
-            export_files=read_export_files(pair.server),
-            more=[(host.label, f) for host, f in zip(pair.more, facts.more, strict=True)],
-        )
+        problems = preflight(pair, found)
         for p in problems:
             printer(f"{p.severity}: {p.title}\n    {p.detail}")
-        if blocking(problems):
-            stops = "; ".join(p.title for p in problems if p.severity == "error")
-            raise ConfigError(f"preflight: {stops}. Nothing was changed.")
+        refuse_if_blocked(problems)
         for recipe in chosen:  # what the desktop shows on the Recipes page before a run, said here too
             if recipe.warning:
                 printer(f"warning ({recipe.id}): {' '.join(recipe.warning.split())}")
@@ -177,9 +164,10 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             elif event.kind in ("repeat", "log", "warning", "config", "baseline"):
                 printer(event.message)
 
-        sid, plan, engine = open_session(
+        by_id = {r.id: r for r in recipes}
+        outcome = run_session(
             pair,
-            facts,
+            found.facts,
             chosen,
             scale=args.scale,
             results=results,
@@ -188,13 +176,13 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             cancel=threading.Event(),
             baselines=not getattr(args, "no_baselines", False),
             confirm=confirm,
+            known=by_id,
         )
-        engine.run(sid, plan)
-        current = current_export(pair.server, pair.share, pair.client)
-        keep_current(results, sid, current, server=pair.address)
-    by_id = {r.id: r for r in recipes}
-    text = report_text(results, sid, by_id) + "\n" + advice_text(kept_recommendation(results, sid, by_id), pair.share)
-    print(text)
+        if outcome.error is not None:
+            raise outcome.error  # main says why, with its exit code, as for an error before the run
+    sid, rec = outcome.session_id, outcome.recommendation
+    advice = advice_text(rec, pair.share) if rec is not None else "\n" + outcome.message
+    print(report_text(results, sid, by_id) + "\n" + advice)
     html = getattr(args, "html", None)
     if html is not None:
         from nfstune.report.html import write_html

@@ -223,7 +223,7 @@ def open_session(
 ) -> tuple[int, Plan, Engine]:
     """The steps of a session before it runs, the same for the CLI and the desktop: its plan (the configurations
     it skips said through `emit` as log events), the session stored with that plan, and the engine that runs it.
-    The caller runs `engine.run(session_id, plan)` and then reads `current_export` for the recommendation."""
+    script.run_session runs it and reads `current_export` for the recommendation."""
     plan = plan_for(pair, facts, recipes, scale, seed)
     for reason in plan.skipped:
         emit(Event("log", reason))

@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import enum
 import logging
-import posixpath
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from nfstune.errors import NfstuneError
 from nfstune.recipes.model import Recipe
 from nfstune.remote import Host, open_host
-from nfstune.session.engine import Cancelled, Event
+from nfstune.session.engine import Event
+from nfstune.session.script import RunOutcome, Survey, run_session, survey
 from nfstune.session.workflow import Facts, Pair
 from nfstune.ui.jobs import EventBuffer, Job, JobQueue, Prompter
 
@@ -54,23 +53,6 @@ class HostSpec:
         return f"{who}{self.target}" + (f":{self.port}" if self.port else "")
 
 
-@dataclass
-class Probed:
-    facts: Facts
-    exports: list[str]  # the server's exported paths (exportfs -s)
-    client_mounts_of_server: list[str]  # "server:/path on /mnt/x" already mounted on the client
-    export_files: dict[str, str] = field(default_factory=dict)  # the server's exports files, by path
-
-
-@dataclass
-class RunOutcome:
-    session_id: int
-    status: str  # completed | cancelled | failed
-    message: str = ""
-    recommendation: Any = None  # advice.Recommendation when completed
-    undo_log: list[str] = field(default_factory=list)
-
-
 class Controller(QObject):
     host_state = Signal(str, object, str)  # role, ConnState, message
     lab_progress = Signal(str)
@@ -89,7 +71,7 @@ class Controller(QObject):
         self.states: dict[str, ConnState] = dict.fromkeys(ROLES, ConnState.IDLE)
         self.server_address: str | None = None
         self.share: str | None = None
-        self.probe: Probed | None = None
+        self.probe: Survey | None = None
         self.outcome: RunOutcome | None = None
         self.events = EventBuffer()
         self.sample_sink: Callable[[str, float, dict[str, float]], None] | None = None
@@ -251,23 +233,10 @@ class Controller(QObject):
         more = [self.hosts[r] for r in self.connected_more()]
         address = self.server_address or ""
 
-        def work(_job: Job) -> Probed:
-            from nfstune.changes.export import exportfs_table, read_export_files
-            from nfstune.changes.mount import mounts_of
-            from nfstune.nfs.own_mount import MOUNT_ROOT
-            from nfstune.session.workflow import probe_pair
+        def work(_job: Job) -> Survey:
+            return survey(Pair(server, client, address, self.share or "", more))
 
-            exports = sorted({path for path, _client in exportfs_table(server)})
-            share = self.share if self.share in exports else (exports[0] if exports else "/")
-            facts = probe_pair(Pair(server, client, address, share, more))
-            mounts = [
-                f"{m.device} on {m.mount_point}"
-                for m in mounts_of(client, (address, facts.server.hostname))
-                if posixpath.dirname(m.mount_point) != MOUNT_ROOT
-            ]
-            return Probed(facts, exports, mounts, read_export_files(server))
-
-        def done(result: Probed) -> None:
+        def done(result: Survey) -> None:
             self.probe = result
             if self.share not in result.exports and result.exports:
                 self.share = result.exports[0]
@@ -312,39 +281,22 @@ class Controller(QObject):
                 self.events.append(event)
 
         def work(job: Job) -> RunOutcome:
-            from nfstune.advice.session import keep_current, recommendation
-            from nfstune.session.workflow import current_export, open_session
             from nfstune.store import Journal, Results, open_store
 
             conn = open_store(self.store_path)  # this thread's own connection: sqlite objects stay on one thread
-            results, journal = Results(conn), Journal(conn)
-            sid, plan, engine = open_session(
-                pair,
-                probed.facts,
-                recipes,
-                scale=scale,
-                results=results,
-                journal=journal,
-                emit=emit,
-                cancel=job.cancel,
-                seed=seed,
-                confirm=self.prompter.server_change,  # asked on the GUI thread; the worker waits for the answer
-            )
             try:
-                try:
-                    engine.run(sid, plan)
-                except Cancelled as exc:
-                    return RunOutcome(sid, "cancelled", str(exc))
-                except NfstuneError as exc:  # the engine undid its changes and stored why
-                    return RunOutcome(sid, "failed", str(exc))
-                current = current_export(pair.server, pair.share, pair.client)
-                keep_current(results, sid, current, server=pair.address)
-                try:
-                    rec = recommendation(results, sid, share=pair.share, server=pair.address, current=current)
-                except NfstuneError as exc:
-                    # nothing to start from (the share is no longer exported): the results stand without one
-                    return RunOutcome(sid, "completed", f"No recommendation: {exc}")
-                return RunOutcome(sid, "completed", recommendation=rec)
+                return run_session(
+                    pair,
+                    probed.facts,
+                    recipes,
+                    scale=scale,
+                    results=Results(conn),
+                    journal=Journal(conn),
+                    emit=emit,
+                    cancel=job.cancel,
+                    seed=seed,
+                    confirm=self.prompter.server_change,  # asked on the GUI thread; the worker waits for the answer
+                )
             finally:
                 conn.close()
 

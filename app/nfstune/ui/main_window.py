@@ -26,8 +26,9 @@ from nfstune import __version__
 from nfstune.advice.recommend import Recommendation
 from nfstune.recipes.estimate import PastRun
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
+from nfstune.session.script import RunOutcome
 from nfstune.store import Results, open_store
-from nfstune.ui.controller import Controller, RunOutcome
+from nfstune.ui.controller import Controller
 from nfstune.ui.jobs import CRASHED, Prompter
 from nfstune.ui.pages.connect import ConnectPage
 from nfstune.ui.pages.history import HistoryPage

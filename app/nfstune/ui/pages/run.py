@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.session.engine import Event
-from nfstune.ui.controller import Controller, RunOutcome
+from nfstune.session.script import RunOutcome
+from nfstune.ui.controller import Controller
 from nfstune.ui.widgets.live_plot import LIVE_SERIES, LivePlot
 
 DRAIN_MS = 250

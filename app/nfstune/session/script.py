@@ -1,0 +1,134 @@
+"""The session script the CLI and the desktop both follow: survey the connected hosts, check what stands in the way,
+run the session and read the recommendation. They differ only in how they ask the admin (`confirm`) and how they
+show what happens (`emit`, and what they do with the survey and the outcome). No Qt, no terminal.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from nfstune.advice.recommend import Recommendation
+from nfstune.advice.session import keep_current, kept_recommendation
+from nfstune.changes.export import exportfs_table, read_export_files
+from nfstune.changes.mount import mounts_of
+from nfstune.errors import Cancelled, ConfigError, NfstuneError
+from nfstune.nfs.own_mount import MOUNT_ROOT
+from nfstune.recipes.model import Recipe
+from nfstune.session.engine import Event
+from nfstune.session.guard import ServerChange
+from nfstune.session.preflight import Problem, blocking, check
+from nfstune.session.workflow import Facts, Pair, current_export, open_session, probe_pair
+from nfstune.store import Journal, Results
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What the connected hosts are, read before anything is changed: what the preflight checks and shows."""
+
+    facts: Facts
+    exports: list[str]  # the server's exported paths (exportfs -s)
+    client_mounts_of_server: list[str]  # "server:/path on /mnt/x" already mounted on the client, not by nfstune
+    export_files: dict[str, str]  # the server's exports files, by path
+
+
+def survey(pair: Pair) -> Survey:
+    """The server's exports first: the share whose filesystem is probed is `pair.share` when it is exported,
+    otherwise the first export (the desktop then offers that one; a share that is not exported is an error of
+    the preflight anyway). Every sudo password is asked for here (probe_pair)."""
+    exports = sorted({path for path, _client in exportfs_table(pair.server)})
+    exported = {_normal(path) for path in exports}
+    share = pair.share if pair.share and _normal(pair.share) in exported else (exports[0] if exports else "/")
+    facts = probe_pair(replace(pair, share=share))
+    mounts = [
+        f"{m.device} on {m.mount_point}"
+        for m in mounts_of(pair.client, (pair.address, facts.server.hostname))
+        if posixpath.dirname(m.mount_point) != MOUNT_ROOT
+    ]
+    return Survey(facts, exports, mounts, read_export_files(pair.server))
+
+
+def _normal(path: str) -> str:
+    return path.rstrip("/") or "/"  # as the preflight compares a share with the exports
+
+
+def preflight(pair: Pair, found: Survey) -> list[Problem]:
+    """What stands in the way of a session on `pair.share`, errors first (preflight.check)."""
+    return check(
+        found.facts.server,
+        found.facts.client,
+        server_label=pair.server.label,
+        client_label=pair.client.label,
+        client_mounts_of_server=found.client_mounts_of_server,
+        share=pair.share,
+        exports=found.exports,
+        export_files=found.export_files,
+        more=[(host.label, f) for host, f in zip(pair.more, found.facts.more, strict=True)],
+    )
+
+
+def refuse_if_blocked(problems: Sequence[Problem]) -> None:
+    """Raises ConfigError naming every error among `problems`; nothing was changed yet. (The desktop keeps its
+    Next button disabled instead.)"""
+    if blocking(problems):
+        stops = "; ".join(p.title for p in problems if p.severity == "error")
+        raise ConfigError(f"preflight: {stops}. Nothing was changed.")
+
+
+Status = Literal["completed", "cancelled", "failed"]
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    session_id: int
+    status: Status
+    message: str = ""  # why it was cancelled or failed; when it completed without a recommendation, why not
+    recommendation: Recommendation | None = None
+    error: NfstuneError | None = None  # what stopped it (cancelled or failed), for a caller that raises it again
+
+
+def run_session(
+    pair: Pair,
+    facts: Facts,
+    recipes: Sequence[Recipe],
+    *,
+    scale: str,
+    results: Results,
+    journal: Journal,
+    emit: Callable[[Event], None],
+    cancel: threading.Event,
+    confirm: Callable[[ServerChange], bool] | None = None,
+    seed: int | None = None,
+    baselines: bool = True,
+    known: Mapping[str, Recipe] | None = None,
+) -> RunOutcome:
+    """Open the session, run it, and once its changes are undone read and keep the admin's own configuration and
+    the recommendation made from it. `confirm`: asked before the export is changed while other clients use the
+    server; `known`: every recipe by id, whose margins the verdicts use (None: as they are on disk now). Raises
+    what happens before the engine runs; a cancel or a failure while it runs is the outcome's."""
+    sid, plan, engine = open_session(
+        pair,
+        facts,
+        recipes,
+        scale=scale,
+        results=results,
+        journal=journal,
+        emit=emit,
+        cancel=cancel,
+        confirm=confirm,
+        seed=seed,
+        baselines=baselines,
+    )
+    try:
+        engine.run(sid, plan)
+    except NfstuneError as exc:  # the engine undid its changes and stored why
+        return RunOutcome(sid, "cancelled" if isinstance(exc, Cancelled) else "failed", str(exc), error=exc)
+    current = current_export(pair.server, pair.share, pair.client)
+    keep_current(results, sid, current, server=pair.address)
+    rec = kept_recommendation(results, sid, known)
+    if isinstance(rec, str):  # nothing to start from (the share is no longer exported): the results stand alone
+        return RunOutcome(sid, "completed", f"No recommendation: {rec}")
+    return RunOutcome(sid, "completed", recommendation=rec)
