@@ -148,10 +148,6 @@ def format_percent(percent: float) -> str:
     return f"{percent:.1f} %" if percent >= 0.05 else "<0.1 %"
 
 
-def format_p(p: float) -> str:
-    return "p<0.001" if p < 0.001 else f"p={p:.2g}"
-
-
 def format_value(value: float) -> str:
     """Three significant figures without an exponent: 25.1, 0.00123, 1234."""
     if value == 0 or not math.isfinite(value):

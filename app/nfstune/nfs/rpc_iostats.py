@@ -144,9 +144,6 @@ class RpcOpStats:
     def mean_rtt_ms(self) -> float | None:
         return self.rtt_ms / self.ops if self.ops else None
 
-    def mean_execute_ms(self) -> float | None:
-        return self.execute_ms / self.ops if self.ops else None
-
 
 _RPC_HEADER = re.compile(r"RPC iostats version: (\S+)\s+p/v: ([0-9]{1,20})/([0-9]{1,20}) \((.*)\)")
 

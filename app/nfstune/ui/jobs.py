@@ -163,9 +163,6 @@ class Job(QObject):
     def wait(self, ms: int = 30000) -> bool:
         return self._thread.wait(ms)
 
-    def is_running(self) -> bool:
-        return self._thread.isRunning()
-
     @Slot()
     def _on_started(self) -> None:
         # the desktop's own trail in the log file: which job ran on which hosts, how long, how it ended
