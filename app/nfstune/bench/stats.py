@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from scipy import stats as _scipy_stats  # type: ignore[import-untyped]
 
 CONFIDENCE = 0.95
-ALPHA = 0.05
 TIMES_FROM = 2.0  # from a factor of 2 up, "4.3x faster" reads better than "330 % faster"
 
 
