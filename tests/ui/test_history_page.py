@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QItemSelectionModel, Qt
@@ -11,16 +14,45 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from nfstune.store import Results, open_store
+from nfstune.ui.jobs import Job, JobQueue
 from nfstune.ui.pages.history import COLUMNS, HistoryPage
 from tests.unit.test_summary import FIRST_SESSION, SECOND_SESSION, store_session
 
 
+class Jobs:
+    """What the desktop gives the page to run the HTML report with (the controller's start_job, on no host): a
+    real job queue, noting the thread each job's work ran on."""
+
+    def __init__(self) -> None:
+        self.queue = JobQueue()
+        self.threads: list[threading.Thread] = []
+
+    def background(
+        self, name: str, work: Callable[[Job], Any], done: Callable[[Any], None], failed: Callable[[str], None]
+    ) -> Job:
+        def traced(job: Job) -> Any:
+            self.threads.append(threading.current_thread())
+            return work(job)
+
+        job = Job(name, traced)
+        job.on_gui_thread(job.finished, done)
+        job.on_gui_thread(job.failed, failed)
+        return self.queue.add(job)
+
+
 @pytest.fixture
-def page(qtbot: QtBot, tmp_path: Path) -> HistoryPage:
+def jobs(qtbot: QtBot) -> Iterator[Jobs]:
+    jobs = Jobs()
+    yield jobs
+    qtbot.waitUntil(lambda: not jobs.queue.busy(), timeout=10_000)  # no job outlives its test
+
+
+@pytest.fixture
+def page(qtbot: QtBot, tmp_path: Path, jobs: Jobs) -> HistoryPage:
     results = Results(open_store(tmp_path / "s.sqlite3"))
     store_session(results, FIRST_SESSION)
     store_session(results, SECOND_SESSION, status="failed")
-    widget = HistoryPage(results)
+    widget = HistoryPage(results, store_path=tmp_path / "s.sqlite3", background=jobs.background)
     qtbot.addWidget(widget)
     widget.resize(1366, 768)
     widget.show()
@@ -107,14 +139,16 @@ def test_refresh_shows_a_new_session_and_keeps_the_selection(page: HistoryPage) 
         ("html", lambda text: "<h1>nfstune session 1</h1>" in text and "async is 4.3x faster than sync" in text),
     ],
 )
-def test_exports_write_the_selected_session(page: HistoryPage, tmp_path: Path, kind: str, check: object) -> None:
+def test_exports_write_the_selected_session(
+    page: HistoryPage, qtbot: QtBot, tmp_path: Path, kind: str, check: object
+) -> None:
     select_rows(page, 1)
     out = tmp_path / f"out.{kind}"
     titles = save_to(page, out)
     page.export_buttons[kind].click()
+    qtbot.waitUntil(lambda: page.status.text() == f"Wrote {out}", timeout=30_000)  # the HTML report: a job
     assert out.stat().st_size > 0 and callable(check) and check(out.read_text())
     assert titles and "session 1" in titles[0]
-    assert page.status.text() == f"Wrote {out}"
 
 
 def test_cancelling_the_dialog_writes_nothing(page: HistoryPage, tmp_path: Path) -> None:
@@ -127,7 +161,7 @@ def test_cancelling_the_dialog_writes_nothing(page: HistoryPage, tmp_path: Path)
 
 @pytest.mark.parametrize("kind", ["csv", "json", "html"])
 def test_an_unwritable_path_is_named_in_an_error_box(
-    page: HistoryPage, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+    page: HistoryPage, qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
     from PySide6.QtWidgets import QMessageBox
 
@@ -137,6 +171,7 @@ def test_an_unwritable_path_is_named_in_an_error_box(
     out = tmp_path / "no-such-folder" / f"out.{kind}"
     save_to(page, out)
     page.export_buttons[kind].click()
+    qtbot.waitUntil(lambda: shown != [], timeout=30_000)
     ((title, text),) = shown
     assert title == "Export failed"
     assert str(out) in text and "No such file or directory" in text
@@ -159,55 +194,22 @@ def test_keyboard_reaches_everything_in_order(page: HistoryPage) -> None:
     assert len(set(mnemonics)) == len(mnemonics)  # one Alt+letter each
 
 
-def test_the_html_report_is_written_by_a_job_on_its_own_thread(qtbot: QtBot, tmp_path: Path) -> None:
-    """In the desktop the report is a job (the controller's queue): the GUI thread only asks for the path."""
-    import threading
-
-    from nfstune.ui.jobs import Job, JobQueue
-
-    results = Results(open_store(tmp_path / "s.sqlite3"))
-    store_session(results, FIRST_SESSION)
-    queue, threads = JobQueue(), []
-
-    def background(name: str, work: object, done: object, failed: object) -> Job:
-        def traced(job: Job) -> object:
-            threads.append(threading.current_thread())
-            return work(job)  # type: ignore[operator]
-
-        job = Job(name, traced)
-        job.on_gui_thread(job.finished, done)  # type: ignore[arg-type]
-        job.on_gui_thread(job.failed, failed)  # type: ignore[arg-type]
-        return queue.add(job)
-
-    page = HistoryPage(results, store_path=tmp_path / "s.sqlite3", background=background)
-    qtbot.addWidget(page)
-    page.show()
-    select_rows(page, 0)
+def test_the_html_report_is_written_by_a_job_on_its_own_thread(
+    page: HistoryPage, qtbot: QtBot, tmp_path: Path, jobs: Jobs
+) -> None:
+    """In the desktop the report is a job (the controller's queue): the GUI thread only asks for the path. (An
+    unwritable path, which the job fails on, is in test_an_unwritable_path_is_named_in_an_error_box.)"""
+    select_rows(page, 1)
     out = tmp_path / "report.html"
     save_to(page, out)
     page.export_buttons["html"].click()
     assert page.status.text() == f"Writing {out}…"
     qtbot.waitUntil(lambda: page.status.text() == f"Wrote {out}", timeout=30_000)
     assert "<h1>nfstune session 1</h1>" in out.read_text()
-    assert threads and threads[0] is not threading.main_thread()
-    # an unwritable path: the job's error reaches the same box as a direct write's
-    shown: list[str] = []
-    from PySide6.QtWidgets import QMessageBox
-
-    original = QMessageBox.critical
-    QMessageBox.critical = lambda parent, title, text, *rest: shown.append(text)  # type: ignore[assignment]
-    try:
-        bad = tmp_path / "no-such-folder" / "r.html"
-        save_to(page, bad)
-        page.export_buttons["html"].click()
-        qtbot.waitUntil(lambda: shown != [], timeout=30_000)
-    finally:
-        QMessageBox.critical = original  # type: ignore[method-assign]
-    assert str(bad) in shown[0] and "No such file or directory" in shown[0]
-    qtbot.waitUntil(lambda: not queue.busy(), timeout=10_000)
+    assert jobs.threads and jobs.threads[0] is not threading.main_thread()
 
 
-def test_the_html_export_is_the_file_nfstune_report_writes(page: HistoryPage, tmp_path: Path) -> None:
+def test_the_html_export_is_the_file_nfstune_report_writes(page: HistoryPage, qtbot: QtBot, tmp_path: Path) -> None:
     from nfstune.recipes.loader import recipes_by_id
     from nfstune.report.html import session_html
 
@@ -215,6 +217,7 @@ def test_the_html_export_is_the_file_nfstune_report_writes(page: HistoryPage, tm
     out = tmp_path / "desktop.html"
     save_to(page, out)
     page.export_buttons["html"].click()
+    qtbot.waitUntil(lambda: page.status.text() == f"Wrote {out}", timeout=30_000)
     expected = session_html(page._results, 1, recipes_by_id())  # what `nfstune report 1 --html` writes
     assert out.read_text() == expected
     assert "<h2>Recommendation</h2>" in expected

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from nfstune.nfs.export_options import OptionError, c_strtol, option_findings, parse_options, split_options
-from nfstune.nfs.exportfs_view import Resolved, expected_exportfs_s, exported, parse_exportfs_s, parse_exportfs_v
+from nfstune.nfs.exportfs_view import Resolved, expected_exportfs_s, exported, parse_exportfs_s
 from nfstune.nfs.exports import ExportEntry, Trivia, encode_word, parse
 from nfstune.nfs.exports_findings import findings
 
@@ -319,17 +319,12 @@ def test_messages_state_the_facts() -> None:
 EXPORTFS_S = """/export/with\\040space  10.99.0.2(sync,wdelay,hide,no_subtree_check,fsid=7,anonuid=1000,sec=sys,rw,secure,no_root_squash,no_all_squash)
 /export/a  *(sync,wdelay,hide,no_subtree_check,sec=krb5p,rw,secure,root_squash,no_all_squash)
 """  # noqa: E501  (lab capture)
-EXPORTFS_V = """/export/with space
-\t\t10.99.0.2(sync,wdelay,hide,no_subtree_check,fsid=7,anonuid=1000,sec=sys,rw,secure,no_root_squash,no_all_squash)
-/export/a     \t<world>(sync,wdelay,hide,no_subtree_check,sec=krb5p,rw,secure,root_squash,no_all_squash)
-"""  # lab capture
 
 
-def test_exportfs_s_and_v_output_parse_to_the_same_table() -> None:
+def test_exportfs_s_output_parses_to_a_table() -> None:
     table = parse_exportfs_s(EXPORTFS_S)
     assert table["/export/with space"]["10.99.0.2"][4:6] == ("fsid=7", "anonuid=1000")
     assert table["/export/a"]["*"][4] == "sec=krb5p"
-    assert parse_exportfs_v(EXPORTFS_V) == table
     assert parse_exportfs_s("") == {}
     with pytest.raises(ValueError):
         parse_exportfs_s("/export/a client\n")

@@ -95,8 +95,7 @@ def test_nconnect_gives_two_tcp_transports() -> None:
         "pending_u": 95,
     }
     assert (second.sends, second.max_slots) == (95, 15)
-    assert nfs.rpc.total_sends() == 200
-    assert first.mean_in_flight() == 221 / 105 and first.mean_backlog() == 0.0
+    assert sum(transport.sends or 0 for transport in nfs.rpc.transports) == 200
 
 
 def test_mounts_of_one_nfs_client_share_its_transports() -> None:
@@ -114,7 +113,6 @@ def test_per_op_lines() -> None:
     assert (nfs.rpc.ops[0].name, nfs.rpc.ops[-1].name) == ("NULL", "READ_PLUS")
     read = nfs.rpc.op("READ")
     assert read == RpcOpStats("READ", 64, 64, 0, 12288, 8395264, 28, 1557, 1616, 0)
-    assert read.retransmissions == 0 and read.mean_rtt_ms() == 1557 / 64
     assert nfs.rpc.op("SETCLIENTID_CONFIRM") is not None and nfs.rpc.op("NOPE") is None
 
 
@@ -147,7 +145,8 @@ def test_transport_layouts_from_the_kernel_source() -> None:
     old_tcp = Transport.parse("tcp 815 1 1 0 0 1000 1000 0 2000 0")
     assert old_tcp is not None and old_tcp.sends == 1000 and old_tcp.max_slots is None
     udp = Transport.parse("udp 812 1 300 300 0 600 0 16 20 5")
-    assert udp is not None and (udp.sends, udp.recvs, udp.max_slots, udp.connect_count) == (300, 300, 16, None)
+    assert udp is not None and (udp.sends, udp.max_slots) == (300, 16)
+    assert (udp.get("recvs"), udp.get("connect_count")) == (300, None)
     local = Transport.parse("local 1 1 0 0 10 10 0 10 0 2 0 0")
     assert local is not None and local.get("port") is None and local.sends == 10
     rdma = Transport.parse("rdma " + " ".join(str(n) for n in range(27)))
@@ -164,7 +163,7 @@ def test_transport_layouts_from_the_kernel_source() -> None:
 
 def test_per_op_layouts_of_older_and_newer_kernels() -> None:
     before_errors = RpcOpStats.parse("READ", "10 11 1 100 200 3 4 5")
-    assert before_errors is not None and before_errors.errors is None and before_errors.retransmissions == 1
+    assert before_errors is not None and before_errors.errors is None and before_errors.ntrans == 11
     newer = RpcOpStats.parse("READ", "10 10 0 100 200 3 4 5 0 42 43")
     assert newer is not None and (newer.errors, newer.extra) == (0, (42, 43))
     assert RpcOpStats.parse("READ", "1 2 3") is None

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from nfstune.facts.appliance import async_setting_hint
 from nfstune.facts.model import BlockDevice, HostFacts, RdmaDevice
 from nfstune.facts.probe_output import SECTION_MARK, parse_df, parse_nfsd_versions, parse_probe_output
-from nfstune.remote.probe import PROBE_SCRIPT, build_probe_script
+from nfstune.remote.probe import build_probe_script
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "probe"
 LAB_TOOLS = {"exportfs", "showmount", "nfsstat", "mount.nfs", "tc", "dmsetup", "fio", "iperf3"}
@@ -279,4 +279,4 @@ def test_script_arguments_are_quoted_and_checked() -> None:
     for bad_peer in ("-oProxyCommand", "a b", ""):
         with pytest.raises(ValueError):
             build_probe_script(None, bad_peer)
-    assert "p=''; peer=''; addr=''" in PROBE_SCRIPT
+    assert "p=''; peer=''; addr=''" in build_probe_script()

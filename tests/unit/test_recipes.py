@@ -85,7 +85,7 @@ def test_every_shipped_recipe_loads_without_errors() -> None:
     for recipe in recipes:
         assert recipe.source == paths.recipes_dir() / f"{recipe.id}.toml"
         assert not recipe.user_provided and recipe.overrides is None
-        assert recipe.baseline_config in recipe.configs
+        assert recipe.config(recipe.baseline) in recipe.configs
         assert all(config.workloads for config in recipe.configs)
 
 

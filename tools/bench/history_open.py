@@ -141,6 +141,7 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
 
     from nfstune.recipes.loader import default_recipe_dirs, load_recipes
     from nfstune.ui.app import application
+    from nfstune.ui.jobs import Job, JobQueue
     from nfstune.ui.pages.history import HistoryPage
 
     class FirstPaint(QObject):
@@ -153,6 +154,17 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
 
     app = application()
     recipes = {r.id: r for r in load_recipes(default_recipe_dirs())[0]}
+    queue = JobQueue()
+
+    def background(
+        name: str, work: Callable[[Job], object], done: Callable[[object], None], failed: Callable[[str], None]
+    ) -> Job:
+        """What the desktop gives the page for its HTML report (the controller's start_job, on no host); not timed."""
+        job = Job(name, work)
+        job.on_gui_thread(job.finished, done)
+        job.on_gui_thread(job.failed, failed)
+        return queue.add(job)
+
     opened = time.monotonic()
     results = Results(open_store(path))
     open_s = time.monotonic() - opened
@@ -161,7 +173,7 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
     to_model, to_paint, refresh, select = [], [], [], []
     for _ in range(args.times):
         started = time.monotonic()
-        page = HistoryPage(results, recipes=recipes)
+        page = HistoryPage(results, recipes=recipes, store_path=path, background=background)
         to_model.append(time.monotonic() - started)
         watcher = FirstPaint()
         page.table.viewport().installEventFilter(watcher)

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from scipy import stats as _scipy_stats  # type: ignore[import-untyped]
 
 CONFIDENCE = 0.95
-ALPHA = 0.05
 TIMES_FROM = 2.0  # from a factor of 2 up, "4.3x faster" reads better than "330 % faster"
 
 
@@ -146,10 +145,6 @@ def format_percent(percent: float) -> str:
     if percent >= 10:
         return f"{percent:.0f} %"
     return f"{percent:.1f} %" if percent >= 0.05 else "<0.1 %"
-
-
-def format_p(p: float) -> str:
-    return "p<0.001" if p < 0.001 else f"p={p:.2g}"
 
 
 def format_value(value: float) -> str:

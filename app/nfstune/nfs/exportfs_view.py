@@ -1,5 +1,5 @@
 """What exportfs makes of an exports file (which clients it exports, with which options, and what it skips), and
-the tables `exportfs -s` and `exportfs -v` print, read back. Checked against exportfs itself on the lab's corpus
+the table `exportfs -s` prints, read back. Checked against exportfs itself on the lab's corpus
 (tests/lab/test_exports_corpus.py)."""
 
 from __future__ import annotations
@@ -144,29 +144,6 @@ def parse_exportfs_s(text: str) -> dict[str, dict[str, tuple[str, ...]]]:
             word, _, rest = line.partition(" ")
             host, options = _client_and_options(rest[1:] if rest.startswith(" ") else rest, line)
             shown.setdefault(_unescape(word), {})[host] = options
-    return shown
-
-
-def parse_exportfs_v(text: str) -> dict[str, dict[str, tuple[str, ...]]]:
-    """`exportfs -v` output: the path padded to 14 columns and a tab, or a longer path alone on its line and the
-    client on the next after two tabs; "<world>" is "*". Paths are printed raw, so a path that ends in spaces
-    or holds a tab or newline cannot be told apart."""
-    shown: dict[str, dict[str, tuple[str, ...]]] = {}
-    pending = None
-    for line in text.split("\n"):
-        if not line:
-            continue
-        if line.startswith("\t\t") and pending is not None:
-            path, rest = pending, line[2:]
-        elif "\t" in line:
-            path, _, rest = line.partition("\t")
-            path = path.rstrip(" ")
-        else:
-            pending = line
-            continue
-        host, options = _client_and_options(rest, line)
-        shown.setdefault(path, {})["*" if host == "<world>" else host] = options
-        pending = None
     return shown
 
 

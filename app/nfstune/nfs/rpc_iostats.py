@@ -81,33 +81,9 @@ class Transport:
         return self.get("sends")
 
     @property
-    def recvs(self) -> int | None:
-        return self.get("recvs")
-
-    @property
-    def bad_xids(self) -> int | None:
-        return self.get("bad_xids")
-
-    @property
-    def connect_count(self) -> int | None:
-        return self.get("connect_count")
-
-    @property
     def max_slots(self) -> int | None:
         """Most RPC slots (concurrent requests) this transport has used; absent before Linux 3.x."""
         return self.get("max_slots")
-
-    def mean_in_flight(self) -> float | None:
-        """Mean requests outstanding when one was sent (req_u / sends)."""
-        return _mean(self.get("req_u"), self.sends)
-
-    def mean_backlog(self) -> float | None:
-        """Mean length of the backlog queue (requests waiting for a slot) when one was sent (bklog_u / sends)."""
-        return _mean(self.get("bklog_u"), self.sends)
-
-
-def _mean(total: int | None, count: int | None) -> float | None:
-    return None if total is None or not count else total / count
 
 
 @dataclass(frozen=True)
@@ -137,16 +113,6 @@ class RpcOpStats:
             name, ops, ntrans, timeouts, bytes_sent, bytes_recv, queue_ms, rtt_ms, execute_ms, errors, numbers[9:]
         )
 
-    @property
-    def retransmissions(self) -> int:
-        return self.ntrans - self.ops
-
-    def mean_rtt_ms(self) -> float | None:
-        return self.rtt_ms / self.ops if self.ops else None
-
-    def mean_execute_ms(self) -> float | None:
-        return self.execute_ms / self.ops if self.ops else None
-
 
 _RPC_HEADER = re.compile(r"RPC iostats version: (\S+)\s+p/v: ([0-9]{1,20})/([0-9]{1,20}) \((.*)\)")
 
@@ -170,7 +136,3 @@ class RpcStats:
 
     def op(self, name: str) -> RpcOpStats | None:
         return next((op for op in self.ops if op.name == name), None)
-
-    def total_sends(self) -> int:
-        """RPC requests sent over all transports (with nconnect=N, N transports share the load)."""
-        return sum(transport.sends or 0 for transport in self.transports)

@@ -276,10 +276,6 @@ class Recipe:
                 return config
         raise KeyError(f"recipe {self.id} has no configuration {label!r}")
 
-    @property
-    def baseline_config(self) -> Config:
-        return self.config(self.baseline)
-
     def may_recommend(self, config: Config) -> bool:
         """Whether advice may ever recommend this configuration, however fast it measured."""
         return not (self.never_recommend or config.never_recommend)

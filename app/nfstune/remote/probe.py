@@ -142,9 +142,6 @@ def build_probe_script(path: str | None = None, peer: str | None = None) -> str:
     return prelude.lstrip() + values + body.lstrip()
 
 
-PROBE_SCRIPT = build_probe_script()
-
-
 def probe(host: Host, *, path: str | None = None, peer: str | None = None, timeout: float = 60.0) -> HostFacts:
     """One SSH command, never with sudo. Raises CommandFailed only when the shell produced no probe output at all
     (a missing fact is None, not an error)."""

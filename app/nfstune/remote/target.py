@@ -27,11 +27,6 @@ class SshTarget:
         where = self.hostname if self.port == 22 else f"{self.hostname}:{self.port}"
         return self.alias if self.alias in (self.hostname, where) else f"{self.alias} ({where})"
 
-    @property
-    def known_hosts_name(self) -> str:
-        """The name OpenSSH files this host's key under."""
-        return self.hostname if self.port == 22 else f"[{self.hostname}]:{self.port}"
-
 
 @dataclass
 class _Resolver:

@@ -68,10 +68,6 @@ class WorkloadResults:
     baseline_label: str  # the configuration the others' verdicts compare with
 
 
-def measured_values(run: Mapping[str, Any]) -> list[float]:
-    return [figure(run["workload"], r) for r in run["repeats"] if not r["warmup"]]
-
-
 def measured_rounds(run: Mapping[str, Any]) -> dict[int, float]:
     """Round -> figure. In a session with a plan the repeat's number is its round; in an older one a counter."""
     return {int(r["number"]): figure(run["workload"], r) for r in run["repeats"] if not r["warmup"]}

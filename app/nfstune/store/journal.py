@@ -49,9 +49,6 @@ class Journal:
         assert cur.lastrowid is not None
         return cur.lastrowid
 
-    def update_detail(self, entry_id: int, detail: dict[str, Any]) -> None:
-        self._conn.execute("UPDATE journal SET detail = ? WHERE id = ?", (json.dumps(detail), entry_id))
-
     def mark_restored(self, entry_id: int) -> None:
         self._conn.execute(
             "UPDATE journal SET state = 'restored', restored_at = ? WHERE id = ?", (time.time(), entry_id)

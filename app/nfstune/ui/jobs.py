@@ -163,9 +163,6 @@ class Job(QObject):
     def wait(self, ms: int = 30000) -> bool:
         return self._thread.wait(ms)
 
-    def is_running(self) -> bool:
-        return self._thread.isRunning()
-
     @Slot()
     def _on_started(self) -> None:
         # the desktop's own trail in the log file: which job ran on which hosts, how long, how it ended
@@ -252,13 +249,10 @@ class EventBuffer:
     def __init__(self, size: int = EVENT_BUFFER) -> None:
         self._items: collections.deque[Any] = collections.deque(maxlen=size)
         self._lock = threading.Lock()
-        self.dropped = 0
 
     def append(self, item: Any) -> None:
         with self._lock:
-            if len(self._items) == self._items.maxlen:
-                self.dropped += 1
-            self._items.append(item)
+            self._items.append(item)  # a full buffer drops its oldest
 
     def drain(self) -> list[Any]:
         with self._lock:

@@ -229,12 +229,12 @@ class HistoryPage(QWidget):
         parent: QWidget | None = None,
         recipes: Mapping[str, Recipe] | None = None,
         *,
-        background: Background | None = None,
-        store_path: Path | None = None,
+        background: Background,
+        store_path: Path,
     ) -> None:
         """`recipes`: what a session's baselines, margins and A/A checks are read from (None: each is judged
         without its recipe). `background`: runs the HTML report as a job (the controller's start_job), reading
-        the store at `store_path` on its own thread; None writes it here."""
+        the store at `store_path` on its own thread."""
         super().__init__(parent)
         self._results = results
         self._recipes = recipes
@@ -369,12 +369,7 @@ class HistoryPage(QWidget):
     def export_html(self, session_id: int) -> None:
         """The session's report, where the admin chooses: the same file `nfstune report N --html` writes. Also
         what the Results page's Export button does."""
-        recipes, background, store_path = self._recipes, self._background, self._store_path
-        if background is None:
-            written = self._export("html", lambda sid, path: write_html(self._results, sid, path, recipes), session_id)
-            if written is not None:
-                self.report_written.emit(str(written))
-            return
+        recipes, store_path = self._recipes, self._store_path
         chosen = self._ask_path("html", session_id)
         if chosen is None:
             return
@@ -390,7 +385,7 @@ class HistoryPage(QWidget):
                 conn.close()
 
         self.status.setText(f"Writing {path}…")
-        background(
+        self._background(
             "export-html",
             work,
             lambda _result: self._report_written(path),
@@ -416,20 +411,18 @@ class HistoryPage(QWidget):
         chosen, _ = self.ask_save_path(self, f"Export session {session_id} as {what}", suggested, file_filter)
         return Path(chosen) if chosen else None
 
-    def _export(self, kind: str, write: Callable[[int, Path], None], session_id: int | None = None) -> Path | None:
-        """`session_id`: None for the selected one. Returns the file written, None when none was."""
-        if session_id is None:
-            (session_id,) = self.selected_ids()
+    def _export(self, kind: str, write: Callable[[int, Path], None]) -> None:
+        """The selected session's CSV or JSON, written here on the GUI thread."""
+        (session_id,) = self.selected_ids()
         path = self._ask_path(kind, session_id)
         if path is None:
-            return None
+            return
         try:
             write(session_id, path)
         except OSError as exc:  # a known environment error: say which file and why; anything else is a bug
             self._export_failed(path, exc.strerror or str(exc))
-            return None
+            return
         self.status.setText(f"Wrote {path}")
-        return path
 
     def _export_failed(self, path: Path, reason: str) -> None:
         self.status.setText(f"Export failed: {path}")
