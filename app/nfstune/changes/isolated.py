@@ -27,7 +27,6 @@ MKFS = {
 }
 SMALLEST_MIB = {"ext4": 16, "xfs": 300, "btrfs": 128}
 MIB = 1024 * 1024
-LABEL = "isolated mode: a scratch filesystem of nfstune's own (safe, but sync writes cost ~2.5x more than on yours)"
 EXPORTS_FILE = "/etc/exports.d/nfstune-isolated.exports"
 
 
