@@ -8,10 +8,8 @@ rounds.stop_reason. Reports plain events through a callback; never imports Qt.
 from __future__ import annotations
 
 import posixpath
-import threading
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 from nfstune.bench.clients_runner import LoadClient
 from nfstune.bench.figure import client_shares, clients_record, figure, repeat_record
@@ -19,7 +17,7 @@ from nfstune.bench.live import HostSampler, RunSamples, Samplers
 from nfstune.bench.runner import ClientRunner
 from nfstune.bench.sizing import files_bytes
 from nfstune.bench.stall import StallWatch, stall_message
-from nfstune.bench.workloads import SMALL_FILES_TAR, Progress, WorkloadId, WorkloadSizes
+from nfstune.bench.workloads import SMALL_FILES_TAR, Progress, WorkloadId
 from nfstune.changes.export import (
     ApplianceRefused,
     ExportChange,
@@ -38,92 +36,63 @@ from nfstune.nfs.export_edit import export_edit
 from nfstune.nfs.kernel_view import NfsClient
 from nfstune.nfs.mounts import parse_proc_mounts
 from nfstune.nfs.own_mount import MOUNT_ROOT
-from nfstune.recipes.estimate import Estimate
 from nfstune.recipes.model import WORKLOADS, Config
 from nfstune.recipes.plan import Plan, RecipePlan, Visit, client_name, rdma_ports_needed
 from nfstune.remote import Host, RemoteError
 from nfstune.remote.local import is_local
+from nfstune.session.admin import Admin, Declined, Event
 from nfstune.session.baselines import Baseline, measure_all
 from nfstune.session.growth import next_sizes
 from nfstune.session.guard import AsyncStep, ServerChange
+from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
 from nfstune.session.load_clients import LoadHost, SessionLoad, clients_needed
 from nfstune.session.rounds import Eta, RecipeFigures, rounds_to_expect, stop_reason
-from nfstune.store import Journal, Results
 
-__all__ = ["Cancelled", "Declined", "Engine", "Event", "export_edit"]
-
-
-class Declined(Cancelled):
-    """The admin said no (or could not be asked) before the first change: nothing was changed."""
-
-
-@dataclass(frozen=True)
-class Event:
-    kind: str  # progress | sample | step | repeat | config | baseline | warning | log
-    message: str
-    data: dict[str, object] = field(default_factory=dict)
+__all__ = ["Cancelled", "Declined", "Engine", "Event"]
 
 
 class Engine:
-    def __init__(
-        self,
-        *,
-        server: Host,
-        client: Host,
-        server_address: str,
-        share: str,
-        sizes: WorkloadSizes,
-        results: Results,
-        journal: Journal,
-        emit: Callable[[Event], None],
-        fio_available: bool,
-        cancel: threading.Event | None = None,
-        server_disks: Collection[str] | None = None,
-        server_nic: str | None = None,
-        client_nic: str | None = None,
-        sample_interval_s: float = 1.0,
-        baselines: bool = True,
-        iperf_available: bool = False,
-        iperf_seconds: int = 5,
-        appliance: str | None = None,
-        client_address: str | None = None,
-        confirm: Callable[[ServerChange], bool] | None = None,
-        likely: Mapping[str, Estimate] | None = None,
-        more_clients: Sequence[LoadHost] = (),
-    ) -> None:
-        """`emit` is called from the engine's thread and, for "sample" events, from the samplers' threads.
-        `appliance`: the server's vendor when it is an appliance (HostFacts.appliance): its exports are never
-        written. `confirm`: asked, on the engine's thread, before the first change of a session that changes the
-        export while other clients are connected; without it such a session is refused. `client_address`: the
-        client host's address as the server sees it (to mark its own mounts in that list). `likely`: each
-        recipe's estimate from these hosts' past runs (recipes.estimate), which the time left starts from.
-        `more_clients`: the further clients, for configurations run from several clients at once."""
-        self.likely = likely or {}
-        self.server, self.client, self.server_address, self.share = server, client, server_address, share
-        self.sizes, self.results, self.journal, self.emit = sizes, results, journal, emit
-        self.fio_available = fio_available
-        self.cancel = cancel or threading.Event()
-        self.server_disks, self.server_nic, self.client_nic = server_disks, server_nic, client_nic
-        self.sample_interval_s = sample_interval_s
-        self.baselines, self.iperf_available, self.iperf_seconds = baselines, iperf_available, iperf_seconds
-        self.appliance, self.client_address, self.confirm = appliance, client_address, confirm
+    def __init__(self, hosts: SessionHosts, store: SessionStore, admin: Admin, settings: SessionSettings) -> None:
+        self.hosts, self.store, self.admin, self.settings = hosts, store, admin, settings
+        # the names the methods below read (until the engine is split by job)
+        self.server, self.client, self.server_address, self.share = (
+            hosts.server,
+            hosts.client,
+            hosts.server_address,
+            hosts.share,
+        )
+        self.sizes, self.results, self.journal = settings.sizes, store.results, store.journal
+        self.fio_available = settings.fio_available
+        self.cancel = admin.cancel
+        self.server_disks, self.server_nic, self.client_nic = hosts.server_disks, hosts.server_nic, hosts.client_nic
+        self.sample_interval_s = settings.sample_interval_s
+        self.baselines, self.iperf_available, self.iperf_seconds = (
+            settings.baselines,
+            settings.iperf_available,
+            settings.iperf_seconds,
+        )
+        self.appliance, self.client_address, self.confirm = settings.appliance, hosts.client_address, admin.confirm
+        self.likely = settings.likely
         self._eta: Eta | None = None
         self._t0 = time.monotonic()
-        self._samples = RunSamples(sample_interval_s)
+        self._samples = RunSamples(self.sample_interval_s)
         self._stall = StallWatch()  # a workload with no NFS traffic for a minute: the server stopped answering?
         self._plan: Plan | None = None
         self._scratch = ""  # the session's scratch directory on the server
-        self._planned_sizes = sizes  # each recipe starts with these; growth.py may grow them between rounds
+        self._planned_sizes = self.sizes  # each recipe starts with these; growth.py may grow them between rounds
         self._runner: ClientRunner | None = None  # one per session: it knows the scratch directory's files
-        first = LoadHost(client, client_address or "", fio_available)
+        first = LoadHost(self.client, self.client_address or "", self.fio_available)
         self.load = SessionLoad(
-            server,
-            [first, *more_clients],
-            server_address=server_address,
-            share=share,
+            self.server,
+            [first, *hosts.more],
+            server_address=self.server_address,
+            share=self.share,
             cancel=self.cancel,
             log=self.log,
         )
+
+    def emit(self, event: Event) -> None:
+        self.admin.emit(event)
 
     def log(self, message: str) -> None:
         self.emit(Event("log", message))
