@@ -12,7 +12,9 @@ from nfstune.lab.config import LAB_IPS
 from nfstune.recipes.model import FactValue, Recipe, recipe_facts
 from nfstune.recipes.plan import Plan, build_plan, plan_json
 from nfstune.remote.probe import probe
+from nfstune.session.admin import Admin
 from nfstune.session.engine import Engine, Event
+from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
 from nfstune.store import Journal, Results, open_store
 
 
@@ -59,17 +61,10 @@ def run_session(
         )
         # the client's address, as the workflow gives it: a lease an earlier test's unmount left is then its own
         Engine(
-            server=nas,
-            client=client,
-            server_address="nas",
-            share="/export",
-            sizes=sizes,
-            results=results,
-            journal=journal,
-            emit=events.append,
-            fio_available=True,
-            baselines=False,
-            client_address=LAB_IPS["client"],
+            SessionHosts(nas, client, "nas", "/export", client_address=LAB_IPS["client"]),
+            SessionStore(results, journal),
+            Admin(events.append),
+            SessionSettings(sizes, fio_available=True, baselines=False),
         ).run(sid, plan)
         after = nas.run(snapshot, sudo=True).stdout
         mounts = client.run("cat /proc/mounts").stdout

@@ -19,7 +19,9 @@ from nfstune.recipes.loader import load_recipe_file
 from nfstune.recipes.model import Recipe, recipe_facts
 from nfstune.recipes.plan import Plan, build_plan, plan_json
 from nfstune.remote.probe import probe
+from nfstune.session.admin import Admin
 from nfstune.session.engine import Cancelled, Engine, Event
+from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
 from nfstune.store import Journal, Results, open_store
 
 # what these tests check (order, undo, bytes on the wire, the link's cap) does not need the quick setting's 96 MiB
@@ -102,17 +104,10 @@ def test_sync_vs_async_small_files(lab: LabConfig, tmp_path: Path) -> None:
             plan=plan_json(plan),
         )
         engine = Engine(
-            server=nas,
-            client=client,
-            server_address="nas",
-            share="/export",
-            sizes=SIZES["small"],
-            results=results,
-            journal=journal,
-            emit=events.append,
-            fio_available=True,
-            baselines=False,
-            client_address="10.99.0.2",
+            SessionHosts(nas, client, "nas", "/export", client_address="10.99.0.2"),
+            SessionStore(results, journal),
+            Admin(events.append),
+            SessionSettings(SIZES["small"], fio_available=True, baselines=False),
         )
         engine.run(sid, plan)
         after = nas.run(SNAPSHOT).stdout
@@ -169,22 +164,16 @@ def test_cancel_mid_run_undoes_everything(lab: LabConfig, tmp_path: Path) -> Non
 
         def cancel_on_first_repeat(event: Event) -> None:
             if event.kind == "repeat":
-                engine.cancel.set()
+                engine.admin.cancel.set()
             if event.kind == "log":
                 logged.append(event.message)
 
         engine = Engine(
-            server=nas,
-            client=client,
-            server_address="nas",
-            share="/export",
-            sizes=SIZES["small"],
-            results=results,
-            journal=journal,
-            emit=cancel_on_first_repeat,
-            fio_available=True,
-            baselines=False,
-            client_address="10.99.0.2",  # as the workflow gives it: a lease an earlier test left is then its own
+            # the client's address as the workflow gives it: a lease an earlier test left is then its own
+            SessionHosts(nas, client, "nas", "/export", client_address="10.99.0.2"),
+            SessionStore(results, journal),
+            Admin(cancel_on_first_repeat),
+            SessionSettings(SIZES["small"], fio_available=True, baselines=False),
         )
         with pytest.raises(Cancelled):
             engine.run(sid, planned)
@@ -234,18 +223,10 @@ def test_seq_read_repeats_read_the_file_seq_write_left(lab: LabConfig, tmp_path:
         )
         events: list[Event] = []
         Engine(
-            server=nas,
-            client=client,
-            server_address="nas",
-            share="/export",
-            sizes=SIZES["small"],
-            results=results,
-            journal=journal,
-            emit=events.append,
-            fio_available=True,
-            server_disks=["vdb"],
-            client_nic="eth1",
-            iperf_available=True,
+            SessionHosts(nas, client, "nas", "/export", server_disks=["vdb"], client_nic="eth1"),
+            SessionStore(results, journal),
+            Admin(events.append),
+            SessionSettings(SIZES["small"], fio_available=True, iperf_available=True),
         ).run(sid, planned)
         assert nas.run("ls -A /export").stdout.split() == ["lost+found"]
         # the samplers (vmstat and its awk) and the one-shot iperf3 server are gone from both hosts
@@ -346,16 +327,10 @@ def test_files_grow_between_rounds_and_a_read_only_visit_lays_out_the_new_file(l
             server_host=None, client_host=None, share="/export", scale="small", recipes=[recipe.id]
         )
         Engine(
-            server=nas,
-            client=client,
-            server_address="nas",
-            share="/export",
-            sizes=sizes,
-            results=results,
-            journal=journal,
-            emit=events.append,
-            fio_available=True,
-            baselines=False,
+            SessionHosts(nas, client, "nas", "/export"),
+            SessionStore(results, journal),
+            Admin(events.append),
+            SessionSettings(sizes, fio_available=True, baselines=False),
         ).run(sid, planned)
         assert nas.run("ls -A /export").stdout.split() == ["lost+found"]
     logs = [e.message for e in events if e.kind == "log"]

@@ -9,7 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +20,7 @@ from nfstune.lab import LabConfig, host
 from nfstune.recipes.loader import load_recipe_file
 from nfstune.recipes.plan import Plan
 from nfstune.remote import Host
-from nfstune.session.engine import Declined, Engine
+from nfstune.session.engine import Declined, Engine, Event
 from nfstune.session.guard import ServerChange
 from nfstune.session.workflow import Facts, Pair, make_engine, plan_for, probe_pair
 from nfstune.store import Journal, Results, open_store
@@ -74,7 +74,14 @@ def server_side(tmp_path: Path) -> Plan:
     return replace(plan, recipes=(replace(item, configs=configs, visits=visits),))
 
 
-def engine_for(pair: Pair, facts: Facts, store: Path, shown: list[ServerChange], answer: bool) -> Engine:
+def engine_for(
+    pair: Pair,
+    facts: Facts,
+    store: Path,
+    shown: list[ServerChange],
+    answer: bool,
+    emit: Callable[[Event], None] = lambda e: None,
+) -> Engine:
     conn = open_store(store)
 
     def confirm(change: ServerChange) -> bool:
@@ -87,7 +94,7 @@ def engine_for(pair: Pair, facts: Facts, store: Path, shown: list[ServerChange],
         scale="small",
         results=Results(conn),
         journal=Journal(conn),
-        emit=lambda e: None,
+        emit=emit,
         cancel=threading.Event(),
         baselines=False,
         confirm=confirm,
@@ -95,7 +102,7 @@ def engine_for(pair: Pair, facts: Facts, store: Path, shown: list[ServerChange],
 
 
 def session(engine: Engine) -> int:
-    return engine.results.start_session(
+    return engine.store.results.start_session(
         server_host=None, client_host=None, share="/export", scale="small", recipes=["guard"]
     )
 
@@ -142,8 +149,8 @@ def test_an_appliance_is_refused_and_a_latin1_exports_file_survives_a_run(
         sid = session(engine)
         engine.run(sid, server_side)  # today's code: UnicodeEncodeError on the comment's byte
         assert nas.read_file("/etc/exports", sudo=True) == latin1  # restored byte for byte
-        assert nas.run(SNAPSHOT).stdout == before and engine.journal.pending() == []
-        (run,) = engine.results.session(sid)["runs"]
+        assert nas.run(SNAPSHOT).stdout == before and engine.store.journal.pending() == []
+        (run,) = engine.store.results.session(sid)["runs"]
         # unset reached the kernel: subtree_check gone (exportfs -s then shows the default, no_subtree_check),
         # async as set, every other option as it was
         kernel = run["export_options"].split(",")
@@ -177,7 +184,7 @@ def test_another_client_is_listed_and_the_admin_decides(
         assert any(c.host == own_address and c.version == "4.2" for c in change.clients), change.clients
         assert "async-unset" in change.message() and "power cut" in change.message()
         assert nas.run(SNAPSHOT).stdout == before and journal_rows(tmp_path / "no.sqlite3") == 0
-        assert engine.results.session(sid)["status"] == "cancelled"
+        assert engine.store.results.session(sid)["status"] == "cancelled"
 
         # the CLI without a terminal and without --yes: refused the same way, nothing changed
         env = os.environ | {"XDG_STATE_HOME": str(lab_state_home), "XDG_DATA_HOME": str(tmp_path / "data")}
@@ -207,8 +214,8 @@ def test_another_client_is_listed_and_the_admin_decides(
         engine = engine_for(pair, facts, tmp_path / "yes.sqlite3", shown, True)
         sid = session(engine)
         engine.run(sid, server_side)
-        assert len(shown) == 2 and engine.results.session(sid)["status"] == "completed"
-        assert nas.run(SNAPSHOT).stdout == before and engine.journal.pending() == []
+        assert len(shown) == 2 and engine.store.results.session(sid)["status"] == "completed"
+        assert nas.run(SNAPSHOT).stdout == before and engine.store.journal.pending() == []
     finally:
         client.run(f"umount {other} 2>/dev/null; rmdir {other}", sudo=True, check=False)
 
@@ -272,8 +279,7 @@ def test_the_lease_of_nfstunes_own_last_unmount_is_no_other_client(
     assert "minor version: 0" in listed  # the lease is still there (what the guard used to stop at)
     shown: list[ServerChange] = []
     log: list[str] = []
-    engine = engine_for(pair, facts, tmp_path / "lease.sqlite3", shown, False)
-    engine.emit = lambda e: log.append(e.message)
+    engine = engine_for(pair, facts, tmp_path / "lease.sqlite3", shown, False, lambda e: log.append(e.message))
     engine.run(session(engine), server_side)
     assert shown == []  # not asked: a "no" would have stopped the run
     assert any("the lease an earlier unmount left" in line for line in log)

@@ -14,11 +14,10 @@ from nfstune import paths
 from nfstune.changes.export import ApplianceRefused
 from nfstune.errors import NfstuneError
 from nfstune.facts.probe_output import parse_probe_output
-from nfstune.nfs.export_edit import ExportOptionEdit
+from nfstune.nfs.export_edit import ExportOptionEdit, export_edit
 from nfstune.nfs.kernel_view import NfsClient
 from nfstune.recipes import load_recipes
 from nfstune.remote import Host
-from nfstune.session.engine import export_edit
 from nfstune.session.guard import AsyncStep, ServerChange
 from nfstune.session.workflow import Facts, Pair, make_engine, plan_for
 from nfstune.store import Journal, Results, open_store

@@ -166,37 +166,39 @@ def make_engine(
 ) -> Engine:
     """`confirm`: asked before the first change of the export while other clients use the server (Engine);
     `likely`: each recipe's estimate from these hosts' past runs (likely_times), where the time left starts."""
+    # the engine's inputs: this module uses them here only
+    from nfstune.session.admin import Admin
+    from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
+
     fs = facts.server.filesystem
     route = facts.client.route
-    return Engine(
-        server=pair.server,
-        client=pair.client,
-        server_address=pair.address,
-        share=pair.share,
-        sizes=sizes_for(scale, facts)[0],
-        results=results,
-        journal=journal,
-        emit=emit,
-        fio_available=facts.client.fio_version is not None,
-        cancel=cancel,
-        # the physical disks under the export (diskstats names them as lsblk does; a dm device on top of them
-        # would count the same bytes twice)
-        server_disks=[d.name for d in fs.disks] if fs is not None and fs.disks else None,
-        client_nic=route.interface if route is not None else None,
-        server_nic=facts.server.route.interface if facts.server.route is not None else None,
-        baselines=baselines,
-        iperf_available=facts.server.iperf3_version is not None and facts.client.iperf3_version is not None,
-        iperf_seconds=IPERF_SECONDS.get(scale, 10),
-        # the server's exports are never written on an appliance: the engine refuses before any change
-        appliance=facts.server.appliance,
-        confirm=confirm,
+    hosts = SessionHosts(
+        pair.server,
+        pair.client,
+        pair.address,
+        pair.share,
         client_address=route.source_address if route is not None else None,
-        likely=likely,
-        more_clients=[
+        more=[
             LoadHost(host, (f.route.source_address if f.route is not None else None) or "", f.fio_version is not None)
             for host, f in zip(pair.more, facts.more, strict=True)
         ],
+        # the physical disks under the export (diskstats names them as lsblk does; a dm device on top of them
+        # would count the same bytes twice)
+        server_disks=[d.name for d in fs.disks] if fs is not None and fs.disks else None,
+        server_nic=facts.server.route.interface if facts.server.route is not None else None,
+        client_nic=route.interface if route is not None else None,
     )
+    settings = SessionSettings(
+        sizes_for(scale, facts)[0],
+        facts.client.fio_version is not None,
+        baselines=baselines,
+        iperf_available=facts.server.iperf3_version is not None and facts.client.iperf3_version is not None,
+        iperf_seconds=IPERF_SECONDS.get(scale, 10),
+        likely=likely or {},
+        # the server's exports are never written on an appliance: the engine refuses before any change
+        appliance=facts.server.appliance,
+    )
+    return Engine(hosts, SessionStore(results, journal), Admin(emit, confirm, cancel), settings)
 
 
 def likely_times(results: Results, pair: Pair, recipes: Sequence[Recipe], scale: str) -> dict[str, Estimate]:

@@ -1,0 +1,77 @@
+"""The rounds of one recipe: its warm-up visits, then round after round until rounds.stop_reason says why not
+another; after each round the time left (rounds.Eta) and the sizes (growth.py) are brought up to date. One run per
+(configuration, workload), opened at its first visit and ended with the recipe."""
+
+from __future__ import annotations
+
+import time
+
+from nfstune.bench.workloads import WorkloadSizes
+from nfstune.errors import Cancelled
+from nfstune.recipes.plan import Plan, RecipePlan
+from nfstune.session.admin import Admin
+from nfstune.session.growth import next_sizes
+from nfstune.session.rounds import Eta, RecipeFigures, rounds_to_expect, stop_reason
+from nfstune.session.visit import VisitExecutor
+from nfstune.store import Results
+
+
+class RecipeRounds:
+    """`sizes`: what every recipe of the plan starts with; growth.py may grow them between its rounds."""
+
+    def __init__(
+        self, plan: Plan, sizes: WorkloadSizes, eta: Eta, visits: VisitExecutor, results: Results, admin: Admin
+    ) -> None:
+        self.plan, self.planned_sizes, self.eta, self.visits = plan, sizes, eta, visits
+        self.results, self.admin = results, admin
+        self.sizes = sizes
+
+    def run(self, session_id: int, item: RecipePlan) -> None:
+        runs: dict[tuple[str, str], int] = {}
+        figures = RecipeFigures(item)
+        status = "failed"
+        started, round_times = time.monotonic(), []
+        self.eta.recipe_started(started)
+        self.sizes = self.planned_sizes
+        try:
+            for number in range(item.rounds.max + 1):
+                self.eta.round_started(item, number)
+                round_start = time.monotonic()
+                for visit in (v for v in item.visits if v.round == number):
+                    self.admin.check_cancel()
+                    visit_start = time.monotonic()
+                    self.visits.run(session_id, item, visit, runs, figures, self.sizes)
+                    self.eta.visit_done(visit, time.monotonic() - visit_start)
+                if number == 0:
+                    continue
+                round_times.append(time.monotonic() - round_start)
+                elapsed = time.monotonic() - started
+                why = stop_reason(figures, number, elapsed, round_times)
+                if why is not None:
+                    self.admin.log(f"{item.recipe.id}: {why}")
+                    break
+                if number >= item.rounds.min:  # beyond the minimum: as many rounds as settling needs and fit
+                    fit = number + int(max(0.0, item.budget_s - elapsed) // max(max(round_times[-3:]), 1.0))
+                    likely = self.eta.likely_rounds[item.recipe.id]
+                    self.eta.expect_rounds(item, rounds_to_expect(figures, number, fit, likely))
+                self._grow(item, figures, number, time.monotonic() - started, round_times)
+            self.eta.recipe_done(item, number)
+            status = "completed"
+        except Cancelled:
+            status = "cancelled"
+            raise
+        finally:
+            for run_id in runs.values():
+                self.results.end_run(run_id, status)
+
+    def _grow(
+        self, item: RecipePlan, figures: RecipeFigures, rounds_done: int, elapsed_s: float, round_times: list[float]
+    ) -> None:
+        limits = self.plan.size_limits
+        if limits is None:
+            return
+        growth = next_sizes(figures, self.sizes, limits, rounds_done, elapsed_s, round_times)
+        if growth is not None:
+            self.sizes = growth.sizes
+            for reason in growth.reasons:
+                self.admin.log(f"{item.recipe.id}, from round {rounds_done + 1}: {reason}")

@@ -1,0 +1,84 @@
+"""One repeat of one workload in a visit, from the client alone (bench.runner) or from several clients at once
+(bench.clients_runner): measured while its samples are kept for its run, stored with its raw output, added to the
+recipe's figures, and said as a "repeat" event. The two differ only in `_measure`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from nfstune.bench.clients_runner import LoadClient
+from nfstune.bench.figure import client_shares, clients_record, figure, repeat_record
+from nfstune.bench.fio_clients import ClientsResult
+from nfstune.bench.runner import ClientRunner
+from nfstune.bench.workloads import WorkloadId, WorkloadSizes
+from nfstune.changes.mount import ClientMount
+from nfstune.recipes.model import WORKLOADS
+from nfstune.recipes.plan import Visit
+from nfstune.session.admin import Admin, Event
+from nfstune.session.load_clients import SessionLoad
+from nfstune.session.rounds import RecipeFigures
+from nfstune.session.samplers import LiveSamples
+from nfstune.store import Results
+
+
+@dataclass(frozen=True)
+class Repeat:
+    record: dict[str, Any]  # as the store keeps it (bench.figure)
+    seconds: float  # the tool's timed part
+    clients: ClientsResult | None = None  # from several clients: each one's part
+
+
+class WorkloadRunner:
+    """One per session: its client runner knows the files the scratch directory holds."""
+
+    def __init__(
+        self, client: ClientRunner, load: SessionLoad, samples: LiveSamples, results: Results, admin: Admin
+    ) -> None:
+        self.client, self.load, self.samples, self.results, self.admin = client, load, samples, results, admin
+
+    def forget_seq_file(self) -> None:
+        """A new filesystem: seq-write's file of an earlier visit is not on it."""
+        self.client.seq_file_bytes = None
+
+    def run(
+        self,
+        visit: Visit,
+        workload: str,
+        run_id: int,
+        sizes: WorkloadSizes,
+        figures: RecipeFigures,
+        mount: ClientMount,
+        loads: Sequence[LoadClient],
+    ) -> None:
+        """`loads`: the clients a configuration of several clients runs from (the first on `mount`); empty for the
+        client alone."""
+        self.samples.begin(run_id)
+        try:
+            repeat = self._measure(workload, sizes, mount, loads)
+            value = figure(workload, repeat.record)
+            repeat_id = self.results.add_repeat(run_id, visit.round, warmup=visit.warmup, values=repeat.record)
+            if repeat.clients is not None:
+                self.results.add_repeat_clients(repeat_id, client_shares(repeat.clients))
+        finally:
+            self.samples.end()
+        figures.add(workload, visit.label, visit.round, value, repeat.seconds)
+        unit = WORKLOADS[workload].unit
+        label = "warm-up" if visit.warmup else f"round {visit.round}"
+        message = f"{visit.recipe} {visit.label} {workload} {label}: {value:.3g} {unit}"
+        data: dict[str, object] = {"run_id": run_id, "value": value, "warmup": visit.warmup, "round": visit.round}
+        if repeat.clients is not None:
+            per_client = repeat.clients.per_client
+            shares = ", ".join(f"{name} {r.mb_per_s:.3g} MB/s" for name, r in per_client.items())
+            message += f" together ({shares})"
+            data["clients"] = {name: r.mb_per_s for name, r in per_client.items()}
+        self.admin.emit(Event("repeat", message, data))
+
+    def _measure(self, workload: str, sizes: WorkloadSizes, mount: ClientMount, loads: Sequence[LoadClient]) -> Repeat:
+        if loads:
+            assert self.load.runner is not None
+            result = self.load.runner.run(WorkloadId(workload), sizes, loads)
+            return Repeat(clients_record(result), result.seconds, result)
+        measured = self.client.run(WorkloadId(workload), sizes, scratch=mount.scratch, mount_point=mount.mount_point)
+        return Repeat(repeat_record(measured.result, measured.wire_bytes), measured.result.seconds)
