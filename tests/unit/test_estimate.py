@@ -102,7 +102,7 @@ def test_a_new_recipe_at_these_hosts_pace_for_the_rounds_it_took_elsewhere(shipp
 
 
 def test_a_session_starts_from_the_stored_runs_of_its_pair(shipped: dict[str, Recipe], tmp_path: Path) -> None:
-    """workflow.likely_times, what open_session hands the engine's time left: the store's runs on this pair."""
+    """workflow.likely_times, what run_session hands the engine's time left: the store's runs on this pair."""
     from nfstune.remote import Host
     from nfstune.session.workflow import Pair, likely_times
     from nfstune.store import Results, open_store

@@ -21,7 +21,16 @@ from nfstune.recipes.model import Recipe
 from nfstune.session.engine import Event
 from nfstune.session.guard import ServerChange
 from nfstune.session.preflight import Problem, blocking, check
-from nfstune.session.workflow import Facts, Pair, current_export, open_session, probe_pair
+from nfstune.session.workflow import (
+    Facts,
+    Pair,
+    current_export,
+    likely_times,
+    make_engine,
+    plan_for,
+    probe_pair,
+    start_session,
+)
 from nfstune.store import Journal, Results
 
 
@@ -105,22 +114,27 @@ def run_session(
     baselines: bool = True,
     known: Mapping[str, Recipe] | None = None,
 ) -> RunOutcome:
-    """Open the session, run it, and once its changes are undone read and keep the admin's own configuration and
+    """Plan the session (the configurations it skips said through `emit` as log events), store it with its plan,
+    run it, and once its changes are undone read and keep the admin's own configuration and
     the recommendation made from it. `confirm`: asked before the export is changed while other clients use the
     server; `known`: every recipe by id, whose margins the verdicts use (None: as they are on disk now). Raises
     what happens before the engine runs; a cancel or a failure while it runs is the outcome's."""
-    sid, plan, engine = open_session(
+    plan = plan_for(pair, facts, recipes, scale, seed)
+    for reason in plan.skipped:
+        emit(Event("log", reason))
+    likely = likely_times(results, pair, recipes, scale)  # before this session is stored: from earlier ones
+    sid = start_session(results, pair, facts, scale=scale, recipe_ids=[r.id for r in recipes], plan=plan)
+    engine = make_engine(
         pair,
         facts,
-        recipes,
         scale=scale,
         results=results,
         journal=journal,
         emit=emit,
         cancel=cancel,
-        confirm=confirm,
-        seed=seed,
         baselines=baselines,
+        confirm=confirm,
+        likely=likely,
     )
     try:
         engine.run(sid, plan)

@@ -24,8 +24,10 @@ from nfstune.recipes.model import FactValue, Recipe, recipe_facts
 from nfstune.recipes.plan import Plan, build_plan, plan_json
 from nfstune.remote import Host
 from nfstune.remote.probe import probe
+from nfstune.session.admin import Admin
 from nfstune.session.engine import Engine, Event
 from nfstune.session.guard import ServerChange
+from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
 from nfstune.session.load_clients import LoadHost
 from nfstune.store import Journal, Results
 
@@ -166,10 +168,6 @@ def make_engine(
 ) -> Engine:
     """`confirm`: asked before the first change of the export while other clients use the server (Engine);
     `likely`: each recipe's estimate from these hosts' past runs (likely_times), where the time left starts."""
-    # the engine's inputs: this module uses them here only
-    from nfstune.session.admin import Admin
-    from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
-
     fs = facts.server.filesystem
     route = facts.client.route
     hosts = SessionHosts(
@@ -207,43 +205,6 @@ def likely_times(results: Results, pair: Pair, recipes: Sequence[Recipe], scale:
     past = [PastRun(*row) for row in results.past_runs(host_key(pair.server), host_key(pair.client), scale)]
     known = {**recipes_by_id(), **{r.id: r for r in recipes}}
     return {r.id: estimate(r, scale, past, known) for r in recipes}
-
-
-def open_session(
-    pair: Pair,
-    facts: Facts,
-    recipes: Sequence[Recipe],
-    *,
-    scale: str,
-    results: Results,
-    journal: Journal,
-    emit: Callable[[Event], None],
-    cancel: threading.Event,
-    confirm: Callable[[ServerChange], bool] | None = None,
-    seed: int | None = None,
-    baselines: bool = True,
-) -> tuple[int, Plan, Engine]:
-    """The steps of a session before it runs, the same for the CLI and the desktop: its plan (the configurations
-    it skips said through `emit` as log events), the session stored with that plan, and the engine that runs it.
-    script.run_session runs it and reads `current_export` for the recommendation."""
-    plan = plan_for(pair, facts, recipes, scale, seed)
-    for reason in plan.skipped:
-        emit(Event("log", reason))
-    likely = likely_times(results, pair, recipes, scale)  # before this session is stored: from earlier ones
-    sid = start_session(results, pair, facts, scale=scale, recipe_ids=[r.id for r in recipes], plan=plan)
-    engine = make_engine(
-        pair,
-        facts,
-        scale=scale,
-        results=results,
-        journal=journal,
-        emit=emit,
-        cancel=cancel,
-        baselines=baselines,
-        confirm=confirm,
-        likely=likely,
-    )
-    return sid, plan, engine
 
 
 def current_export(server: Host, share: str, client: Host | None = None) -> CurrentConfig:
