@@ -8,7 +8,7 @@ import shlex
 import time
 from collections.abc import Collection
 
-from nfstune.changes.steps import Steps, command, shell
+from nfstune.changes.steps import Role, Steps, command, shell
 from nfstune.changes.transaction import (
     ChangeFailed,
     Transaction,
@@ -27,18 +27,30 @@ SCRATCH_SEEN = "NFSTUNE_SCRATCH_SEEN"
 
 
 def mount_steps(
-    server_address: str, export_path: str, options: str, mount_point: str, *, root_made: bool = True, on_each: str = ""
+    server_address: str,
+    export_path: str,
+    options: str,
+    mount_point: str,
+    *,
+    root_made: bool = True,
+    role: Role = "client",
 ) -> Steps:
     """The mount point, made, and the export mounted on it; `root_made`: the folder of nfstune's mount points is
     made with it (and removed when empty at the undo), as it is unless another mount of nfstune's is there."""
     argv = mount_argv(server_address, export_path, options, mount_point)
     return Steps(
         (
-            command("client", ("mkdir", "-p", mount_point), f"make the mount point {mount_point}{on_each}"),
-            command("client", argv, f"mount {export_path} with {options or 'the defaults'} (nosharecache){on_each}"),
+            command(role, ("mkdir", "-p", mount_point), f"make the mount point {mount_point}"),
+            command(role, argv, f"mount {export_path} with {options or 'the defaults'} (nosharecache)"),
         ),
-        (undo_mount("client", mount_point), *((undo_dir("client", MOUNT_ROOT),) if root_made else ())),
+        (undo_mount(role, mount_point), *((undo_dir(role, MOUNT_ROOT),) if root_made else ())),
     )
+
+
+def client_directory_steps(role: Role, directory: str) -> Steps:
+    """A client's own directory in the session's scratch directory, for a load from several clients at once; it
+    goes with the scratch directory."""
+    return Steps((command(role, ("mkdir", "-p", directory), f"make {role}'s own directory in the scratch directory"),))
 
 
 def scratch_steps(path: str) -> Steps:

@@ -10,23 +10,30 @@ import dataclasses
 import json
 import posixpath
 import random
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from nfstune.bench.clients_runner import JOB_PREFIX as CLIENTS_JOB_PREFIX
 from nfstune.bench.commands import repeat_steps, workload_commands
 from nfstune.bench.fio import fio_commands
-from nfstune.bench.fio_clients import ClientJob, front_end_argv, job_file
+from nfstune.bench.fio_clients import ClientJob, front_end_argv
 from nfstune.bench.sizing import GROWS, files_bytes, growth_rule_text
 from nfstune.bench.workloads import SMALL_FILES_TAR, WorkloadId, WorkloadSizes
 from nfstune.changes.export import export_steps
 from nfstune.changes.fio_server import DEFAULT_PORT as FIO_SERVER_PORT
 from nfstune.changes.fio_server import server_steps
 from nfstune.changes.isolated import export_options, isolated_paths, isolated_steps, scratch_size_mib
-from nfstune.changes.mount import mount_steps, readahead_path, readahead_steps, scratch_steps
+from nfstune.changes.mount import (
+    client_directory_steps,
+    mount_steps,
+    readahead_path,
+    readahead_steps,
+    scratch_steps,
+)
 from nfstune.changes.nfsd_listener import PORTLIST, listener_steps
 from nfstune.changes.nfsd_threads import threads_steps
-from nfstune.changes.steps import Step, Steps
+from nfstune.changes.steps import Step, Steps, write
 from nfstune.changes.transaction import HOST_JOURNAL_DIR, undo_tempfile
 from nfstune.facts.appliance import async_setting_hint
 from nfstune.nfs.own_mount import MOUNT_ROOT, mount_point_for
@@ -230,6 +237,15 @@ def session_steps(plans: Sequence[RecipePlan], share: str, scratch_name: str) ->
     for number in range(1, most + 1):
         name = client_name(number)
         steps = steps.then(server_steps(name, f"<the address of {name}>"))
+    # each client's fio job file on the first client: journaled when it is first written, removed at the end
+    jobs = dict.fromkeys(
+        f"{CLIENTS_JOB_PREFIX}{client_name(k)}.fio"
+        for item in plans
+        for v in item.visits
+        for k in range(1, (v.clients if item.recipe.config(v.label).clients else 0) + 1)
+    )
+    for job in jobs:
+        steps = steps.then(Steps((), (undo_tempfile("client", job),)))
     return steps
 
 
@@ -264,10 +280,12 @@ class _Context:
             )
         if config.nfsd_threads is not None:
             changes = changes.then(threads_steps(config.nfsd_threads))
-        on_each = f" on each of the first {config.clients} clients" if (config.clients or 1) > 1 else ""
-        changes = changes.then(
-            mount_steps(self.server_address, export_path, options, self.mount_point, on_each=on_each)
-        )
+        changes = changes.then(mount_steps(self.server_address, export_path, options, self.mount_point))
+        names = [client_name(k) for k in range(1, (config.clients or 0) + 1)]
+        for name in names[1:]:  # the further clients mount the export as the first does
+            changes = changes.then(mount_steps(self.server_address, export_path, options, self.mount_point, role=name))
+        for name in names:
+            changes = changes.then(client_directory_steps(name, f"{self.scratch}/{name}"))
         if config.read_ahead_kb is not None:
             device = readahead_path(f"<the device of {self.mount_point}>")
             changes = changes.then(readahead_steps(device, config.read_ahead_kb))
@@ -304,23 +322,25 @@ class _Context:
         """The steps of one workload from `clients` clients at once (bench/clients_runner.py): each in a directory
         of its own in the scratch directory, started together by fio's front end on the first client."""
         names = [client_name(k) for k in range(1, clients + 1)]
-        commands = fio_commands(workload, f"{self.scratch}/{names[0]}", self.sizes)
-        steps = repeat_steps(commands)
+        prepared: list[Step] = []
+        cleanups: list[Step] = []
+        for name in names:
+            commands = fio_commands(workload, f"{self.scratch}/{name}", self.sizes)
+            steps = repeat_steps(commands)
+            job = f"{CLIENTS_JOB_PREFIX}{name}.fio"
+            prepared += [
+                Step(name, steps.before_client, True, f"{workload}: prepare (untimed) and flush, in its own directory"),
+                write(
+                    "client",
+                    job,
+                    f"{workload}: {name}'s fio job file (journaled, removed at the end): {shlex.join(commands.run)}",
+                ),
+            ]
+            cleanups.append(Step(name, steps.after_client, True, f"{workload}: clean up"))
         jobs = [ClientJob(n, f"<{n}'s address>,{FIO_SERVER_PORT}", f"{CLIENTS_JOB_PREFIX}{n}.fio") for n in names]
         return [
-            Step(
-                "client",
-                steps.before_client,
-                True,
-                f"{workload}: on each client, in its own directory: prepare (untimed), flush",
-            ),
+            *prepared,
             Step("server", steps.before_server, steps.server_sudo, f"{workload}: flush on the server"),
-            Step(
-                "client",
-                ("sh", "-c", f"cat > {jobs[0].job_path} <<'EOF'\n{job_file(commands.run)}EOF"),
-                True,
-                f"{workload}: each client's fio job file, on the first client (journaled, removed at the end)",
-            ),
             Step(
                 "client",
                 tuple(front_end_argv(jobs)),
@@ -328,7 +348,7 @@ class _Context:
                 f"{workload}: the timed run: fio's front end on the first client starts the job on every client's "
                 "fio server at the same moment",
             ),
-            Step("client", steps.after_client, True, f"{workload}: on each client: clean up"),
+            *cleanups,
         ]
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from nfstune.bench.clients_runner import ClientsRunner, LoadClient
 from nfstune.changes.fio_server import FioServer, start_server
-from nfstune.changes.mount import ClientMount
-from nfstune.changes.transaction import Transaction
+from nfstune.changes.mount import ClientMount, client_directory_steps
+from nfstune.changes.transaction import Transaction, run_step
 from nfstune.errors import Cancelled, NfstuneError
 from nfstune.recipes.plan import Plan, client_name
 from nfstune.remote import Host
@@ -104,6 +104,7 @@ class SessionLoad:
         loads = []
         for number, (mount, server) in enumerate(zip(mounts, self.servers, strict=False), start=1):
             directory = f"{mount.scratch}/{client_name(number)}"
-            mount.client.run(["mkdir", "-p", directory], sudo=True, action=f"making {directory}")
+            (make,) = client_directory_steps(client_name(number), directory).do
+            run_step(mount.client, make, action=f"making {directory}")
             loads.append(LoadClient(client_name(number), mount.client, directory, server.reached_as))
         return loads
