@@ -54,8 +54,11 @@ def client_directory_steps(role: Role, directory: str) -> Steps:
 
 
 def scratch_steps(path: str) -> Steps:
+    # open to every user, but not sticky: in a sticky world-writable directory Linux refuses an O_CREAT open of a
+    # file someone else owns (fs.protected_regular, on by systemd's default), and behind root_squash the files the
+    # client's root makes belong to nobody, so fio's second open of the file it laid out failed with EACCES
     return Steps(
-        (command("server", ("mkdir", "-m", "1777", path), f"make the scratch directory {path}, open to the clients"),),
+        (command("server", ("mkdir", "-m", "0777", path), f"make the scratch directory {path}, open to the clients"),),
         (undo_scratch("server", path),),
     )
 

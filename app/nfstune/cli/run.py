@@ -129,7 +129,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         printer(f"probing {pair.server.label} and {', '.join(c.label for c in pair.clients)}")
         found = survey(pair)
         # the desktop's preflight, before anything is changed: a share that is not exported would otherwise get
-        # a 1777 scratch directory and a disk-baseline file wherever it points
+        # a world-writable scratch directory and a disk-baseline file wherever it points
         problems = preflight(pair, found)
         for p in problems:
             printer(f"{p.severity}: {p.title}\n    {p.detail}")
