@@ -3,6 +3,7 @@ snapshots of the NAS: for the lab tests of a recipe's mechanism."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from nfstune.session.admin import Admin
 from nfstune.session.engine import Engine, Event
 from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
 from nfstune.store import Journal, Results, open_store
+from tests.lab.recording import RecordingHost, Sent
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Ran:
     before: str  # `snapshot` on the NAS before the session, and after it
     after: str
     client_mounts: str  # the client's /proc/mounts after it
+    sent: list[Sent]  # what the engine sent the NAS and the client, in order (tests/lab/recording.py)
 
 
 def run_session(
@@ -37,6 +40,8 @@ def run_session(
     conn = open_store(tmp_path / "s.sqlite3")
     results, journal = Results(conn), Journal(conn)
     events: list[Event] = []
+    sent: list[Sent] = []
+    lock = threading.Lock()
     with host(lab, "nas") as nas, host(lab, "client") as client:
         before = nas.run(snapshot, sudo=True).stdout
         facts = recipe_facts(probe(nas, path="/export"), probe(client, peer=LAB_IPS["nas"]))
@@ -61,11 +66,17 @@ def run_session(
         )
         # the client's address, as the workflow gives it: a lease an earlier test's unmount left is then its own
         Engine(
-            SessionHosts(nas, client, "nas", "/export", client_address=LAB_IPS["client"]),
+            SessionHosts(
+                RecordingHost(nas, "server", sent, lock),  # type: ignore[arg-type]
+                RecordingHost(client, "client", sent, lock),  # type: ignore[arg-type]
+                "nas",
+                "/export",
+                client_address=LAB_IPS["client"],
+            ),
             SessionStore(results, journal),
             Admin(events.append),
             SessionSettings(sizes, fio_available=True, baselines=False),
         ).run(sid, plan)
         after = nas.run(snapshot, sudo=True).stdout
         mounts = client.run("cat /proc/mounts").stdout
-    return Ran(results, journal, sid, plan, facts, events, before, after, mounts)
+    return Ran(results, journal, sid, plan, facts, events, before, after, mounts, sent)

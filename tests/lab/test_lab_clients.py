@@ -32,6 +32,7 @@ from nfstune.remote import Host, HostKeyChanged
 from nfstune.remote.probe import probe
 from nfstune.store import Journal, open_store
 from tests.lab.engine_session import run_session
+from tests.lab.recording import assert_plan_ran
 
 pytestmark = pytest.mark.lab
 
@@ -360,6 +361,9 @@ def test_transport_runs_nfs_over_soft_roce_on_trixie_and_the_restart_removes_the
     logs = [e.message for e in ran.events if e.kind == "log"]
     assert any("nfsd listens for RDMA on port 20049" in m for m in logs), logs
     assert any("undone: nfsd's rdma 20049 listener removed (the NFS server restarted)" in m for m in logs), logs
+    # the listener, as every change of the session, ran as the plan showed it (issue 27)
+    ran_changes = assert_plan_ran(ran.plan, ran.sent)
+    assert sum("rdma 20049 > /proc/fs/nfsd/portlist" in s.line for s in ran_changes) == 1
     data = ran.results.session(ran.session_id)
     assert data["status"] == "completed"
     runs = {run["config_label"]: run for run in data["runs"]}
