@@ -91,9 +91,17 @@ def changes(sent: Sequence[Sent]) -> list[Sent]:
     return [s for s in sent if s.kind == "write" or (s.sudo and not any(re.fullmatch(r, s.line, re.S) for r in READS))]
 
 
+PLACEHOLDER = re.compile(r"<[^<>]*>")
+
+
+def _words(planned_line: str) -> list[str]:
+    """A plan's line as the shell splits it, each placeholder one `<>` (it may hold spaces or quotes)."""
+    return shlex.split(PLACEHOLDER.sub("<>", planned_line))
+
+
 def _token(planned_token: str) -> re.Pattern[str]:
-    parts = re.split(r"(<[^<>]*>)", planned_token)
-    return re.compile("".join(".+" if p.startswith("<") and p.endswith(">") else re.escape(p) for p in parts), re.S)
+    parts = re.split(r"(<>)", PLACEHOLDER.sub("<>", planned_token))
+    return re.compile("".join(".+" if p == "<>" else re.escape(p) for p in parts), re.S)
 
 
 def same(step: Step, sent: Sent) -> bool:
@@ -103,7 +111,7 @@ def same(step: Step, sent: Sent) -> bool:
         return False
     if step.writes is not None:
         return bool(_token(step.writes).fullmatch(sent.text))
-    want, got = shlex.split(step.line), shlex.split(sent.line)
+    want, got = _words(step.line), shlex.split(sent.line)
     return len(want) == len(got) and all(_token(w).fullmatch(g) for w, g in zip(want, got, strict=True))
 
 
