@@ -220,6 +220,19 @@ def full_grid() -> list[Cell]:
     return cells
 
 
+def more_grid() -> list[Cell]:
+    """Cells beyond the full grid, run after it while time allowed: the other caps of 4 and 9 comparisons, more
+    effect sizes among 9 comparisons, 9 comparisons disturbed, and 30 comparisons within 6 rounds."""
+    cells = [_cell("A/A", 4, 6, 0.15), _cell("A/A", 4, 20, 0.15), _cell("A/A", 9, 10, 0.15)]
+    cells += [_cell("effects", 9, 6, 0.05, e) for e in (1.30, 0.70, 3.0, 1 / 3, 1.03, 0.97)]
+    cells += [_cell("effects", 9, 6, 0.15, e) for e in (1.10, 0.90, 1.30, 0.70)]
+    for effect in (1.0, 1.10):
+        for extra in ({"drift": 0.02}, {"outlier": True}, {"tails": "t3"}):
+            cells.append(_cell("disturbances", 9, 6, 0.05, effect, **extra))
+    cells.append(_cell("A/A", 30, 6, 0.15))
+    return cells
+
+
 def quick_grid() -> list[Cell]:
     return [
         _cell("A/A", 1, 6, 0.10),
@@ -231,7 +244,7 @@ def quick_grid() -> list[Cell]:
 
 
 def select_cells(spec: str) -> list[Cell]:
-    """A preset (quick, full), a block of the full grid (aa, effects, disturbances), or cell names (fnmatch
+    """A preset (quick, full, more), a block of the full grid (aa, effects, disturbances), or cell names (fnmatch
     patterns), comma-separated."""
     full = full_grid()
     blocks = {"aa": "A/A", "effects": "effects", "disturbances": "disturbances"}
@@ -241,10 +254,12 @@ def select_cells(spec: str) -> list[Cell]:
             found = quick_grid()
         elif part == "full":
             found = full
+        elif part == "more":
+            found = more_grid()
         elif part in blocks:
             found = [c for c in full if c.block == blocks[part]]
         else:
-            found = [c for c in [*full, *quick_grid()] if fnmatch.fnmatchcase(c.name, part)]
+            found = [c for c in [*full, *more_grid(), *quick_grid()] if fnmatch.fnmatchcase(c.name, part)]
         if not found:
             raise SystemExit(f"--cells: {part!r} names no cell (e.g. quick, full, aa, effects, aa-m9-*)")
         chosen += [c for c in found if c not in chosen]
@@ -556,17 +571,25 @@ def shipped_caps() -> list[str]:
 HAND_WRITTEN = "<!-- written by hand below this line: kept when the script rewrites the tables above -->"
 
 
-def document(results: Sequence[tuple[Cell, dict[str, Tally]]], planned: int, meta: dict[str, object], kept: str) -> str:
-    done = len(results)
-    status = "complete" if done == planned else f"PARTIAL: {done} of {planned} cells"
-    run = [c.name for c, _ in results]
+Run = tuple[dict[str, object], int]  # a run's meta (its command, commit, ...) and the cells it finished
+
+
+def document(results: Sequence[tuple[Cell, dict[str, Tally]]], runs: Sequence[Run], kept: str) -> str:
+    partial = [f"{done} of {meta['planned']} cells" for meta, done in runs if done < int(str(meta["planned"]))]
+    status = f"PARTIAL ({'; '.join(partial)})" if partial else "complete"
+    names = [c.name for c, _ in results]
+    said = [
+        f"`{meta['command']}` ({done} cells of {meta['sessions']} sessions, seed {meta['seed']}, {meta['jobs']} "
+        f"job(s), niceness {meta.get('niceness', 0)}; commit {meta['commit']}; wall time "
+        f"{float(str(meta['wall_s'])) / 60:.1f} min; written {meta['written']} UTC)"
+        for meta, done in runs
+    ]
+    machines = sorted({str(meta["machine"]) for meta, _ in runs})
     lines = [
         "# The verdicts and the stop rule, simulated: known truth, many sessions",
         "",
-        f"Status: {status}. Command: `{meta['command']}` ({meta['sessions']} sessions a cell, seed {meta['seed']}, "
-        f"{meta['jobs']} job(s), niceness {meta.get('niceness', 0)}). Commit {meta['commit']}. "
-        f"Machine: {meta['machine']}. "
-        f"Wall time {float(str(meta['wall_s'])) / 60:.1f} min. Written {meta['written']} UTC.",
+        f"Status: {status}. {'Commands' if len(said) > 1 else 'Command'}: {'; then '.join(said)}. "
+        f"Machine: {', '.join(machines)}.",
         "",
         "What runs is the real code: a recipe built by recipes.model and recipes.plan.build_plan with N comparisons "
         "(configurations x workloads, shaped as the shipped recipes of that size) and a budget that lets `cap` "
@@ -600,7 +623,7 @@ def document(results: Sequence[tuple[Cell, dict[str, Tally]]], planned: int, met
         "## Results",
         tables(results),
         "",
-        f"Cells run, in this order ({done}): {', '.join(run)}.",
+        f"Cells run, in this order ({len(names)}): {', '.join(names)}.",
         "",
         HAND_WRITTEN,
     ]
@@ -632,9 +655,11 @@ def _histogram(rounds: Sequence[int]) -> dict[str, int]:
     return {str(k): v for k, v in sorted(collections.Counter(rounds).items())}
 
 
-def load_raw(path: Path) -> tuple[list[tuple[Cell, dict[str, Tally]]], dict[str, object]]:
+def load_raw(path: Path) -> tuple[list[tuple[Cell, dict[str, Tally]]], list[Run]]:
+    """The cells of a --raw file, and its runs (one per command, in order: its last meta, its cells)."""
     results: list[tuple[Cell, dict[str, Tally]]] = []
-    meta: dict[str, object] = {}
+    metas: dict[str, dict[str, object]] = {}
+    counts: collections.Counter[str] = collections.Counter()
     for line in path.read_text().splitlines():
         record = json.loads(line)
         tallies = {}
@@ -642,14 +667,16 @@ def load_raw(path: Path) -> tuple[list[tuple[Cell, dict[str, Tally]]], dict[str,
             rounds = [int(k) for k, v in fields.pop("rounds").items() for _ in range(v)]
             tallies[name] = Tally(**fields, rounds=rounds)
         results.append((Cell(**record["cell"]), tallies))
-        meta = record["meta"]
-    return results, meta
+        command = str(record["meta"]["command"])
+        metas[command] = record["meta"]
+        counts[command] += 1
+    return results, [(meta, counts[command]) for command, meta in metas.items()]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--sessions", type=int, default=10000, help="simulated sessions per cell")
-    parser.add_argument("--cells", default="quick", help="quick, full, aa, effects, disturbances, or cell names")
+    parser.add_argument("--cells", default="quick", help="quick, full, more, aa, effects, disturbances, or cell names")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--rules", default=",".join(RULES), help=f"comma-separated, of {', '.join(RULES)}")
@@ -660,10 +687,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-cache", action="store_true", help="do not cache the t quantiles (same figures, slower)")
     args = parser.parse_args(argv)
     if args.replay:
-        results, meta = load_raw(args.replay)
-        planned = int(str(meta.get("planned", len(results))))
+        results, runs = load_raw(args.replay)
         if args.out:
-            args.out.write_text(document(results, planned, meta, kept_text(args.out)))
+            args.out.write_text(document(results, runs, kept_text(args.out)))
         print(tables(results))
         return 0
     cells = select_cells(args.cells)
@@ -704,7 +730,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.raw:
                 save_raw(args.raw, cell, found, meta)
             if args.out:
-                args.out.write_text(document(results, len(cells), meta, kept))
+                args.out.write_text(document(results, [(meta, len(results))], kept))
     print(tables(results))
     print(f"\n{len(cells)} cells, {args.sessions} sessions each, {(time.monotonic() - started) / 60:.1f} min")
     return 0
