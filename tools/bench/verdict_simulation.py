@@ -13,11 +13,14 @@ on all its workloads). In an effect cell the first comparison carries the effect
 
 Every stop rule of RULES runs on the same data of each session: "present" (the engine's stop_reason, verdicts at
 the stop) and "fixed-5" (five rounds whatever the budget, judged once: KDiskMark's and pbench-fio's default). A new
-rule is one more entry of RULES. Prints progress per cell and the table; asserts nothing. Run it niced (the tables
-in docs/bench/verdict-simulation.md took about an hour on a 2-core machine):
+rule is one more entry of RULES. Prints progress per cell and the table; asserts nothing. Run it niced, one job
+while anything else needs the other core (the full grid, 58 cells of 10,000 sessions, took 26 minutes on a 2-core
+machine; --raw keeps each cell's counts, --replay writes the document from them without a run):
 
     PYTHONPATH=app .venv/bin/python tools/bench/verdict_simulation.py --cells quick --sessions 500
     PYTHONPATH=app nice -n 19 .venv/bin/python tools/bench/verdict_simulation.py --cells full \
+        --out docs/bench/verdict-simulation.md --raw docs/bench/verdict-simulation.jsonl
+    PYTHONPATH=app .venv/bin/python tools/bench/verdict_simulation.py --replay docs/bench/verdict-simulation.jsonl \
         --out docs/bench/verdict-simulation.md
 """
 
@@ -49,6 +52,7 @@ import numpy as np
 from scipy.stats import binomtest  # type: ignore[import-untyped]
 
 import nfstune.bench.verdict as verdict_module
+from nfstune.bench.stats import t_quantile, t_quantiles
 from nfstune.bench.verdict import Verdict, judge
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.recipes.model import WORKLOADS, Config, Recipe, Rounds
@@ -78,7 +82,7 @@ def cached_t_quantiles() -> Iterator[None]:
     called once per (p, df) (the Holm levels and whole degrees of freedom repeat in every look), so the verdicts
     are exactly those without the cache (--no-cache; tests/unit/test_verdict_simulation.py compares). scipy's
     per-call cost was about a third of each judge(); the p-values (of a continuous t) are computed as they are."""
-    quantile, quantiles = verdict_module.t_quantile, verdict_module.t_quantiles
+    quantile, quantiles = t_quantile, t_quantiles  # what bench.verdict imported from bench.stats
 
     @cache
     def many(p: float, dfs: tuple[float, ...]) -> tuple[float, ...]:
@@ -87,12 +91,11 @@ def cached_t_quantiles() -> Iterator[None]:
     def cached_quantiles(p: float, dfs: Sequence[float]) -> list[float]:
         return list(many(p, tuple(dfs)))
 
-    verdict_module.t_quantile = cache(quantile)  # type: ignore[assignment]
-    verdict_module.t_quantiles = cached_quantiles  # type: ignore[assignment]
+    vars(verdict_module).update(t_quantile=cache(quantile), t_quantiles=cached_quantiles)
     try:
         yield
     finally:
-        verdict_module.t_quantile, verdict_module.t_quantiles = quantile, quantiles
+        vars(verdict_module).update(t_quantile=quantile, t_quantiles=quantiles)
 
 
 # --- the stop rules compared: each is (stop after a counted round, verdicts at the stop) --------------------------
@@ -687,10 +690,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-cache", action="store_true", help="do not cache the t quantiles (same figures, slower)")
     args = parser.parse_args(argv)
     if args.replay:
-        results, runs = load_raw(args.replay)
+        stored, runs = load_raw(args.replay)
         if args.out:
-            args.out.write_text(document(results, runs, kept_text(args.out)))
-        print(tables(results))
+            args.out.write_text(document(stored, runs, kept_text(args.out)))
+        print(tables(stored))
         return 0
     cells = select_cells(args.cells)
     rules = [r for r in args.rules.split(",") if r]
