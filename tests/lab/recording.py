@@ -91,7 +91,7 @@ def changes(sent: Sequence[Sent]) -> list[Sent]:
     return [s for s in sent if s.kind == "write" or (s.sudo and not any(re.fullmatch(r, s.line, re.S) for r in READS))]
 
 
-PLACEHOLDER = re.compile(r"<[^<>]*>")
+PLACEHOLDER = re.compile(r"<[a-z][^<>]*>")  # "<the count now>"; a redirection ("< /dev/null >") is no placeholder
 
 
 def _words(planned_line: str) -> list[str]:
