@@ -32,7 +32,7 @@ sequence (Howard et al. 2021): those hold over infinitely many looks and are far
 holds only over the looks the recipe can take; and every verdict (faster, slower, "same", unreliable) comes from one
 interval whose coverage holds at whatever look the session stops, so the rules above stay as they are. The estimate
 of the rounds that would settle it uses the same boundary and never goes past `last`. Questions without looks
-(two sessions compared, unpaired ones, a fixed number of rounds) are judged once, as above.
+(two sessions compared, unpaired ones) and those with one look (rounds.min = rounds.max) are judged once, as above.
 """
 
 from __future__ import annotations
@@ -171,10 +171,11 @@ def _estimate(question: Question) -> _Estimate | None:
         mean, spread = statistics.fmean(logs), statistics.stdev(logs)
         se, df = spread / math.sqrt(n), n - 1.0
         p = _p_value(mean, se, df)
-        if question.looks is None:
+        first, last = question.looks or (n, n)
+        last = max(last, n)  # a stored session with more rounds than its recipe allows now
+        if max(first, MIN_PAIRS) >= last:  # one look (rounds.min = rounds.max): the fixed design, exactly
             return _Estimate(mean, se, df, n, p, spread, 1.0)
-        first, last = question.looks
-        looks = boundary(first, max(last, n))  # a stored session with more rounds than its recipe allows now
+        looks = boundary(first, last)
         return _Estimate(mean, se, df, n, looks.sequential_p(p), spread, 1.0, looks)
     base = [math.log(v) for v in question.baseline.values()]
     other = [math.log(v) for v in question.other.values()]
