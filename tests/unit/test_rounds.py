@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nfstune import paths
+from nfstune.bench.verdict import judge
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.recipes import Recipe, load_recipes
 from nfstune.recipes.estimate import Estimate
@@ -182,6 +183,16 @@ def test_rounds_to_settle_follows_the_verdicts_estimate(shipped: dict[str, Recip
     close = figures(plan, {1: 1.05, 2: 1.15, 3: 1.08})
     wanted = close.rounds_to_settle(3)
     assert 4 <= wanted <= plan.recipes[0].rounds.max
+
+
+def test_each_question_is_judged_over_the_rounds_the_stop_rule_looks_at(shipped: dict[str, Recipe]) -> None:
+    plan = plan_of(shipped["sync-vs-async"])
+    close = figures(plan, {1: 1.05, 2: 1.15, 3: 1.08})
+    rounds = plan.recipes[0].rounds
+    assert {q.looks for q in close.questions()} == {(rounds.min, rounds.max)} == {(3, 20)}
+    # "about N more rounds" never goes past the last look, and the time left counts no round beyond it
+    assert all((v.rounds_needed or 0) <= rounds.max for v in judge(close.questions()))
+    assert close.rounds_to_settle(3) <= rounds.max
 
 
 def test_the_time_left_counts_a_few_rounds_ahead_at_a_time(shipped: dict[str, Recipe]) -> None:

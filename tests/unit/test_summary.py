@@ -173,6 +173,25 @@ def test_rounds_are_paired_when_the_session_has_a_plan(results: Results) -> None
     assert v.ci is not None and 1 < v.ci[0] < 1.1 < v.ci[1] < 1.2
 
 
+def test_a_paired_session_is_judged_over_the_rounds_its_plan_could_stop_at(results: Results) -> None:
+    """As the engine's stop rule judged it (bench.verdict's looks): rounds.min to rounds.max of the stored plan,
+    else of the recipe, else the default 3-20; an old session without a plan is judged once."""
+    runs: list[StoredRun] = [
+        ("sync-vs-async", "sync", "small-files", "sync", "", "", DRIFT),
+        ("sync-vs-async", "async", "small-files", "async", "", "", drifting(1 / 1.1)),
+    ]
+    rounds = {"min": 3, "max": 6, "warmup": 1, "margin_percent": 5.0}
+    short = json.dumps({"seed": 1, "recipes": [{"id": "sync-vs-async", "rounds": rounds}]})
+    texts = [
+        summarize_session(results.session(store_session(results, runs, plan=stored)))[0].configs[1].verdict
+        for stored in (short, PLAN, None)
+    ]
+    assert all(v is not None for v in texts)
+    assert "corrected for stopping at any of rounds 3-6)" in str(texts[0])
+    assert "corrected for stopping at any of rounds 3-20)" in str(texts[1])
+    assert "stopping at any" not in str(texts[2])
+
+
 def test_the_same_settings_in_force_are_an_aa_check(results: Results) -> None:
     """rsize=128K where 128K is what the baseline negotiated anyway: the same configuration twice. Under the same
     drift it must never read as an effect; 30 % apart in every round it reads as unreliable, not faster."""

@@ -56,6 +56,23 @@ def test_a_a_data_never_give_an_opposite_sign_and_show_the_cost_of_looking(sim: 
     assert max(present.rounds) == 10  # the budget's cap, through stop_reason's budget check
 
 
+def test_the_sequential_rule_pays_for_the_looks_that_the_present_rule_does_not(sim: ModuleType) -> None:
+    cell = sim.Cell("aa", comparisons=1, cap=10, noise=0.10)
+    found = sim.simulate(cell, 0, 300, 11, ["present", "sequential"])
+    present, sequential = found["present"], found["sequential"]
+    assert sequential.opposite == sequential.right == 0
+    assert sequential.false_positive < 0.09 * 300 < present.false_positive
+    # the old rule is the same questions judged without their looks; the engine's own asks with them
+    s = sim.setup(1, 10)
+    once, looked = sim.JudgedOnce(s.item), sim.RULES["sequential"].figures(s.item)
+    for number in (1, 2, 3):
+        for label in s.labels:
+            once.add(s.workloads[0], label, number, 1.0 + number / 10)
+            looked.add(s.workloads[0], label, number, 1.0 + number / 10)
+    assert [q.looks for q in once.questions()] == [None]
+    assert [q.looks for q in looked.questions()] == [(3, 20)]
+
+
 def test_the_same_seed_gives_the_same_sessions_and_rules_see_the_same_data(sim: ModuleType) -> None:
     cell = sim.Cell("aa", comparisons=2, cap=6, noise=0.15)
     first = sim.simulate(cell, 0, 30, 3, ["present"])["present"]

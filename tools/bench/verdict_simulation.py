@@ -11,11 +11,15 @@ pairing cancels), an optional drift (a trend across the session, at each visit's
 order, which the pairing does not cancel), and an optional outlier (one visit per session, in rounds 1-5, 2x slow
 on all its workloads). In an effect cell the first comparison carries the effect and the others none.
 
-Every stop rule of RULES runs on the same data of each session: "present" (the engine's stop_reason, verdicts at
-the stop) and "fixed-5" (five rounds whatever the budget, judged once: KDiskMark's and pbench-fio's default). A new
-rule is one more entry of RULES. Prints progress per cell and the table; asserts nothing. Run it niced, one job
-while anything else needs the other core (the full grid, 58 cells of 10,000 sessions, took 26 minutes on a 2-core
-machine; --raw keeps each cell's counts, --replay writes the document from them without a run):
+Every stop rule of RULES runs on the same data of each session: "sequential" (the engine's stop_reason and verdicts
+as they are: each comparison judged with the boundary of the looks rounds.min..rounds.max, bench/sequential.py),
+"present" (the rule before it, kept for comparison: the same stop_reason, every look judged as if it were the only
+one: the questions without their looks) and "fixed-5" (five rounds whatever the budget, judged once: KDiskMark's and
+pbench-fio's default). A new rule is one more entry of RULES; --rules picks some, and a cell run again with
+another rule joins its earlier tallies in --raw (the same sessions). Prints progress per cell and the table; asserts
+nothing. Run it niced, one job while anything else needs the other core (the full grid, 58 cells of 10,000 sessions,
+took 26 minutes on a 2-core machine for present and fixed-5; --raw keeps each cell's counts, --replay writes the
+document from them without a run):
 
     PYTHONPATH=app .venv/bin/python tools/bench/verdict_simulation.py --cells quick --sessions 500
     PYTHONPATH=app nice -n 19 .venv/bin/python tools/bench/verdict_simulation.py --cells full \
@@ -44,7 +48,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -53,7 +57,7 @@ from scipy.stats import binomtest  # type: ignore[import-untyped]
 
 import nfstune.bench.verdict as verdict_module
 from nfstune.bench.stats import t_quantile, t_quantiles
-from nfstune.bench.verdict import Verdict, judge
+from nfstune.bench.verdict import Question, Verdict, judge
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.recipes.model import WORKLOADS, Config, Recipe, Rounds
 from nfstune.recipes.plan import RecipePlan, build_plan, visit_seconds
@@ -103,10 +107,19 @@ def cached_t_quantiles() -> Iterator[None]:
 StopRule = Callable[[RecipeFigures, int, float, Sequence[float]], str | None]  # stop_reason's signature
 
 
+class JudgedOnce(RecipeFigures):
+    """The questions without their looks: every look judged as if it were the session's only one (the engine's
+    rule before the looks' boundary; a fixed number of rounds, for which it is right)."""
+
+    def questions(self) -> list[Question]:
+        return [replace(q, looks=None) for q in super().questions()]
+
+
 @dataclass(frozen=True)
 class Rule:
     stop: StopRule  # after every counted round: why it stops, or None for another round
     verdicts: Callable[[RecipeFigures], list[Verdict]]  # at the stop: one verdict per question, in order
+    figures: type[RecipeFigures] = RecipeFigures  # what holds the figures and asks the questions
 
 
 def judged(figures: RecipeFigures) -> list[Verdict]:
@@ -122,8 +135,9 @@ def fixed_rounds(rounds: int) -> StopRule:
 
 
 RULES: dict[str, Rule] = {
-    "present": Rule(stop_reason, judged),
-    "fixed-5": Rule(fixed_rounds(5), judged),
+    "present": Rule(stop_reason, judged, JudgedOnce),
+    "fixed-5": Rule(fixed_rounds(5), judged, JudgedOnce),
+    "sequential": Rule(stop_reason, judged),
 }
 
 
@@ -142,6 +156,7 @@ class Cell:
     outlier: bool = False  # one visit per session, in rounds 1-5, OUTLIER_FACTOR slow on all its workloads
     tails: str = "normal"  # "t3": Student t, 3 df, scaled to the same standard deviation
     block: str = "A/A"
+    max_rounds: int = SHIPPED_MAX  # the recipe's rounds.max: the last look (at least cap)
 
     @property
     def label(self) -> str:
@@ -151,7 +166,8 @@ class Cell:
             *(["one visit 2x slow"] if self.outlier else []),
             *(["t3 tails"] if self.tails == "t3" else []),
         ]
-        return f"{truth} | {self.comparisons} | {self.cap} | {self.noise * 100:g} %" + (
+        cap = f"{self.cap}" if self.max_rounds == SHIPPED_MAX else f"{self.cap} (max {self.max_rounds})"
+        return f"{truth} | {self.comparisons} | {cap} | {self.noise * 100:.3g} %" + (
             f" | {', '.join(extra)}" if self.block == "disturbances" else ""
         )
 
@@ -177,6 +193,7 @@ def _cell(block: str, m: int, cap: int, noise: float, effect: float = 1.0, **ext
     tags = "".join(f"-{k}" for k, v in (("drift", extra.get("drift")), ("outlier", extra.get("outlier"))) if v) + (
         "-t3" if extra.get("tails") == "t3" else ""
     )
+    tags += f"-max{extra['max_rounds']}" if extra.get("max_rounds", SHIPPED_MAX) != SHIPPED_MAX else ""
     name = f"{truth}-m{m}-cap{cap}-n{noise * 100:g}{tags}"
     return Cell(name, m, cap, noise, effect, block=block, **extra)  # type: ignore[arg-type]
 
@@ -223,6 +240,24 @@ def full_grid() -> list[Cell]:
     return cells
 
 
+# per visit: a round's speed ratio (two visits) then spreads 5 %, the noise the power goal of issue 28 names
+ROUND_RATIO_5 = 0.05 / math.sqrt(2)
+
+
+def goals_grid() -> list[Cell]:
+    """Issue 28's goals for a stop rule over the looks: at least 80 % power for a 10 % effect at 5 % noise on a
+    round's ratio within 6 rounds, at the shipped rounds.max (20) and at shorter horizons; and the false positives
+    of those horizons."""
+    cells = []
+    for most in (20, 10, 8, 6):
+        extra = {} if most == SHIPPED_MAX else {"max_rounds": most}
+        cells += [_cell("effects", 1, 6, ROUND_RATIO_5, e, **extra) for e in (1.10, 0.90)]
+        if most != SHIPPED_MAX:
+            cells += [_cell("A/A", 1, 6, 0.05, **extra), _cell("A/A", 1, 6, 0.15, **extra)]
+    cells += [_cell("effects", 9, 6, ROUND_RATIO_5, e) for e in (1.10, 0.90)]
+    return cells
+
+
 def more_grid() -> list[Cell]:
     """Cells beyond the full grid, run after it while time allowed: the other caps of 4 and 9 comparisons, more
     effect sizes among 9 comparisons, 9 comparisons disturbed, and 30 comparisons within 6 rounds."""
@@ -259,10 +294,13 @@ def select_cells(spec: str) -> list[Cell]:
             found = full
         elif part == "more":
             found = more_grid()
+        elif part == "goals":
+            found = goals_grid()
         elif part in blocks:
             found = [c for c in full if c.block == blocks[part]]
         else:
-            found = [c for c in [*full, *more_grid(), *quick_grid()] if fnmatch.fnmatchcase(c.name, part)]
+            every = [*full, *goals_grid(), *more_grid(), *quick_grid()]
+            found = [c for c in every if fnmatch.fnmatchcase(c.name, part)]
         if not found:
             raise SystemExit(f"--cells: {part!r} names no cell (e.g. quick, full, aa, effects, aa-m9-*)")
         chosen += [c for c in found if c not in chosen]
@@ -281,10 +319,10 @@ class Setup:
     labels: tuple[str, ...]  # baseline first
 
 
-def _plan(comparisons: int, cap: int, budget_s: float | None) -> RecipePlan:
+def _plan(comparisons: int, cap: int, budget_s: float | None, max_rounds: int = SHIPPED_MAX) -> RecipePlan:
     others, workloads = SHAPES[comparisons]
     labels = ["baseline", *(f"config-{k}" for k in range(1, others + 1))]
-    most = max(cap, SHIPPED_MAX)
+    most = max(cap, max_rounds)
     budget = {SCALE: budget_s / 60} if budget_s is not None else {SCALE: 24 * 60.0}
     recipe = Recipe(
         id=f"sim-{comparisons}",
@@ -312,13 +350,14 @@ def _plan(comparisons: int, cap: int, budget_s: float | None) -> RecipePlan:
 
 
 @cache
-def setup(comparisons: int, cap: int) -> Setup:
+def setup(comparisons: int, cap: int, max_rounds: int = SHIPPED_MAX) -> Setup:
     """The recipe's plan, with a budget that fits `cap` rounds at the plan's own pace and not one more (the
-    engine stops when elapsed + the slowest recent round > budget); at caps of 20 and more, rounds.max caps."""
-    first = _plan(comparisons, cap, None)
+    engine stops when elapsed + the slowest recent round > budget); at caps of rounds.max and more, it caps."""
+    first = _plan(comparisons, cap, None, max_rounds)
     warmup_s = sum(visit_seconds(v, SCALE) for v in first.visits if v.warmup)
     round_s = first.round_s(SCALE)
-    item = _plan(comparisons, cap, warmup_s + (cap + 0.5) * round_s) if cap < SHIPPED_MAX else first
+    budget_s = warmup_s + (cap + 0.5) * round_s
+    item = _plan(comparisons, cap, budget_s, max_rounds) if cap < first.rounds.max else first
     labels = tuple(c.label for c in item.configs)
     return Setup(item, warmup_s, round_s, item.recipe.workloads, labels)
 
@@ -361,7 +400,7 @@ def session_data(cell: Cell, s: Setup, rng: np.random.Generator, rounds: int) ->
 def run_session(s: Setup, data: Sequence[Round], rule: Rule) -> tuple[int, list[Verdict]]:
     """The engine's loop over the counted rounds (session/engine.py _run_recipe), fed `data`: the rounds done at
     the stop and the verdicts then. Every round takes the plan's time, so the budget check sees the cap."""
-    figures = RecipeFigures(s.item)
+    figures = rule.figures(s.item)
     round_times: list[float] = []
     number = 0
     for number in range(1, s.item.rounds.max + 1):
@@ -413,7 +452,7 @@ def tally_session(tally: Tally, cell: Cell, rounds: int, verdicts: Sequence[Verd
 def simulate(cell: Cell, first: int, count: int, seed: int, rules: Sequence[str]) -> dict[str, Tally]:
     """Sessions first..first+count-1 of the cell, each rule on the same data; session k's data depend only on
     (seed, the cell's name, k), so a cell's figures do not change with --jobs or with the other cells run."""
-    s = setup(cell.comparisons, cell.cap)
+    s = setup(cell.comparisons, cell.cap, cell.max_rounds)
     tallies = {name: Tally() for name in rules}
     rounds = s.item.rounds.max
     for k in range(first, first + count):
@@ -603,9 +642,12 @@ def document(results: Sequence[tuple[Cell, dict[str, Tally]]], runs: Sequence[Ru
         "of the `noise` column (on the log figure; a round's speed ratio thus spreads about 1.4 times that), plus a "
         "level shared by every visit of the round (5 %, which the pairing cancels). In an effect cell the first "
         "comparison (sync-4k, where lower is better) carries the effect, every other none. Rules on the same data "
-        "of each session: **present** = stop_reason after every round (from round 3, the shipped minimum), the "
-        "verdicts at the stop; **fixed-5** = the first 5 rounds judged once (KDiskMark's and pbench-fio's default "
-        "of 5 runs; it ignores the budget, so at a cap below 5 it measures rounds the budget would not allow). "
+        "of each session: **present** = the rule before issue 28's item 2: stop_reason after every round (from "
+        "round 3, the shipped minimum), every look judged as if it were the only one, the verdicts at the stop; "
+        "**fixed-5** = the first 5 rounds judged once (KDiskMark's and pbench-fio's default of 5 runs; it ignores "
+        "the budget, so at a cap below 5 it measures rounds the budget would not allow); **sequential** = the "
+        "engine now: the same stop_reason, each comparison judged with the boundary of the looks rounds.min to "
+        "rounds.max (bench/sequential.py; the `cap` column says `(max N)` where rounds.max is not the shipped 20). "
         "Margin 5 % (every shipped recipe's).",
         "",
         "Columns: rates in % of sessions with their exact (Clopper-Pearson) binomial 95 % interval. *False "
@@ -659,8 +701,10 @@ def _histogram(rounds: Sequence[int]) -> dict[str, int]:
 
 
 def load_raw(path: Path) -> tuple[list[tuple[Cell, dict[str, Tally]]], list[Run]]:
-    """The cells of a --raw file, and its runs (one per command, in order: its last meta, its cells)."""
-    results: list[tuple[Cell, dict[str, Tally]]] = []
+    """The cells of a --raw file, and its runs (one per command, in order: its last meta, its cells). A cell run
+    again with other rules (the same sessions: they depend on the seed, the cell and the session's number only)
+    is one cell with every rule's tally; a rule run twice keeps the later tally."""
+    results: dict[str, tuple[Cell, dict[str, Tally]]] = {}
     metas: dict[str, dict[str, object]] = {}
     counts: collections.Counter[str] = collections.Counter()
     for line in path.read_text().splitlines():
@@ -669,11 +713,12 @@ def load_raw(path: Path) -> tuple[list[tuple[Cell, dict[str, Tally]]], list[Run]
         for name, fields in record["tallies"].items():
             rounds = [int(k) for k, v in fields.pop("rounds").items() for _ in range(v)]
             tallies[name] = Tally(**fields, rounds=rounds)
-        results.append((Cell(**record["cell"]), tallies))
+        cell = Cell(**record["cell"])
+        results.setdefault(cell.name, (cell, {}))[1].update(tallies)
         command = str(record["meta"]["command"])
         metas[command] = record["meta"]
         counts[command] += 1
-    return results, [(meta, counts[command]) for command, meta in metas.items()]
+    return list(results.values()), [(meta, counts[command]) for command, meta in metas.items()]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -40,9 +40,11 @@ def scaling_questions(
     higher_is_better: bool,
     series: tuple[str, ...] = (),
     margin_percent: float = 5.0,
+    looks: tuple[int, int] | None = None,
 ) -> list[Question]:
     """`aggregate`: client count -> {round: the aggregate figure of that round}. One question per step between
-    consecutive counts that were both run."""
+    consecutive counts that were both run. `looks`: the rounds after which the session could stop (bench.verdict):
+    the steps' rounds were measured in the same session as the comparisons its stop rule looked at."""
     counts = sorted(aggregate)
     questions = []
     for fewer, more in itertools.pairwise(counts):
@@ -56,6 +58,7 @@ def scaling_questions(
                 higher_is_better=higher_is_better,
                 names=(_clients(fewer), _clients(more)),
                 margin_percent=margin_percent,
+                looks=looks,
             )
         )
     return questions

@@ -18,6 +18,21 @@ that, not on its sign (it also keeps a tiny real effect from flipping between "f
 to the next); else the CI excludes 1 -> "faster"/"slower" ("unreliable" when the two should measure the same);
 otherwise "not settled", with an estimate of the rounds that would settle it. A question with fewer than 2
 pairs is "not settled", untested, and not counted in the family.
+
+Looks (a session's stop rule, session/rounds.py). A session that looks after every round from rounds.min to
+rounds.max and stops once every comparison is settled would call noise an effect far more often than alpha if each
+look were a fixed-design test (docs/bench/verdict-simulation.md: 11-24 % with one comparison). A paired question
+with `looks` = (first, last) is therefore judged as a group-sequential design with a Pocock-type boundary on the
+nominal p scale (Pocock 1977; Jennison & Turnbull 2000, "Group Sequential Methods with Applications to Clinical
+Trials", ch. 2-3), calibrated by simulation for t tests (bench/sequential.py): its p-value is the chance that some
+look's nominal p would be that small (valid at whichever look the session stopped), Holm runs on those, and its
+interval at a Holm level L is the t interval at the nominal level whose intervals cover the truth at every look
+at once with chance 1 - L: a finite-horizon confidence sequence. Why this and not an anytime-valid confidence
+sequence (Howard et al. 2021): those hold over infinitely many looks and are far wider at 6 rounds than one that
+holds only over the looks the recipe can take; and every verdict (faster, slower, "same", unreliable) comes from one
+interval whose coverage holds at whatever look the session stops, so the rules above stay as they are. The estimate
+of the rounds that would settle it uses the same boundary and never goes past `last`. Questions without looks
+(two sessions compared, unpaired ones) and those with one look (rounds.min = rounds.max) are judged once, as above.
 """
 
 from __future__ import annotations
@@ -28,6 +43,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from nfstune.bench.sequential import Boundary, boundary
 from nfstune.bench.stats import (
     TIMES_FROM,
     format_factor,
@@ -56,6 +72,9 @@ class Question:
     expect_same: bool = False
     why_same: str = ""  # shown in the "unreliable" text: "the kernel ignores no_wdelay on v3/v4"
     paired: bool = True  # False: independent samples (an old session, two sessions): Welch on log values
+    # (first, last): the rounds after which the session may stop on it (the recipe's rounds.min and rounds.max),
+    # judged with the boundary over those looks; None: judged once (a fixed design). Paired questions only.
+    looks: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -66,7 +85,7 @@ class Verdict:
     ci: tuple[float, float] | None  # of that ratio, at the Holm-corrected level
     family: int  # comparisons corrected together
     n: int  # pairs (paired) or the smaller sample (unpaired)
-    p_value: float | None  # raw, before correction
+    p_value: float | None  # before the Holm correction; with looks, the chance of so small a p at any of them
     text: str  # one sentence
     settle: str | None  # for "not settled": what would settle it
     rounds_needed: int | None  # estimate of the total rounds that would settle it (None: more rounds won't)
@@ -89,11 +108,16 @@ class _Estimate:
     p_value: float
     spread: float  # se * sqrt(n): what the standard error would be divided by sqrt(n') with n' rounds
     df_per_round: float  # df = df_per_round * (n - 1): 1 paired; Welch's ratio (1 to 2) unpaired
+    boundary: Boundary | None = None  # the looks' boundary (bench/sequential.py); None: one look
+
+    def nominal(self, level: float) -> float:
+        """The level of a single look's t interval that holds at `level` over all the looks."""
+        return level if self.boundary is None else self.boundary.nominal_level(level)
 
     def ci(self, alpha: float) -> tuple[float, float]:
         if self.se == 0:
             return _exp(self.log_ratio), _exp(self.log_ratio)
-        half = t_quantile(1 - alpha / 2, self.df) * self.se
+        half = t_quantile(1 - self.nominal(alpha) / 2, self.df) * self.se
         return _exp(self.log_ratio - half), _exp(self.log_ratio + half)
 
 
@@ -146,7 +170,13 @@ def _estimate(question: Question) -> _Estimate | None:
             return None
         mean, spread = statistics.fmean(logs), statistics.stdev(logs)
         se, df = spread / math.sqrt(n), n - 1.0
-        return _Estimate(mean, se, df, n, _p_value(mean, se, df), spread, 1.0)
+        p = _p_value(mean, se, df)
+        first, last = question.looks or (n, n)
+        last = max(last, n)  # a stored session with more rounds than its recipe allows now
+        if max(first, MIN_PAIRS) >= last:  # one look (rounds.min = rounds.max): the fixed design, exactly
+            return _Estimate(mean, se, df, n, p, spread, 1.0)
+        looks = boundary(first, last)
+        return _Estimate(mean, se, df, n, looks.sequential_p(p), spread, 1.0, looks)
     base = [math.log(v) for v in question.baseline.values()]
     other = [math.log(v) for v in question.other.values()]
     n = min(len(base), len(other))
@@ -192,8 +222,13 @@ def _verdict(
     ratio = _exp(estimate.log_ratio)
     ci = estimate.ci(level)
     ci_text = _ci_text(ci, alpha, question.paired)
-    if family > 1 and ci[0] != ci[1]:
-        ci_text += f", corrected for {family} comparisons"
+    if ci[0] != ci[1]:
+        corrected = [f"{family} comparisons"] if family > 1 else []
+        if estimate.boundary is not None:
+            looks = estimate.boundary
+            corrected.append(f"stopping at any of rounds {looks.first}-{looks.last}")
+        if corrected:
+            ci_text += f", corrected for {' and '.join(corrected)}"
     margin = 1 + question.margin_percent / 100
     settle: str | None = None
     rounds_needed: int | None = None
@@ -215,7 +250,12 @@ def _verdict(
         kind = "not settled"
         text = f"{other} against {base}: not settled ({format_change(ratio)} so far; {ci_text})"
         rounds_needed = _rounds_needed(estimate, level, math.log(margin))
-        if rounds_needed is None:
+        if rounds_needed is None and estimate.boundary is not None and estimate.boundary.last < MOST_ROUNDS_ADVISED:
+            settle = (
+                f"even {estimate.boundary.last} rounds, the most the recipe runs, would not settle it: "
+                "larger files or a quieter network would"
+            )
+        elif rounds_needed is None:
             settle = "more rounds alone would not settle it soon: larger files or a quieter network would"
         else:
             more = rounds_needed - estimate.n
@@ -224,10 +264,13 @@ def _verdict(
 
 
 def _rounds_needed(estimate: _Estimate, level: float, log_margin: float) -> int | None:
-    """The fewest rounds in all whose CI, with the spread seen so far, would exclude 1 or fit in the margin."""
+    """The fewest rounds in all whose CI, with the spread seen so far, would exclude 1 or fit in the margin (with
+    looks: drawn with their boundary, and no more rounds than the last look)."""
     effect = abs(estimate.log_ratio)
-    candidates = range(estimate.n + 1, MOST_ROUNDS_ADVISED + 1)
-    quantiles = t_quantiles(1 - level / 2, [estimate.df_per_round * (rounds - 1) for rounds in candidates])
+    most = MOST_ROUNDS_ADVISED if estimate.boundary is None else min(MOST_ROUNDS_ADVISED, estimate.boundary.last)
+    candidates = range(estimate.n + 1, most + 1)
+    nominal = estimate.nominal(level)
+    quantiles = t_quantiles(1 - nominal / 2, [estimate.df_per_round * (rounds - 1) for rounds in candidates])
     for rounds, quantile in zip(candidates, quantiles, strict=True):
         half = quantile * estimate.spread / math.sqrt(rounds)
         if half < effect or effect + half <= log_margin:

@@ -102,6 +102,7 @@ def step_questions(
     *,
     higher_is_better: bool,
     margin_percent: float,
+    looks: tuple[int, int] | None = None,
 ) -> list[Question]:
     questions = []
     for series, ladder in _ladders(runs, rounds).items():
@@ -112,6 +113,7 @@ def step_questions(
             higher_is_better=higher_is_better,
             series=(recipe, *series),
             margin_percent=margin_percent,
+            looks=looks,
         )
     return questions
 

@@ -23,7 +23,7 @@ from nfstune.bench.verdict import Question, Verdict, judge
 from nfstune.facts.model import HostFacts
 from nfstune.nfs.export_options import split_options
 from nfstune.nfs.mount_options import MountOptions
-from nfstune.recipes.model import WORKLOADS, Config, Recipe, recipe_facts
+from nfstune.recipes.model import WORKLOADS, Config, Recipe, Rounds, recipe_facts
 from nfstune.results.load_summary import (
     SeriesScaling,
     clients_order,
@@ -113,6 +113,7 @@ class _Judged:
         }
         paired = is_paired(session)
         margins = planned_margins(session)
+        planned_looks = planned_rounds(session)
         questions: list[Question] = []
         self.shapes = []  # per group: (recipe, workload, baseline, runs, rounds, why the same)
         for (recipe_id, workload), runs in runs_by_key.items():
@@ -121,6 +122,8 @@ class _Judged:
             baseline = _baseline_label(recipe, runs)
             rounds = {label: measured_rounds(run) for label, run in runs.items()}
             margin = margin_of(recipe, margins.get(recipe_id))
+            # the rounds after which the engine's stop rule could stop: the verdicts are judged as it judged them
+            looks = looks_of(recipe, planned_looks.get(recipe_id)) if paired else None
             several = is_clients_group(runs)
             same: dict[str, str | None] = {}
             for label in runs:
@@ -144,12 +147,19 @@ class _Judged:
                             expect_same=same[label] is not None,
                             why_same=same[label] or "",
                             paired=paired,
+                            looks=looks,
                         )
                     )
             if several:
                 judged = {label: judgeable(r) for label, r in rounds.items()}
                 questions += step_questions(
-                    recipe_id, workload, runs, judged, higher_is_better=w.higher_is_better, margin_percent=margin
+                    recipe_id,
+                    workload,
+                    runs,
+                    judged,
+                    higher_is_better=w.higher_is_better,
+                    margin_percent=margin,
+                    looks=looks,
                 )
             self.shapes.append((recipe_id, workload, baseline, runs, rounds, same))
         self.verdicts = {v.key: v for v in judge(questions)} if questions else {}
@@ -214,6 +224,24 @@ def planned_margins(session: Mapping[str, Any]) -> dict[str, float]:
         return {str(r["id"]): float(r["rounds"]["margin_percent"]) for r in plan.get("recipes", [])}
     except (ValueError, TypeError, KeyError, AttributeError):
         return {}  # a plan this version cannot read: the recipes' margins serve
+
+
+def looks_of(recipe: Recipe | None, planned: tuple[int, int] | None = None) -> tuple[int, int]:
+    """The first and last round after which the session could stop (bench.verdict's looks): its stored plan's,
+    else the recipe's as it is now, else the default rounds."""
+    if planned is not None:
+        return planned
+    rounds = recipe.rounds if recipe is not None else Rounds()
+    return rounds.min, rounds.max
+
+
+def planned_rounds(session: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
+    """recipe id -> (rounds.min, rounds.max) stored in the session's plan; {} without a plan."""
+    try:
+        plan = json.loads(session.get("plan") or "{}")
+        return {str(r["id"]): (int(r["rounds"]["min"]), int(r["rounds"]["max"])) for r in plan.get("recipes", [])}
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return {}  # a plan this version cannot read: the recipes' rounds serve
 
 
 def _config(recipe: Recipe | None, label: str) -> Config | None:

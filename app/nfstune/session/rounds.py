@@ -41,7 +41,8 @@ class RecipeFigures:
                 self.seconds.setdefault((workload, label), {})[round_number] = seconds
 
     def questions(self) -> list[Question]:
-        """Each configuration against the baseline, per workload both ran: one family (bench.verdict)."""
+        """Each configuration against the baseline, per workload both ran: one family (bench.verdict), each judged
+        with the boundary of the looks stop_reason takes (rounds.min to rounds.max)."""
         from nfstune.bench.verdict import Question  # scipy loads only when a recipe is judged
 
         recipe = self.item.recipe
@@ -64,6 +65,7 @@ class RecipeFigures:
                         margin_percent=self.item.rounds.margin_percent,
                         expect_same=config.expect == "same",
                         why_same="the recipe expects it to measure the same" if config.expect == "same" else "",
+                        looks=(self.item.rounds.min, self.item.rounds.max),  # stop_reason may stop at any of them
                     )
                 )
         return found
