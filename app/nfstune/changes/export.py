@@ -4,6 +4,7 @@ transaction."""
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import shlex
 import time
@@ -101,7 +102,9 @@ def export_steps(file: str, *, backup: str | None, make_parent: bool = False, wh
     (None when there is no original: the file is new, and the undo removes it); `make_parent`: its folder
     (/etc/exports.d) is made first, and removed at the undo when empty."""
     parent = posixpath.dirname(file)
-    made = (command("server", ("mkdir", "-p", parent), f"make {parent}"),) if make_parent else ()
+    missing = f"when {parent} is missing"
+    make = dataclasses.replace(command("server", ("mkdir", "-p", parent), f"make {parent}"), when=missing)
+    made = (make,) if make_parent else ()
     kept = (
         (
             command("server", ("mkdir", "-p", "-m", "700", HOST_JOURNAL_DIR), "make the folder of the host's copies"),
@@ -114,7 +117,7 @@ def export_steps(file: str, *, backup: str | None, make_parent: bool = False, wh
         (*made, *kept, write("server", file, what), command("server", RELOAD, "reload the exports")),
         (
             *undo_file("server", file, original=backup is not None, exportfs=True, backup=backup),
-            *((undo_dir("server", parent),) if make_parent else ()),
+            *((dataclasses.replace(undo_dir("server", parent), when=missing),) if make_parent else ()),
         ),
     )
 

@@ -43,7 +43,14 @@ def mount_steps(
             command(role, ("mkdir", "-p", mount_point), f"make the mount point {mount_point}"),
             command(role, argv, f"mount {export_path} with {options or 'the defaults'} (nosharecache)"),
         ),
-        (undo_mount(role, mount_point), *((undo_dir(role, MOUNT_ROOT),) if root_made else ())),
+        (
+            undo_mount(role, mount_point),
+            *(
+                Steps((), (undo_dir(role, MOUNT_ROOT),)).only(f"when the mount made {MOUNT_ROOT}").undo
+                if root_made
+                else ()
+            ),
+        ),
     )
 
 

@@ -33,7 +33,7 @@ def listener_steps(port: int, threads: int | str = "<the count now>", systemd: b
     return Steps(
         (shell("server", f"echo {listener} > {PORTLIST}", f"add nfsd's RDMA listener on port {port}"),),
         (undo_listener("server", listener, threads, systemd),),
-    )
+    ).only("unless nfsd listens for RDMA there already")
 
 
 def add_rdma_listener(server: Host, tx: Transaction, port: int = RDMA_PORT) -> bool:

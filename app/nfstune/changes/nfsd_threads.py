@@ -30,7 +30,7 @@ def threads_steps(count: int, before: int | str = "<the count before>") -> Steps
             ),
         ),
         (undo_sysfs("server", THREADS, str(before), "put the nfsd thread count back"),),
-    )
+    ).only(f"unless it runs {count} already")
 
 
 def set_threads(server: Host, tx: Transaction, count: int) -> int:

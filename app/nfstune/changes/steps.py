@@ -8,6 +8,7 @@ plan's steps as a placeholder in angle brackets, `<the count before>`.
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ class Step:
     sudo: bool
     what: str
     writes: str | None = None  # a file this step writes (through SFTP, atomically) instead of running argv
+    when: str = ""  # the condition the step runs under, in words ("when /etc/exports.d is missing"); "" always
 
     @property
     def line(self) -> str:
@@ -59,6 +61,13 @@ class Steps:
 
     do: tuple[Step, ...] = ()
     undo: tuple[Step, ...] = ()
+
+    def only(self, when: str) -> Steps:
+        """These steps, each run only `when` (the host's state decides: the plan cannot know it)."""
+        return Steps(
+            tuple(dataclasses.replace(s, when=s.when or when) for s in self.do),
+            tuple(dataclasses.replace(s, when=s.when or when) for s in self.undo),
+        )
 
     def then(self, later: Steps) -> Steps:
         """This change, then `later`: its steps after these, its undo before these."""

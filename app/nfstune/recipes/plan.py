@@ -276,8 +276,8 @@ class _Context:
             changes = export_steps(
                 f"<the exports file that defines {self.share}>",
                 backup=f"{HOST_JOURNAL_DIR}/<date-time>-<its name>",
-                what=f"its new text: {edits} for each of the share's clients (not written when nothing changes)",
-            )
+                what=f"its new text: {edits} for each of the share's clients",
+            ).only("unless the file already says so")
         if config.nfsd_threads is not None:
             changes = changes.then(threads_steps(config.nfsd_threads))
         changes = changes.then(mount_steps(self.server_address, export_path, options, self.mount_point))
@@ -431,7 +431,7 @@ def _steps_text(*parts: tuple[str, Sequence[Step]], indent: str) -> list[str]:
     lines = []
     for title, steps in parts:
         lines.append(f"{indent}{title}:")
-        lines += [f"{indent}  {step.text()}    # {step.what}" for step in steps]
+        lines += [f"{indent}  {step.text()}    # {step.what}{f' ({step.when})' if step.when else ''}" for step in steps]
     return lines
 
 
