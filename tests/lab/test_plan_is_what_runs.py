@@ -21,20 +21,21 @@ from tests.lab.recording import RecordingHost, Sent, assert_plan_ran
 
 pytestmark = pytest.mark.lab
 
-RECIPES = {
-    "plan-changes.toml": """
-id = "plan-changes"
+# what every recipe here shares: one cheap workload, two rounds, no warm-up
+HEADER = """id = "{id}"
 title = "t"
 summary = "s"
 why = "w"
 changes_host = "server"
 workloads = ["sync-4k"]
-baseline = "baseline"
-[rounds]
+{baseline}[rounds]
 min = 2
 max = 2
 warmup = 0
-[[configs]]
+"""
+
+CONFIGS = {
+    "plan-changes": """[[configs]]
 label = "baseline"
 [[configs]]
 label = "async"
@@ -46,18 +47,7 @@ read_ahead_kb = 1024
 label = "16 threads"
 nfsd_threads = 16
 """,
-    "plan-filesystem.toml": """
-id = "plan-filesystem"
-title = "t"
-summary = "s"
-why = "w"
-changes_host = "server"
-workloads = ["sync-4k"]
-[rounds]
-min = 2
-max = 2
-warmup = 0
-[[configs]]
+    "plan-filesystem": """[[configs]]
 label = "ext4"
 filesystem = "ext4"
 [[configs]]
@@ -65,18 +55,7 @@ label = "ext4, async"
 filesystem = "ext4"
 export = { set = ["async"] }
 """,
-    "plan-fio-server.toml": """
-id = "plan-fio-server"
-title = "t"
-summary = "s"
-why = "w"
-changes_host = "server"
-workloads = ["sync-4k"]
-[rounds]
-min = 2
-max = 2
-warmup = 0
-[[configs]]
+    "plan-fio-server": """[[configs]]
 label = "1 client"
 clients = 1
 [[configs]]
@@ -84,6 +63,11 @@ label = "1 client, async"
 clients = 1
 export = { set = ["async"] }
 """,
+}
+BASELINES = {"plan-changes": 'baseline = "baseline"\n'}  # the others compare with their first configuration
+RECIPES = {
+    f"{name}.toml": HEADER.format(id=name, baseline=BASELINES.get(name, "")) + configs
+    for name, configs in CONFIGS.items()
 }
 
 
