@@ -319,7 +319,7 @@ TRANSPORT = (
     (paths.recipes_dir() / "transport.toml")
     .read_text()
     .replace('workloads = ["seq-write", "seq-read", "sync-4k"]', 'workloads = ["seq-write"]')
-    .replace("[rounds]\nmin = 3\nmax = 20", "[rounds]\nmin = 2\nmax = 2\nwarmup = 0")
+    .replace("[rounds]\nmin = 3\nmax = 8", "[rounds]\nmin = 2\nmax = 2\nwarmup = 0")
 )
 assert TRANSPORT.count("seq-write") == 1 and "warmup = 0" in TRANSPORT
 

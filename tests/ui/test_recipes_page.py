@@ -155,12 +155,19 @@ def test_the_estimate_follows_what_these_hosts_took_before(qtbot: QtBot) -> None
     qtbot.addWidget(page)
     assert "no run on these hosts yet" in page.estimate_label.text()
     before_total = page.total_label.text()
-    runs = [PastRun("quick-check", 339.0, 11, True), PastRun("readahead", 60.0, 3, True)]
+    quick = next(r for r in recipes if r.id == "quick-check")
+    took = 1.5 * plan_seconds(quick, "small", 4)  # these hosts half as slow again as the plan, 4 rounds
+    runs = [PastRun("quick-check", took, 4, True), PastRun("readahead", 60.0, 3, True)]
     page.past_runs = lambda scale: runs if scale == "small" else []
     page.refresh()
-    assert "about 6 min, at most 13 min" in page.estimate_label.text()  # 339 s; quick-check's small budget
-    assert "From its last run on these hosts (11 rounds)." in page.estimate_label.text()
-    assert "about 6 min" in page.total_label.text() and page.total_label.text() != before_total
+    # at that pace the budget ends it before the last round the plan expects
+    at_most = at_most_seconds(quick, "small", 1.5)
+    assert at_most == quick.rounds.budget_s("small")
+    shown = f"{format_duration(took)}, at most {format_duration(at_most).removeprefix('about ')}"
+    assert shown in page.estimate_label.text()
+    assert "From its last run on these hosts (4 rounds)." in page.estimate_label.text()
+    assert "up to 7 rounds" in page.estimate_label.text()  # what the plan holds in the budget, with the noise
+    assert format_duration(took) in page.total_label.text() and page.total_label.text() != before_total
     page.set_scale("normal")  # no run at this scale
     assert "no run on these hosts yet" in page.estimate_label.text()
 

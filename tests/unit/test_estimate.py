@@ -11,7 +11,7 @@ import pytest
 from nfstune import paths
 from nfstune.recipes.estimate import PastRun, at_most_seconds, estimate, plan_seconds
 from nfstune.recipes.loader import load_recipes
-from nfstune.recipes.model import Recipe, Rounds
+from nfstune.recipes.model import Recipe
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +28,18 @@ def test_plan_time_grows_a_visit_per_configuration_a_round_up_to_the_budget(ship
     assert visit > 0
     warm_and_min = plan_seconds(recipe, "normal", recipe.rounds.min)
     assert warm_and_min == pytest.approx((recipe.rounds.warmup + recipe.rounds.min * configs) * visit)
-    assert at_most_seconds(recipe, "normal") == recipe.rounds.budget_s("normal") < recipe.rounds.max * configs * visit
-    assert at_most_seconds(recipe, "small") == recipe.rounds.budget_s("small")
+    # at the normal scale the budget holds fewer rounds than the recipe's maximum: it ends with the last whole
+    # round that fits; at the small one the maximum comes first
+    normal = at_most_seconds(recipe, "normal")
+    assert normal <= recipe.rounds.budget_s("normal") < normal + configs * visit
+    assert normal < plan_seconds(recipe, "normal", recipe.rounds.min) + (recipe.rounds.max - 3) * configs * visit
+    small_visit = (plan_seconds(recipe, "small", 4) - plan_seconds(recipe, "small", 3)) / configs
+    small = at_most_seconds(recipe, "small")
+    assert small == pytest.approx(plan_seconds(recipe, "small", recipe.rounds.max))
+    assert small < recipe.rounds.budget_s("small")
+    assert small == pytest.approx((recipe.rounds.warmup + recipe.rounds.max * configs) * small_visit)
+    # hosts twice as slow as the plan: the budget ends it
+    assert at_most_seconds(recipe, "small", 2.0) == recipe.rounds.budget_s("small")
 
 
 def test_a_quick_check_round_is_planned_as_long_as_the_lab_measured_it(shipped: dict[str, Recipe]) -> None:
@@ -43,9 +53,10 @@ def test_a_quick_check_round_is_planned_as_long_as_the_lab_measured_it(shipped: 
 def test_plan_time_grows_with_scale(shipped: dict[str, Recipe]) -> None:
     for recipe in shipped.values():
         small, normal = plan_seconds(recipe, "small", 3), plan_seconds(recipe, "normal", 3)
-        assert 0 < small < normal <= at_most_seconds(recipe, "normal")
-    more = replace(shipped["block-size"], rounds=Rounds(min=8, max=20))
-    assert at_most_seconds(more, "normal") == at_most_seconds(shipped["block-size"], "normal")  # the budget caps
+        assert 0 < small <= normal <= at_most_seconds(recipe, "normal")
+    block = shipped["block-size"]
+    more = replace(block, rounds=replace(block.rounds, max=20))
+    assert at_most_seconds(more, "normal") == at_most_seconds(block, "normal")  # the budget cuts both to 6 rounds
 
 
 def test_without_a_past_the_plan_for_the_minimum_rounds(shipped: dict[str, Recipe]) -> None:
@@ -75,8 +86,11 @@ def test_its_own_runs_on_these_hosts_the_median_of_the_last_three(shipped: dict[
 
 def test_never_more_than_the_most_it_can_take(shipped: dict[str, Recipe]) -> None:
     recipe = shipped["readahead"]
-    slow = [PastRun("readahead", 10 * at_most_seconds(recipe, "small"), 20, True)]
-    assert estimate(recipe, "small", slow, shipped).seconds == at_most_seconds(recipe, "small")
+    slow = [PastRun("readahead", 10 * at_most_seconds(recipe, "small"), 8, True)]  # hosts 10 times the plan
+    found = estimate(recipe, "small", slow, shipped).seconds
+    # its minimum rounds at that pace, which run whatever the budget says, and no more
+    assert found == at_most_seconds(recipe, "small", 10.0) == 10 * plan_seconds(recipe, "small", 3)
+    assert recipe.rounds.budget_s("small") < found < slow[0].seconds
 
 
 def test_a_new_recipe_at_these_hosts_pace_for_the_rounds_it_took_elsewhere(shipped: dict[str, Recipe]) -> None:
@@ -96,8 +110,8 @@ def test_a_new_recipe_at_these_hosts_pace_for_the_rounds_it_took_elsewhere(shipp
     assert "8 rounds, as it took on other hosts" in found.basis
     never_ran = estimate(shipped["block-size"], "small", past, shipped)  # these hosts' rounds: 6, 5 and 3
     block = shipped["block-size"]
-    assert 2 * plan_seconds(block, "small", 5) > at_most_seconds(block, "small")  # twice the plan: over budget
-    assert never_ran.seconds == at_most_seconds(block, "small")
+    assert 2 * plan_seconds(block, "small", 5) > block.rounds.budget_s("small")  # twice the plan: over budget
+    assert never_ran.seconds == at_most_seconds(block, "small", 2.0) == block.rounds.budget_s("small")
     assert "5 rounds, as other recipes took on these hosts" in never_ran.basis
 
 

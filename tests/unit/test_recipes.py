@@ -153,7 +153,10 @@ def test_nconnect_readahead_and_quick_check() -> None:
     assert all(not c.mount.options for c in readahead.configs)
     quick = recipes["quick-check"]
     assert [c.label for c in quick.configs] == ["baseline", "async", "no_wdelay", "rsize=128K", "vers=3"]
-    assert (quick.rounds.min, quick.rounds.warmup, quick.rounds.budget_minutes["small"]) == (3, 1, 13.0)
+    assert (quick.rounds.min, quick.rounds.warmup, quick.rounds.budget_minutes["normal"]) == (3, 1, 15.0)
+    # six comparisons: async on small files and synchronous writes, no_wdelay on the latter, rsize on reads, vers=3
+    # on small files and reads
+    assert sum(len(c.workloads) for c in quick.configs if c.label != quick.baseline) == 6
     assert quick.config("no_wdelay").expect == "same" and quick.config("async").expect is None
     assert not quick.may_recommend(quick.config("no_wdelay")) and quick.may_recommend(quick.config("async"))
     assert quick.config("no_wdelay").workloads == ("sync-4k",)
@@ -514,8 +517,9 @@ def test_error_fields_and_a_typo_in_a_shipped_recipe(tmp_path: Path) -> None:
     assert text.count("rsize = 131072") == 1
     path = write(tmp_path / "recipes", "block-size", text.replace("rsize = 131072", "rsise = 131072"))
     _, errors = load_recipe_file(path)
-    assert errors == [RecipeError(path, 30, "configs[2].mount", "unknown option 'rsise' (did you mean 'rsize'?)")]
-    assert str(errors[0]) == f"{path}:30: configs[2].mount: unknown option 'rsise' (did you mean 'rsize'?)"
+    line = text[: text.index("rsize = 131072")].count("\n") + 1  # the typo's own line
+    assert errors == [RecipeError(path, line, "configs[2].mount", "unknown option 'rsise' (did you mean 'rsize'?)")]
+    assert str(errors[0]) == f"{path}:{line}: configs[2].mount: unknown option 'rsise' (did you mean 'rsize'?)"
 
 
 def test_every_error_in_a_file_is_reported_in_line_order(tmp_path: Path) -> None:

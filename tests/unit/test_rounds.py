@@ -53,8 +53,10 @@ def test_no_stop_before_the_minimum_and_always_at_the_maximum(shipped: dict[str,
     plan = plan_of(shipped["sync-vs-async"])
     settled = figures(plan, {1: 5.0, 2: 5.1})
     assert stop_reason(settled, 2, 10.0, [5.0, 5.0]) is None  # min = 3
-    noisy = figures(plan, {n: (0.5, 2.0)[n % 2] for n in range(1, 21)})
-    assert stop_reason(noisy, 20, 10.0, [5.0] * 20) == "stopped at the maximum of 20 rounds"
+    last = plan.recipes[0].rounds.max
+    noisy = figures(plan, {n: (0.5, 2.0)[n % 2] for n in range(1, last + 1)})
+    assert stop_reason(noisy, last - 1, 10.0, [5.0] * (last - 1)) is None
+    assert stop_reason(noisy, last, 10.0, [5.0] * last) == f"stopped at the maximum of {last} rounds"
 
 
 def test_stop_when_every_comparison_is_settled(shipped: dict[str, Recipe]) -> None:
@@ -189,7 +191,7 @@ def test_each_question_is_judged_over_the_rounds_the_stop_rule_looks_at(shipped:
     plan = plan_of(shipped["sync-vs-async"])
     close = figures(plan, {1: 1.05, 2: 1.15, 3: 1.08})
     rounds = plan.recipes[0].rounds
-    assert {q.looks for q in close.questions()} == {(rounds.min, rounds.max)} == {(3, 20)}
+    assert {q.looks for q in close.questions()} == {(rounds.min, rounds.max)} == {(3, 8)}
     # "about N more rounds" never goes past the last look, and the time left counts no round beyond it
     assert all((v.rounds_needed or 0) <= rounds.max for v in judge(close.questions()))
     assert close.rounds_to_settle(3) <= rounds.max

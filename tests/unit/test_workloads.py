@@ -296,11 +296,19 @@ def test_small_scale_gives_a_cold_read_its_steady_seconds_in_the_lab() -> None:
     assert sizing.needed_bytes >= written_bytes(sizing.sizes) > seq  # the share's space covers every file
 
 
-def test_normal_scale_follows_the_larger_ram_between_1_and_4_gib() -> None:
+def test_normal_scale_lasts_about_eight_seconds_at_the_links_speed_between_256_mib_and_4_gib() -> None:
     big_free = 1000 * GIB
-    assert plan_sizes(8 * GIB, 2 * GIB, big_free, Scale.NORMAL).sizes.seq_file_bytes == 4 * GIB
-    assert plan_sizes(2 * GIB, 3 * GIB + 5, big_free, Scale.NORMAL).sizes.seq_file_bytes == 3 * GIB  # whole MiB
+    for link_mbps in (100, 1000, 2500, 10000):
+        seq = plan_sizes(8 * GIB, 2 * GIB, big_free, Scale.NORMAL, link_mbps).sizes.seq_file_bytes
+        payload = link_mbps * 1e6 / 8 * 0.88  # what NFS over TCP moves on such a link, about
+        assert seq % MIB == 0 and 256 * MIB <= seq <= 4 * GIB
+        if 256 * MIB < seq < 4 * GIB:
+            assert 7.0 <= seq / payload <= 9.0  # the five steady seconds bench/steady.py needs, and start-up
+    assert plan_sizes(8 * GIB, 2 * GIB, big_free, Scale.NORMAL, 100).sizes.seq_file_bytes == 256 * MIB  # at least
+    assert plan_sizes(8 * GIB, 2 * GIB, big_free, Scale.NORMAL, 10000).sizes.seq_file_bytes == 4 * GIB  # at most
+    # the RAM no longer enters (the caches are dropped before every read); an unknown speed: 1 GiB
     assert plan_sizes(512 * MIB, 256 * MIB, big_free, Scale.NORMAL).sizes.seq_file_bytes == GIB
+    assert plan_sizes(64 * GIB, 64 * GIB, big_free, Scale.NORMAL).sizes.seq_file_bytes == GIB
     normal, small = plan_sizes(8 * GIB, 2 * GIB, big_free, "normal"), plan_sizes(8 * GIB, 2 * GIB, big_free, "small")
     assert normal.sizes.small_file_count > small.sizes.small_file_count
     assert normal.sizes.sync_4k_count > small.sizes.sync_4k_count
@@ -308,7 +316,7 @@ def test_normal_scale_follows_the_larger_ram_between_1_and_4_gib() -> None:
 
 def test_never_more_than_half_the_free_space() -> None:
     free = 3 * GIB
-    sizing = plan_sizes(8 * GIB, 8 * GIB, free, Scale.NORMAL)
+    sizing = plan_sizes(8 * GIB, 8 * GIB, free, Scale.NORMAL, 10000)
     # the seq file takes what is left of half the free space, in whole MiB, below the 4 GiB it would like
     assert free // 2 - MIB < sizing.needed_bytes <= free // 2
     assert sizing.sizes.seq_file_bytes % MIB == 0 and sizing.needed_bytes >= written_bytes(sizing.sizes)

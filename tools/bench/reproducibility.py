@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +33,7 @@ from nfstune.store import Results, open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 NFSTUNE = [str(Path(sys.executable).parent / "nfstune")]  # the venv's own command, as an admin runs it
+LOAD_EVERY_S = 15.0
 DD_COPIED = re.compile(r"copied, ([\d.]+) s, ")
 MOUNT = "/mnt/nfstune-bench-dd"
 
@@ -61,21 +63,51 @@ def dd_reference(size_mib: int) -> tuple[float, float]:
     return write, read
 
 
-def run_recipe(recipe: str, scale: str, data_home: Path) -> tuple[float, str]:
+class LoadWatch:
+    """The machine's 1-minute load average, read every LOAD_EVERY_S seconds while a run goes on: how busy the
+    machine was that the lab's emulated CPUs shared."""
+
+    def __init__(self) -> None:
+        self.samples: list[float] = [os.getloadavg()[0]]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> LoadWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.samples.append(os.getloadavg()[0])
+
+    def _watch(self) -> None:
+        while not self._stop.wait(LOAD_EVERY_S):
+            self.samples.append(os.getloadavg()[0])
+
+    def text(self) -> str:
+        return (
+            f"load {statistics.mean(self.samples):.1f} on average ({min(self.samples):.1f}-{max(self.samples):.1f}, "
+            f"{os.cpu_count()} CPUs)"
+        )
+
+
+def run_recipe(recipe: str, scale: str, data_home: Path) -> tuple[float, str, str]:
     env = {**os.environ, "XDG_DATA_HOME": str(data_home), "PYTHONPATH": str(ROOT / "app")}
     started = time.monotonic()
-    proc = subprocess.run(
-        [*NFSTUNE, "run", "--lab", "--recipe", recipe, "--scale", scale, "--yes"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    with LoadWatch() as load:
+        proc = subprocess.run(
+            [*NFSTUNE, "run", "--lab", "--recipe", recipe, "--scale", scale, "--yes"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     seconds = time.monotonic() - started
     if proc.returncode != 0:
         print(proc.stdout[-3000:], proc.stderr[-3000:], sep="\n")
         raise SystemExit(f"nfstune run failed (exit {proc.returncode})")
-    return seconds, proc.stdout
+    return seconds, proc.stdout, load.text()
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -105,6 +137,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     recipes = {r.id: r for r in load_recipes(default_recipe_dirs())[0]}
     home = args.sessions_from or Path(tempfile.mkdtemp(prefix="nfstune-repro-"))
     times: list[float] = []
+    loads: list[str] = []
     for number in range(1, 0 if args.sessions_from else args.runs + 1):
         if args.dd_mib:
             dd.append(dd_reference(args.dd_mib))
@@ -113,9 +146,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"{dd[-1][1]:.1f} MB/s",
                 flush=True,
             )
-        seconds, _ = run_recipe(args.recipe, args.scale, home)
+        seconds, _, load = run_recipe(args.recipe, args.scale, home)
         times.append(seconds)
-        print(f"run {number}: {seconds / 60:.1f} min", flush=True)
+        loads.append(load)
+        print(f"run {number}: {seconds / 60:.1f} min, {load}", flush=True)
     if args.dd_mib and times:  # and one after the last, so that every run has a dd on each side
         dd.append(dd_reference(args.dd_mib))
         print(f"dd of {args.dd_mib} MiB after the last run: write {dd[-1][0]:.1f} MB/s, cold read {dd[-1][1]:.1f} MB/s")
@@ -124,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     sessions = [results.session(s.id) for s in sorted(results.sessions(), key=lambda s: s.id)][-args.runs :]
     if not times:  # read back: the session's own start and end (without the probe and the recommendation)
         times = [float(s["ended_at"] or 0) - float(s["started_at"]) for s in sessions]
+    budget = recipes[args.recipe].rounds.budget_s(args.scale)
+    within = sum(float(s["ended_at"] or 0) - float(s["started_at"]) <= budget for s in sessions)
     verdicts: dict[tuple[str, str, str], list[str]] = {}
     kinds: dict[tuple[str, str, str], list[str]] = {}
     expected_same: set[tuple[str, str, str]] = set()
@@ -173,6 +209,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"- A/A checks (all runs): {len(aa)}, of which {aa.count('same')} no difference that matters, "
         f"{aa.count('not settled')} not settled, {unreliable} unreliable",
         "- time to a recommendation: " + ", ".join(f"{t / 60:.1f} min" for t in times),
+        f"- the recipe's budget at scale {args.scale}: {budget / 60:.0f} min; runs within it (the session's own "
+        f"time, without the probes): {within} of {len(sessions)}",
+        *(f"- run {n}: {load}" for n, load in enumerate(loads, 1)),
         "- counted rounds: " + ", ".join(str(r) for r in rounds_done),
     ]
     if dd:

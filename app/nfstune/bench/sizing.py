@@ -6,10 +6,17 @@ cache on BOTH hosts, and every write ends with fsync (an NFS COMMIT, so the serv
 the file only has to be long enough that start-up costs (TCP ramp-up, readahead growing, the first COMMIT) are
 a small part of the time, and short enough that repeats stay affordable:
 
-    "normal": the larger host's RAM, but at least 1 GiB (about 1 s at 10 GbE) and at most 4 GiB (about 37 s
-              at 1 GbE, per repeat); never less than 256 MiB when free space forces it down.
+    "normal": as much as the link between the hosts moves in SEQ_SECONDS (8 s: the one second of start-up and
+              the five steady seconds bench/steady.py needs, with room), at least 256 MiB and at most 4 GiB:
+              ~950 MiB at 1 GbE (about 9 s at the ~110 MB/s NFS gets from it), 2.3 GiB at 2.5 GbE, 4 GiB from
+              5 GbE up (a disk rather than the link is then the limit, and growth may double it); 1 GiB when the
+              link's speed is unknown (a virtual NIC). The RAM does not enter: the caches are dropped.
     "small":  96 MiB (about 8 s on the practice lab's ~10-15 MB/s NFS: a cold read then has the five steady
               seconds bench/steady.py needs, and a write's start is a small part of it); never less than 4 MiB.
+
+The other workloads count operations: 300 small files and 300 synchronous 4 KiB writes at "normal" (about 9 s
+on an HDD-backed sync export at ~30 ms a file or a flushed write, under a second on SSD or async: growth doubles
+sync-4k's count when such short runs spread), 20 and 50 at "small".
 
 Free space: all the files of one configuration together (seq file + small files + sync-4k file) never take
 more than half of the share's free space; when even the minimum does not fit, SizingError.
@@ -31,6 +38,8 @@ from nfstune.errors import NfstuneError
 GIB = 1024 * MIB
 FS_BLOCK_BYTES = 4096  # what a small file costs at least on the server's filesystem
 GROWTH_MAX = 4  # a workload's size grows at most to this multiple of the planned one
+SEQ_SECONDS = 8.0  # what the sequential file should last at the link's speed ("normal")
+LINK_EFFICIENCY = 0.88  # NFS over TCP moves about 110 MB/s of payload on a 1 Gbit/s (125 MB/s) link
 SHORT_RUN_S = 10.0  # a run shorter than this is mostly start-up and jitter (about 1 s of start-up: bench/steady.py)
 GROWTH_FACTOR = 2
 # the size field of WorkloadSizes -> the workloads it makes, and what it is called
@@ -66,9 +75,9 @@ RULES = {
     # Lab figures (hdd profile, sync export, 2026-11-22): 30 small files took 5.9-8.6 s (0.20-0.29 s each,
     # create + write + close + setattr), a 4 KiB O_DSYNC write 54-72 ms, 24 MiB 1.4-2.4 s.
     Scale.SMALL: _ScaleRule(4 * MIB, 96 * MIB, 20, 4096, 50),
-    # 1000 files: ~30 s on an HDD-backed sync export (~30 ms a file), ~1 s on SSD or async; 1000 sync writes
-    # likewise (5-30 ms each on HDD).
-    Scale.NORMAL: _ScaleRule(256 * MIB, 4 * GIB, 1000, 4096, 1000),
+    # 300 files: ~9 s on an HDD-backed sync export (~30 ms a file), under a second on SSD or async; 300 sync
+    # writes likewise (5-30 ms each on HDD).
+    Scale.NORMAL: _ScaleRule(256 * MIB, 4 * GIB, 300, 4096, 300),
 }
 
 
@@ -90,7 +99,22 @@ def files_bytes(sizes: WorkloadSizes) -> int:
     )
 
 
-def plan_sizes(client_ram_bytes: int, server_ram_bytes: int, share_free_bytes: int, scale: Scale | str) -> Sizing:
+def seq_bytes_for_link(link_mbps: int | None) -> int:
+    """The "normal" sequential file for a link of this speed (Mbit/s; None: unknown): module docstring."""
+    rule = RULES[Scale.NORMAL]
+    if not link_mbps or link_mbps <= 0:
+        return GIB
+    wanted = int(link_mbps * 1e6 / 8 * LINK_EFFICIENCY * SEQ_SECONDS)
+    return min(max(wanted, rule.seq_min), rule.seq_max) // MIB * MIB
+
+
+def plan_sizes(
+    client_ram_bytes: int,
+    server_ram_bytes: int,
+    share_free_bytes: int,
+    scale: Scale | str,
+    link_mbps: int | None = None,
+) -> Sizing:
     scale = Scale(scale)
     if min(client_ram_bytes, server_ram_bytes) <= 0 or share_free_bytes < 0:
         raise ValueError(
@@ -100,8 +124,7 @@ def plan_sizes(client_ram_bytes: int, server_ram_bytes: int, share_free_bytes: i
     rule = RULES[scale]
     others = rule.small_file_count * _on_disk(rule.small_file_bytes) + rule.sync_4k_count * SYNC_BLOCK_BYTES
     budget = share_free_bytes // 2  # never more than half of the free space
-    larger_ram = min(max(client_ram_bytes, server_ram_bytes, GIB), rule.seq_max)
-    wanted = larger_ram if scale is Scale.NORMAL else rule.seq_max
+    wanted = seq_bytes_for_link(link_mbps) if scale is Scale.NORMAL else rule.seq_max
     seq = min(wanted, budget - others) // MIB * MIB
     if seq < rule.seq_min:
         raise SizingError(
@@ -114,11 +137,11 @@ def plan_sizes(client_ram_bytes: int, server_ram_bytes: int, share_free_bytes: i
     return Sizing(scale, sizes, seq + others, limits)
 
 
-def default_sizes(scale: Scale | str) -> WorkloadSizes:
+def default_sizes(scale: Scale | str, link_mbps: int | None = None) -> WorkloadSizes:
     """The sizes when the hosts' RAM or free space is not known (they were not probed, or a plan is only shown):
-    the rule's, for a host of 1 GiB RAM with room to spare."""
+    the rule's, with room to spare on the share."""
     rule = RULES[Scale(scale)]
-    seq = rule.seq_max if Scale(scale) is Scale.SMALL else max(GIB, rule.seq_min)
+    seq = rule.seq_max if Scale(scale) is Scale.SMALL else seq_bytes_for_link(link_mbps)
     return WorkloadSizes(seq, rule.small_file_count, rule.small_file_bytes, rule.sync_4k_count)
 
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from nfstune.bench.sizing import default_sizes
+from nfstune.recipes.info import format_duration
 from nfstune.recipes.model import Recipe
 from nfstune.recipes.plan import build_plan, visit_seconds
 
@@ -47,8 +48,9 @@ class Estimate:
 
 
 @functools.lru_cache(maxsize=64)
-def _plan_times(recipe: Recipe, scale: str) -> tuple[float, float, float]:
-    """(warm-up, one round, budget) seconds of the recipe's plan. Cached: a plan takes ~9 ms, and the Recipes page
+def _plan_times(recipe: Recipe, scale: str) -> tuple[float, float, float, int]:
+    """(warm-up, one round, budget) seconds of the recipe's plan, and the most rounds the budget holds. Cached: a
+    plan takes ~9 ms, and the Recipes page
     asks for every past run's recipe at each change of the checked recipes."""
     # the conditions on facts count as if they hold: the planner tries a configuration whose fact is unknown
     plan = build_plan(
@@ -63,23 +65,45 @@ def _plan_times(recipe: Recipe, scale: str) -> tuple[float, float, float]:
         scratch_name=".nfstune-0",
     )
     if not plan.recipes:
-        return 0.0, 0.0, 0.0
+        return 0.0, 0.0, 0.0, recipe.rounds.max
     item = plan.recipes[0]
-    return sum(visit_seconds(v, scale) for v in item.visits if v.warmup), item.round_s(scale), item.budget_s
+    warmup = sum(visit_seconds(v, scale) for v in item.visits if v.warmup)
+    return warmup, item.round_s(scale), item.budget_s, item.rounds.max
 
 
 def plan_seconds(recipe: Recipe, scale: str, rounds: int) -> float:
     """The plan's time for the warm-up and `rounds` rounds, at most the budget or the minimum rounds' time when
     more (the minimum rounds run whatever the budget says)."""
-    warmup, round_s, budget = _plan_times(recipe, scale)
+    warmup, round_s, budget, _ = _plan_times(recipe, scale)
     return min(warmup + rounds * round_s, max(budget, warmup + recipe.rounds.min * round_s))
 
 
-def at_most_seconds(recipe: Recipe, scale: str, minimum_s: float = 0.0) -> float:
-    """The most the recipe takes: its budget, or its minimum rounds (`minimum_s` at these hosts' pace) when they
-    take longer, as they run whatever the budget says (many-clients' three took 40 min of its 30 on the
-    3-client lab)."""
-    return max(plan_seconds(recipe, scale, recipe.rounds.max), minimum_s)
+def at_most_seconds(recipe: Recipe, scale: str, pace: float = 1.0) -> float:
+    """The most the recipe takes on hosts `pace` times as slow as the plan: its last round (what the budget holds at
+    the plan's pace, recipes/plan.rounds_in_budget) or the budget when these hosts are slower than the plan, and
+    never less than its minimum rounds, which run whatever the budget says (many-clients' three took 40 min of its
+    30 on the 3-client lab)."""
+    warmup, round_s, budget, most = _plan_times(recipe, scale)
+    return max(min(pace * (warmup + most * round_s), budget), pace * (warmup + recipe.rounds.min * round_s))
+
+
+def noise_text(recipe: Recipe, scale: str) -> str:
+    """How the hosts' noise sets the recipe's time, for the Recipes page."""
+    warmup, round_s, _, most = _plan_times(recipe, scale)
+    least = format_duration(warmup + recipe.rounds.min * round_s)
+    longest = format_duration(warmup + most * round_s)
+    if most <= recipe.rounds.min:
+        return (
+            f"It runs {recipe.rounds.min} rounds ({least}): enough for large differences (30 % or more) on quiet "
+            "hosts (about 5 % spread on a round's ratio); smaller ones, or noisier hosts, are reported as not "
+            "settled, with the rounds that would settle them."
+        )
+    return (
+        f"At least {recipe.rounds.min} rounds ({least}): enough for large differences (30 % or more) on quiet hosts "
+        f"(about 5 % spread on a round's ratio). Smaller differences and noise lengthen it (twice the spread needs "
+        f"about four times the rounds), up to {most} rounds ({longest}, what the budget holds); a comparison still "
+        "open then is reported as not settled, with the rounds that would settle it."
+    )
 
 
 def _rounds_text(rounds: float) -> str:
@@ -98,7 +122,7 @@ def estimate(recipe: Recipe, scale: str, past: Sequence[PastRun], recipes: Mappi
         rounds = statistics.median(p.rounds for p in own_here)
         basis = f"{runs} on these hosts ({_rounds_text(rounds)})"
         pace = seconds / plan_seconds(recipe, scale, round(rounds))
-        at_most = at_most_seconds(recipe, scale, seconds if rounds <= recipe.rounds.min else 0.0)
+        at_most = at_most_seconds(recipe, scale, pace)
         return Estimate(min(seconds, at_most), at_most, basis, round(rounds), pace)
     paces = [
         p.seconds / planned
@@ -121,7 +145,7 @@ def estimate(recipe: Recipe, scale: str, past: Sequence[PastRun], recipes: Mappi
         pace = statistics.median(paces)
         runs = "1 earlier run" if len(paces) == 1 else f"{len(paces)} earlier runs"
         basis = f"these hosts' pace in {runs} of other recipes ({pace:.1f}x the plan), {rounds_basis}"
-        at_most = at_most_seconds(recipe, scale, pace * plan_seconds(recipe, scale, recipe.rounds.min))
+        at_most = at_most_seconds(recipe, scale, pace)
         return Estimate(min(pace * plan_seconds(recipe, scale, rounds), at_most), at_most, basis, rounds, pace)
     basis = f"the plan ({rounds_basis}): no run on these hosts yet"
     return Estimate(plan_seconds(recipe, scale, rounds), at_most, basis, rounds, 1.0)

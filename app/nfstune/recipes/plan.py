@@ -45,16 +45,18 @@ from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
 #   files averaged seq-write 7.7 s, seq-read 9.8 s, small-files 3.7 s, sync-4k 2.7 s, and each run adds ~2.4 s of
 #   SSH round trips (prepare, the syncs or cache drops, two mountstats reads). A quick-check round: 136 s measured,
 #   129 s estimated.
-# "normal": sizes bench/sizing.py plans for a real NAS on 1 GbE: a 1-4 GiB file at ~110 MB/s is 10-37 s (~40 s with
-#   the final fsync or the cold start of a read); 2000 small files ~30 s on an HDD-backed sync export; 2000
-#   synchronous 4 KiB writes at 5-30 ms each, ~20 s.
+# "normal": a real NAS at the sizes bench/sizing.py plans from the link: the sequential file lasts ~8 s at the
+#   link's speed (~9 s at 1 GbE), plus the final COMMIT or the cold start and the syncs and cache drops on both hosts
+#   (~3 s); 300 small files or 300 synchronous 4 KiB writes ~9 s on an HDD-backed sync export (~30 ms each), far less
+#   on SSD. A visit's changes and undo are the lab's measured 8 s (5 s for a client-only visit): there each SSH
+#   command takes ~0.4 s under emulation, on a LAN a few ms, so a real NAS is faster than this.
 VISIT_S: Mapping[str, Mapping[str, float]] = {
     "small": {"server": 8.0, "client": 5.0},
-    "normal": {"server": 15.0, "client": 8.0},
+    "normal": {"server": 8.0, "client": 5.0},
 }
-# The metadata workloads work on small-files' count of files (20 "small", 1000 "normal"): a create or an unlink is one
-#   stable operation on the server, like a small file's create (~0.1-0.3 s each on the hdd lab under sync), a cold
-#   stat a LOOKUP and a GETATTR; tree-delete adds the untar of its prepare.
+# The metadata workloads work on small-files' count of files (20 "small", 300 "normal"): a create or an unlink is one
+#   stable operation on the server, like a small file's create (~0.1-0.3 s each on the hdd lab under sync, ~30 ms on
+#   an HDD), a cold stat a LOOKUP and a GETATTR; tree-delete adds the untar of its prepare.
 RUN_S: Mapping[str, Mapping[str, float]] = {
     "small": {
         "seq-write": 10.0,
@@ -67,14 +69,14 @@ RUN_S: Mapping[str, Mapping[str, float]] = {
         "tree-delete": 9.0,
     },
     "normal": {
-        "seq-write": 40.0,
-        "seq-read": 40.0,
-        "small-files": 30.0,
-        "sync-4k": 20.0,
-        "file-create": 30.0,
-        "file-stat": 15.0,
-        "file-delete": 30.0,
-        "tree-delete": 60.0,
+        "seq-write": 12.0,
+        "seq-read": 12.0,
+        "small-files": 12.0,
+        "sync-4k": 10.0,
+        "file-create": 10.0,
+        "file-stat": 6.0,
+        "file-delete": 10.0,
+        "tree-delete": 20.0,
     },
 }
 
@@ -144,6 +146,17 @@ def visit_seconds(visit: Visit, scale: str) -> float:
     return per_visit["server" if changes_server else "client"] * (1 + 0.5 * (visit.clients - 1)) + runs
 
 
+def rounds_in_budget(rounds: Rounds, budget_s: float, warmup_s: float, round_s: float) -> int:
+    """The last round a recipe may reach: its rounds.max, or fewer when the budget holds fewer at the plan's pace,
+    never fewer than rounds.min. The verdicts are corrected for a look after every round up to this one
+    (bench/sequential.py): looks the budget can never allow would only widen every interval, and a host faster
+    than the plan still stops here, so the correction always covers every look taken."""
+    if round_s <= 0:
+        return rounds.max
+    fit = int((budget_s - warmup_s) // round_s)
+    return max(rounds.min, min(rounds.max, fit))
+
+
 def round_orders(labels: Sequence[str], rounds: int, rng: random.Random) -> list[list[str]]:
     """One order of `labels` per round, shuffled each round; with two or more configurations no round repeats the
     order of the round before (there is always another order)."""
@@ -200,9 +213,16 @@ def build_plan(
         warm = recipe.baseline if recipe.baseline in labels else labels[0]
         by_label = {c.label: c for c in configs}
         visits = [context.visit(recipe, by_label[warm], 0) for _ in range(rounds.warmup)]
-        for number, order in enumerate(round_orders(labels, rounds.max, rng), start=1):
+        # every round's order is drawn before the rounds are cut to the budget: the same seed gives the same
+        # orders whatever the budget
+        orders = round_orders(labels, rounds.max, rng)
+        budget = rounds.budget_s(scale)
+        warm_s = sum(visit_seconds(v, scale) for v in visits)
+        round_s = sum(visit_seconds(context.visit(recipe, by_label[label], 1), scale) for label in labels)
+        rounds = dataclasses.replace(rounds, max=rounds_in_budget(rounds, budget, warm_s, round_s))
+        for number, order in enumerate(orders[: rounds.max], start=1):
             visits.extend(context.visit(recipe, by_label[label], number) for label in order)
-        plans.append(RecipePlan(recipe, tuple(configs), rounds, rounds.budget_s(scale), tuple(visits)))
+        plans.append(RecipePlan(recipe, tuple(configs), rounds, budget, tuple(visits)))
     low = high = 0.0
     for item in plans:
         warmup = sum(visit_seconds(v, scale) for v in item.visits if v.warmup)
@@ -404,11 +424,16 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
     lines += _steps_text(("set up", plan.session.do), ("undo", plan.session.undo), indent="  ")
     for item in plan.recipes:
         rounds = item.rounds
+        cut = (
+            f"; {rounds.max} is what the {_minutes(item.budget_s)} budget holds at the plan's pace"
+            if rounds.max < item.recipe.rounds.max
+            else ""
+        )
         lines += [
             "",
             f"{item.recipe.id}: {len(item.configs)} configurations, {rounds.min} to {rounds.max} rounds (stops when "
-            f"every comparison is settled, or before the {_minutes(item.budget_s)} budget is spent); about "
-            f"{_minutes(item.round_s(plan.scale))} a round",
+            f"every comparison is settled, at round {rounds.max}, or before the {_minutes(item.budget_s)} budget is "
+            f"spent{cut}); about {_minutes(item.round_s(plan.scale))} a round",
         ]
         if rounds.warmup:
             lines.append(f"  warm-up: {', '.join(item.order(0))} (not counted)")

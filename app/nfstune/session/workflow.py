@@ -73,17 +73,26 @@ def probe_pair(pair: Pair) -> Facts:
 
 
 def sizes_for(scale: str, facts: Facts | None, writers: int = 1) -> tuple[WorkloadSizes, WorkloadSizes]:
-    """Sizes from the hosts' RAM and the share's free space (never more than half of it), and the most they may
-    grow to between rounds (bench/sizing.growth_limits). `writers`: clients that write their own files at once
-    (many-clients), who share that free space."""
+    """Sizes from the link's speed, the hosts' RAM and the share's free space (never more than half of it), and the
+    most they may grow to between rounds (bench/sizing.growth_limits). `writers`: clients that write their own
+    files at once (many-clients), who share that free space."""
     fs = facts.server.filesystem if facts else None
     server_ram = facts.server.mem_total_bytes if facts else None
     client_ram = facts.client.mem_total_bytes if facts else None
+    link = link_mbps(facts)
     if client_ram and server_ram and fs is not None and fs.free_bytes is not None:
-        sizing = plan_sizes(client_ram, server_ram, fs.free_bytes // max(1, writers), scale)
+        sizing = plan_sizes(client_ram, server_ram, fs.free_bytes // max(1, writers), scale, link)
         return sizing.sizes, sizing.limits
-    sizes = default_sizes(scale)
+    sizes = default_sizes(scale, link)
     return sizes, growth_limits(sizes, max(client_ram or 0, server_ram or 0) or None, None)
+
+
+def link_mbps(facts: Facts | None) -> int | None:
+    """The slower NIC of the two on the route between the hosts, Mbit/s; None when neither speed is known."""
+    if facts is None:
+        return None
+    speeds = [f.route.speed_mbps for f in (facts.server, facts.client) if f.route and f.route.speed_mbps]
+    return min(speeds) if speeds else None
 
 
 def pick_recipes(recipes: Sequence[Recipe], ids: Sequence[str]) -> list[Recipe]:

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.errors import NfstuneError
-from nfstune.recipes.estimate import Estimate, PastRun, estimate
+from nfstune.recipes.estimate import Estimate, PastRun, estimate, noise_text
 from nfstune.recipes.info import describe, format_duration, size_text
 from nfstune.recipes.model import Config, Recipe
 from nfstune.recipes.plan import plan_text
@@ -45,7 +45,7 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 WARNING_STYLE = "background: #fff4e5; border: 2px solid #d9480f; border-radius: 4px; padding: 8px; color: #202020;"
 SCALE_NOTE = {
     "small": "scale small: the practice lab's sizes, rounds within a short time budget",
-    "normal": "scale normal: files sized from RAM, rounds until settled or the budget is spent",
+    "normal": "scale normal: files sized from the link's speed, rounds until settled or the budget is spent",
 }
 
 
@@ -365,7 +365,8 @@ class RecipesPage(QWidget):
         self._fill_configs(recipe)
         likely = self.estimate(recipe)
         text = f"<b>Estimated duration:</b> {e(self._estimate_text(likely.seconds, likely.at_most_s))}"
-        self.estimate_label.setText(f"{text}<br><i>From {e(likely.basis)}.</i>")
+        noise = e(noise_text(recipe, self._scale))
+        self.estimate_label.setText(f"{text}<br><i>From {e(likely.basis)}.</i><br>{noise}")
 
     def refresh(self) -> None:
         """Read the connected hosts' past times again (one query of the store, on the page's entry or a new scale)

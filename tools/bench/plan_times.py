@@ -1,0 +1,118 @@
+"""Benchmark: how long each shipped recipe takes by its plan, at both scales. Builds each recipe's plan exactly as
+`nfstune run --dry-run` does (recipes.plan.build_plan through session.workflow.plan_for, every configuration's
+condition unknown, so every one is planned) and prints per recipe: the comparisons it judges, the time of its
+warm-up and of one round at the plan's pace, the rounds the budget holds (the looks its verdicts are corrected
+for), and the plan's time at the minimum rounds and at most (that many rounds, or the budget). The goals of
+issue 28 are checked beside the table: quick-check within 15 minutes at the normal scale, every single-pair
+recipe within 20, the single-pair set within 2 hours.
+
+Pure: no hosts, no SSH. Prints figures; asserts nothing.
+
+    .venv/bin/python tools/bench/plan_times.py [--link-mbps 1000] [--out docs/bench/plan-times.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from nfstune import paths
+from nfstune.bench.sizing import default_sizes
+from nfstune.recipes.loader import load_recipes
+from nfstune.recipes.plan import RecipePlan, build_plan, visit_seconds
+
+ROOT = Path(__file__).resolve().parents[2]
+GOALS_MIN = {"quick-check": 15.0}
+SINGLE_PAIR_MIN = 20.0
+SET_MIN = 120.0
+
+
+def comparisons(item: RecipePlan) -> int:
+    base = item.recipe.baseline
+    return sum(len(c.workloads or item.recipe.workloads) for c in item.configs if c.label != base)
+
+
+def plan_of(recipe_id: str, scale: str, link_mbps: int | None) -> RecipePlan:
+    recipes = {r.id: r for r in load_recipes([paths.recipes_dir()])[0]}
+    plan = build_plan(
+        [recipes[recipe_id]],
+        {},
+        scale=scale,
+        seed=1,
+        sizes=default_sizes(scale, link_mbps),
+        fio_available=True,
+        share="/srv/share",
+        server_address="nas",
+        scratch_name="nfstune-plan-times",
+    )
+    return plan.recipes[0]
+
+
+def times(item: RecipePlan, scale: str) -> tuple[float, float, float, float]:
+    """Warm-up, one round, the minimum and the most, seconds."""
+    warm = sum(visit_seconds(v, scale) for v in item.visits if v.warmup)
+    each = item.round_s(scale)
+    low = warm + item.rounds.min * each
+    return warm, each, low, max(low, min(warm + item.rounds.max * each, item.budget_s))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--link-mbps", type=int, default=1000, help="the link the normal scale's file is sized for")
+    parser.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
+    args = parser.parse_args(argv)
+    ids = sorted(r.id for r in load_recipes([paths.recipes_dir()])[0])
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    lines = [
+        "# Each recipe's time by its plan",
+        "",
+        f"`tools/bench/plan_times.py --link-mbps {args.link_mbps}` (commit {commit.stdout.strip() or '?'}, "
+        f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC). The plan's own pace: the per-visit and "
+        "per-run seconds of `recipes/plan.py` (`small`: measured on the practice lab; `normal`: a real NAS at the "
+        f"sizes `bench/sizing.py` plans for a {args.link_mbps} Mbit/s link, "
+        f"{default_sizes('normal', args.link_mbps).seq_file_bytes // 2**20} MiB sequential file). *Rounds*: the "
+        "minimum, and the most the budget holds at that pace (the looks the verdicts are corrected for). "
+        "*Least*: warm-up and the minimum rounds (hosts quiet enough that every comparison settles there); "
+        "*at most*: warm-up and the most rounds, within the budget.",
+        "",
+    ]
+    total = {"small": 0.0, "normal": 0.0}
+    rows: dict[str, list[str]] = {}
+    for scale in ("small", "normal"):
+        lines += [
+            f"## Scale {scale}",
+            "",
+            "| recipe | comparisons | warm-up | a round | rounds | budget | least | at most | goal |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for recipe_id in ids:
+            item = plan_of(recipe_id, scale, args.link_mbps)
+            warm, each, low, high = times(item, scale)
+            single = not any(c.clients for c in item.configs)
+            goal = "-"
+            if scale == "normal":
+                limit = GOALS_MIN.get(recipe_id, SINGLE_PAIR_MIN if single else None)
+                if limit is not None:
+                    goal = f"{'met' if high <= limit * 60 else 'NOT met'} (at most {limit:.0f} min)"
+            if single:
+                total[scale] += high
+            rows.setdefault(recipe_id, []).append(f"{high / 60:.1f}")
+            lines.append(
+                f"| {recipe_id} | {comparisons(item)} | {warm:.0f} s | {each / 60:.1f} min | {item.rounds.min}-"
+                f"{item.rounds.max} (recipe: {item.recipe.rounds.max}) | {item.budget_s / 60:.0f} min | "
+                f"{low / 60:.1f} min | {high / 60:.1f} min | {goal} |"
+            )
+        lines += ["", f"Every single-pair recipe (all but many-clients), at most: {total[scale] / 60:.0f} min.", ""]
+    met = "met" if total["normal"] <= SET_MIN * 60 else "NOT met"
+    lines.append(f"Goal for the single-pair set at the normal scale, at most {SET_MIN:.0f} min: {met}.")
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    if args.out:
+        args.out.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
