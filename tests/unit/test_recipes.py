@@ -485,8 +485,8 @@ def test_a_broken_recipe_gives_file_line_key_message(tmp_path: Path, text: str, 
 def test_the_base_recipe_is_valid(tmp_path: Path) -> None:
     recipe, errors = load_recipe_file(write(tmp_path, "demo", BASE))
     assert errors == [] and recipe is not None
-    assert (recipe.baseline, recipe.rounds.min, recipe.rounds.max, recipe.rounds.margin_percent) == ("a", 3, 20, 5.0)
-    assert dict(recipe.rounds.budget_minutes) == {"small": 15.0, "normal": 60.0}
+    assert (recipe.baseline, recipe.rounds.min, recipe.rounds.max, recipe.rounds.margin_percent) == ("a", 3, 8, 5.0)
+    assert dict(recipe.rounds.budget_minutes) == {"small": 15.0, "normal": 20.0}
 
 
 def test_rounds_and_the_older_repeats_table(tmp_path: Path) -> None:
@@ -498,7 +498,7 @@ def test_rounds_and_the_older_repeats_table(tmp_path: Path) -> None:
     assert errors == [] and recipe is not None
     assert recipe.rounds.grow_spread_percent == 25.0
     assert (recipe.rounds.min, recipe.rounds.max, recipe.rounds.warmup, recipe.rounds.margin_percent) == (4, 9, 2, 2.5)
-    assert dict(recipe.rounds.budget_minutes) == {"small": 7.0, "normal": 60.0}
+    assert dict(recipe.rounds.budget_minutes) == {"small": 7.0, "normal": 20.0}
     # a user's recipe from before rounds: min/max/warmup map across (a pair needs 2 rounds), cv_target is ignored
     old = BASE + "\n[repeats]\nmin = 1\nmax = 6\ncv_target = 5\nwarmup = 0\n"
     recipe, errors = load_recipe_file(write(tmp_path, "demo", old))

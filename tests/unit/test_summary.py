@@ -175,7 +175,8 @@ def test_rounds_are_paired_when_the_session_has_a_plan(results: Results) -> None
 
 def test_a_paired_session_is_judged_over_the_rounds_its_plan_could_stop_at(results: Results) -> None:
     """As the engine's stop rule judged it (bench.verdict's looks): rounds.min to rounds.max of the stored plan,
-    else of the recipe, else the default 3-20; an old session without a plan is judged once."""
+    else of the recipe as it is now (sync-vs-async: 3-8), else the default; an old session without a plan is judged
+    once."""
     runs: list[StoredRun] = [
         ("sync-vs-async", "sync", "small-files", "sync", "", "", DRIFT),
         ("sync-vs-async", "async", "small-files", "async", "", "", drifting(1 / 1.1)),
@@ -188,7 +189,7 @@ def test_a_paired_session_is_judged_over_the_rounds_its_plan_could_stop_at(resul
     ]
     assert all(v is not None for v in texts)
     assert "corrected for stopping at any of rounds 3-6)" in str(texts[0])
-    assert "corrected for stopping at any of rounds 3-20)" in str(texts[1])
+    assert "corrected for stopping at any of rounds 3-8)" in str(texts[1])
     assert "stopping at any" not in str(texts[2])
 
 

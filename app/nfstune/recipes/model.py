@@ -228,7 +228,8 @@ class Config:
 
 
 def _default_budgets() -> Mapping[str, float]:
-    return {"small": 15.0, "normal": 60.0}
+    # "normal": a lunch break for a recipe of its own (issue 28: every shipped single-pair recipe within 20 min)
+    return {"small": 15.0, "normal": 20.0}
 
 
 @dataclass(frozen=True)
@@ -238,7 +239,10 @@ class Rounds:
     settled, when another would not fit in the scale's time budget, or at `max`."""
 
     min: int = 3
-    max: int = 20
+    # the last look the verdicts are corrected for (bench/sequential.py), cut further to what the budget holds
+    # (recipes/plan.rounds_in_budget): at 8 looks a 10 % effect at 5 % noise on a round's ratio settles within 6
+    # rounds in more than 80 % of sessions (docs/bench/verdict-simulation.md); at 20, in 70 %
+    max: int = 8
     warmup: int = 1  # warm-up visits of the baseline before round 1
     margin_percent: float = 5.0  # "no difference that matters" within +-margin
     # short workloads whose per-round ratios spread more than this grow their files (growth.py)

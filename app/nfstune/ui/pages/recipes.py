@@ -188,7 +188,7 @@ class RecipesPage(QWidget):
         self.total_label = wrapped_label()
         self.scale_combo = QComboBox()
         self.scale_combo.addItem("small: the practice lab, a short time budget", "small")
-        self.scale_combo.addItem("normal: a real NAS, files larger than RAM", "normal")
+        self.scale_combo.addItem("normal: a real NAS, files sized from the link's speed", "normal")
         self.scale_combo.setCurrentIndex(max(0, self.scale_combo.findData(scale)))
         self.scale_combo.currentIndexChanged.connect(self._on_scale_changed)
         scale_label = QLabel("Si&zes:")
