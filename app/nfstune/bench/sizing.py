@@ -8,9 +8,9 @@ a small part of the time, and short enough that repeats stay affordable:
 
     "normal": as much as the link between the hosts moves in SEQ_SECONDS (8 s: the one second of start-up and
               the five steady seconds bench/steady.py needs, with room), at least 256 MiB and at most 4 GiB:
-              ~950 MiB at 1 GbE (about 9 s at the ~110 MB/s NFS gets from it), 2.3 GiB at 2.5 GbE, 4 GiB from
-              5 GbE up (a disk rather than the link is then the limit, and growth may double it); 1 GiB when the
-              link's speed is unknown (a virtual NIC). The RAM does not enter: the caches are dropped.
+              839 MiB at 1 GbE (8 s at the ~110 MB/s NFS gets from it), 2 GiB at 2.5 GbE, 4 GiB from 5 GbE up (a
+              disk rather than the link is then the limit, and growth may double it); 1 GiB when the link's speed
+              is unknown (a virtual NIC). The RAM does not enter: the caches are dropped.
     "small":  96 MiB (about 8 s on the practice lab's ~10-15 MB/s NFS: a cold read then has the five steady
               seconds bench/steady.py needs, and a write's start is a small part of it); never less than 4 MiB.
 
