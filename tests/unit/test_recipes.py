@@ -761,3 +761,22 @@ def test_key_lines_finds_every_key_on_a_line_that_names_it(text: str) -> None:
         assert path in lines
         if isinstance(path[-1], str):
             assert path[-1] in text_lines[lines[path] - 1]
+
+
+def test_a_user_recipe_nested_a_thousand_deep_is_an_error_and_the_others_still_load(tmp_path: Path) -> None:
+    """Table headers nested 1000 deep ([k0.k1. ... .k999]) are valid TOML that tomllib reads without recursing;
+    every walk over the document after it used to end in RecursionError (exit 70 from every command that loads
+    recipes, whichever recipe was asked for)."""
+    user = tmp_path / "user"
+    deep_header = ".".join(f"k{i}" for i in range(1000))
+    deep = write(user, "deep", BASE.replace('id = "demo"', 'id = "deep"') + f"\n[{deep_header}]\nx = 1\n")
+    line = deep.read_text().splitlines().index(f"[{deep_header}]") + 1
+    # arrays nested deeper than a recipe ever nests, but not so deep that tomllib itself recurses too far
+    arrays = write(user, "arrays", BASE.replace('id = "demo"', 'id = "arrays"') + "\nx = " + "[" * 40 + "]" * 40 + "\n")
+    recipes, errors = load_recipes([paths.recipes_dir(), user])
+    assert sorted(r.id for r in recipes) == sorted(shipped())  # every shipped recipe, none of the two
+    by_file = {e.file: e for e in errors}
+    assert set(by_file) == {deep, arrays}
+    assert by_file[deep].line == line and "nest 1000 deep" in by_file[deep].message
+    # the 40 arrays sit in the file's last table, a [[configs]] entry: two levels more
+    assert by_file[arrays].line is None and "nest 42 deep" in by_file[arrays].message

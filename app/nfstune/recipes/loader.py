@@ -86,6 +86,10 @@ def load_recipe_file(path: Path, *, user_provided: bool = False) -> tuple[Recipe
         return None, [RecipeError(path, None, "", "TOML syntax: nested too deeply")]
     except ValueError as error:  # int() refused a decimal integer longer than its digit limit
         return None, [_too_many_digits(path, text, error)]
+    depth = _nesting(data)
+    if depth > MAX_NESTING:
+        message = f"tables and arrays nest {depth} deep; a recipe's nest at most {MAX_NESTING} (e.g. [[configs]] mount)"
+        return None, [RecipeError(path, _deep_header_line(text), "", message)]
     huge = list(_huge_integers(data, ()))
     if huge:
         lines = KeyLines(text).lines
@@ -105,6 +109,35 @@ def recipes_by_id() -> dict[str, Recipe]:
     and A/A checks are read from."""
     recipes, _errors = load_recipes(default_recipe_dirs())
     return {r.id: r for r in recipes}
+
+
+# A recipe nests 3 deep ([[configs]] -> mount -> a value); this leaves room for what a later format may add while
+# every walk over the document (the checks below, the key lines) stays far inside Python's recursion limit
+MAX_NESTING = 16
+
+
+def _nesting(value: object) -> int:
+    """How deep tables and arrays nest in `value`, counted without recursion (a hostile file may nest thousands
+    deep: tomllib reads dotted headers such as [a.b.c...] without recursing)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _deep_header_line(text: str) -> int | None:
+    """The first table header whose dotted name is longer than a recipe ever nests; None if none (an inline
+    table or an array nests instead)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith("[") and line.count(".") >= MAX_NESTING:
+            return number
+    return None
 
 
 INTEGER_LIMIT = 2**63  # TOML's own range (a signed 64-bit integer); tomllib reads any size
