@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nfstune.changes.apply import new_apply_id
 from nfstune.changes.apply_undo import last_apply
 from nfstune.store import Journal, open_store
 
@@ -53,3 +54,16 @@ def test_entries_of_an_apply_without_an_id_group_by_their_process(tmp_path: Path
     b = applied(journal, LAPTOP, "file", "/etc/fstab", None)
     found = last_apply(journal, [NAS, LAPTOP])
     assert found is not None and [e.id for e in found.files] == [a, b] and found.apply_id.startswith("pid-")
+
+
+def test_two_applies_within_one_second_have_their_own_ids_and_undo_finds_the_second(tmp_path: Path) -> None:
+    """The desktop's Apply twice in a row: the same second, the same process. Their ids were the time and the
+    process id, so both Applies' entries fell into one group and Undo refused the mixture."""
+    ids = [new_apply_id() for _ in range(50)]  # well within one second
+    assert len(set(ids)) == len(ids)
+    journal = Journal(open_store(tmp_path / "s.sqlite3"))
+    applied(journal, NAS, "file", "/etc/exports", ids[0])
+    applied(journal, LAPTOP, "file", "/etc/fstab", ids[0])
+    second = applied(journal, NAS, "file", "/etc/exports", ids[1])
+    found = last_apply(journal, [NAS, LAPTOP])
+    assert found is not None and found.apply_id == ids[1] and [e.id for e in found.files] == [second]

@@ -12,6 +12,7 @@ import posixpath
 import re
 import shlex
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -198,7 +199,7 @@ def apply(plan: ApplyPlan, server: Host, client: Host, journal: Journal, log: Lo
     ids: list[int] = []
     warnings: list[str] = []
     # what an undo finds its steps by (apply_undo.last_apply)
-    applied = {"apply": True, "apply_id": f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"}
+    applied = {"apply": True, "apply_id": new_apply_id()}
     try:
         server_backup, exportfs_s = _apply_server(plan, server, tx, ids, warnings, applied)
         threads_backup = _apply_threads(plan, server, tx, ids, applied)
@@ -221,6 +222,12 @@ def apply(plan: ApplyPlan, server: Host, client: Host, journal: Journal, log: Lo
     return ApplyResult(
         server_backup, client_backup, created, exportfs_s, findmnt, tuple(warnings), threads_backup=threads_backup
     )
+
+
+def new_apply_id() -> str:
+    """What an undo finds an Apply's journal entries by: unique even for two Applies within one second of one
+    process (the desktop's Apply twice in a row), which the time and the process id alone were not."""
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
 
 
 def _backup(host: Host, edit: FileEdit, tx: Transaction, ids: list[int], detail: dict[str, object]) -> str | None:
