@@ -320,3 +320,15 @@ def test_apply_refuses_bad_arguments_before_anything(tmp_path: Path, args: list[
 def test_apply_of_a_session_that_does_not_exist_contacts_no_host(tmp_path: Path) -> None:
     result = nfstune(tmp_path, "apply", "41", "--server", "nas.invalid", "--client", "client.invalid")
     assert result.returncode == 2 and "there is no session 41" in result.stderr, result.stderr
+
+
+def test_a_results_folder_that_is_a_dangling_symlink_is_exit_2_with_the_link_named(tmp_path: Path) -> None:
+    """The data folder on a disk that is not mounted: a clear error, not a traceback and "this is a bug"."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "nfstune").symlink_to(tmp_path / "unmounted" / "nfstune")
+    result = nfstune(tmp_path, "history")
+    assert result.returncode == 2, result.stdout + result.stderr
+    said = result.stdout + result.stderr
+    assert f"{tmp_path / 'data' / 'nfstune'} is a symbolic link to {tmp_path / 'unmounted' / 'nfstune'}" in said
+    assert "Traceback" not in said and "bug" not in said
+    assert not (tmp_path / "unmounted").exists()

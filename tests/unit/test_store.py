@@ -235,3 +235,49 @@ def test_connections_opening_a_new_store_at_once_migrate_it_once(tmp_path: Path)
         assert openings_on_threads(path, threads=6, each=1) == []
         conn = open_store(path)
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def journal_rows(path: Path) -> list[tuple[str, str]]:
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT host, target FROM journal").fetchall()
+    conn.close()
+    return rows
+
+
+def test_a_lowered_user_version_is_a_clear_error_and_nothing_is_lost(tmp_path: Path) -> None:
+    """Migrations run again over tables that are already there: "table already exists" was a traceback."""
+    path = tmp_path / "s.sqlite3"
+    journal = Journal(open_store(path))
+    journal.record("root@nas:22", "file", "/etc/exports", original=b"before\n")
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 3")
+    conn.close()
+    with pytest.raises(
+        StoreError, match=r"says schema 3, but moving it to schema \d+ failed .*changed outside nfstune"
+    ):
+        open_store(path)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3  # every migration rolled back together
+    conn.close()
+    assert journal_rows(path) == [("root@nas:22", "/etc/exports")]
+    (backup,) = tmp_path.glob("s.sqlite3.v3.*.bak")
+    assert journal_rows(backup) == journal_rows(path)
+
+
+def test_a_missing_table_is_named_and_the_file_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    Journal(open_store(path)).record("root@nas:22", "file", "/etc/exports", original=b"before\n")
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE samples")
+    conn.close()
+    with pytest.raises(StoreError, match=r"the table samples of schema \d+ are missing"):
+        open_store(path)
+    assert journal_rows(path) == [("root@nas:22", "/etc/exports")]
+
+
+def test_a_data_folder_that_is_a_dangling_symlink_is_named(tmp_path: Path) -> None:
+    gone = tmp_path / "usb-disk" / "nfstune"
+    (tmp_path / "data").symlink_to(gone)
+    with pytest.raises(StoreError, match=rf"{tmp_path / 'data'} is a symbolic link to {gone}, which does not exist"):
+        open_store(tmp_path / "data" / "nfstune.sqlite3")
+    assert not (tmp_path / "usb-disk").exists()

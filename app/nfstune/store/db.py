@@ -1,8 +1,9 @@
-"""Open the store: WAL, foreign keys, `PRAGMA user_version` migrations (each in one transaction, a backup of the
-file before the first one runs), and a refusal to open a file written by a newer nfstune."""
+"""Open the store: WAL, foreign keys, `PRAGMA user_version` migrations (all in one transaction, a backup of the
+file before they run), and a refusal to open a file written by a newer nfstune."""
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import threading
@@ -203,9 +204,40 @@ def open_store(path: Path | None = None) -> sqlite3.Connection:
         return _open_store(path)
 
 
+@functools.cache
+def _tables() -> frozenset[str]:
+    """The tables the migrations make: read from an empty database migrated in memory, so never out of step."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        for statements in MIGRATIONS:
+            for statement in statements:
+                conn.execute(statement)
+        return frozenset(r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+    finally:
+        conn.close()
+
+
+def _folder(path: Path) -> None:
+    """The store's folder, made if missing; an error that says what is in the way (a dangling symbolic link, a
+    file, no permission)."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        blocking = next((p for p in (path.parent, *path.parent.parents) if p.is_symlink() and not p.exists()), None)
+        if blocking is not None:
+            raise StoreError(
+                f"cannot make the folder {path.parent} for the results: {blocking} is a symbolic link to "
+                f"{os.readlink(blocking)}, which does not exist; make that folder, or point the link elsewhere "
+                "(nothing was changed)"
+            ) from None
+        raise StoreError(
+            f"cannot make the folder {path.parent} for the results: {exc.strerror or exc} (nothing was changed)"
+        ) from None
+
+
 def _open_store(path: Path | None) -> sqlite3.Connection:
     path = path or default_path()
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _folder(path)
     existed = path.exists() and path.stat().st_size > 0
     try:
         _private(path)
@@ -228,25 +260,43 @@ def _open_store(path: Path | None) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA foreign_keys=ON")
     if version < SCHEMA_VERSION:
+        backup = None
         if existed:
             backup = path.with_name(f"{path.name}.v{version}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
             _private(backup)
             with sqlite3.connect(backup) as copy:
                 conn.backup(copy)
             copy.close()
-        for number in range(version, SCHEMA_VERSION):
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                # another connection may have migrated since the version was read (the desktop connects to the
-                # server and the client at once, each job opening the store): only the write lock makes it certain
-                if conn.execute("PRAGMA user_version").fetchone()[0] > number:
-                    conn.execute("COMMIT")
-                    continue
+        # all of them in one transaction: a file they cannot move (e.g. a user_version lowered by hand over tables
+        # that are already there) is left exactly as it was
+        conn.execute("BEGIN IMMEDIATE")
+        number = version
+        try:
+            # another connection may have migrated since the version was read (the desktop connects to the server
+            # and the client at once, each job opening the store): only the write lock makes it certain
+            for number in range(conn.execute("PRAGMA user_version").fetchone()[0], SCHEMA_VERSION):
                 for statement in MIGRATIONS[number]:
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {number + 1}")
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+            conn.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            conn.execute("ROLLBACK")
+            conn.close()
+            kept = f"; a copy from before is {backup}" if backup is not None else ""
+            raise StoreError(
+                f"{path}: says schema {version}, but moving it to schema {number + 1} failed ({exc}): it was "
+                f"changed outside nfstune. The file was left as it was{kept}; move it aside to start afresh"
+            ) from None
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    missing = sorted(_tables() - present)
+    if missing:
+        conn.close()
+        raise StoreError(
+            f"{path}: the table{'s' if len(missing) > 1 else ''} {', '.join(missing)} of schema {SCHEMA_VERSION} "
+            "are missing: the file was changed outside nfstune. Nothing was changed; move it aside to start afresh "
+            "(nfstune then makes a new one)"
+        )
     return conn
