@@ -78,3 +78,24 @@ def test_password_login_when_the_key_is_refused(sshd: Sshd, users: None, tmp_pat
     assert h.asked == ["SSH password for nfstune-nosudo"]  # type: ignore[attr-defined]
     with pytest.raises(AuthFailed):
         login(sshd, "nfstune-nosudo", {"SSH": "wrong"}, key=stranger).connect()
+
+
+def test_the_sudo_password_goes_only_to_sudo_when_it_asks(sshd: Sshd, users: None) -> None:
+    """A command that reads its stdin, run through sudo: with a password sudo reads it itself; where the command
+    needs none (a NOPASSWD rule for it, or cached credentials) sudo does not ask, and the password used to reach
+    the command's stdin."""
+    with login(sshd, "nfstune-pw", {"sudo": PASSWORD}) as h:
+        assert h.run("cat", sudo=True).stdout == ""  # sudo asked and read it; cat read EOF
+        assert h.run("cat", sudo=True, stdin=b"data\n").stdout == "data\n"
+        rule = Path("/etc/sudoers.d/nfstune-pw")
+        before = rule.read_text()
+        # the wrapper every command runs under is setsid: without a password for it, sudo no longer asks
+        rule.write_text(before + "nfstune-pw ALL=(ALL) NOPASSWD: /usr/bin/setsid\n")
+        try:
+            for stdin in (b"", b"data\n"):
+                out = h.run("cat", sudo=True, stdin=stdin).stdout
+                assert PASSWORD not in out and out == stdin.decode()
+            assert h.run("id -un", sudo=True).stdout.strip() == "root"
+        finally:
+            rule.write_text(before)
+        assert h.asked == ["sudo password for nfstune-pw"]  # type: ignore[attr-defined]

@@ -9,6 +9,7 @@ import hashlib
 import secrets
 import shlex
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,6 +100,7 @@ class Host:
         self._on_unknown_host_key, self._ask_secret = on_unknown_host_key, ask_secret
         self._password: str | None = None  # held in memory only
         self._sudo_password: str | None = None
+        self._sudo_prompt = ""
         self._sudo_prefix: str | None = None  # "" when root, "sudo -n " or "sudo -S -p '' " otherwise
         self._client: paramiko.SSHClient | None = None
         self._jump: Host | None = None
@@ -228,10 +230,11 @@ class Host:
         text = command if isinstance(command, str) else shlex.join(command)
         prefix = self.sudo_prefix() if sudo else ""
         channel = self._open_channel(text)
+        said = ""
         try:
             channel.exec_command(wrap(text, prefix))
             if prefix.startswith("sudo -S"):
-                channel.sendall(((self._sudo_password or "") + "\n").encode())
+                said = self._answer_sudo(channel)
         except (OSError, paramiko.SSHException) as exc:
             channel.close()
             raise Unreachable(self.label, f"cannot start {shown_command(text)} ({exc})") from None
@@ -242,7 +245,7 @@ class Host:
                 channel.shutdown_write()
             except (OSError, paramiko.SSHException):
                 pass  # the command ended without reading it all: its exit status and stderr say why
-        proc = RemoteProcess(self.label, text, channel, lambda kill: self._kill(kill, prefix), timeout)
+        proc = RemoteProcess(self.label, text, channel, lambda kill: self._kill(kill, prefix), timeout, said)
         proc.await_start(self.connect_timeout)
         return proc
 
@@ -284,10 +287,23 @@ class Host:
             self.close()
             raise Unreachable(self.label, f"cannot start {shown_command(text)} ({exc})") from None
 
-    def _send_sudo_password(self, channel: paramiko.Channel) -> None:
-        # then end stdin: after a wrong password sudo asks again, and must read EOF rather than wait forever
-        channel.sendall(((self._sudo_password or "") + "\n").encode())
-        channel.shutdown_write()
+    def _answer_sudo(self, channel: paramiko.Channel) -> str:
+        """Send the sudo password when sudo asks for it (its prompt, ours, on stderr), and only then: with cached
+        credentials or a NOPASSWD rule for the command sudo does not read it, and the command's own stdin would
+        get it. Returns what came on stderr besides the prompt (sudo's own errors), for the command's output."""
+        deadline, err = time.monotonic() + self.connect_timeout, b""
+        while time.monotonic() < deadline:
+            if channel.recv_stderr_ready():
+                err += channel.recv_stderr(65536)
+                text = err.decode(errors="replace")
+                if self._sudo_prompt and self._sudo_prompt in text:
+                    channel.sendall(((self._sudo_password or "") + "\n").encode())
+                    return text.replace(self._sudo_prompt, "", 1)
+            elif channel.recv_ready() or channel.exit_status_ready():
+                break  # the wrapper's first line, or the end: sudo went on (or failed) without asking
+            else:
+                time.sleep(0.005)
+        return err.decode(errors="replace")
 
     def _kill(self, command: str, prefix: str) -> None:
         """Run a kill line as the same user as the process it kills (best effort: used while cancelling)."""
@@ -295,7 +311,9 @@ class Host:
             channel = self._open_channel(command)
             channel.exec_command(f"{prefix}sh -c {shlex.quote(command)}")
             if prefix.startswith("sudo -S"):
-                self._send_sudo_password(channel)
+                self._answer_sudo(channel)
+                # end stdin: after a wrong password sudo asks again, and must read EOF rather than wait forever
+                channel.shutdown_write()
             channel.recv_exit_status()
             channel.close()
         except (Unreachable, OSError, paramiko.SSHException):
@@ -319,7 +337,9 @@ class Host:
         password = self._ask_secret(self.label, f"sudo password for {self.target.user}") if self._ask_secret else None
         if password is not None:
             self._sudo_password = password
-            self._sudo_prefix = "sudo -S -p '' "
+            # a prompt no command prints: the password is sent when it appears (_answer_sudo), never before
+            self._sudo_prompt = f"[nfstune: sudo asks {secrets.token_hex(8)}]"
+            self._sudo_prefix = f"sudo -S -p {shlex.quote(self._sudo_prompt)} "
             check = self.start("true", sudo=True, timeout=30)
             for _ in check.chunks():
                 pass

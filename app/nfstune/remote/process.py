@@ -39,8 +39,11 @@ class RemoteProcess:
         channel: paramiko.Channel,
         killer: Callable[[str], None],
         timeout: float | None,
+        said: str = "",
     ) -> None:
+        """`said`: what came on stderr before the command started (sudo's own words, read while answering it)."""
         self.label, self.command = label, command
+        self._pending_err = said
         self._channel = channel
         self._killer = killer  # runs a kill command line on the host, over another channel
         self._deadline = None if timeout is None else time.monotonic() + timeout
@@ -75,6 +78,9 @@ class RemoteProcess:
         """Output as it arrives, until the command exits. Raises Timeout (after killing it) at the deadline."""
         ch = self._channel
         try:
+            if self._pending_err:
+                yield "err", self._pending_err
+                self._pending_err = ""
             if self._pending_out:
                 yield "out", self._pending_out
                 self._pending_out = ""
