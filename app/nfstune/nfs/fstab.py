@@ -90,6 +90,16 @@ class FstabLine:
     def is_blank(self) -> bool:
         return self.text.strip(" \t\r") == ""
 
+    @property
+    def rest(self) -> str:
+        """What follows an entry's pass number, with the blanks before it ("  # the NAS"); "" when nothing."""
+        if self.entry is None:
+            return ""
+        match = _LINE.fullmatch(self.text)
+        assert match is not None  # the pattern matches any string
+        parts = _BLANKS.split(match.group(2))
+        return "".join(parts[11:])
+
     def layout(self) -> tuple[str, tuple[str, ...], str]:
         """Leading blanks, the blanks between fields, trailing blanks: reused when this line is replaced."""
         match = _LINE.fullmatch(self.text)
@@ -122,8 +132,11 @@ def _parse_entry(text: str) -> FstabEntry | None:
     if body == "" or body.startswith("#"):
         return None
     fields = _BLANKS.split(body)[::2]
-    if not 3 <= len(fields) <= 6 or not all(is_number(field) for field in fields[4:]):
+    # as libmount reads a line (tab_parse.c, mnt_parse_table_line): dump and pass must be numbers, and whatever
+    # follows the pass number (a comment, say) is not read at all
+    if len(fields) < 3 or not all(is_number(field) for field in fields[4:6]):
         return None
+    fields = fields[:6]
     device, mount_point, fstype = (unescape_field(field) for field in fields[:3])
     options = MountOptions.parse(unescape_field(fields[3])) if len(fields) > 3 else None
     numbers: list[int | None] = [int(field) for field in fields[4:]]
@@ -173,9 +186,16 @@ class Fstab:
         return Fstab((*self.lines, line), final_newline=True)
 
     def replace_line(self, index: int, entry: FstabEntry) -> Fstab:
-        """Write `entry` on line `index`, keeping that line's leading, separating and trailing blanks."""
-        leading, separators, trailing = self.lines[index].layout()
-        line = FstabLine(entry.render(separators, leading, trailing), entry)
+        """Write `entry` on line `index`, keeping that line's leading, separating and trailing blanks, and what
+        follows its pass number (a comment): then with all six fields, so that it still follows the pass."""
+        old = self.lines[index]
+        leading, separators, trailing = old.layout()
+        rest = old.rest
+        if rest:
+            entry = replace(entry, dump=entry.dump or 0, pass_number=entry.pass_number or 0)
+            if entry.options is None:
+                entry = replace(entry, options=MountOptions.parse("defaults"))
+        line = FstabLine(entry.render(separators, leading, rest + trailing), entry)
         return replace(self, lines=(*self.lines[:index], line, *self.lines[index + 1 :]))
 
     def replace(self, mount_point: str, entry: FstabEntry) -> Fstab:
