@@ -338,3 +338,39 @@ def test_a_new_fstab_line_pins_the_version_and_says_why_without_contradicting_it
     why = next(r.why for r in rec.fstab_reasons if r.option == "vers=4.2")
     assert "leave it" not in why and "tries 4.2 first" not in why
     assert why.startswith("the newest version")
+
+
+ADDRESS_FSTAB = "UUID=1 / ext4 defaults 0 1\n10.0.0.5:/srv/data  /home/me/data  nfs  ro,vers=4.1  0  0\n"
+
+
+def test_an_entry_naming_the_server_by_address_is_the_shares_entry() -> None:
+    """nfstune knows the server as nas, the admin's fstab names it 10.0.0.5 (what the client resolves nas to): that
+    line is the share's, kept as written (its address, its ro), not a second line beside it."""
+    measured = Measured(best_version="4.2", version_reason="4.2 measured 20% faster")
+    blind = recommend(
+        share="/srv/data", server="nas", exports="/srv/data h(rw)\n", fstab=ADDRESS_FSTAB, measured=measured
+    )
+    assert blind.fstab_before is None  # without the addresses: a new line, without the admin's ro
+    rec = recommend(
+        share="/srv/data",
+        server="nas",
+        exports="/srv/data h(rw)\n",
+        fstab=ADDRESS_FSTAB,
+        measured=measured,
+        server_aliases=("nas", "10.0.0.5"),
+    )
+    assert rec.fstab_before == ADDRESS_FSTAB.splitlines()[1]
+    assert rec.fstab_line == "10.0.0.5:/srv/data  /home/me/data  nfs  ro,vers=4.2  0  0"
+    # Apply, told the same addresses, edits that line's options only
+    new_line = "nas:/srv/data /home/me/data nfs ro,vers=4.2 0 0"
+    edit = plan_fstab_change(ADDRESS_FSTAB, new_line, server_aliases=("nas", "10.0.0.5"))
+    assert edit.new.decode() == ADDRESS_FSTAB.replace("vers=4.1", "vers=4.2")
+    with pytest.raises(ConfigError, match=r"already mounts 10\.0\.0\.5:/srv/data .* choose another mount point"):
+        plan_fstab_change(ADDRESS_FSTAB, new_line)  # without them: the same mount point, refused
+    # another server's address is not an alias
+    assert (
+        plan_fstab_change(ADDRESS_FSTAB, "nas:/srv/data /mnt/d nfs vers=4.2 0 0", server_aliases=("nas", "10.0.0.6"))
+        .new.decode()
+        .count("\n")
+        == 3
+    )

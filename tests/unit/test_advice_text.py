@@ -55,3 +55,14 @@ def test_the_kept_configuration_stays_out_of_the_json_export(tmp_path: Path) -> 
     results.export_json(sid, out)
     assert "SECRET-FSTAB" not in out.read_text()
     assert results.session(sid)["admin_config"] is not None
+
+
+def test_the_servers_addresses_are_kept_and_a_later_report_finds_the_entry_by_address(tmp_path: Path) -> None:
+    results, sid = session(tmp_path)
+    fstab = "10.0.0.5:/srv/a /home/me/a nfs ro 0 0\n"
+    keep_current(
+        results, sid, CurrentConfig({"/etc/exports": "/srv/a h(rw)\n"}, fstab, None, ("nas", "10.0.0.5")), server="nas"
+    )
+    lines = advice_text(kept_recommendation(results, sid, {}), "/srv/a").splitlines()
+    assert "  10.0.0.5:/srv/a /home/me/a nfs ro 0 0" in lines and "  (already reads as recommended)" in lines
+    assert not any(line.startswith("  nas:/srv/a ") for line in lines)  # no second line beside it

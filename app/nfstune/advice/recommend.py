@@ -9,7 +9,7 @@ option, byte and the fstab entry's mount point stay as they are (docs/DESIGN.md,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from nfstune.advice.threads import ThreadsAdvice, ThreadsFinding, threads_advice
@@ -110,11 +110,13 @@ def recommend(
     client_spec: str | None = None,
     mount_point: str = DEFAULT_MOUNT_POINT,
     nfs_conf: Mapping[str, str] | None = None,
+    server_aliases: Collection[str] = (),
 ) -> Recommendation:
     """The recommendation for `share` from the server's exports files (`exports`: path -> text, or the text of
     /etc/exports) and the client's /etc/fstab text (None when it has none). `client_spec` is used only when no
     file exports the share yet; a new read-write export to everyone is refused (ConfigError). `nfs_conf`: the
-    server's nfs.conf files (path -> text), where a thread count measured faster is set."""
+    server's nfs.conf files (path -> text), where a thread count measured faster is set. `server_aliases`: the
+    addresses the client resolves `server` to (an fstab entry naming it by address is the share's entry)."""
     files = {EXPORTS: exports} if isinstance(exports, str) else dict(exports or {})
     notes: list[str] = []
     found = defining_entry(files, share)
@@ -128,7 +130,9 @@ def recommend(
         before = entry.text
         exports_line, reasons, notes = _edit_export(file, doc, entry, share, measured)
         alternative = _async(measured, _async_text(doc, entry, share)) if doc.stop is None else None
-    fstab_line, fstab_reasons, fstab_before, fstab_notes = _fstab(fstab, server, share, mount_point, measured)
+    fstab_line, fstab_reasons, fstab_before, fstab_notes = _fstab(
+        fstab, server, share, mount_point, measured, server_aliases
+    )
     notes += fstab_notes
     notes += [_no_wdelay_note(workload, verdict) for workload, verdict in measured.no_wdelay.items()]
     threads = None
@@ -288,12 +292,12 @@ def _no_wdelay_note(workload: str, verdict: Verdict) -> str:
 
 
 def _fstab(
-    text: str | None, server: str, share: str, mount_point: str, measured: Measured
+    text: str | None, server: str, share: str, mount_point: str, measured: Measured, aliases: Collection[str] = ()
 ) -> tuple[str, list[Reason], str | None, list[str]]:
     """The client's entry for the share with only a measured version changed, or a new line."""
     source = mount_source(server, share)
     fstab = Fstab.parse(text or "")
-    index = find_nfs_entry(fstab, source)
+    index = find_nfs_entry(fstab, source, aliases)
     version = measured.best_version
     notes: list[str] = []
     if index is None:

@@ -28,6 +28,8 @@ class CurrentConfig:
     exports: dict[str, str]  # every exports file of the server, path -> text
     fstab: str | None  # the client's /etc/fstab; None when it has none (or no client was read)
     nfs_conf: dict[str, str] | None = None  # the server's nfs.conf files, path -> text; None: not read
+    # the addresses the client resolves the server's name to (an fstab entry may name it by one of them)
+    server_addresses: tuple[str, ...] = ()
 
 
 def recommendation(
@@ -50,6 +52,7 @@ def recommendation(
         measured=measured_from(results, session_id, recipes),
         mount_point=mount_point,
         nfs_conf=current.nfs_conf,
+        server_aliases=current.server_addresses,
     )
 
 
@@ -124,7 +127,13 @@ def _best_version(groups: Sequence[WorkloadResults]) -> tuple[str | None, str | 
 def keep_current(results: Results, session_id: int, current: CurrentConfig, *, server: str) -> None:
     """Keep the configuration the session's recommendation starts from, and the server's address as the client
     mounts it, with the session."""
-    kept = {"exports": current.exports, "fstab": current.fstab, "server": server, "nfs_conf": current.nfs_conf}
+    kept = {
+        "exports": current.exports,
+        "fstab": current.fstab,
+        "server": server,
+        "nfs_conf": current.nfs_conf,
+        "server_addresses": list(current.server_addresses),
+    }
     results.keep_admin_config(session_id, json.dumps(kept))
 
 
@@ -136,7 +145,8 @@ def kept_current(session: Mapping[str, Any]) -> tuple[CurrentConfig, str] | None
         return None
     kept = json.loads(text)
     nfs_conf = kept.get("nfs_conf")  # kept since issue 13
-    return CurrentConfig(dict(kept["exports"]), kept["fstab"], nfs_conf), str(kept["server"])
+    addresses = tuple(kept.get("server_addresses", ()))  # kept since issue 29
+    return CurrentConfig(dict(kept["exports"]), kept["fstab"], nfs_conf, addresses), str(kept["server"])
 
 
 def kept_recommendation(

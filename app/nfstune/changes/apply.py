@@ -13,7 +13,7 @@ import re
 import shlex
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from nfstune.changes.export import (
@@ -36,6 +36,7 @@ from nfstune.nfs.mounts import split_source
 from nfstune.nfs.nfs_conf import parse as parse_nfs_conf
 from nfstune.nfs.nfs_conf import threads_text, winner
 from nfstune.remote import Host, RemoteError
+from nfstune.remote.resolve import addresses_of
 from nfstune.store.journal import Journal
 
 Log = Callable[[str], None]
@@ -127,6 +128,8 @@ def prepare(
         )
     files = read_export_files(server)
     fstab = client.read_file(FSTAB, sudo=True)
+    named = split_source(parse_fstab_line(fstab_line).device)
+    aliases = addresses_of(client, named[0]) if named is not None else ()
     text = None if fstab is None else fstab.decode("utf-8", "surrogateescape")
     threads_edit = None
     if nfsd_threads is not None:
@@ -142,6 +145,7 @@ def prepare(
         server=(server.label, host_key(server)),
         client=(client.label, host_key(client)),
         threads_edit=threads_edit,
+        server_aliases=aliases,
     )
 
 
@@ -155,8 +159,11 @@ def plan_apply(
     server: tuple[str, str],
     client: tuple[str, str],
     threads_edit: FileEdit | None = None,
+    server_aliases: Collection[str] = (),
 ) -> ApplyPlan:
-    """The pure part of prepare(): `server` and `client` are each (label, user@host:port)."""
+    """The pure part of prepare(): `server` and `client` are each (label, user@host:port); `server_aliases` the
+    fstab line's server and the addresses the client resolves it to (an entry naming it by address is its
+    entry)."""
     if not share.startswith("/"):
         raise ConfigError(f"the share {share!r} is not an absolute path")
     entry = parse_fstab_line(fstab_line)
@@ -164,7 +171,7 @@ def plan_apply(
     if source is None or posixpath.normpath(source[1]) != posixpath.normpath(share):
         raise ConfigError(f"the fstab line mounts {entry.device}, not the share {share}: {fstab_line.strip()!r}")
     server_edit = plan_exports_change(files, share, exports_line, host=server[0])
-    client_edit = plan_fstab_change(fstab, fstab_line, host=client[0])
+    client_edit = plan_fstab_change(fstab, fstab_line, host=client[0], server_aliases=server_aliases)
     after = {**files, server_edit.path: server_edit.new.decode("utf-8", "surrogateescape")}
     return ApplyPlan(
         server_edit,

@@ -39,7 +39,7 @@ def apply_command(args: argparse.Namespace, printer: Any) -> int:
         if args.undo:
             return _undo(args, pair, journal, printer)
         # the session's verdicts on the files as they are now: an edit made since the session is kept
-        current = current_export(pair.server, pair.share, pair.client)
+        current = current_export(pair.server, pair.share, pair.client, pair.address)
         rec = recommendation(
             results,
             args.session,

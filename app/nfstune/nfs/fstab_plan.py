@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 import posixpath
+from collections.abc import Collection
 
 from nfstune.errors import ConfigError
 from nfstune.nfs.apply_plan import FSTAB, FileEdit, file_edit, one_line, text_bytes
@@ -41,13 +42,15 @@ def parse_fstab_line(line: str) -> FstabEntry:
     return entry
 
 
-def same_source(a: str, b: str) -> bool:
+def same_source(a: str, b: str, aliases: Collection[str] = ()) -> bool:
     """Whether two NFS sources name the same export: brackets, case, the IPv6 spelling and a trailing slash do
-    not count."""
+    not count. `aliases`: other names and addresses of `b`'s server (as the client resolves it), so that
+    10.0.0.5:/srv/x is nas:/srv/x when nas is 10.0.0.5."""
     first, second = split_source(a), split_source(b)
     if first is None or second is None:
         return a == b
-    return _server_key(first[0]) == _server_key(second[0]) and _path_key(first[1]) == _path_key(second[1])
+    servers = {_server_key(second[0]), *(_server_key(name) for name in aliases)}
+    return _server_key(first[0]) in servers and _path_key(first[1]) == _path_key(second[1])
 
 
 def _server_key(server: str) -> str:
@@ -61,14 +64,14 @@ def _path_key(path: str) -> str:
     return posixpath.normpath(path)
 
 
-def fstab_weakens(before: FstabEntry, after: FstabEntry) -> list[str]:
+def fstab_weakens(before: FstabEntry, after: FstabEntry, aliases: Collection[str] = ()) -> list[str]:
     """Every way `after` differs from the admin's entry `before` other than the NFS version: the mount point,
-    the source, the type, dump or pass, or any option nfstune does not tune (ro, sec=, noexec,
-    x-systemd.automount...) dropped, added, changed or moved."""
+    the source (its server named by an address among `aliases` is the same), the type, dump or pass, or any
+    option nfstune does not tune (ro, sec=, noexec, x-systemd.automount...) dropped, added, changed or moved."""
     problems = []
     if before.mount_point != after.mount_point:
         problems.append(f"the mount point would move from {before.mount_point} to {after.mount_point}")
-    if not same_source(before.device, after.device):
+    if not same_source(before.device, after.device, aliases):
         problems.append(f"the source would change from {before.device} to {after.device}")
     if before.fstype != after.fstype:
         problems.append(f"the type would change from {before.fstype} to {after.fstype}")
@@ -87,28 +90,32 @@ def _untuned(entry: FstabEntry) -> list[str]:
     return [option.render() for option in options.options if option.name not in TUNED_MOUNT_OPTIONS]
 
 
-def find_nfs_entry(fstab: Fstab, device: str) -> int | None:
-    """The line (from 0) of the first NFS entry that mounts this source."""
+def find_nfs_entry(fstab: Fstab, device: str, aliases: Collection[str] = ()) -> int | None:
+    """The line (from 0) of the first NFS entry that mounts this source, its server named by `device`'s name or
+    by one of its `aliases`."""
     for index, line in enumerate(fstab.lines):
-        if line.entry is not None and line.entry.is_nfs and same_source(line.entry.device, device):
+        if line.entry is not None and line.entry.is_nfs and same_source(line.entry.device, device, aliases):
             return index
     return None
 
 
-def plan_fstab_change(fstab_text: str | None, new_line: str, *, host: str = "") -> FileEdit:
-    """The edit that puts `new_line` into fstab. When an NFS entry of the same server:/share exists, only its
-    options field is rewritten (its mount point, other fields and blanks stay), and only if fstab_weakens() finds
-    nothing; otherwise the line is added at the end. A mount point another entry uses is refused (ConfigError),
-    as is a line that is not one NFS entry."""
+def plan_fstab_change(
+    fstab_text: str | None, new_line: str, *, host: str = "", server_aliases: Collection[str] = ()
+) -> FileEdit:
+    """The edit that puts `new_line` into fstab. When an NFS entry of the same server:/share exists (the server
+    named as in `new_line` or by one of `server_aliases`, its addresses), only its options field is rewritten (its
+    source as the admin wrote it, its mount point, other fields and blanks stay), and only if fstab_weakens()
+    finds nothing; otherwise the line is added at the end. A mount point another entry uses is refused
+    (ConfigError), as is a line that is not one NFS entry."""
     entry = parse_fstab_line(new_line)
     text = fstab_text or ""
     fstab = Fstab.parse(text)
     old = None if fstab_text is None else text_bytes(fstab_text)
-    index = find_nfs_entry(fstab, entry.device)
+    index = find_nfs_entry(fstab, entry.device, server_aliases)
     if index is not None:
         there = fstab.lines[index].entry
         assert there is not None
-        problems = fstab_weakens(there, entry)
+        problems = fstab_weakens(there, entry, server_aliases)
         if problems:
             raise ConfigError(
                 f"{FSTAB} line {index + 1} already mounts {there.device} on {there.mount_point}; nfstune does not "
@@ -133,7 +140,7 @@ def plan_fstab_change(fstab_text: str | None, new_line: str, *, host: str = "") 
         new = Fstab((*fstab.lines, FstabLine.parse(one_line(new_line, "fstab"))), final_newline=True)
         note = f"{entry.device} on {entry.mount_point}: a new line at the end"
     rendered = new.render()
-    _check_fstab(fstab, Fstab.parse(rendered), index, entry)
+    _check_fstab(fstab, Fstab.parse(rendered), index, entry, server_aliases)
     return file_edit(host, FSTAB, old, text_bytes(rendered), note)
 
 
@@ -141,7 +148,7 @@ def _rendered(options: MountOptions | None) -> str | None:
     return None if options is None else options.render()
 
 
-def _check_fstab(before: Fstab, after: Fstab, index: int, entry: FstabEntry) -> None:
+def _check_fstab(before: Fstab, after: Fstab, index: int, entry: FstabEntry, aliases: Collection[str] = ()) -> None:
     """The written fstab read back: every other line as it was, and the line at `index` mounting `entry`."""
     lines = [line.text for line in after.lines]
     others = [line.text for i, line in enumerate(before.lines) if i != index]
@@ -149,7 +156,7 @@ def _check_fstab(before: Fstab, after: Fstab, index: int, entry: FstabEntry) -> 
     if (
         got is None
         or [t for i, t in enumerate(lines) if i != index] != others
-        or not same_source(got.device, entry.device)
+        or not same_source(got.device, entry.device, aliases)
         or (got.mount_point, got.fstype, _rendered(got.options))
         != (entry.mount_point, entry.fstype, _rendered(entry.options))
     ):

@@ -140,7 +140,7 @@ def run_session(
         engine.run(sid, plan)
     except NfstuneError as exc:  # the engine undid its changes and stored why
         return RunOutcome(sid, "cancelled" if isinstance(exc, Cancelled) else "failed", str(exc), error=exc)
-    current = current_export(pair.server, pair.share, pair.client)
+    current = current_export(pair.server, pair.share, pair.client, pair.address)
     keep_current(results, sid, current, server=pair.address)
     rec = kept_recommendation(results, sid, known)
     if isinstance(rec, str):  # nothing to start from (the share is no longer exported): the results stand alone

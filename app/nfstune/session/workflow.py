@@ -216,12 +216,15 @@ def likely_times(results: Results, pair: Pair, recipes: Sequence[Recipe], scale:
     return {r.id: estimate(r, scale, past, known) for r in recipes}
 
 
-def current_export(server: Host, share: str, client: Host | None = None) -> CurrentConfig:
+def current_export(server: Host, share: str, client: Host | None = None, address: str | None = None) -> CurrentConfig:
     """The server's exports files (the share's entry, its clients, "-opts" defaults and all), its nfs.conf files
-    and the client's /etc/fstab, read as root."""
+    and the client's /etc/fstab, read as root, and the addresses the client resolves `address` (the server as it
+    mounts it) to."""
     from nfstune.changes.export import read_export_files
     from nfstune.changes.nfsd_threads import read_nfs_conf_files
+    from nfstune.remote.resolve import addresses_of
 
     fstab = client.read_file("/etc/fstab", sudo=True) if client is not None else None
     text = None if fstab is None else fstab.decode("utf-8", "surrogateescape")
-    return CurrentConfig(read_export_files(server), text, read_nfs_conf_files(server))
+    addresses = addresses_of(client, address) if client is not None and address else ()
+    return CurrentConfig(read_export_files(server), text, read_nfs_conf_files(server), addresses)
