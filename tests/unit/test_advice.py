@@ -8,6 +8,7 @@ import pytest
 
 from nfstune.advice.recommend import EXPORTS_ASYNC_WARNING, Measured, recommend
 from nfstune.bench.verdict import Question, Verdict, judge
+from nfstune.changes.apply import plan_apply
 from nfstune.errors import ConfigError
 from nfstune.nfs.apply_plan import plan_exports_change
 from nfstune.nfs.export_options import ASYNC
@@ -374,3 +375,40 @@ def test_an_entry_naming_the_server_by_address_is_the_shares_entry() -> None:
         .count("\n")
         == 3
     )
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {
+            "/etc/exports": (
+                "/srv/x 10.0.0.0/24(rw,sync,no_subtree_check)\n/srv/x 192.168.1.7(rw,async,no_subtree_check)\n"
+            )
+        },
+        {
+            "/etc/exports": "/srv/x 10.0.0.0/24(rw,sync,no_subtree_check)\n",
+            "/etc/exports.d/laptop.exports": "# the laptop\n/srv/x 192.168.1.7(rw,async,no_subtree_check)\n",
+        },
+    ],
+    ids=["two lines of /etc/exports", "/etc/exports and a file in exports.d"],
+)
+def test_a_share_exported_by_two_entries_names_the_one_left_as_it_is(files: dict[str, str]) -> None:
+    """Only the first entry is recommended and edited: an async client in the other stayed async with no word."""
+    rec = recommend(share="/srv/x", server="nas", exports=files, measured=Measured())
+    assert rec.exports_line == "/srv/x 10.0.0.0/24(rw,sync,no_subtree_check)"
+    other_file = list(files)[-1]
+    other_line = files[other_file].splitlines().index("/srv/x 192.168.1.7(rw,async,no_subtree_check)") + 1
+    (note,) = [n for n in rec.notes if "also exports /srv/x" in n]
+    assert note.startswith(f"{other_file} line {other_line} also exports /srv/x (to 192.168.1.7)")
+    assert "edits only the first, /etc/exports line 1" in note and "192.168.1.7 there still writes async" in note
+    # and Apply says the same beside its diff
+    plan = plan_apply(
+        files,
+        None,
+        "/srv/x",
+        rec.exports_line,
+        rec.fstab_line,
+        server=("nas", "root@nas:22"),
+        client=("laptop", "me@laptop:22"),
+    )
+    assert note in plan.findings

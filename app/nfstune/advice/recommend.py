@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from nfstune.advice.threads import ThreadsAdvice, ThreadsFinding, threads_advice
 from nfstune.bench.verdict import Verdict
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply_plan import EXPORTS, defining_entry, parse_export_text, refuse_unread, weakens
+from nfstune.nfs.apply_plan import (
+    EXPORTS,
+    defining_entry,
+    other_entries_notes,
+    parse_export_text,
+    refuse_unread,
+    weakens,
+)
 from nfstune.nfs.export_edit import with_options
 from nfstune.nfs.export_options import ASYNC, split_options
 from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, encode_word
@@ -130,6 +137,7 @@ def recommend(
         before = entry.text
         exports_line, reasons, notes = _edit_export(file, doc, entry, share, measured)
         alternative = _async(measured, _async_text(doc, entry, share)) if doc.stop is None else None
+    notes += other_entries_notes(files, share)
     fstab_line, fstab_reasons, fstab_before, fstab_notes = _fstab(
         fstab, server, share, mount_point, measured, server_aliases
     )

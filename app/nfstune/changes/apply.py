@@ -28,7 +28,16 @@ from nfstune.changes.export import (
 from nfstune.changes.nfsd_threads import read_nfs_conf_files
 from nfstune.changes.transaction import ChangeFailed, Transaction, host_key
 from nfstune.errors import ConfigError, NfstuneError
-from nfstune.nfs.apply_plan import FSTAB, FileEdit, exports_findings, file_edit, plan_exports_change, sha256, text_bytes
+from nfstune.nfs.apply_plan import (
+    FSTAB,
+    FileEdit,
+    exports_findings,
+    file_edit,
+    other_entries_notes,
+    plan_exports_change,
+    sha256,
+    text_bytes,
+)
 from nfstune.nfs.exportfs_view import expected_exportfs_s
 from nfstune.nfs.exports import parse as parse_exports
 from nfstune.nfs.fstab_plan import parse_fstab_line, plan_fstab_change
@@ -181,7 +190,8 @@ def plan_apply(
         exports_line,
         server[1],
         client[1],
-        tuple(exports_findings(after)),  # what stays wrong once the edit is made
+        # what stays wrong once the edit is made, and the share's other entries, which it leaves as they are
+        (*exports_findings(after), *other_entries_notes(after, share)),
         threads_edit,
     )
 

@@ -104,6 +104,43 @@ def defining_entry(files: Mapping[str, str], share: str) -> tuple[str, ExportsFi
     return None
 
 
+def other_entries(files: Mapping[str, str], share: str) -> list[tuple[str, ExportEntry]]:
+    """The entries that export `share` besides the one defining_entry() finds, in exportfs's order (exportfs
+    reads them all: their clients are exported too), up to the line where exportfs stops reading a file."""
+    found: list[tuple[str, ExportEntry]] = []
+    for file, doc in parsed_in_order(files):
+        for entry in doc.entries:
+            if entry.path == share:
+                found.append((file, entry))
+            if entry.error:
+                break
+    return found[1:]
+
+
+def other_entries_notes(files: Mapping[str, str], share: str) -> list[str]:
+    """A word on every other entry that exports the share: nfstune recommends (and Apply edits) the first one
+    only, and an async client in another one stays async."""
+    first = defining_entry(files, share)
+    if first is None:
+        return []
+    where = f"{first[0]} line {first[2].line}"
+    notes = []
+    for file, entry in other_entries(files, share):
+        clients = ", ".join(c.name for c in entry.clients) or "everyone"
+        text = (
+            f"{file} line {entry.line} also exports {share} (to {clients}); exportfs uses both, and nfstune "
+            f"recommends and edits only the first, {where}: that entry stays as it is"
+        )
+        risky = [c.name for c in entry.clients if c.options.flag(ASYNC)]
+        if risky:
+            text += (
+                f". {', '.join(risky)} there still write{'s' if len(risky) == 1 else ''} async: an unclean server "
+                "restart can lose data written through it (exports(5)); make it sync there, or merge the two entries"
+            )
+        notes.append(text)
+    return notes
+
+
 def weakens(before: ExportEntry, after: ExportEntry) -> list[str]:
     """Every way `after` differs from `before` other than sync where it was async: more access for a client (rw
     for ro, a new client, a wider spec, root or all squash lifted, insecure, a weaker sec=, nohide, crossmnt...),
