@@ -101,7 +101,7 @@ class Host:
         self._password: str | None = None  # held in memory only
         self._sudo_password: str | None = None
         self._sudo_prompt = ""
-        self._sudo_prefix: str | None = None  # "" when root, "sudo -n " or "sudo -S -p '' " otherwise
+        self._sudo_prefix: str | None = None  # "" when root, "sudo -n " or "sudo -S -p <our prompt> " otherwise
         self._client: paramiko.SSHClient | None = None
         self._jump: Host | None = None
         self._lock = threading.Lock()
