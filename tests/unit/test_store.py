@@ -270,7 +270,7 @@ def test_a_missing_table_is_named_and_the_file_left_alone(tmp_path: Path) -> Non
     with sqlite3.connect(path) as conn:
         conn.execute("DROP TABLE samples")
     conn.close()
-    with pytest.raises(StoreError, match=r"the table samples of schema \d+ are missing"):
+    with pytest.raises(StoreError, match=r"the table samples of schema \d+ is missing"):
         open_store(path)
     assert journal_rows(path) == [("root@nas:22", "/etc/exports")]
 

@@ -296,7 +296,7 @@ def _open_store(path: Path | None) -> sqlite3.Connection:
         conn.close()
         raise StoreError(
             f"{path}: the table{'s' if len(missing) > 1 else ''} {', '.join(missing)} of schema {SCHEMA_VERSION} "
-            "are missing: the file was changed outside nfstune. Nothing was changed; move it aside to start afresh "
-            "(nfstune then makes a new one)"
+            f"{'are' if len(missing) > 1 else 'is'} missing: the file was changed outside nfstune. Nothing was "
+            "changed; move it aside to start afresh (nfstune then makes a new one)"
         )
     return conn
