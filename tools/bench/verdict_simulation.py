@@ -707,7 +707,7 @@ def _histogram(rounds: Sequence[int]) -> dict[str, int]:
 def load_raw(path: Path) -> tuple[list[tuple[Cell, dict[str, Tally]]], list[Run]]:
     """The cells of a --raw file, and its runs (one per command, in order: its last meta, its cells). A cell run
     again with other rules (the same sessions: they depend on the seed, the cell and the session's number only)
-    is one cell with every rule's tally; a rule run twice keeps the later tally."""
+    is one cell with every rule's tally; a rule run twice keeps the later tally, and the cell its later fields."""
     results: dict[str, tuple[Cell, dict[str, Tally]]] = {}
     metas: dict[str, dict[str, object]] = {}
     counts: collections.Counter[str] = collections.Counter()
@@ -718,7 +718,8 @@ def load_raw(path: Path) -> tuple[list[tuple[Cell, dict[str, Tally]]], list[Run]
             rounds = [int(k) for k, v in fields.pop("rounds").items() for _ in range(v)]
             tallies[name] = Tally(**fields, rounds=rounds)
         cell = Cell(**record["cell"])
-        results.setdefault(cell.name, (cell, {}))[1].update(tallies)
+        # the newest record's cell: a cell run again after the engine changed is shown as it runs now
+        results[cell.name] = (cell, {**results.get(cell.name, (cell, {}))[1], **tallies})
         command = str(record["meta"]["command"])
         metas[command] = record["meta"]
         counts[command] += 1
