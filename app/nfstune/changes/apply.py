@@ -45,7 +45,7 @@ from nfstune.nfs.mounts import split_source
 from nfstune.nfs.nfs_conf import parse as parse_nfs_conf
 from nfstune.nfs.nfs_conf import threads_text, winner
 from nfstune.remote import Host, RemoteError
-from nfstune.remote.resolve import addresses_of
+from nfstune.remote.lookup import addresses_of
 from nfstune.store.journal import Journal
 
 Log = Callable[[str], None]

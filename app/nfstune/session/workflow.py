@@ -222,7 +222,7 @@ def current_export(server: Host, share: str, client: Host | None = None, address
     mounts it) to."""
     from nfstune.changes.export import read_export_files
     from nfstune.changes.nfsd_threads import read_nfs_conf_files
-    from nfstune.remote.resolve import addresses_of
+    from nfstune.remote.lookup import addresses_of
 
     fstab = client.read_file("/etc/fstab", sudo=True) if client is not None else None
     text = None if fstab is None else fstab.decode("utf-8", "surrogateescape")
