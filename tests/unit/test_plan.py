@@ -30,9 +30,9 @@ def shipped() -> dict[str, Recipe]:
     return {r.id: r for r in recipes}
 
 
-def quick_plan(shipped: dict[str, Recipe], seed: int = 7, *, fio: bool = True) -> Plan:
+def plan_of(recipe: Recipe, seed: int = 7, *, fio: bool = True) -> Plan:
     return build_plan(
-        [shipped["quick-check"]],
+        [recipe],
         {},
         scale="small",
         seed=seed,
@@ -42,6 +42,10 @@ def quick_plan(shipped: dict[str, Recipe], seed: int = 7, *, fio: bool = True) -
         server_address="192.0.2.10",
         scratch_name=".nfstune-4242",
     )
+
+
+def quick_plan(shipped: dict[str, Recipe], seed: int = 7, *, fio: bool = True) -> Plan:
+    return plan_of(shipped["quick-check"], seed, fio=fio)
 
 
 def test_warmup_first_then_every_configuration_once_a_round_in_a_new_order(shipped: dict[str, Recipe]) -> None:
@@ -247,19 +251,6 @@ def test_the_last_round_is_the_last_the_budget_holds_at_the_plans_pace(shipped: 
 
     def with_budget(minutes: float) -> Recipe:
         return replace(recipe, rounds=replace(recipe.rounds, budget_minutes={"small": minutes}))
-
-    def plan_of(r: Recipe) -> Plan:
-        return build_plan(
-            [r],
-            {},
-            scale="small",
-            seed=7,
-            sizes=SIZES,
-            fio_available=True,
-            share="/srv/export",
-            server_address="192.0.2.10",
-            scratch_name=".nfstune-4242",
-        )
 
     # a longer budget: the recipe's own maximum; a budget below the minimum rounds: the minimum, whatever it says
     assert plan_of(with_budget(600)).recipes[0].rounds.max == recipe.rounds.max

@@ -22,7 +22,8 @@ from pathlib import Path
 from nfstune import paths
 from nfstune.bench.sizing import default_sizes
 from nfstune.recipes.loader import load_recipes
-from nfstune.recipes.plan import RecipePlan, build_plan, visit_seconds
+from nfstune.recipes.model import Recipe
+from nfstune.recipes.plan import Plan, RecipePlan, build_plan, visit_seconds
 
 ROOT = Path(__file__).resolve().parents[2]
 GOALS_MIN = {"quick-check": 15.0}
@@ -35,10 +36,9 @@ def comparisons(item: RecipePlan) -> int:
     return sum(len(c.workloads or item.recipe.workloads) for c in item.configs if c.label != base)
 
 
-def plan_of(recipe_id: str, scale: str, link_mbps: int | None) -> RecipePlan:
-    recipes = {r.id: r for r in load_recipes([paths.recipes_dir()])[0]}
-    plan = build_plan(
-        [recipes[recipe_id]],
+def plan_of(recipe: Recipe, scale: str, link_mbps: int | None) -> Plan:
+    return build_plan(
+        [recipe],
         {},
         scale=scale,
         seed=1,
@@ -48,15 +48,6 @@ def plan_of(recipe_id: str, scale: str, link_mbps: int | None) -> RecipePlan:
         server_address="nas",
         scratch_name="nfstune-plan-times",
     )
-    return plan.recipes[0]
-
-
-def times(item: RecipePlan, scale: str) -> tuple[float, float, float, float]:
-    """Warm-up, one round, the minimum and the most, seconds."""
-    warm = sum(visit_seconds(v, scale) for v in item.visits if v.warmup)
-    each = item.round_s(scale)
-    low = warm + item.rounds.min * each
-    return warm, each, low, max(low, min(warm + item.rounds.max * each, item.budget_s))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -64,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--link-mbps", type=int, default=1000, help="the link the normal scale's file is sized for")
     parser.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
     args = parser.parse_args(argv)
-    ids = sorted(r.id for r in load_recipes([paths.recipes_dir()])[0])
+    recipes = sorted(load_recipes([paths.recipes_dir()])[0], key=lambda r: r.id)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
     lines = [
         "# Each recipe's time by its plan",
@@ -88,9 +79,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             "| recipe | comparisons | warm-up | a round | rounds | budget | least | at most | goal |",
             "|---|---|---|---|---|---|---|---|---|",
         ]
-        for recipe_id in ids:
-            item = plan_of(recipe_id, scale, args.link_mbps)
-            warm, each, low, high = times(item, scale)
+        for recipe in recipes:
+            plan = plan_of(recipe, scale, args.link_mbps)
+            item, (low, high) = plan.recipes[0], plan.estimate_s  # the plan's own least and most
+            recipe_id = recipe.id
+            warm = sum(visit_seconds(v, scale) for v in item.visits if v.warmup)
+            each = item.round_s(scale)
             single = not any(c.clients for c in item.configs)
             goal = "-"
             if scale == "normal":

@@ -79,20 +79,14 @@ def sizes_for(scale: str, facts: Facts | None, writers: int = 1) -> tuple[Worklo
     fs = facts.server.filesystem if facts else None
     server_ram = facts.server.mem_total_bytes if facts else None
     client_ram = facts.client.mem_total_bytes if facts else None
-    link = link_mbps(facts)
+    # the recipes' own fact: the slower NIC on the route between the hosts
+    link = recipe_facts(facts.server, facts.client)["link_speed_mbps"] if facts else None
+    speed = link if isinstance(link, int) else None
     if client_ram and server_ram and fs is not None and fs.free_bytes is not None:
-        sizing = plan_sizes(client_ram, server_ram, fs.free_bytes // max(1, writers), scale, link)
+        sizing = plan_sizes(client_ram, server_ram, fs.free_bytes // max(1, writers), scale, speed)
         return sizing.sizes, sizing.limits
-    sizes = default_sizes(scale, link)
+    sizes = default_sizes(scale, speed)
     return sizes, growth_limits(sizes, max(client_ram or 0, server_ram or 0) or None, None)
-
-
-def link_mbps(facts: Facts | None) -> int | None:
-    """The slower NIC of the two on the route between the hosts, Mbit/s; None when neither speed is known."""
-    if facts is None:
-        return None
-    speeds = [f.route.speed_mbps for f in (facts.server, facts.client) if f.route and f.route.speed_mbps]
-    return min(speeds) if speeds else None
 
 
 def pick_recipes(recipes: Sequence[Recipe], ids: Sequence[str]) -> list[Recipe]:
