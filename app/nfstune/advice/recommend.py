@@ -99,6 +99,10 @@ class Measured:
 
 NEW_EXPORT_OPTIONS = ("rw", "sync", "no_subtree_check", "root_squash")
 DEFAULT_MOUNT_POINT = "/mnt/nfs"
+NOT_READ = (
+    "nfstune could not log in to the server, so its exports were not read and nothing is recommended there; "
+    "what the server decides (sync or async, its threads) was not measured either"
+)
 KEPT = "kept as you have it"
 # said wherever a line keeps no_root_squash: nfstune never changes access, but it does not stay silent about it
 NO_ROOT_SQUASH_NOTE = (
@@ -118,16 +122,23 @@ def recommend(
     mount_point: str = DEFAULT_MOUNT_POINT,
     nfs_conf: Mapping[str, str] | None = None,
     server_aliases: Collection[str] = (),
+    server_login: bool = True,
 ) -> Recommendation:
     """The recommendation for `share` from the server's exports files (`exports`: path -> text, or the text of
     /etc/exports) and the client's /etc/fstab text (None when it has none). `client_spec` is used only when no
     file exports the share yet; a new read-write export to everyone is refused (ConfigError). `nfs_conf`: the
     server's nfs.conf files (path -> text), where a thread count measured faster is set. `server_aliases`: the
-    addresses the client resolves `server` to (an fstab entry naming it by address is the share's entry)."""
+    addresses the client resolves `server` to (an fstab entry naming it by address is the share's entry).
+    `server_login` False: nfstune could not read the server's files, so the recommendation is the fstab line
+    alone (Recommendation.exports_line is "")."""
     files = {EXPORTS: exports} if isinstance(exports, str) else dict(exports or {})
     notes: list[str] = []
     found = defining_entry(files, share)
-    if found is None:
+    reasons: list[Reason]
+    if not server_login:
+        file, before, exports_line, reasons, alternative = EXPORTS, None, "", [], None
+        notes.append(NOT_READ)
+    elif found is None:
         refuse_unread(files, share)
         file, before = EXPORTS, None
         exports_line, reasons, async_line = _new_export(share, client_spec, measured)
@@ -137,7 +148,7 @@ def recommend(
         before = entry.text
         exports_line, reasons, notes = _edit_export(file, doc, entry, share, measured)
         alternative = _async(measured, _async_text(doc, entry, share)) if doc.stop is None else None
-    notes += other_entries_notes(files, share)
+    notes += other_entries_notes(files, share) if server_login else []
     fstab_line, fstab_reasons, fstab_before, fstab_notes = _fstab(
         fstab, server, share, mount_point, measured, server_aliases
     )

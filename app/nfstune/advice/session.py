@@ -25,7 +25,7 @@ class CurrentConfig:
     """The admin's own configuration as it is after a session's changes were undone: the recommendation edits
     it."""
 
-    exports: dict[str, str]  # every exports file of the server, path -> text
+    exports: dict[str, str] | None  # every exports file of the server, path -> text; None: no login to read them
     fstab: str | None  # the client's /etc/fstab; None when it has none (or no client was read)
     nfs_conf: dict[str, str] | None = None  # the server's nfs.conf files, path -> text; None: not read
     # the addresses the client resolves the server's name to (an fstab entry may name it by one of them)
@@ -53,6 +53,7 @@ def recommendation(
         mount_point=mount_point,
         nfs_conf=current.nfs_conf,
         server_aliases=current.server_addresses,
+        server_login=current.exports is not None,
     )
 
 
@@ -146,7 +147,8 @@ def kept_current(session: Mapping[str, Any]) -> tuple[CurrentConfig, str] | None
     kept = json.loads(text)
     nfs_conf = kept.get("nfs_conf")  # kept since issue 13
     addresses = tuple(kept.get("server_addresses", ()))  # kept since issue 29
-    return CurrentConfig(dict(kept["exports"]), kept["fstab"], nfs_conf, addresses), str(kept["server"])
+    exports = None if kept["exports"] is None else dict(kept["exports"])
+    return CurrentConfig(exports, kept["fstab"], nfs_conf, addresses), str(kept["server"])
 
 
 def kept_recommendation(

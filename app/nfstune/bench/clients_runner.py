@@ -33,7 +33,10 @@ class LoadClient:
 class ClientsRunner:
     """Runs repeats from the clients given to run(), the first of them hosting the front end."""
 
-    def __init__(self, server: Host, tx: Transaction, *, cancel: threading.Event, log: Callable[[str], None]) -> None:
+    def __init__(
+        self, server: Host | None, tx: Transaction, *, cancel: threading.Event, log: Callable[[str], None]
+    ) -> None:
+        """`server`: None when nfstune cannot log in to it (nothing is flushed there)."""
         self.server, self.tx, self.cancel, self.log = server, tx, cancel, log
         self._job_files: set[tuple[str, str]] = set()  # (front end, path) already journaled
         self._seq_file_bytes: dict[str, int] = {}  # client name -> size of the sequential file seq-write left
@@ -61,7 +64,8 @@ class ClientsRunner:
             prepared.append((client, steps, ClientJob(client.name, client.server, path)))
         # every client's flush first, then the server's: what the clients flush must reach the server's disk
         server_steps = prepared[0][1]
-        self.server.run(list(server_steps.before_server), sudo=server_steps.server_sudo, timeout=600)
+        if self.server is not None:
+            self.server.run(list(server_steps.before_server), sudo=server_steps.server_sudo, timeout=600)
         jobs = [job for _, _, job in prepared]
         self.log(f"{workload}: {len(clients)} client(s) at once through fio's front end on {front_end.label}")
         proc = front_end.start(front_end_argv(jobs), sudo=True, timeout=3600)

@@ -30,7 +30,7 @@ class ClientRunner:
     def __init__(
         self,
         client: Host,
-        server: Host,
+        server: Host | None,
         *,
         fio_available: bool,
         cancel: threading.Event,
@@ -38,7 +38,8 @@ class ClientRunner:
         log: Callable[[str], None],
     ) -> None:
         """`progress` is called about once a second while a tool runs; `cancel` stops the tool and raises
-        Cancelled."""
+        Cancelled. `server`: None when nfstune cannot log in to it: its cache is then neither flushed nor dropped
+        (session/nas_view.py says what that does to the figures)."""
         self.client, self.server, self.fio_available = client, server, fio_available
         self.cancel, self.progress, self.log = cancel, progress, log
         self.seq_file_bytes: int | None = None  # the sequential file in the scratch directory; None: none yet
@@ -53,7 +54,8 @@ class ClientRunner:
         steps = repeat_steps(commands)
         before = self.client.run(list(steps.before_client), sudo=True, timeout=600).stdout
         wire_before = self.wire_bytes(before, mount_point)
-        self.server.run(list(steps.before_server), sudo=steps.server_sudo, timeout=600)
+        if self.server is not None:
+            self.server.run(list(steps.before_server), sudo=steps.server_sudo, timeout=600)
         parser = parser_for(commands)
         proc = self.client.start(list(commands.run), sudo=True, timeout=3600)
         for stream, chunk in proc.chunks():

@@ -95,7 +95,7 @@ class ClientMount:
     def __init__(
         self,
         client: Host,
-        server: Host,
+        server: Host | None,
         tx: Transaction,
         *,
         server_address: str,
@@ -136,6 +136,8 @@ class ClientMount:
         # the scratch directory lives on the server's disk: journal and remove it there, which works even if
         # the client has rebooted in between
         if self.own_scratch:
+            if self.server is None:
+                raise NfstuneError("a mount of its own scratch directory needs a login on the server")
             make_scratch(self.server, tx, self.export_path, self.scratch_name)
         # one command for both (each costs ~0.4 s in the lab VMs): the mount's options and the scratch directory
         seen = c.run(f"cat /proc/mounts && {{ [ ! -d {shlex.quote(self.scratch)} ] || echo {SCRATCH_SEEN}; }}")

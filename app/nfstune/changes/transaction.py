@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 
 from nfstune.changes.steps import Role, Step, command, shell, write
 from nfstune.errors import NfstuneError
-from nfstune.nfs.own_mount import SCRATCH_PREFIX
+from nfstune.nfs.own_mount import SCRATCH_PREFIX, mount_argv
 from nfstune.remote import CommandResult, Host, RemoteError
 from nfstune.store.journal import Journal, JournalEntry
 
@@ -84,6 +84,29 @@ def undo_scratch(role: Role, target: str) -> Step:
     return command(role, ("rm", "-rf", "--one-file-system", target), f"remove {target}")
 
 
+def on_share(server_address: str, share: str, body: str) -> str:
+    """A shell line that runs `body` with the export mounted at "$m" (a temporary mount point, unmounted and
+    removed when the line ends), and `as_owner CMD` running CMD as the owner of the share's top folder."""
+    mount = shlex.join(mount_argv(server_address, share, "", "")[:-1])
+    return (
+        "m=$(mktemp -d /tmp/nfstune-share.XXXXXX) || exit 1; "
+        """trap 'umount "$m" 2>/dev/null || umount -l "$m"; rmdir "$m"' EXIT; """
+        f'{mount} "$m" || exit 1; '
+        'as_owner() { setpriv --reuid="$(stat -c %u "$m")" --regid="$(stat -c %g "$m")" --clear-groups "$@"; }; ' + body
+    )
+
+
+def undo_nfs_scratch(role: Role, server_address: str, share: str, name: str) -> Step:
+    """The scratch directory made over NFS (nfs_scratch.py): its contents as root (squashed or not: they are its
+    files), then what is left as the owner of the share's top folder (who made it when root was squashed)."""
+    d = _q(name)
+    body = (
+        f'd="$m"/{d}; [ -e "$d" ] || exit 0; rm -rf --one-file-system "$d" 2>/dev/null; '
+        '[ ! -e "$d" ] || as_owner rm -rf --one-file-system "$d"; [ ! -e "$d" ]'
+    )
+    return shell(role, on_share(server_address, share, body), f"remove {posixpath.join(share, name)} over NFS")
+
+
 def undo_process(role: Role, pid_file: str) -> Step:
     """A server nfstune started (fio's), by the pid in the pid file it wrote, and only while that pid still runs
     the program journaled (a pid reused after a reboot belongs to someone else). The whole process group: the
@@ -142,6 +165,11 @@ def undo_steps(role: Role, entry: JournalEntry) -> tuple[Step, ...]:
         if not posixpath.basename(target).startswith(SCRATCH_PREFIX):
             raise NfstuneError(f"refusing to remove {target}: not a scratch directory of nfstune's")
         return (undo_scratch(role, target),)
+    if entry.kind == "nfs-scratch":
+        name, share, server = (str(entry.detail.get(k, "")) for k in ("name", "share", "server"))
+        if not name.startswith(SCRATCH_PREFIX) or "/" in name or not share.startswith("/") or not server:
+            raise NfstuneError(f"refusing to remove {target}: not a scratch directory of nfstune's")
+        return (undo_nfs_scratch(role, server, share, name),)
     raise NfstuneError(f"journal entry {entry.id} has an unknown kind {entry.kind!r}")
 
 
@@ -153,7 +181,7 @@ def undo_entry(host: Host, entry: JournalEntry) -> None:
             host.write_file(step.writes, entry.original, sudo=True)
         elif entry.kind == "listener":
             _drop_listener(host, entry, step)
-        elif entry.kind == "scratch":
+        elif entry.kind in ("scratch", "nfs-scratch"):
             host.run(step.line, sudo=True, timeout=600, action=f"removing {target}")
         elif entry.kind in ("mount", "process"):
             doing = "unmounting" if entry.kind == "mount" else "stopping the process of"
@@ -204,6 +232,7 @@ def describe(entry: JournalEntry) -> str:
         "sysfs": f"{entry.target} set back to {(entry.original or b'').decode(errors='replace').strip()}",
         "tempfile": f"{entry.target} removed",
         "scratch": f"the scratch directory {entry.target} removed",
+        "nfs-scratch": f"the scratch directory {entry.target} removed (over NFS)",
         "process": f"{entry.detail.get('program', 'the process')} stopped (pid file {entry.target})",
         "listener": f"nfsd's {entry.target} listener removed (the NFS server restarted)",
     }.get(entry.kind, f"{entry.kind} {entry.target}")
@@ -215,7 +244,7 @@ def may_wait(entry: JournalEntry) -> str | None:
     directory takes time to remove. None for the quick steps."""
     if entry.kind == "mount":
         return f"unmounting {entry.target} (this waits while the server does not answer)"
-    if entry.kind == "scratch":
+    if entry.kind in ("scratch", "nfs-scratch"):
         return f"removing the scratch directory {entry.target}"
     if entry.kind == "listener":
         return f"restarting the NFS server to remove its {entry.target} listener (clients pause meanwhile)"

@@ -35,6 +35,11 @@ def apply_command(args: argparse.Namespace, printer: Any) -> int:
     with ExitStack() as stack:
         stack.enter_context(terminate_as_interrupt())  # SIGTERM and SIGHUP roll back as Ctrl-C does
         pair = connect_pair(args, stack, share, need_share=not args.undo)
+        if pair.server is None:
+            raise ConfigError(
+                f"`nfstune apply` writes the server's exports file too, so it needs a login on {pair.address}. "
+                "Without one, copy the recommended /etc/fstab line from `nfstune report` by hand."
+            )
         recover_on_connect([pair.server, pair.client], journal, printer)
         if args.undo:
             return _undo(args, pair, journal, printer)

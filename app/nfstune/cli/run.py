@@ -126,7 +126,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
         pair = connect_pair(args, stack)
         if args.lab and getattr(args, "share", None):
             pair.share = args.share  # the lab's /export unless another share is asked for
-        printer(f"probing {pair.server.label} and {', '.join(c.label for c in pair.clients)}")
+        printer(f"probing {pair.server_label} and {', '.join(c.label for c in pair.clients)}")
         found = survey(pair)
         # the desktop's preflight, before anything is changed: a share that is not exported would otherwise get
         # a world-writable scratch directory and a disk-baseline file wherever it points
@@ -214,7 +214,9 @@ def advice_text(rec: Recommendation | str, share: str) -> str:
     if isinstance(rec, str):
         return f"\nNo recommendation: {rec}"
     where = rec.exports_file if rec.exports_before is not None else f"{rec.exports_file}, a new line"
-    lines = ["", f"Recommended export of {share} ({where}, on the server):", _indent(rec.exports_line)]
+    lines = [""]
+    if rec.exports_line:  # "" when nfstune could not log in to the server (a note says so)
+        lines += [f"Recommended export of {share} ({where}, on the server):", _indent(rec.exports_line)]
     if rec.exports_before is not None and rec.exports_before != rec.exports_line:
         lines += ["  now:", _indent(rec.exports_before, "    ")]
     elif rec.exports_before is not None:

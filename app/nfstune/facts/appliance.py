@@ -71,3 +71,11 @@ def async_setting_hint(appliance: str | None) -> str | None:
     if appliance is None:
         return None
     return _ASYNC_SETTINGS.get(appliance, "in the vendor's NFS share settings")
+
+
+def server_setting_hint(export_set: tuple[str, ...] | frozenset[str]) -> str:
+    """Where a NAS nfstune cannot log in to sets what a server-side configuration would change: for async, each
+    vendor's own setting (above); for anything else, its NFS share settings, since no vendor's menu is verified."""
+    if "async" in export_set:
+        return "; ".join(f"{vendor}: {where}" for vendor, where in _ASYNC_SETTINGS.items())
+    return "in the NAS's own NFS settings, or on the server's /etc/exports by hand"

@@ -31,11 +31,12 @@ from nfstune.changes.mount import (
     readahead_steps,
     scratch_steps,
 )
+from nfstune.changes.nfs_scratch import nfs_scratch_steps
 from nfstune.changes.nfsd_listener import PORTLIST, listener_steps
 from nfstune.changes.nfsd_threads import threads_steps
 from nfstune.changes.steps import Step, Steps, write
 from nfstune.changes.transaction import HOST_JOURNAL_DIR, undo_tempfile
-from nfstune.facts.appliance import async_setting_hint
+from nfstune.facts.appliance import async_setting_hint, server_setting_hint
 from nfstune.nfs.own_mount import MOUNT_ROOT, mount_point_for
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
 
@@ -128,6 +129,7 @@ class Plan:
     # what the plan showed
     sizes: WorkloadSizes | None = None
     fio_available: bool = True
+    server_login: bool = True  # False: the server is only an NFS server to the clients (nothing runs on it)
     # the most the sizes may grow to between rounds (growth.py); None: they never grow
     size_limits: WorkloadSizes | None = None
     # the session's own changes, made before the first recipe and undone at the end: the scratch directory, the
@@ -183,12 +185,21 @@ def build_plan(
     scratch_name: str,
     appliance: str | None = None,
     size_limits: WorkloadSizes | None = None,
+    server_login: bool = True,
 ) -> Plan:
     """The plan of a session. Configurations whose condition fails on the facts are skipped with the reason (an
-    unknown fact: tried); on an appliance (`appliance`: its vendor) so is every one that changes the export."""
+    unknown fact: tried); on an appliance (`appliance`: its vendor) so is every one that changes the export, and
+    so is every one that changes the server when nfstune cannot log in to it (`server_login` False)."""
     mount_point = mount_point_for(scratch_name)
     context = _Context(
-        sizes, fio_available, share, server_address, f"{mount_point}/{scratch_name}", mount_point, size_limits
+        sizes,
+        fio_available,
+        share,
+        server_address,
+        f"{mount_point}/{scratch_name}",
+        mount_point,
+        size_limits,
+        server_login,
     )
     plans: list[RecipePlan] = []
     skipped: list[str] = []
@@ -197,6 +208,11 @@ def build_plan(
         for config in recipe.configs:
             if config.when.holds(facts) is False:
                 skipped.append(f"{recipe.id} {config.label}: skipped: {config.when.why_not(facts)}")
+            elif not server_login and config.changes_server:
+                skipped.append(
+                    f"{recipe.id} {config.label}: skipped (nfstune cannot log in to the server, so it changes nothing "
+                    f"there; to try it, change it {_vendor_place(config)}, then compare with a client-side run)"
+                )
             elif appliance is not None and config.changes_server:
                 skipped.append(
                     f"{recipe.id} {config.label}: skipped (the server is a {appliance} appliance, which owns its "
@@ -240,15 +256,27 @@ def build_plan(
         sizes=sizes,
         fio_available=fio_available,
         size_limits=size_limits,
-        session=session_steps(plans, share, scratch_name),
+        session=session_steps(plans, share, scratch_name, None if server_login else server_address),
+        server_login=server_login,
     )
 
 
-def session_steps(plans: Sequence[RecipePlan], share: str, scratch_name: str) -> Steps:
-    """What the engine changes once a session, in its order: the scratch directory in the export, the small-files
-    tar on the client (made by the workload's own prepare step, removed at the end), nfsd's RDMA listeners, and
-    fio's server on each client that several-client configurations load the server from."""
-    steps = scratch_steps(posixpath.join(share, scratch_name))
+def _vendor_place(config: Config) -> str:
+    place = server_setting_hint(config.export.set)
+    return f"in the NAS's own interface ({place})" if "async" in config.export.set else place
+
+
+def session_steps(
+    plans: Sequence[RecipePlan], share: str, scratch_name: str, over_nfs_from: str | None = None
+) -> Steps:
+    """What the engine changes once a session, in its order: the scratch directory in the export (made by the
+    client over NFS from `over_nfs_from`, the server's address, when nfstune cannot log in to the server), the
+    small-files tar on the client (made by the workload's own prepare step, removed at the end), nfsd's RDMA
+    listeners, and fio's server on each client that several-client configurations load the server from."""
+    if over_nfs_from is not None:
+        steps = nfs_scratch_steps(over_nfs_from, share, scratch_name)
+    else:
+        steps = scratch_steps(posixpath.join(share, scratch_name))
     if any("small-files" in v.workloads for item in plans for v in item.visits):
         steps = steps.then(Steps((), (undo_tempfile("client", SMALL_FILES_TAR),)))
     for port in sorted({c.rdma_port for item in plans for c in item.configs if c.rdma_port is not None}):
@@ -278,6 +306,7 @@ class _Context:
     scratch: str  # the scratch directory as the client sees it
     mount_point: str
     size_limits: WorkloadSizes | None  # the largest sizes growth may reach (a scratch filesystem is made for them)
+    server_login: bool  # False: nothing runs on the server (its cache is not dropped)
 
     def visit(self, recipe: Recipe, config: Config, number: int) -> Visit:
         """One visit's steps, each change's from its own module in changes/ (what the engine runs); its undo runs
@@ -333,10 +362,13 @@ class _Context:
         cleanup = "clean up, " if steps.cleans_up else ""
         return [
             Step("client", steps.before_client, True, f"{workload}: {prepare}{flush}, read the mount's counters"),
-            Step("server", steps.before_server, steps.server_sudo, f"{workload}: {flush} on the server"),
+            *self._server_flush(steps.before_server, steps.server_sudo, f"{workload}: {flush} on the server"),
             Step("client", steps.run, True, f"{workload}: the timed run ({commands.tool})"),
             Step("client", steps.after_client, True, f"{workload}: {cleanup}read the mount's counters again"),
         ]
+
+    def _server_flush(self, argv: tuple[str, ...], sudo: bool, what: str) -> list[Step]:
+        return [Step("server", argv, sudo, what)] if self.server_login else []
 
     def clients_steps(self, workload: WorkloadId, clients: int) -> list[Step]:
         """The steps of one workload from `clients` clients at once (bench/clients_runner.py): each in a directory
@@ -360,7 +392,7 @@ class _Context:
         jobs = [ClientJob(n, f"<{n}'s address>,{FIO_SERVER_PORT}", f"{CLIENTS_JOB_PREFIX}{n}.fio") for n in names]
         return [
             *prepared,
-            Step("server", steps.before_server, steps.server_sudo, f"{workload}: flush on the server"),
+            *self._server_flush(steps.before_server, steps.server_sudo, f"{workload}: flush on the server"),
             Step(
                 "client",
                 tuple(front_end_argv(jobs)),
@@ -468,6 +500,7 @@ def plan_json(plan: Plan) -> str:
             "scale": plan.scale,
             "estimate_s": list(plan.estimate_s),
             "skipped": list(plan.skipped),
+            "server_login": plan.server_login,
             "sizes": None if plan.sizes is None else dataclasses.asdict(plan.sizes),
             "size_limits": None if plan.size_limits is None else dataclasses.asdict(plan.size_limits),
             "recipes": [

@@ -17,8 +17,10 @@ def recommendation_html(rec: Recommendation | str) -> str:
     if isinstance(rec, str):
         return f"<h2>Recommendation</h2><p>{WHY_NONE}: {e(rec)}.</p>"
     where = e(rec.exports_file) + ("" if rec.exports_before is not None else ", a new line")
-    parts = ["<h2>Recommendation</h2>", f"<h3>Export ({where}, on the server)</h3>"]
-    parts += _lines(rec.exports_line, rec.exports_before, rec.exports_reasons)
+    parts = ["<h2>Recommendation</h2>"]
+    if rec.exports_line:  # "" when nfstune could not log in to the server (a note says so)
+        parts.append(f"<h3>Export ({where}, on the server)</h3>")
+        parts += _lines(rec.exports_line, rec.exports_before, rec.exports_reasons)
     if rec.fstab_before is not None:
         parts.append("<h3>Mount (/etc/fstab on the client, your entry edited in place)</h3>")
     else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from nfstune.bench.runner import ClientRunner
 from nfstune.bench.workloads import SMALL_FILES_TAR, WorkloadSizes
 from nfstune.changes.mount import make_scratch
+from nfstune.changes.nfs_scratch import make_nfs_scratch
 from nfstune.changes.nfsd_listener import add_rdma_listener
 from nfstune.changes.transaction import Transaction, recover_on_connect
 from nfstune.errors import Cancelled, NfstuneError
@@ -47,7 +48,8 @@ class Engine:
 
     def run(self, session_id: int, plan: Plan) -> None:
         hosts, results, admin = self.hosts, self.store.results, self.admin
-        recover_on_connect([hosts.server, *(c.host for c in self.load.hosts)], self.store.journal, admin.log)
+        logged_in = [hosts.server] if hosts.server is not None else []
+        recover_on_connect([*logged_in, *(c.host for c in self.load.hosts)], self.store.journal, admin.log)
         try:
             if not plan.scratch_name:
                 raise NfstuneError("the plan names no scratch directory: it was not made for a session")
@@ -88,16 +90,22 @@ class Engine:
         session_tx = Transaction(self.store.journal, admin.log)
         try:
             try:
-                scratch = make_scratch(hosts.server, session_tx, hosts.share, plan.scratch_name)
+                if hosts.server is not None:
+                    scratch = make_scratch(hosts.server, session_tx, hosts.share, plan.scratch_name)
+                else:  # the client makes it, over NFS
+                    scratch = make_nfs_scratch(
+                        hosts.client, session_tx, hosts.server_address, hosts.share, plan.scratch_name
+                    )
                 if any("small-files" in v.workloads for item in plan.recipes for v in item.visits):
                     # its tar is built once on the client's own disk, kept for every visit, and ours to remove
                     session_tx.record(hosts.client, "tempfile", SMALL_FILES_TAR)
-                for port in rdma_ports_needed(plan):
+                for port in rdma_ports_needed(plan):  # none without a login: the plan skips proto=rdma then
+                    assert hosts.server is not None
                     add_rdma_listener(hosts.server, session_tx, port)
                 if clients_needed(plan):
                     self.progress.say(f"starting fio's server on {clients_needed(plan)} clients")
                     self.load.start(plan, session_tx)
-                if self.settings.baselines:
+                if self.settings.baselines and hosts.server is not None:
                     self._measure_baselines(session_id, scratch, sizes)
                 for item in plan.recipes:
                     admin.check_cancel()
@@ -115,6 +123,7 @@ class Engine:
         results.end_session(session_id, "completed")
 
     def _measure_baselines(self, session_id: int, scratch: str, sizes: WorkloadSizes) -> None:
+        assert self.hosts.server is not None
         self.progress.say("baselines: the network (iperf3) and the server's own disk")
 
         def found(b: Baseline) -> None:

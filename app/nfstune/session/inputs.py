@@ -15,7 +15,7 @@ from nfstune.store import Journal, Results
 
 @dataclass(frozen=True)
 class SessionHosts:
-    server: Host
+    server: Host | None  # None: nfstune cannot log in to it (session/nas_view.py); nothing runs there
     client: Host
     server_address: str  # the server as the clients reach it
     share: str  # the export tested

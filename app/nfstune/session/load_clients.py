@@ -38,7 +38,7 @@ class SessionLoad:
 
     def __init__(
         self,
-        server: Host,
+        server: Host | None,
         hosts: Sequence[LoadHost],
         *,
         server_address: str,

@@ -112,13 +112,18 @@ def check(
     exports: Sequence[str] = (),
     export_files: Mapping[str, str] | None = None,
     more: Sequence[tuple[str, HostFacts]] = (),
+    server_login: bool = True,
 ) -> list[Problem]:
     """Every problem found, errors first (stable within a severity). `export_files`: the server's exports files
     by path (changes.transaction.read_export_files), whose risks are reported with their file and line. `more`:
-    the further clients (label, facts), for a load from several clients at once."""
+    the further clients (label, facts), for a load from several clients at once. `server_login` False: the
+    server's facts are what the client saw of it (session/nas_view.py)."""
     found: list[Problem] = []
     add = found.append
     hosts: list[tuple[HostFacts, HostRole, str]] = [(server, "server", server_label), (client, "client", client_label)]
+    if not server_login:
+        found += _without_login(server, server_label, share)
+        hosts = hosts[1:]
 
     if server.appliance is not None:
         evidence = "; ".join(server.appliance_evidence) or "its marker files"
@@ -128,11 +133,11 @@ def check(
             f"For async: {async_setting_hint(server.appliance)}."
         )
         add(Problem("warning", "server", f"{server_label} is a {server.appliance} appliance", what))
-    if server.nfs_server_active is False:
+    if server_login and server.nfs_server_active is False:
         state = server.nfs_server_state or "stopped (nfsd has no threads)"
         what = f"nfs-server is {state}. Start it (systemctl enable --now nfs-server) and probe again."
         add(Problem("error", "server", f"The NFS server is not running on {server_label}", what))
-    elif server.nfs_server_active is None:
+    elif server_login and server.nfs_server_active is None:
         what = "Neither systemd nor /proc/net/rpc/nfsd answered; nfsd may not be loaded."
         add(Problem("warning", "server", f"Could not tell whether the NFS server runs on {server_label}", what))
     if share is not None and not share.startswith("/"):
@@ -202,6 +207,23 @@ def check(
         add(Problem("info", "server", f"A spinning disk is under {fs.path} on {server_label}", what))
     found += exports_problems(export_files or {})
     return sorted(found, key=lambda p: SEVERITIES.index(p.severity))
+
+
+def _without_login(server: HostFacts, label: str, share: str | None) -> list[Problem]:
+    from nfstune.session.nas_view import NO_LOGIN_NOTES
+
+    found = [
+        Problem(
+            "info",
+            "server",
+            f"No login on {label}: the client's side alone",
+            " ".join(f"{note[0].upper()}{note[1:]}." for note in NO_LOGIN_NOTES),
+        )
+    ]
+    if server.nfs_server_active is False:
+        what = f"Tried from the client: {server.nfs_server_state}. Check the share's NFS permissions for this client."
+        found.append(Problem("error", "server", f"The client cannot mount {share} from {label}", what))
+    return found
 
 
 def exports_problems(files: Mapping[str, str]) -> list[Problem]:

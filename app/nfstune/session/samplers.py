@@ -25,14 +25,19 @@ class LiveSamples:
         """The server's and the client's samplers, and one for each further client a visit loads the NAS from
         (its role is its name, "client2"...: the live graph draws a line per client)."""
         # the machine nfstune runs on is read through psutil (and its own /proc/self/mountstats), not a shell loop
-        server = HostSampler(
-            None if is_local(self.hosts.server) else self.hosts.server,
-            "server",
-            self._on_sample,
-            disks=self.hosts.server_disks,
-            nic=self.hosts.server_nic,
-            interval_s=self.interval_s,
-        )
+        server = self.hosts.server
+        samplers = []
+        if server is not None:  # without a login on the server, the clients' side alone
+            samplers.append(
+                HostSampler(
+                    None if is_local(server) else server,
+                    "server",
+                    self._on_sample,
+                    disks=self.hosts.server_disks,
+                    nic=self.hosts.server_nic,
+                    interval_s=self.interval_s,
+                )
+            )
         client = HostSampler(
             None if is_local(self.hosts.client) else self.hosts.client,
             "client",
@@ -51,7 +56,7 @@ class LiveSamples:
             )
             for number, h in enumerate(more, start=2)
         ]
-        return Samplers((server, client, *further), self.admin.warn)
+        return Samplers((*samplers, client, *further), self.admin.warn)
 
     def begin(self, run_id: int) -> None:
         """A workload of the run `run_id` starts: its samples are kept for it, and a stall is watched for."""

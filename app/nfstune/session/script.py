@@ -20,6 +20,7 @@ from nfstune.nfs.own_mount import MOUNT_ROOT
 from nfstune.recipes.model import Recipe
 from nfstune.session.engine import Event
 from nfstune.session.guard import ServerChange
+from nfstune.session.nas_view import nas_exports
 from nfstune.session.preflight import Problem, blocking, check
 from nfstune.session.workflow import (
     Facts,
@@ -47,7 +48,10 @@ class Survey:
 def survey(pair: Pair) -> Survey:
     """The server's exports first: the share whose filesystem is probed is `pair.share` when it is exported,
     otherwise the first export (the desktop then offers that one; a share that is not exported is an error of
-    the preflight anyway). Every sudo password is asked for here (probe_pair)."""
+    the preflight anyway). Every sudo password is asked for here (probe_pair). A server nfstune cannot log in to:
+    its exports as `showmount -e` on the client lists them (or the share alone, which the probe then mounts)."""
+    if pair.server is None:
+        return _survey_without_login(pair)
     exports = sorted({path for path, _client in exportfs_table(pair.server)})
     exported = {_normal(path) for path in exports}
     share = pair.share if pair.share and _normal(pair.share) in exported else (exports[0] if exports else "/")
@@ -60,6 +64,20 @@ def survey(pair: Pair) -> Survey:
     return Survey(facts, exports, mounts, read_export_files(pair.server))
 
 
+def _survey_without_login(pair: Pair) -> Survey:
+    listed = nas_exports(pair.client, pair.address)
+    facts = probe_pair(pair)
+    # a share that mounted is exported to this client, whether or not the server answers showmount
+    mounted = [pair.share] if facts.server.nfsd_versions_enabled else []
+    exports = sorted(set(listed or []) | set(mounted))
+    mounts = [
+        f"{m.device} on {m.mount_point}"
+        for m in mounts_of(pair.client, (pair.address,))
+        if posixpath.dirname(m.mount_point) != MOUNT_ROOT
+    ]
+    return Survey(facts, exports, mounts, {})
+
+
 def _normal(path: str) -> str:
     return path.rstrip("/") or "/"  # as the preflight compares a share with the exports
 
@@ -69,13 +87,14 @@ def preflight(pair: Pair, found: Survey) -> list[Problem]:
     return check(
         found.facts.server,
         found.facts.client,
-        server_label=pair.server.label,
+        server_label=pair.server_label,
         client_label=pair.client.label,
         client_mounts_of_server=found.client_mounts_of_server,
         share=pair.share,
         exports=found.exports,
         export_files=found.export_files,
         more=[(host.label, f) for host, f in zip(pair.more, found.facts.more, strict=True)],
+        server_login=pair.server is not None,
     )
 
 

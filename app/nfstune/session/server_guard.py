@@ -8,6 +8,7 @@ import posixpath
 from collections.abc import Sequence
 
 from nfstune.changes.export import ApplianceRefused, list_connected_clients
+from nfstune.errors import NfstuneError
 from nfstune.facts.appliance import async_setting_hint
 from nfstune.nfs.kernel_view import NfsClient
 from nfstune.nfs.mounts import parse_proc_mounts
@@ -28,6 +29,8 @@ def guard_server(
     if not server_side:
         return
     server = hosts.server
+    if server is None:  # the plan skips every configuration that changes the server when there is no login
+        raise NfstuneError(f"the plan changes the export, but nfstune cannot log in to {hosts.server_address}")
     if appliance is not None:
         names = ", ".join(f"{item.recipe.id} {c.label}" for item, c in server_side)
         raise ApplianceRefused(

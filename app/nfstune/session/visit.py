@@ -16,7 +16,7 @@ from nfstune.errors import NfstuneError
 from nfstune.nfs.export_edit import export_edit
 from nfstune.recipes.model import Config
 from nfstune.recipes.plan import Plan, RecipePlan, Visit
-from nfstune.remote import RemoteError
+from nfstune.remote import Host, RemoteError
 from nfstune.session.admin import Admin, Event
 from nfstune.session.inputs import SessionHosts, SessionStore
 from nfstune.session.load_clients import SessionLoad
@@ -67,7 +67,7 @@ class VisitExecutor:
             else:
                 change = self._change_export(tx, config)
             if config.nfsd_threads is not None:
-                set_threads(server, tx, config.nfsd_threads)
+                set_threads(self._server(), tx, config.nfsd_threads)
             mount = ClientMount(
                 client,
                 server,
@@ -92,7 +92,7 @@ class VisitExecutor:
             # the options in force are kept with each run: read only when this visit opens one (its first round)
             opens = any((config.label, workload) not in runs for workload in visit.workloads)
             export_opts = self._export_in_force(export_path, required=bool(config.export)) if opens else None
-            roles = ("server", "client", *(load.name for load in loads[1:]))
+            roles = (*(("server",) if server is not None else ()), "client", *(load.name for load in loads[1:]))
             with self.samples.samplers(mount.mount_point, [load.host for load in loads[1:]]):
                 for workload in visit.workloads:
                     self.admin.check_cancel()
@@ -151,14 +151,20 @@ class VisitExecutor:
         return ",".join(next(iter(table.values()), ())) or None
 
     def _table(self, path: str) -> dict[str, tuple[str, ...]]:
-        return {client: opts for (p, client), opts in exportfs_table(self.hosts.server).items() if p == path}
+        return {client: opts for (p, client), opts in exportfs_table(self._server()).items() if p == path}
+
+    def _server(self) -> Host:
+        """The server, for what only runs on it; the plan skips such configurations when there is no login."""
+        if self.hosts.server is None:
+            raise NfstuneError(f"nfstune cannot log in to {self.hosts.server_address}: nothing can change there")
+        return self.hosts.server
 
     def _scratch_filesystem(self, tx: Transaction, config: Config, sizes: WorkloadSizes) -> str:
         """A scratch filesystem of the configuration's type, exported alone to this client (or to the share's own
         clients when its address is not known: never to more than the share is), undone with the visit. Its
         path on the server."""
         assert config.filesystem is not None
-        server, share = self.hosts.server, self.hosts.share
+        server, share = self._server(), self.hosts.share
         spec = self.hosts.client_address or next(iter(self._table(share)), None)
         if not spec:
             raise NfstuneError(
@@ -187,7 +193,7 @@ class VisitExecutor:
         (nothing is written nor journaled then)."""
         if not config.export:
             return None
-        server, share = self.hosts.server, self.hosts.share
+        server, share = self._server(), self.hosts.share
         files = read_export_files(server)
         file, new_text, mode = export_edit(files, share, config.export)
         if new_text == files[file].encode("utf-8", "surrogateescape"):

@@ -29,6 +29,7 @@ from nfstune.session.engine import Engine, Event
 from nfstune.session.guard import ServerChange
 from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
 from nfstune.session.load_clients import LoadHost
+from nfstune.session.nas_view import NO_LOGIN_NOTES, nas_facts, no_login_label
 from nfstune.store import Journal, Results
 
 IPERF_SECONDS = {"small": 5, "normal": 10}
@@ -37,9 +38,10 @@ IPERF_SECONDS = {"small": 5, "normal": 10}
 @dataclass
 class Pair:
     """The connected hosts, the server's address as the clients reach it, and the export to test. `more`: the
-    further clients (the second, third...), for configurations run from several clients at once."""
+    further clients (the second, third...), for configurations run from several clients at once. `server` is None
+    when nfstune cannot log in to the server: it is then only the NFS server the clients mount (nas_view.py)."""
 
-    server: Host
+    server: Host | None
     client: Host
     address: str
     share: str
@@ -48,6 +50,15 @@ class Pair:
     @property
     def clients(self) -> list[Host]:
         return [self.client, *self.more]
+
+    @property
+    def server_label(self) -> str:
+        return self.server.label if self.server is not None else no_login_label(self.address)
+
+    @property
+    def server_key(self) -> str:
+        """The server's key in the store (its hosts, past runs and journal)."""
+        return host_key(self.server) if self.server is not None else f"nfs@{self.address}"
 
 
 @dataclass(frozen=True)
@@ -62,12 +73,16 @@ def probe_pair(pair: Pair) -> Facts:
     client is found (for the MTU comparison and the server's network series).
 
     Every sudo password is asked for here, before anything is changed: not later, with the server already
-    changed while a prompt waits for an admin who walked away."""
-    pair.server.sudo_prefix()
+    changed while a prompt waits for an admin who walked away. A server nfstune cannot log in to is seen from the
+    client (nas_view.py)."""
+    if pair.server is not None:
+        pair.server.sudo_prefix()
     for each in pair.clients:
         each.sudo_prefix()
     client = probe(pair.client, peer=pair.address)
     more = tuple(probe(each, peer=pair.address) for each in pair.more)
+    if pair.server is None:
+        return Facts(nas_facts(pair.client, pair.address, pair.share), client, more)
     toward_client = client.route.source_address if client.route is not None else None
     return Facts(probe(pair.server, path=pair.share, peer=toward_client), client, more)
 
@@ -114,7 +129,9 @@ def plan_for(
     server when there is no pair (a dry run), `clients` how many clients it names."""
     if seed is None:
         seed = random.SystemRandom().randrange(1, 10**6)
-    notes = []
+    notes: list[str] = []
+    if pair is not None and pair.server is None:
+        notes += NO_LOGIN_NOTES
     if facts is None:
         notes.append(
             f"the hosts were not probed: the scale's default sizes ({default_sizes(scale).seq_file_bytes // MIB} MiB "
@@ -137,6 +154,7 @@ def plan_for(
         server_address=pair.address if pair else address or "server",
         scratch_name=f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}",
         appliance=facts.server.appliance if facts else None,
+        server_login=pair is None or pair.server is not None,
     )
     return replace(plan, notes=tuple(notes))
 
@@ -145,7 +163,7 @@ def start_session(
     results: Results, pair: Pair, facts: Facts, *, scale: str, recipe_ids: Sequence[str], plan: Plan | None = None
 ) -> int:
     return results.start_session(
-        server_host=results.upsert_host(host_key(pair.server), pair.server.label, facts.server.to_json()),
+        server_host=results.upsert_host(pair.server_key, pair.server_label, facts.server.to_json()),
         client_host=results.upsert_host(host_key(pair.client), pair.client.label, facts.client.to_json()),
         share=pair.share,
         scale=scale,
@@ -205,15 +223,17 @@ def make_engine(
 def likely_times(results: Results, pair: Pair, recipes: Sequence[Recipe], scale: str) -> dict[str, Estimate]:
     """Each recipe's estimate from the completed runs at this scale, on this pair and elsewhere: what the Recipes
     page says, and where the Run page's time left starts."""
-    past = [PastRun(*row) for row in results.past_runs(host_key(pair.server), host_key(pair.client), scale)]
+    past = [PastRun(*row) for row in results.past_runs(pair.server_key, host_key(pair.client), scale)]
     known = {**recipes_by_id(), **{r.id: r for r in recipes}}
     return {r.id: estimate(r, scale, past, known) for r in recipes}
 
 
-def current_export(server: Host, share: str, client: Host | None = None, address: str | None = None) -> CurrentConfig:
+def current_export(
+    server: Host | None, share: str, client: Host | None = None, address: str | None = None
+) -> CurrentConfig:
     """The server's exports files (the share's entry, its clients, "-opts" defaults and all), its nfs.conf files
     and the client's /etc/fstab, read as root, and the addresses the client resolves `address` (the server as it
-    mounts it) to."""
+    mounts it) to. A server nfstune cannot log in to (None): its files are not read (None)."""
     from nfstune.changes.export import read_export_files
     from nfstune.changes.nfsd_threads import read_nfs_conf_files
     from nfstune.remote.lookup import addresses_of
@@ -221,4 +241,6 @@ def current_export(server: Host, share: str, client: Host | None = None, address
     fstab = client.read_file("/etc/fstab", sudo=True) if client is not None else None
     text = None if fstab is None else fstab.decode("utf-8", "surrogateescape")
     addresses = addresses_of(client, address) if client is not None and address else ()
+    if server is None:
+        return CurrentConfig(None, text, None, addresses)
     return CurrentConfig(read_export_files(server), text, read_nfs_conf_files(server), addresses)

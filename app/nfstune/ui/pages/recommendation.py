@@ -60,6 +60,8 @@ def _line_label() -> QLabel:
 
 def exports_state(rec: Recommendation) -> str:
     """What the exports text is: the admin's own entry (with only sync changed) or a new line."""
+    if not rec.exports_line:
+        return "nfstune could not log in to the server: its exports were not read, and nothing is recommended there."
     if rec.exports_before is None:
         return f"The share is not exported yet: this line would be added to {rec.exports_file}."
     if rec.exports_before == rec.exports_line:
@@ -84,10 +86,8 @@ def reasons_html(reasons: Sequence[Reason]) -> str:
 
 def copy_text(rec: Recommendation, server_label: str, client_label: str) -> str:
     """Both lines, each under a comment naming the file and host it belongs in."""
-    return (
-        f"# {rec.exports_file} on {server_label}\n{rec.exports_line}\n"
-        f"# /etc/fstab on {client_label}\n{rec.fstab_line}\n"
-    )
+    exports = f"# {rec.exports_file} on {server_label}\n{rec.exports_line}\n" if rec.exports_line else ""
+    return f"{exports}# /etc/fstab on {client_label}\n{rec.fstab_line}\n"
 
 
 def fstab_mount_point(line: str) -> str:
@@ -106,9 +106,12 @@ def mount_point_problem(path: str) -> str:
 
 def save_text(rec: Recommendation, server_label: str, client_label: str) -> str:
     """The lines with every option's reason and the notes, as comments, so the file explains itself later."""
-    parts = ["# nfstune recommendation", f"# {rec.exports_file} on {server_label}:"]
-    parts += [f"#   {r.option}: {r.why}" for r in rec.exports_reasons]
-    parts += [rec.exports_line, "", f"# /etc/fstab on {client_label}:"]
+    parts = ["# nfstune recommendation"]
+    if rec.exports_line:  # "" without a login on the server
+        parts.append(f"# {rec.exports_file} on {server_label}:")
+        parts += [f"#   {r.option}: {r.why}" for r in rec.exports_reasons]
+        parts += [rec.exports_line, ""]
+    parts.append(f"# /etc/fstab on {client_label}:")
     parts += [f"#   {r.option}: {r.why}" for r in rec.fstab_reasons]
     parts.append(rec.fstab_line)
     threads = rec.threads
