@@ -124,6 +124,12 @@ def _add_run_parsers(sub: Any) -> None:
         "--no-baselines", action="store_true", help="skip the iperf3 and server-disk ceilings measured first"
     )
     run.add_argument(
+        "--no-server-login",
+        action="store_true",
+        help="nfstune cannot log in to the server (a NAS with SSH off, a login without root): test from the client "
+        "alone. --server then names the NFS server as the client reaches it; nothing runs or changes on it",
+    )
+    run.add_argument(
         "--dry-run",
         action="store_true",
         help="print the plan (the order of the visits, every command, its undo, the time) without connecting",

@@ -18,6 +18,8 @@ from nfstune.errors import ConfigError
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes, recipes_by_id
 from nfstune.recipes.model import Recipe
 from nfstune.remote import open_host
+from nfstune.remote.target import split_spec
+from nfstune.results.caveats import WITHOUT_SERVER, caveats
 from nfstune.results.summary import aa_checks, aa_summary, results_text, summarize_session
 from nfstune.session.baselines import baseline_label
 from nfstune.session.engine import Event
@@ -91,24 +93,30 @@ def _ask_secret(label: str, what: str) -> str | None:
 def connect_pair(
     args: argparse.Namespace, stack: ExitStack, share: str | None = None, *, need_share: bool = True
 ) -> Pair:
-    """The two hosts the arguments name, connected; `share` instead of --share (a stored session's)."""
+    """The two hosts the arguments name, connected; `share` instead of --share (a stored session's). With
+    --no-server-login the server is not logged in to (Pair.server is None)."""
+    no_login = getattr(args, "no_server_login", False)
     if args.lab:
         from nfstune.lab import LabConfig, host
 
         cfg = LabConfig().as_running()
-        nas, client = stack.enter_context(host(cfg, "nas")), stack.enter_context(host(cfg, "client"))
+        nas = None if no_login else stack.enter_context(host(cfg, "nas"))
+        client = stack.enter_context(host(cfg, "client"))
         more = [stack.enter_context(host(cfg, name)) for name in cfg.client_vms[1:]]
         return Pair(nas, client, "nas", share or "/export", more)
     share = share or getattr(args, "share", None) or ""
     if not args.client or (need_share and not share):
         raise ConfigError("--server needs --client and --share too")
-    server = open_host(args.server, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret)
-    stack.enter_context(server)
+    server = None
+    if not no_login:
+        server = open_host(args.server, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret)
+        stack.enter_context(server)
     clients = []
     for destination in args.client:
         clients.append(open_host(destination, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret))
         stack.enter_context(clients[-1])
-    return Pair(server, clients[0], args.server_address or server.target.hostname, share, clients[1:])
+    address = args.server_address or (server.target.hostname if server else split_spec(args.server)[0])
+    return Pair(server, clients[0], address, share, clients[1:])
 
 
 def run(args: argparse.Namespace, printer: Any) -> int:
@@ -196,7 +204,6 @@ def dry_run_text(args: argparse.Namespace, chosen: list[Any]) -> str:
     """The plan without connecting to any host (the lab need not be up): the share and the server's address come
     from the arguments."""
     from nfstune.recipes.plan import plan_text
-    from nfstune.remote.target import split_spec
 
     if args.lab:
         share, address = getattr(args, "share", None) or "/export", "nas"
@@ -205,7 +212,10 @@ def dry_run_text(args: argparse.Namespace, chosen: list[Any]) -> str:
             raise ConfigError("--server needs --share too (the plan names the exported path)")
         share, address = args.share, args.server_address or split_spec(args.server)[0]
     clients = len(args.client) if getattr(args, "client", None) else None
-    plan = plan_for(None, None, chosen, args.scale, share=share, address=address, clients=clients)
+    no_login = getattr(args, "no_server_login", False)
+    plan = plan_for(
+        None, None, chosen, args.scale, share=share, address=address, clients=clients, server_login=not no_login
+    )
     return plan_text(plan) + "\n\nDry run: no host was contacted and nothing was changed."
 
 
@@ -269,6 +279,9 @@ def report_text(results: Results, session_id: int, recipes: Mapping[str, Recipe]
     data = results.session(session_id)
     recipes = recipes_by_id() if recipes is None else recipes
     lines = [results_text(data, recipes)]
+    found = caveats(data)
+    if found:
+        lines += [f"\n{WITHOUT_SERVER.lower()}", *(f"  {text}" for text in found)]
     if data["baselines"]:
         lines.append("\nceilings (measured before the recipes)")
         lines += [f"  {baseline_label(b)}: {b['mb_per_s']:.3g} MB/s" for b in data["baselines"]]

@@ -18,6 +18,7 @@ from nfstune.bench.stats import format_value
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report.advice import recommendation_html
 from nfstune.report.chart import strip_chart_svg
+from nfstune.results.caveats import WITHOUT_SERVER, caveats
 from nfstune.results.load_summary import SeriesScaling
 from nfstune.results.summary import (
     ConfigResult,
@@ -74,6 +75,9 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         + (f": {e(data['message'])}" if data.get("message") and data["status"] != "completed" else "")
         + "</p>",
     ]
+    found = caveats(data)
+    if found:
+        parts.append(f"<h2>{WITHOUT_SERVER}</h2><ul>" + "".join(f"<li>{e(text)}</li>" for text in found) + "</ul>")
     if data["runs"]:
         parts.append(recommendation_html(kept_recommendation(results, session_id, recipes)))
     parts.append(_ceilings(data["baselines"]))

@@ -217,7 +217,9 @@ def _without_login(server: HostFacts, label: str, share: str | None) -> list[Pro
             "info",
             "server",
             f"No login on {label}: the client's side alone",
-            " ".join(f"{note[0].upper()}{note[1:]}." for note in NO_LOGIN_NOTES),
+            " ".join(
+                f"{note if note.startswith('nfstune') else note[0].upper() + note[1:]}." for note in NO_LOGIN_NOTES
+            ),
         )
     ]
     if server.nfs_server_active is False:

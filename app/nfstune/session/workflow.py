@@ -122,15 +122,19 @@ def plan_for(
     share: str | None = None,
     address: str | None = None,
     clients: int | None = None,
+    server_login: bool = True,
 ) -> Plan:
     """The plan of a session, with or without the hosts: unknown facts give the scale's default sizes, fio assumed
     on the client, every condition unknown (such configurations are tried). On an appliance the configurations
     that change the export are skipped with the vendor's own setting. `share`/`address` name the export and the
-    server when there is no pair (a dry run), `clients` how many clients it names."""
+    server when there is no pair (a dry run), `clients` how many clients it names, `server_login` whether nfstune
+    logs in to the server (a pair says so itself: its server is None when it does not)."""
+    if pair is not None:
+        server_login = pair.server is not None
     if seed is None:
         seed = random.SystemRandom().randrange(1, 10**6)
     notes: list[str] = []
-    if pair is not None and pair.server is None:
+    if not server_login:
         notes += NO_LOGIN_NOTES
     if facts is None:
         notes.append(
@@ -154,7 +158,7 @@ def plan_for(
         server_address=pair.address if pair else address or "server",
         scratch_name=f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}",
         appliance=facts.server.appliance if facts else None,
-        server_login=pair is None or pair.server is not None,
+        server_login=server_login,
     )
     return replace(plan, notes=tuple(notes))
 

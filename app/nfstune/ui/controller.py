@@ -14,9 +14,11 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from nfstune.changes.transaction import host_key
 from nfstune.recipes.model import Recipe
 from nfstune.remote import Host, open_host
 from nfstune.session.engine import Event
+from nfstune.session.nas_view import no_login_label
 from nfstune.session.script import RunOutcome, Survey, run_session, survey
 from nfstune.session.workflow import Facts, Pair
 from nfstune.ui.jobs import EventBuffer, Job, JobQueue, Prompter
@@ -43,10 +45,13 @@ class HostSpec:
     identity_file: str | None = None
     lab_vm: str | None = None  # "nas" or "client": the practice lab's VM instead of `target`
     local: bool = False  # this computer, without SSH
+    no_login: bool = False  # the NFS server nfstune cannot log in to: `target` is its name as the client reaches it
 
     def describe(self) -> str:
         if self.local:
             return "this computer"
+        if self.no_login:
+            return no_login_label(self.target)
         if self.lab_vm:
             return f"practice lab {self.lab_vm}"
         who = f"{self.user}@" if self.user else ""
@@ -109,6 +114,13 @@ class Controller(QObject):
         self.specs[role] = spec
         if role == "server":
             self.server_address = server_address or (spec.target if not spec.lab_vm else "nas")
+        if role == "server" and spec.no_login:
+            # nothing to log in to: the client mounts it, and the probe sees it from there (session/nas_view.py)
+            previous = self.hosts.pop(role, None)
+            if previous is not None:
+                previous.close()
+            self._set_state(role, ConnState.CONNECTED, f"{spec.describe()}: tested from the client alone")
+            return
         self._set_state(role, ConnState.CONNECTING, f"connecting to {spec.describe()}…")
 
         def work(job: Job) -> Host:
@@ -165,14 +177,20 @@ class Controller(QObject):
         if undone:
             job.progress.emit(f"{host.label}: undid {len(undone)} change(s) an earlier run had left")
 
-    def connect_lab(self) -> None:
+    def connect_lab(self, *, no_login: bool = False) -> None:
         """Both roles on the practice lab, at once when both VMs run; when the lab is down, the server's job
-        starts it first and the client connects after it (so the two connections do not both try)."""
+        starts it first and the client connects after it (so the two connections do not both try). `no_login`:
+        the lab's NAS as one nfstune cannot log in to (the client's job starts the lab then)."""
         from nfstune.lab import LabConfig, vm_pid
 
         cfg = self.lab_config or LabConfig()
-        self.connect_host("server", HostSpec("nas", lab_vm="nas"))
-        if all(vm_pid(cfg, vm) is not None for vm in ("nas", "client")):  # pid files only: no SSH on this thread
+        if no_login:
+            self.connect_host("server", HostSpec("nas", no_login=True), server_address="nas")
+        else:
+            self.connect_host("server", HostSpec("nas", lab_vm="nas"))
+        if no_login or all(
+            vm_pid(cfg, vm) is not None for vm in ("nas", "client")
+        ):  # pid files only: no SSH on this thread
             self.connect_host("client", HostSpec("client", lab_vm="client"))
         else:
             job = self._jobs["connect-server"]
@@ -215,7 +233,17 @@ class Controller(QObject):
         if any(self.states[r] is not ConnState.CONNECTED for r in ROLES) or not self.share:
             raise RuntimeError("both hosts must be connected and a share chosen first")
         more = [self.hosts[r] for r in self.connected_more()]
-        return Pair(self.hosts["server"], self.hosts["client"], self.server_address or "", self.share, more)
+        return Pair(self.hosts.get("server"), self.hosts["client"], self.server_address or "", self.share, more)
+
+    def server_label(self) -> str:
+        """The server as messages name it: its login's label, or its address when there is no login."""
+        server = self.hosts.get("server")
+        return server.label if server is not None else no_login_label(self.server_address or "")
+
+    def server_key(self) -> str:
+        """The server's key in the store (Pair.server_key)."""
+        server = self.hosts.get("server")
+        return host_key(server) if server is not None else f"nfs@{self.server_address}"
 
     def plan_inputs(self) -> tuple[Pair | None, Facts | None]:
         """What the plan of a run is built from: the connected pair and its probed facts, each None until there
@@ -229,7 +257,7 @@ class Controller(QObject):
     # --- probe --------------------------------------------------------------------------------------------------
 
     def probe_hosts(self) -> None:
-        server, client = self.hosts["server"], self.hosts["client"]
+        server, client = self.hosts.get("server"), self.hosts["client"]
         more = [self.hosts[r] for r in self.connected_more()]
         address = self.server_address or ""
 

@@ -28,7 +28,7 @@ from nfstune.recipes.estimate import PastRun
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
 from nfstune.session.script import RunOutcome
 from nfstune.store import Results, open_store
-from nfstune.ui.controller import Controller
+from nfstune.ui.controller import ConnState, Controller
 from nfstune.ui.jobs import CRASHED, Prompter
 from nfstune.ui.pages.connect import ConnectPage
 from nfstune.ui.pages.history import HistoryPage
@@ -236,7 +236,7 @@ class MainWindow(QMainWindow):
         self.preflight_page.show_facts(
             p.facts.server,
             p.facts.client,
-            server_label=c.hosts["server"].label,
+            server_label=c.server_label(),
             client_label=c.hosts["client"].label,
             exports=p.exports,
             share=c.share,
@@ -277,12 +277,9 @@ class MainWindow(QMainWindow):
         other hosts) elsewhere: what the Recipes page's estimates are made from."""
         from nfstune.changes.transaction import host_key
 
-        hosts = self.controller.hosts
-        keys = (
-            (host_key(hosts["server"]), host_key(hosts["client"]))
-            if "server" in hosts and "client" in hosts
-            else ("", "")
-        )
+        c = self.controller
+        connected = c.states["server"] is ConnState.CONNECTED and "client" in c.hosts
+        keys = (c.server_key(), host_key(c.hosts["client"])) if connected else ("", "")
         return [PastRun(*row) for row in self.results_store.past_runs(*keys, scale)]
 
     def _show_recommendation(self, rec: Recommendation, session: dict[str, Any]) -> None:
@@ -290,9 +287,10 @@ class MainWindow(QMainWindow):
         async_measured = any("async" in (run["config"].get("export_set") or []) for run in session["runs"])
         self.recommendation_page.show_recommendation(
             rec,
-            server_label=c.hosts["server"].label,
+            server_label=c.server_label(),
             client_label=c.hosts["client"].label,
             async_measured=async_measured,
+            can_apply="server" in c.hosts,
         )
 
     @Slot(str)

@@ -28,6 +28,7 @@ from nfstune.ui.rich_text import rich
 RECENT_KEY = "connect/recent_pairs"
 LAB_PAIR = {"server": {"lab": "nas"}, "client": {"lab": "client"}}  # the practice lab, as a recent pair
 RECENT_MAX = 8
+TARGET_HINT = "nas.local, admin@192.168.1.10, or an alias from ~/.ssh/config"
 STATE_STYLE = {
     ConnState.IDLE: "color: palette(mid);",
     ConnState.CONNECTING: "color: #8a6d00;",
@@ -44,15 +45,24 @@ class HostPanel(QGroupBox):
     def __init__(self, role: str, title: str, parent: QWidget | None = None) -> None:
         super().__init__(title, parent)
         self.role = role
-        self.target = QLineEdit(placeholderText="nas.local, admin@192.168.1.10, or an alias from ~/.ssh/config")
+        self.target = QLineEdit(placeholderText=TARGET_HINT)
         self.user = QLineEdit(placeholderText="from ~/.ssh/config, else your login")
         self.port = QSpinBox(minimum=0, maximum=65535, specialValueText="22 / ~/.ssh/config")
         self.key = QLineEdit(placeholderText="~/.ssh/id_ed25519 (optional; the agent and ~/.ssh/config are used)")
         form = QFormLayout()
         self.this_computer = QCheckBox("T&his computer is the client (no SSH)")
         self.this_computer.toggled.connect(self._on_this_computer_toggled)
+        # a NAS with SSH off, or a login without root: the client-side questions need no login there
+        self.no_login = QCheckBox("I cannot &log in to this NAS: test from the client alone")
+        self.no_login.setToolTip(
+            "Mount options, read-ahead and NFS versions are compared from the client; nothing runs or changes on the "
+            "NAS. What only the NAS can change (sync/async, threads) is listed with where to set it yourself."
+        )
+        self.no_login.toggled.connect(self._on_no_login_toggled)
         if role == "client":
             form.addRow(self.this_computer)
+        else:
+            form.addRow(self.no_login)
         form.addRow(f"&{'Server' if role == 'server' else 'Client'} host:", self.target)
         form.addRow("&User:", self.user)
         form.addRow("P&ort:", self.port)
@@ -78,9 +88,19 @@ class HostPanel(QGroupBox):
         for field in (self.target, self.user, self.port, self.key):
             field.setEnabled(not checked)
 
+    @Slot(bool)
+    def _on_no_login_toggled(self, checked: bool) -> None:
+        for field in (self.user, self.port, self.key):
+            field.setEnabled(not checked)
+        self.target.setPlaceholderText(
+            "the NAS's name or IP address as the client reaches it" if checked else TARGET_HINT
+        )
+
     def spec(self) -> HostSpec:
         if self.this_computer.isChecked():
             return HostSpec("this computer", local=True)
+        if self.no_login.isChecked():
+            return HostSpec(self.target.text().strip(), no_login=True)
         return HostSpec(
             self.target.text().strip(),
             self.user.text().strip() or None,
@@ -95,6 +115,7 @@ class HostPanel(QGroupBox):
         self.key.setText(str(data.get("key") or ""))
         self.address.setText(str(data.get("address") or ""))
         self.this_computer.setChecked(bool(data.get("local")))
+        self.no_login.setChecked(bool(data.get("no_login")))
 
     def show_state(self, state: ConnState, message: str) -> None:
         # "connecting to nas…", not "connecting…: connecting to nas"
@@ -197,7 +218,14 @@ class ConnectPage(QWidget):
             self.panels[role].target.setFocus()
             return
         address = None
-        if role == "server":
+        if role == "server" and spec.no_login:
+            try:  # no login: the name the client mounts it by, not an ssh destination
+                address = server_address(spec.target)
+            except ValueError as error:
+                self.error.setText(f"NFS server: {error}.")
+                self.panels[role].target.setFocus()
+                return
+        elif role == "server":
             address, problem = self._server_address(spec)
             if problem:
                 self.error.setText(problem)
@@ -256,7 +284,7 @@ class ConnectPage(QWidget):
     @Slot()
     def _on_lab_clicked(self) -> None:
         self.error.clear()
-        self.controller.connect_lab()
+        self.controller.connect_lab(no_login=self.panels["server"].no_login.isChecked())
         self._remember_lab()
 
     @Slot(str, object, str)
@@ -300,6 +328,7 @@ class ConnectPage(QWidget):
                 "key": p.key.text().strip(),
                 "address": p.address.text().strip(),
                 "local": p.this_computer.isChecked(),
+                "no_login": p.no_login.isChecked(),
             }
             for role, p in self.panels.items()
         }

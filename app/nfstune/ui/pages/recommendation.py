@@ -42,6 +42,7 @@ NO_ASYNC = {
     False: "async was not measured in this session (the sync-vs-async recipe measures it).",
     None: "async was not measured to help here, or was not measured: no async alternative is offered.",
 }
+APPLY_TIP = "Show the exact changes to /etc/exports and /etc/fstab before applying them"
 
 
 def _line_label() -> QLabel:
@@ -198,7 +199,7 @@ class RecommendationPage(QWidget):
         self.copy_button.setToolTip("Copy both lines, with comments naming their files, to the clipboard")
         self.save_button = QPushButton("Sa&ve…")
         self.apply_button = QPushButton("&Apply…")
-        self.apply_button.setToolTip("Show the exact changes to /etc/exports and /etc/fstab before applying them")
+        self.apply_button.setToolTip(APPLY_TIP)
         self.undo_button = QPushButton("&Undo last Apply…")
         self.undo_button.setToolTip("Show how the files the last Apply changed would be put back, then do it")
         self.apply_state = wrapped_label()
@@ -253,10 +254,17 @@ class RecommendationPage(QWidget):
         self.exports_line.setText("No recommendation yet: it appears when a session has results.")
 
     def show_recommendation(
-        self, rec: Recommendation, *, server_label: str, client_label: str, async_measured: bool | None = None
+        self,
+        rec: Recommendation,
+        *,
+        server_label: str,
+        client_label: str,
+        async_measured: bool | None = None,
+        can_apply: bool = True,
     ) -> None:
         """`async_measured` only words the line shown when there is no async alternative: True when sync and
-        async were measured (and async did not help), False when they were not, None when the caller cannot say."""
+        async were measured (and async did not help), False when they were not, None when the caller cannot say.
+        `can_apply` False: nfstune has no login on the server, which Apply writes to (the lines are copied)."""
         e = html.escape
         self._rec = rec
         self._labels = (server_label, client_label)
@@ -294,6 +302,13 @@ class RecommendationPage(QWidget):
         self.set_apply_state("", None)
         self.status.clear()
         self._set_enabled(True)
+        self.exports_box.setVisible(bool(rec.exports_line))  # "" without a login on the server: a note says why
+        self.apply_button.setEnabled(can_apply)
+        self.apply_button.setToolTip(
+            APPLY_TIP
+            if can_apply
+            else "Apply writes the server's files too, and nfstune has no login there: copy the fstab line instead"
+        )
 
     def set_apply_state(self, text: str, ok: bool | None) -> None:
         """What the apply flow reports: 'Applied and verified' (ok), 'Rolled back: ...' (not ok), or progress."""
