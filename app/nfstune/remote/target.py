@@ -62,7 +62,8 @@ class _Resolver:
                 jump = _with_jump(self.resolve(hop.removeprefix("ssh://"), None, None, ()), jump)
         # a key given here is tried first, then the config's (ssh -i does the same)
         files = keys + tuple(p for p in found.identity_files if p not in keys)
-        return dataclasses.replace(found, identity_files=files, jump=jump)
+        warnings = found.warnings + (jump.warnings if jump else ())  # a hop's too: the admin sees only this one
+        return dataclasses.replace(found, identity_files=files, jump=jump, warnings=warnings)
 
 
 def _with_jump(target: SshTarget, jump: SshTarget | None) -> SshTarget:
@@ -81,33 +82,37 @@ def _port(text: str, alias: str) -> int:
 
 def _openssh(binary: str, config: Path | None) -> Lookup:
     def lookup(alias: str, user: str | None, port: int | None) -> tuple[SshTarget, str | None]:
-        o = og.ssh_g(binary, alias, config=config, user=user, port=port)
-        values = og.tokens(o, alias)
-        ids = [og.expand(f, values, og.FILE_TOKENS, "IdentityFile", path=True) for f in o.get("identityfile", [])]
-        proxy = og.first(o, "proxycommand")
-        warnings = []
-        if og.first(o, "proxyusefdpass") == "yes" and proxy:
-            warnings.append(f"{alias}: ProxyUseFdpass is not supported: the ProxyCommand's output is the connection")
-        if og.first(o, "knownhostscommand"):
-            warnings.append(f"{alias}: KnownHostsCommand is not run: host keys come from known_hosts files only")
-        known = [k for key in ("userknownhostsfile", "globalknownhostsfile") for v in o.get(key, []) for k in v.split()]
-        target = SshTarget(
-            alias=alias,
-            hostname=o["hostname"][0],
-            port=_port(o["port"][0], alias),
-            user=o["user"][0],
-            # ssh lists its default keys (~/.ssh/id_rsa, ...) whether or not they exist; paramiko refuses a missing one
-            identity_files=tuple(Path(f) for f in ids if Path(f).is_file()),
-            identities_only=og.first(o, "identitiesonly") == "yes",
-            proxy_command=og.expand(proxy, values, og.PROXY_TOKENS, "ProxyCommand") if proxy else None,
-            host_key_alias=og.first(o, "hostkeyalias"),
-            known_hosts_files=tuple(Path(k).expanduser() for k in known if k.lower() != "none"),
-            warnings=tuple(warnings),
-            resolved_by="ssh -G",
-        )
-        return target, og.first(o, "proxyjump")
+        return from_ssh_g(og.ssh_g(binary, alias, config=config, user=user, port=port), alias)
 
     return lookup
+
+
+def from_ssh_g(o: og.Options, alias: str) -> tuple[SshTarget, str | None]:
+    """What `ssh -G alias` printed -> the target (without its jump hosts) and its ProxyJump spec."""
+    values = og.tokens(o, alias)
+    ids = [og.expand(f, values, og.FILE_TOKENS, "IdentityFile", path=True) for f in o.get("identityfile", [])]
+    proxy = og.first(o, "proxycommand")
+    warnings = []
+    if og.first(o, "proxyusefdpass") == "yes" and proxy:
+        warnings.append(f"{alias}: ProxyUseFdpass is not supported: the ProxyCommand's output is the connection")
+    if og.first(o, "knownhostscommand"):
+        warnings.append(f"{alias}: KnownHostsCommand is not run: host keys come from known_hosts files only")
+    known = [k for key in ("userknownhostsfile", "globalknownhostsfile") for v in o.get(key, []) for k in v.split()]
+    target = SshTarget(
+        alias=alias,
+        hostname=o["hostname"][0],
+        port=_port(o["port"][0], alias),
+        user=o["user"][0],
+        # ssh lists its default keys (~/.ssh/id_rsa, ...) whether or not they exist; paramiko refuses a missing one
+        identity_files=tuple(Path(f) for f in ids if Path(f).is_file()),
+        identities_only=og.first(o, "identitiesonly") == "yes",
+        proxy_command=og.expand(proxy, values, og.PROXY_TOKENS, "ProxyCommand") if proxy else None,
+        host_key_alias=og.first(o, "hostkeyalias"),
+        known_hosts_files=tuple(Path(k).expanduser() for k in known if k.lower() != "none"),
+        warnings=tuple(warnings),
+        resolved_by="ssh -G",
+    )
+    return target, og.first(o, "proxyjump")
 
 
 def _paramiko(config_path: Path | None) -> tuple[Lookup, list[str]]:
