@@ -17,7 +17,7 @@ from nfstune.advice.session import kept_recommendation
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes, recipes_by_id
 from nfstune.recipes.model import Recipe
-from nfstune.remote import open_host
+from nfstune.remote import Host, open_host
 from nfstune.results.summary import aa_checks, aa_summary, results_text, summarize_session
 from nfstune.session.baselines import baseline_label
 from nfstune.session.engine import Event
@@ -88,6 +88,13 @@ def _ask_secret(label: str, what: str) -> str | None:
     return getpass.getpass(f"{label}: {what}: ") if sys.stdin.isatty() else None
 
 
+def _open(spec: str) -> Host:
+    host = open_host(spec, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret)
+    for warning in host.target.warnings:  # what of ~/.ssh/config nfstune could not honour, before connecting
+        print(f"nfstune: note: {host.label}: {warning}", file=sys.stderr)
+    return host
+
+
 def connect_pair(
     args: argparse.Namespace, stack: ExitStack, share: str | None = None, *, need_share: bool = True
 ) -> Pair:
@@ -102,12 +109,8 @@ def connect_pair(
     share = share or getattr(args, "share", None) or ""
     if not args.client or (need_share and not share):
         raise ConfigError("--server needs --client and --share too")
-    server = open_host(args.server, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret)
-    stack.enter_context(server)
-    clients = []
-    for destination in args.client:
-        clients.append(open_host(destination, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret))
-        stack.enter_context(clients[-1])
+    server = stack.enter_context(_open(args.server))
+    clients = [stack.enter_context(_open(destination)) for destination in args.client]
     return Pair(server, clients[0], args.server_address or server.target.hostname, share, clients[1:])
 
 
