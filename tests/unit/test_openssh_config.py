@@ -85,7 +85,7 @@ def test_the_fallback_names_what_it_cannot_honour(tmp_path: Path) -> None:
         "Host nas\n"
         "  HostName 10.0.0.2\n"
         "  ProxyCommand ssh -W %h:%p %n\n"
-        "Match localnetwork 10.0.0.0/8\n"
+        'Match originalhost nas exec "test -e /x" !localnetwork 10.0.0.0/8 all\n'
         "  CanonicalizePermittedCNAMEs *.a:*.b\n"
     )
     said = config_fallback.unhonoured(config)

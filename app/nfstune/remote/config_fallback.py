@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shlex
 from pathlib import Path
 
 import paramiko
@@ -48,9 +49,15 @@ def unhonoured(path: Path) -> list[str]:
         if key in UNHONOURED:
             out.append(f"{where} {value}: {UNHONOURED[key]}")
         elif key == "match":
-            for criterion in value.split():
-                name = criterion.lstrip("!").lower()
-                if name.isalpha() and (name not in MATCH_KNOWN or (name == "exec" and not can_exec)):
+            try:
+                words = shlex.split(value, comments=True)
+            except ValueError:  # an unbalanced quote: paramiko refuses the file anyway
+                words = value.split()
+            while words:
+                name = words.pop(0).lstrip("!").lower()
+                if name not in ("all", "canonical", "final") and words:
+                    words.pop(0)  # the criterion's argument
+                if name not in MATCH_KNOWN or (name == "exec" and not can_exec):
                     out.append(f"{where} {name}: not evaluated; the block applies as if it matched")
         elif key == "proxycommand":
             others = sorted({t for t in re.findall(r"%(.)", value) if t not in PARAMIKO_PROXY_TOKENS})
