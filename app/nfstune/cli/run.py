@@ -17,7 +17,7 @@ from nfstune.advice.session import kept_recommendation
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes, recipes_by_id
 from nfstune.recipes.model import Recipe
-from nfstune.remote import open_host
+from nfstune.remote import Host, open_host
 from nfstune.remote.target import split_spec
 from nfstune.results.caveats import WITHOUT_SERVER, caveats
 from nfstune.results.summary import aa_checks, aa_summary, results_text, summarize_session
@@ -90,6 +90,13 @@ def _ask_secret(label: str, what: str) -> str | None:
     return getpass.getpass(f"{label}: {what}: ") if sys.stdin.isatty() else None
 
 
+def _open(spec: str) -> Host:
+    host = open_host(spec, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret)
+    for warning in host.target.warnings:  # what of ~/.ssh/config nfstune could not honour, before connecting
+        print(f"nfstune: note: {host.label}: {warning}", file=sys.stderr)
+    return host
+
+
 def connect_pair(
     args: argparse.Namespace, stack: ExitStack, share: str | None = None, *, need_share: bool = True
 ) -> Pair:
@@ -107,14 +114,8 @@ def connect_pair(
     share = share or getattr(args, "share", None) or ""
     if not args.client or (need_share and not share):
         raise ConfigError("--server needs --client and --share too")
-    server = None
-    if not no_login:
-        server = open_host(args.server, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret)
-        stack.enter_context(server)
-    clients = []
-    for destination in args.client:
-        clients.append(open_host(destination, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret))
-        stack.enter_context(clients[-1])
+    server = None if no_login else stack.enter_context(_open(args.server))
+    clients = [stack.enter_context(_open(destination)) for destination in args.client]
     address = args.server_address or (server.target.hostname if server else split_spec(args.server)[0])
     return Pair(server, clients[0], address, share, clients[1:])
 

@@ -8,6 +8,7 @@ import base64
 import hashlib
 import secrets
 import shlex
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -29,6 +30,7 @@ from nfstune.remote.errors import (
     shown_command,
 )
 from nfstune.remote.process import RemoteProcess, wrap
+from nfstune.remote.proxy import ProxyProcess
 from nfstune.remote.target import SshTarget
 from nfstune.remote.tools import install_hint, missing_command
 
@@ -104,6 +106,7 @@ class Host:
         self._sudo_prefix: str | None = None  # "" when root, "sudo -n " or "sudo -S -p <our prompt> " otherwise
         self._client: paramiko.SSHClient | None = None
         self._jump: Host | None = None
+        self._proxy: ProxyProcess | None = None
         self._lock = threading.Lock()
 
     def __enter__(self) -> Host:
@@ -124,28 +127,58 @@ class Host:
                 self._close_locked()
             self._connect_locked()
 
-    def _connect_locked(self) -> None:
+    def _open_sock(self) -> socket.socket | paramiko.Channel | None:
+        """What the SSH connection goes over (None: paramiko connects itself); anew for each try, as a tunnel
+        or a proxy command is used up by a failed login."""
         t = self.target
-        sock = None
         if t.jump is not None:
-            self._jump = Host(
-                t.jump,
-                known_hosts=self.known_hosts,
-                system_known_hosts=self.system_known_hosts,
-                connect_timeout=self.connect_timeout,
-                on_unknown_host_key=self._on_unknown_host_key,
-                ask_secret=self._ask_secret,
-            )
-            sock = self._jump.open_tunnel(t.hostname, t.port, self.label)
+            if self._jump is None:
+                self._jump = Host(
+                    t.jump,
+                    known_hosts=self.known_hosts,
+                    system_known_hosts=self.system_known_hosts,
+                    connect_timeout=self.connect_timeout,
+                    on_unknown_host_key=self._on_unknown_host_key,
+                    ask_secret=self._ask_secret,
+                )
+            return self._jump.open_tunnel(t.hostname, t.port, self.label)
+        try:
+            if t.proxy_command:
+                if self._proxy is not None:
+                    self._proxy.close()
+                self._proxy = ProxyProcess(t.proxy_command)
+                return self._proxy.sock
+            if t.host_key_alias:  # our own socket: paramiko's hostname is then the name the key is looked up by
+                return socket.create_connection((t.hostname, t.port), timeout=self.connect_timeout)
+        except OSError as exc:
+            how = f"ProxyCommand {t.proxy_command}" if t.proxy_command else f"{t.hostname}:{t.port}"
+            raise Unreachable(self.label, f"cannot open SSH connection through {how} ({exc})") from None
+        return None
+
+    def _connect_locked(self) -> None:
+        try:
+            self._login()
+        except BaseException:
+            self._close_locked()  # the jump host's login, the proxy command: nothing is left running
+            raise
+
+    def _login(self) -> None:
+        t = self.target
+        sock = self._open_sock()
         client = paramiko.SSHClient()
         if self.system_known_hosts is not None and self.system_known_hosts.exists():
             client.load_system_host_keys(str(self.system_known_hosts))
+        for path in t.known_hosts_files:  # the SSH config's UserKnownHostsFile and GlobalKnownHostsFile
+            if path.is_file():
+                client.load_system_host_keys(str(path))
         if self.known_hosts.exists():
             client.load_host_keys(str(self.known_hosts))
         client.set_missing_host_key_policy(_AskOrRefuse(self.label, self.known_hosts, self._on_unknown_host_key))
+        # with HostKeyAlias ssh looks the key up under the alias as it is, without a port; paramiko uses
+        # hostname and port only for that lookup when it is given the socket
         kwargs = {
-            "hostname": t.hostname,
-            "port": t.port,
+            "hostname": t.host_key_alias or t.hostname,
+            "port": 22 if t.host_key_alias else t.port,
             "username": t.user,
             "sock": sock,
             "timeout": self.connect_timeout,
@@ -171,8 +204,7 @@ class Host:
                 self._password = self._ask_secret(self.label, f"SSH password for {t.user}")
                 if self._password is None:
                     raise
-                if t.jump is not None and self._jump is not None:  # the tunnel was used up by the first try
-                    kwargs["sock"] = self._jump.open_tunnel(t.hostname, t.port, self.label)
+                kwargs["sock"] = self._open_sock()  # the first try used up the tunnel or proxy command
                 client.connect(**kwargs, password=self._password, look_for_keys=False, allow_agent=False)  # type: ignore[arg-type]
         except paramiko.BadHostKeyException as exc:
             client.close()
@@ -185,7 +217,9 @@ class Host:
             raise AuthFailed(self.label, f"login as {t.user} refused ({exc})") from None
         except (OSError, paramiko.SSHException) as exc:
             client.close()
-            raise Unreachable(self.label, f"cannot open SSH connection ({exc or type(exc).__name__})") from None
+            said = self._proxy.said() if self._proxy is not None else ""
+            said = f"; the ProxyCommand said: {said}" if said else ""
+            raise Unreachable(self.label, f"cannot open SSH connection ({exc or type(exc).__name__}{said})") from None
         except BaseException:
             client.close()
             raise
@@ -213,6 +247,9 @@ class Host:
         if self._jump is not None:
             self._jump.close()
             self._jump = None
+        if self._proxy is not None:
+            self._proxy.close()
+            self._proxy = None
 
     # --- commands -------------------------------------------------------------------------------------------
 

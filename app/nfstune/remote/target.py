@@ -1,15 +1,22 @@
-"""Where to connect: a host as the admin names it, resolved through ~/.ssh/config like OpenSSH does
-(HostName, User, Port, IdentityFile, ProxyJump)."""
+"""Where to connect: a host as the admin names it, resolved through the SSH config as OpenSSH does.
+
+Where the ssh client is installed, OpenSSH itself resolves the host (`ssh -G`, remote/openssh_config.py):
+Include, Match, canonicalization and first-value-wins are then exactly ssh's. nfstune honours HostName, User,
+Port, IdentityFile, IdentitiesOnly, ProxyCommand, ProxyJump (each hop resolved by ssh too, as `ssh -J` does),
+HostKeyAlias, UserKnownHostsFile and GlobalKnownHostsFile (read only). Without the client, paramiko reads
+~/.ssh/config (remote/config_fallback.py) and every directive it cannot honour is named in `warnings`."""
 
 from __future__ import annotations
 
+import dataclasses
 import getpass
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import paramiko
-
 from nfstune.errors import ConfigError
+from nfstune.remote import config_fallback
+from nfstune.remote import openssh_config as og
 
 
 @dataclass(frozen=True)
@@ -21,6 +28,11 @@ class SshTarget:
     identity_files: tuple[Path, ...] = ()
     jump: SshTarget | None = None
     identities_only: bool = False
+    proxy_command: str | None = None  # tokens expanded; run with the user's shell, as ssh does
+    host_key_alias: str | None = None  # the name the host key is looked up (and saved) under
+    known_hosts_files: tuple[Path, ...] = ()  # the config's UserKnownHostsFile and GlobalKnownHostsFile: read only
+    warnings: tuple[str, ...] = ()  # what of the SSH config nfstune could not honour: shown to the admin
+    resolved_by: str = ""  # "ssh -G", "paramiko" (no ssh client), or "" (built directly)
 
     @property
     def label(self) -> str:
@@ -28,9 +40,13 @@ class SshTarget:
         return self.alias if self.alias in (self.hostname, where) else f"{self.alias} ({where})"
 
 
+# (host, user, port) -> the target without its jump hosts, and its ProxyJump spec
+Lookup = Callable[[str, str | None, int | None], tuple[SshTarget, str | None]]
+
+
 @dataclass
 class _Resolver:
-    config: paramiko.SSHConfig
+    lookup: Lookup
     seen: set[str] = field(default_factory=set)
 
     def resolve(self, spec: str, user: str | None, port: int | None, keys: tuple[Path, ...]) -> SshTarget:
@@ -38,39 +54,95 @@ class _Resolver:
         if alias in self.seen:
             raise ConfigError(f"ProxyJump loop in the SSH config at {alias!r}")
         self.seen.add(alias)
-        found = self.config.lookup(alias)
-        jump_spec = found.get("proxyjump")
+        found, jump_spec = self.lookup(alias, user or spec_user, port or spec_port)
         jump = None
-        if jump_spec and jump_spec.lower() != "none":
-            # "a,b,c": connect to a, through it to b, through b to c, through c to the target
-            chain = [s.strip() for s in jump_spec.split(",") if s.strip()]
-            for hop in chain:
-                hop_target = self.resolve(hop, None, None, ())
-                jump = _with_jump(hop_target, jump)
-        files = keys or tuple(Path(p).expanduser() for p in found.get("identityfile", []))
-        try:
-            final_port = port or spec_port or int(found.get("port", 22))
-        except ValueError:
-            raise ConfigError(f"the SSH config gives {alias!r} a port that is not a number: {found['port']}") from None
-        if not 0 < final_port < 65536:
-            raise ConfigError(f"port {final_port} for {alias!r} is out of range")
-        return SshTarget(
-            alias=alias,
-            hostname=found.get("hostname", alias),
-            port=final_port,
-            user=user or spec_user or found.get("user") or getpass.getuser(),
-            identity_files=files,
-            jump=jump,
-            identities_only=found.get("identitiesonly", "no").lower() == "yes",
-        )
+        # "a,b,c": connect to a, through it to b, through b to c, through c to the target
+        for hop in (s.strip() for s in (jump_spec or "").split(",")):
+            if hop:
+                jump = _with_jump(self.resolve(hop.removeprefix("ssh://"), None, None, ()), jump)
+        # a key given here is tried first, then the config's (ssh -i does the same)
+        files = keys + tuple(p for p in found.identity_files if p not in keys)
+        warnings = found.warnings + (jump.warnings if jump else ())  # a hop's too: the admin sees only this one
+        return dataclasses.replace(found, identity_files=files, jump=jump, warnings=warnings)
 
 
 def _with_jump(target: SshTarget, jump: SshTarget | None) -> SshTarget:
-    if jump is None:
-        return target
-    return SshTarget(
-        target.alias, target.hostname, target.port, target.user, target.identity_files, jump, target.identities_only
+    return target if jump is None else dataclasses.replace(target, jump=jump)
+
+
+def _port(text: str, alias: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise ConfigError(f"the SSH config gives {alias!r} a port that is not a number: {text}") from None
+    if not 0 < port < 65536:
+        raise ConfigError(f"port {port} for {alias!r} is out of range")
+    return port
+
+
+def _openssh(binary: str, config: Path | None) -> Lookup:
+    def lookup(alias: str, user: str | None, port: int | None) -> tuple[SshTarget, str | None]:
+        return from_ssh_g(og.ssh_g(binary, alias, config=config, user=user, port=port), alias)
+
+    return lookup
+
+
+def from_ssh_g(o: og.Options, alias: str) -> tuple[SshTarget, str | None]:
+    """What `ssh -G alias` printed -> the target (without its jump hosts) and its ProxyJump spec."""
+    values = og.tokens(o, alias)
+    ids = [og.expand(f, values, og.FILE_TOKENS, "IdentityFile", path=True) for f in o.get("identityfile", [])]
+    proxy = og.first(o, "proxycommand")
+    warnings = []
+    if og.first(o, "proxyusefdpass") == "yes" and proxy:
+        warnings.append(f"{alias}: ProxyUseFdpass is not supported: the ProxyCommand's output is the connection")
+    if og.first(o, "knownhostscommand"):
+        warnings.append(f"{alias}: KnownHostsCommand is not run: host keys come from known_hosts files only")
+    known = [k for key in ("userknownhostsfile", "globalknownhostsfile") for v in o.get(key, []) for k in v.split()]
+    target = SshTarget(
+        alias=alias,
+        hostname=o["hostname"][0],
+        port=_port(o["port"][0], alias),
+        user=o["user"][0],
+        # ssh lists its default keys (~/.ssh/id_rsa, ...) whether or not they exist; paramiko refuses a missing one
+        identity_files=tuple(Path(f) for f in ids if Path(f).is_file()),
+        identities_only=og.first(o, "identitiesonly") == "yes",
+        proxy_command=og.expand(proxy, values, og.PROXY_TOKENS, "ProxyCommand") if proxy else None,
+        host_key_alias=og.first(o, "hostkeyalias"),
+        known_hosts_files=tuple(Path(k).expanduser() for k in known if k.lower() != "none"),
+        warnings=tuple(warnings),
+        resolved_by="ssh -G",
     )
+    return target, og.first(o, "proxyjump")
+
+
+def _paramiko(config_path: Path | None) -> tuple[Lookup, list[str]]:
+    path = config_path if config_path is not None else Path("~/.ssh/config").expanduser()
+    config, warnings = config_fallback.load(path)
+    if config_path is None and config_fallback.SYSTEM_CONFIG.is_file():
+        warnings.append(f"{config_fallback.SYSTEM_CONFIG}: not read (ssh reads it after {path})")
+
+    def lookup(alias: str, user: str | None, port: int | None) -> tuple[SshTarget, str | None]:
+        found = config_fallback.lookup(config, alias)
+        ids = found.get("identityfile") or []
+        assert isinstance(ids, list)
+        known = str(found.get("userknownhostsfile") or "").split()
+        jump = str(found.get("proxyjump") or "")
+        proxy = found.get("proxycommand")
+        target = SshTarget(
+            alias=alias,
+            hostname=str(found.get("hostname", alias)),
+            port=port or _port(str(found.get("port", 22)), alias),
+            user=user or str(found.get("user") or getpass.getuser()),
+            identity_files=tuple(Path(str(p)).expanduser() for p in ids),
+            identities_only=str(found.get("identitiesonly", "no")).lower() == "yes",
+            proxy_command=str(proxy) if proxy else None,
+            host_key_alias=str(found["hostkeyalias"]) if found.get("hostkeyalias") else None,
+            known_hosts_files=tuple(Path(k).expanduser() for k in known if k.lower() != "none"),
+            resolved_by="paramiko",
+        )
+        return target, (jump if jump.lower() != "none" else None)
+
+    return lookup, warnings
 
 
 def _is_port(text: str) -> bool:
@@ -104,13 +176,15 @@ def resolve(
     ssh_config: Path | None = None,
 ) -> SshTarget:
     """A host as typed ('nas', 'admin@nas:2222', an alias from ~/.ssh/config) -> where and how to connect.
-    Values given here win over the SSH config, as they do on ssh's command line."""
-    path = ssh_config if ssh_config is not None else Path("~/.ssh/config").expanduser()
-    config = paramiko.SSHConfig()
-    if path.is_file():
-        try:
-            config = paramiko.SSHConfig.from_path(str(path))
-        except (OSError, ValueError, paramiko.SSHException) as exc:
-            raise ConfigError(f"cannot read the SSH config {path}: {exc}") from None
+    Values given here win over the SSH config, as they do on ssh's command line. `ssh_config`: that file alone
+    (as ssh -F); by default ~/.ssh/config and /etc/ssh/ssh_config, as ssh reads them."""
     keys = (identity_file,) if identity_file else ()
-    return _Resolver(config).resolve(spec.strip(), user, port, keys)
+    binary = og.ssh_binary()
+    if binary is not None:
+        return _Resolver(_openssh(binary, ssh_config)).resolve(spec.strip(), user, port, keys)
+    lookup, warnings = _paramiko(ssh_config)
+    target = _Resolver(lookup).resolve(spec.strip(), user, port, keys)
+    if warnings:
+        said = "the ssh client is not installed: nfstune reads the SSH config itself and cannot honour "
+        warnings = [said + warnings[0], *warnings[1:]]
+    return dataclasses.replace(target, warnings=tuple(warnings))

@@ -148,6 +148,8 @@ class Controller(QObject):
                     on_unknown_host_key=self.prompter.host_key,
                     ask_secret=self.prompter.secret,
                 )
+            for warning in h.target.warnings:  # what of ~/.ssh/config nfstune could not honour: said before connecting
+                job.progress.emit(f"{h.label}: note: {warning}")
             h.connect()
             h.run(
                 ["true"], sudo=True, action="checking sudo"
@@ -157,7 +159,8 @@ class Controller(QObject):
 
         def done(h: Host) -> None:
             self.hosts[role] = h
-            self._set_state(role, ConnState.CONNECTED, h.label)
+            notes = "".join(f"\nnote: {w}" for w in h.target.warnings)  # kept in view while connected
+            self._set_state(role, ConnState.CONNECTED, h.label + notes)
 
         def failed(message: str) -> None:
             self._set_state(role, ConnState.FAILED, message)
