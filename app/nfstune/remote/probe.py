@@ -106,7 +106,7 @@ if has firewall-cmd && [ "$($T firewall-cmd --state 2>/dev/null)" = running ]; t
   [ -n "$z" ] && $T firewall-cmd --zone="$z" --list-all 2>/dev/null
 fi
 s ufw-conf; rd /etc/ufw/ufw.conf
-s ufw-default; [ -e /etc/ufw/ufw.conf ] && grep '^DEFAULT_INPUT_POLICY=' /etc/default/ufw 2>/dev/null
+s ufw-default; [ -e /etc/ufw/ufw.conf ] && rd /etc/default/ufw
 s ufw-rules; [ -e /etc/ufw/ufw.conf ] && rd /etc/ufw/user.rules
 s selinux; if has getenforce; then getenforce 2>/dev/null; else cat /sys/fs/selinux/enforce 2>/dev/null; fi
 s selinux-booleans; has getsebool && getsebool __BOOLEANS__ 2>/dev/null
