@@ -255,11 +255,14 @@ def test_json_of_the_captures_and_what_is_refused() -> None:
     assert HostFacts.from_json(nas.to_json()) == nas
     assert '"nfsd_versions_enabled": ["3", "4", "4.1", "4.2"]' in nas.to_json()
     with pytest.raises(ValueError):
-        HostFacts.from_json(nas.to_json().replace('"format": 2', '"format": 3'))
-    # a session stored by nfstune before format 2 keeps its facts: no RDMA device, listeners unknown
+        HostFacts.from_json(nas.to_json().replace('"format": 3', '"format": 4'))
+    # a session stored by nfstune before format 2 keeps its facts: no RDMA device, listeners unknown; before
+    # format 3: no firewall, no SELinux seen
     stored = json.loads(nas.to_json())
-    older = {k: v for k, v in stored.items() if k not in ("nfsd_listeners", "rdma_devices")} | {"format": 1}
+    older = {k: v for k, v in stored.items() if k not in ("firewall", "selinux")} | {"format": 2}
     assert HostFacts.from_json(json.dumps(older)) == nas
+    oldest = {k: v for k, v in older.items() if k not in ("nfsd_listeners", "rdma_devices")} | {"format": 1}
+    assert HostFacts.from_json(json.dumps(oldest)) == nas
     with pytest.raises(ValueError):
         HostFacts.from_json(nas.to_json().replace('"uid": 0', '"uid": false'))
     with pytest.raises(ValueError):

@@ -8,7 +8,10 @@ from dataclasses import dataclass, fields, is_dataclass
 from types import UnionType
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
-FACTS_FORMAT = 2  # bump when HostFacts' fields change: stored JSON says which layout it has
+from nfstune.facts.firewall import FirewallFacts
+from nfstune.facts.selinux import SelinuxFacts
+
+FACTS_FORMAT = 3  # bump when HostFacts' fields change: stored JSON says which layout it has
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,8 @@ class HostFacts:
     appliance: str | None
     appliance_evidence: tuple[str, ...]
     unreadable: tuple[str, ...]  # files that exist but this login may not read (/proc/fs/nfsd/* are root-only)
+    firewall: FirewallFacts | None  # firewalld or ufw when it is on; None: neither is on (or there)
+    selinux: SelinuxFacts | None  # None: no SELinux on the host
 
     @property
     def is_root(self) -> bool | None:
@@ -120,7 +125,10 @@ class HostFacts:
         data = json.loads(text)
         if isinstance(data, dict) and data.get("format") == 1:
             # stored before the probe read nfsd's listeners and the RDMA devices: unknown, and none
-            data = {**data, "format": FACTS_FORMAT, "nfsd_listeners": None, "rdma_devices": []}
+            data = {**data, "format": 2, "nfsd_listeners": None, "rdma_devices": []}
+        if isinstance(data, dict) and data.get("format") == 2:
+            # stored before the probe read the firewall and SELinux: neither was seen
+            data = {**data, "format": FACTS_FORMAT, "firewall": None, "selinux": None}
         if not isinstance(data, dict) or data.pop("format", None) != FACTS_FORMAT:
             raise ValueError(f"not HostFacts format {FACTS_FORMAT}")
         facts: HostFacts = _decode(cls, data)

@@ -10,7 +10,9 @@ import re
 import shlex
 
 from nfstune.facts.appliance import detect_appliance
+from nfstune.facts.firewall import FirewallFacts, parse_firewalld, parse_ufw
 from nfstune.facts.model import BlockDevice, FilesystemFacts, HostFacts, RdmaDevice, RouteFacts
+from nfstune.facts.selinux import parse_selinux
 
 SECTION_MARK = "@@nfstune-probe@@"
 UNREADABLE = "@@unreadable@@"  # printed for a file that exists but this login may not read
@@ -181,6 +183,15 @@ def _rdma_devices(text: str) -> tuple[RdmaDevice, ...]:
     return tuple(devices)
 
 
+def _firewall(sections: dict[str, str]) -> FirewallFacts | None:
+    """firewalld when it runs, else ufw when it is enabled (ufw's rules are root's: unreadable is None)."""
+    rules = sections.get("ufw-rules", "")
+    ufw = parse_ufw(
+        sections.get("ufw-conf", ""), sections.get("ufw-default", ""), None if rules.strip() == UNREADABLE else rules
+    )
+    return parse_firewalld(sections.get("firewalld", "")) or ufw
+
+
 def parse_probe_output(text: str) -> HostFacts:
     """The facts in the probe script's stdout; whatever is missing or unreadable is None (never raises)."""
     sections = split_sections(text)
@@ -230,4 +241,8 @@ def parse_probe_output(text: str) -> HostFacts:
         appliance=appliance,
         appliance_evidence=evidence,
         unreadable=unreadable,
+        firewall=_firewall(sections),
+        selinux=parse_selinux(
+            sections.get("selinux", ""), sections.get("selinux-booleans", ""), sections.get("selinux-label", "")
+        ),
     )

@@ -2,7 +2,8 @@
 
 Every part of the script tolerates a missing file or tool (it prints an empty section) and nothing in it needs
 root: what root alone may read (/proc/fs/nfsd/threads and versions) is reported in HostFacts.unreadable, and the
-thread count then comes from the world-readable /proc/net/rpc/nfsd instead.
+thread count then comes from the world-readable /proc/net/rpc/nfsd instead. Likewise the firewall's rules
+(firewalld's zone settings, ufw's user.rules) are read only by a root login; any login sees whether one is on.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import shlex
 from nfstune.facts.appliance import APPLIANCE_MARKERS
 from nfstune.facts.model import HostFacts
 from nfstune.facts.probe_output import SECTION_MARK, UNREADABLE, parse_probe_output
+from nfstune.facts.selinux import EXPORT_BOOLEANS
 from nfstune.remote.errors import CommandFailed
 from nfstune.remote.host import Host
 
@@ -94,6 +96,21 @@ while [ $# -gt 1 ]; do [ "$1" = dev ] && dev=$2; shift; done
 s nic-speed; [ -n "$dev" ] && cat "/sys/class/net/$dev/speed" 2>/dev/null
 s nic-mtu; [ -n "$dev" ] && cat "/sys/class/net/$dev/mtu" 2>/dev/null
 s nic-driver; [ -n "$dev" ] && readlink "/sys/class/net/$dev/device/driver" 2>/dev/null
+s firewalld
+if has firewall-cmd && [ "$($T firewall-cmd --state 2>/dev/null)" = running ]; then
+  echo 'state running'
+  z=
+  [ -n "$dev" ] && z=$($T firewall-cmd --get-zone-of-interface="$dev" 2>/dev/null)
+  [ -z "$z" ] && z=$($T firewall-cmd --get-default-zone 2>/dev/null)
+  echo "zone $z"
+  [ -n "$z" ] && $T firewall-cmd --zone="$z" --list-all 2>/dev/null
+fi
+s ufw-conf; rd /etc/ufw/ufw.conf
+s ufw-default; [ -e /etc/ufw/ufw.conf ] && rd /etc/default/ufw
+s ufw-rules; [ -e /etc/ufw/ufw.conf ] && rd /etc/ufw/user.rules
+s selinux; if has getenforce; then getenforce 2>/dev/null; else cat /sys/fs/selinux/enforce 2>/dev/null; fi
+s selinux-booleans; has getsebool && getsebool __BOOLEANS__ 2>/dev/null
+s selinux-label; [ -n "$p" ] && [ -e /sys/fs/selinux/enforce ] && ls -Zd "$p" 2>/dev/null
 s findmnt; [ -n "$p" ] && has findmnt && $T findmnt -P -o SOURCE,FSTYPE,TARGET,OPTIONS --target "$p" 2>/dev/null
 s df; [ -n "$p" ] && { $T df -P -T -B1 "$p" 2>/dev/null || $T df -P -k "$p" 2>/dev/null; }
 src=
@@ -138,6 +155,7 @@ def build_probe_script(path: str | None = None, peer: str | None = None) -> str:
         .replace("__EXISTS__", _markers("exists"))
         .replace("__COMMANDS__", _markers("command"))
         .replace("__LINES__", _markers("line"))
+        .replace("__BOOLEANS__", " ".join(EXPORT_BOOLEANS))
     )
     return prelude.lstrip() + values + body.lstrip()
 

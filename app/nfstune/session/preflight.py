@@ -18,6 +18,7 @@ from nfstune.nfs.exports import parsed_in_order
 from nfstune.nfs.exports_findings import findings
 from nfstune.nfs.kernel_view import offered_versions
 from nfstune.remote.tools import PACKAGES, install_hint
+from nfstune.session.server_guards import firewall_findings, selinux_findings
 
 Severity = Literal["error", "warning", "info"]
 HostRole = Literal["server", "client", "both"]
@@ -128,14 +129,20 @@ def check(
     if server.appliance is not None:
         evidence = "; ".join(server.appliance_evidence) or "its marker files"
         what = (
-            f"Found: {evidence}. {server.appliance} owns its export configuration, so nfstune will not write "
-            f"{server_label}'s exports: server-side steps (sync/async, threads) become manual steps in its web UI. "
+            f"Found: {evidence}. {server.appliance} owns its export configuration (its middleware writes "
+            f"/etc/exports from its own settings and would undo an edit), so nfstune will not write {server_label}'s "
+            "exports: server-side steps (sync/async, threads) become manual steps in its web UI. "
             f"For async: {async_setting_hint(server.appliance)}."
         )
         add(Problem("warning", "server", f"{server_label} is a {server.appliance} appliance", what))
     if server_login and server.nfs_server_active is False:
         state = server.nfs_server_state or "stopped (nfsd has no threads)"
-        what = f"nfs-server is {state}. Start it (systemctl enable --now nfs-server) and probe again."
+        start = (
+            f"Turn the NFS service on in {server.appliance}'s web UI (its middleware owns the service)"
+            if server.appliance is not None
+            else "Start it (`systemctl enable --now nfs-server`)"
+        )
+        what = f"nfs-server is {state}. {start} and probe again."
         add(Problem("error", "server", f"The NFS server is not running on {server_label}", what))
     elif server_login and server.nfs_server_active is None:
         what = "Neither systemd nor /proc/net/rpc/nfsd answered; nfsd may not be loaded."
@@ -205,6 +212,12 @@ def check(
         spinning = ", ".join(d.model or d.name for d in fs.disks if d.rotational)
         what = f"Sync writes will be slow: each fsync waits for the disk ({spinning})."
         add(Problem("info", "server", f"A spinning disk is under {fs.path} on {server_label}", what))
+    toward_client = server.route.peer_address if server.route else None
+    for severity, title, what in [
+        *firewall_findings(server, server_label, toward_client),
+        *selinux_findings(server, server_label),
+    ]:
+        add(Problem(severity, "server", title, what))
     found += exports_problems(export_files or {})
     return sorted(found, key=lambda p: SEVERITIES.index(p.severity))
 
