@@ -124,4 +124,6 @@ def nas_facts(client: Host, address: str, share: str) -> HostFacts:
         appliance=None,
         appliance_evidence=(),
         unreadable=(),
+        firewall=None,  # not seen from the client: a firewall in the way shows as a mount that failed
+        selinux=None,
     )
