@@ -4,6 +4,7 @@ and a real SQLite journal on this computer."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import time
@@ -29,6 +30,8 @@ class InterruptedOnce(LocalHost):
     def run(self, command: str | Sequence[str], **kw: object) -> CommandResult:  # type: ignore[override]
         if not self.signalled and "mktemp" in str(command):
             self.signalled = True
+            # garbage of earlier tests (a ProxyCommand's process and sockets) finalized now, not in the window below
+            gc.collect()
             os.kill(os.getpid(), signal.SIGINT)
             # the handler runs at Python's next check, which must be here: a check inside a finalizer (a Popen or
             # paramiko object freed meanwhile) would swallow the KeyboardInterrupt as unraisable, which made this
