@@ -135,3 +135,26 @@ def test_the_further_clients_are_remembered_with_the_pair(page: ConnectPage) -> 
     assert again.recent.itemText(0) == "nas.invalid → client.invalid, pc2.invalid, pc3.invalid"
     again._on_recent_activated(0)
     assert again.more.text() == "pc2.invalid, pc3.invalid"
+
+
+def test_a_nas_without_login_is_named_by_its_address_and_ready_without_ssh(qtbot: QtBot, page: ConnectPage) -> None:
+    server = page.panels["server"]
+    server.no_login.setChecked(True)
+    assert not any(field.isEnabled() for field in (server.user, server.port, server.key, server.address))
+    assert "as the client reaches it" in server.target.placeholderText()
+    server.target.setText("admin@nas:2222")  # an ssh destination is no address to mount from
+    page._connect("server")
+    assert page.error.text().startswith("NFS server: ") and page.controller.states["server"] is ConnState.IDLE
+    server.target.setText("127.0.0.1")
+    page._connect("server")
+    # nothing to log in to: ready at once, with no host and the address the client mounts it by
+    assert page.controller.states["server"] is ConnState.CONNECTED
+    assert "server" not in page.controller.hosts and page.controller.server_address == "127.0.0.1"
+    assert server.state.text() == "connected: 127.0.0.1 (no login): tested from the client alone"
+    assert page.controller.server_label() == "127.0.0.1 (no login)"
+    page._remember()
+    recent = page._recent()[0]
+    assert recent["server"]["no_login"] is True and recent["server"]["target"] == "127.0.0.1"
+    server.no_login.setChecked(False)
+    server.fill(recent["server"])  # a recent pair brings the box back ticked
+    assert server.no_login.isChecked() and not server.user.isEnabled()

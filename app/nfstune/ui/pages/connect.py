@@ -90,7 +90,8 @@ class HostPanel(QGroupBox):
 
     @Slot(bool)
     def _on_no_login_toggled(self, checked: bool) -> None:
-        for field in (self.user, self.port, self.key):
+        # the host is then the address itself, as the client mounts it
+        for field in (self.user, self.port, self.key, self.address):
             field.setEnabled(not checked)
         self.target.setPlaceholderText(
             "the NAS's name or IP address as the client reaches it" if checked else TARGET_HINT
