@@ -150,3 +150,30 @@ def test_before_the_facts_come_it_says_it_is_reading_them(qtbot: QtBot) -> None:
     assert headers == ["", "Server", "Client"]  # never Qt's "1 2 3"
     page.reading_failed("nas: connection reset")
     assert not page.busy.isVisible() and "Could not read the hosts' facts: nas: connection reset" in page.reading.text()
+
+
+def test_a_nas_without_login_shows_what_the_client_saw_and_what_is_lost(page: PreflightPage) -> None:
+    from nfstune.session.nas_view import facts_seen
+
+    tried = (CAPTURES.parent / "nas-view" / "versions-lab-export.txt").read_text()
+    page.show_facts(
+        facts_seen("nas", tried),
+        facts("lab-client-root.txt"),
+        server_label="nas (no login)",
+        client_label="client",
+        exports=["/export"],
+        share="/export",
+        client_mounts_of_server=[],
+        server_login=False,
+    )
+    assert not page.blocking()
+    titles = [p.title for p in page.problems()]
+    assert "No login on nas (no login): the client's side alone" in titles
+    assert not any("NFS server" in t and "running" in t for t in titles)  # nothing said of what was not seen
+    rows = table_text(page)
+    assert rows["Hostname"][0] == "nas" and rows["NFS versions enabled"][0] == "3, 4.0, 4.1, 4.2"
+    assert rows["nfs-server"][0] == "answers NFS (seen from the client)"
+    # unknown, not "not installed": the client cannot see what the NAS has
+    assert {rows[label][0] for label in ("Kernel", "fio", "iperf3", "RDMA devices")} == {"\u2013"}
+    shown = " ".join(label.text() for label in page.findChildren(QLabel))
+    assert "page cache cannot be dropped" in shown

@@ -37,6 +37,7 @@ from nfstune.changes.nfsd_threads import threads_steps
 from nfstune.changes.steps import Step, Steps, write
 from nfstune.changes.transaction import HOST_JOURNAL_DIR, undo_tempfile
 from nfstune.facts.appliance import async_setting_hint, server_setting_hint
+from nfstune.nfs.export_edit import ExportOptionEdit
 from nfstune.nfs.own_mount import MOUNT_ROOT, mount_point_for
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
 
@@ -203,7 +204,11 @@ def build_plan(
     )
     plans: list[RecipePlan] = []
     skipped: list[str] = []
+    notes: list[str] = []
     for recipe in recipes:
+        kept: list[str] = []
+        if not server_login or appliance is not None:
+            recipe, kept = _as_the_server_has_it(recipe)
         configs = []
         for config in recipe.configs:
             if config.when.holds(facts) is False:
@@ -220,8 +225,12 @@ def build_plan(
                 )
             else:
                 configs.append(config)
+        if len(configs) == 1 < len(recipe.configs):
+            skipped.append(f"{recipe.id}: skipped: only {configs[0].label} can run here, with nothing to compare it to")
+            continue
         if not configs:
             continue
+        notes += kept
         rounds = recipe.rounds
         # str seeds are hashed with sha512 by random.Random: the same order on every machine and Python run
         rng = random.Random(f"{seed}:{recipe.id}")
@@ -258,6 +267,40 @@ def build_plan(
         size_limits=size_limits,
         session=session_steps(plans, share, scratch_name, None if server_login else server_address),
         server_login=server_login,
+        notes=tuple(notes),
+    )
+
+
+def _as_the_server_has_it(recipe: Recipe) -> tuple[Recipe, list[str]]:
+    """Where nfstune may not change the export (no login, an appliance): a configuration whose only server change
+    is the export options its baseline sets too (quick-check pins sync for its client-side comparisons) runs on the
+    export as the server has it, as its baseline then does: the two still compare on the same export. The others
+    that change the server are skipped by the planner."""
+    base = next((c for c in recipe.configs if c.label == recipe.baseline), None)
+    if base is None or not _export_only(base):
+        return recipe, []
+    configs, kept = [], []
+    for config in recipe.configs:
+        if _export_only(config) and config.export == base.export:
+            kept.append(config.label)
+            config = dataclasses.replace(config, export=ExportOptionEdit())
+        configs.append(config)
+    if not kept:
+        return recipe, []
+    edits = ", ".join(base.export.set) + (f", without {', '.join(base.export.unset)}" if base.export.unset else "")
+    verb = "runs" if len(kept) == 1 else "run"
+    note = (
+        f"{recipe.id}: {', '.join(kept)} {verb} on the export as the server has it, not with {edits} (nfstune does "
+        "not change the export here), so every comparison among them is on that same export"
+    )
+    return dataclasses.replace(recipe, configs=tuple(configs)), [note]
+
+
+def _export_only(config: Config) -> bool:
+    return (
+        bool(config.export)
+        and config.changes_server
+        and not (config.nfsd_threads is not None or config.filesystem is not None or config.rdma_port is not None)
     )
 
 

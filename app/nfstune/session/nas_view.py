@@ -92,7 +92,13 @@ def nas_facts(client: Host, address: str, share: str) -> HostFacts:
     """The server as the client sees it: its name, and the versions it serves `share` with (None: none mounted,
     with nfs_server_state saying why)."""
     result = client.run(versions_script(address, share), sudo=True, check=False, timeout=600)
-    served, refused = parse_versions(result.stdout)
+    return facts_seen(address, result.stdout, result.stderr)
+
+
+def facts_seen(address: str, tried: str, stderr: str = "") -> HostFacts:
+    """The server's facts from the trial mounts' output (versions_script): what is not seen from the client is
+    None."""
+    served, refused = parse_versions(tried)
     why = "; ".join(f"vers={v}: {text}" for v, text in sorted(refused.items()) if text)
     enabled, disabled = as_nfsd_versions(served, frozenset(refused))
     return HostFacts(
@@ -109,7 +115,7 @@ def nas_facts(client: Host, address: str, share: str) -> HostFacts:
         nfs_utils_version=None,
         nfs_utils_source=None,
         # systemd's word on the server stands for "it serves NFS"; from the client, a mount that worked says so
-        nfs_server_state="active" if served else f"not mountable from the client ({why or result.stderr.strip()})",
+        nfs_server_state="active" if served else f"not mountable from the client ({why or stderr.strip()})",
         nfsd_threads=None,
         nfsd_max_block_size=None,
         nfsd_versions_enabled=enabled if served else None,

@@ -388,6 +388,14 @@ ROW_LABELS = (
 )
 
 
-def facts_rows(server: HostFacts, client: HostFacts) -> list[tuple[str, str, str]]:
+# what the client sees of a server it cannot log in to (session/nas_view.py): the rest is unknown, not absent
+SEEN_WITHOUT_LOGIN = {"Hostname", "NFS versions enabled"}
+
+
+def facts_rows(server: HostFacts, client: HostFacts, *, server_login: bool = True) -> list[tuple[str, str, str]]:
     """(label, server value, client value), DASH where a fact is unknown."""
-    return list(zip(ROW_LABELS, _column(server), _column(client), strict=True))
+    rows = list(zip(ROW_LABELS, _column(server), _column(client), strict=True))
+    if server_login:
+        return rows
+    seen = {"nfs-server": "answers NFS (seen from the client)" if server.nfs_server_active else DASH}
+    return [(label, s if label in SEEN_WITHOUT_LOGIN else seen.get(label, DASH), c) for label, s, c in rows]

@@ -160,7 +160,7 @@ def plan_for(
         appliance=facts.server.appliance if facts else None,
         server_login=server_login,
     )
-    return replace(plan, notes=tuple(notes))
+    return replace(plan, notes=(*notes, *plan.notes))
 
 
 def start_session(

@@ -243,6 +243,7 @@ class MainWindow(QMainWindow):
             client_mounts_of_server=p.client_mounts_of_server,
             export_files=p.export_files,
             more=[(c.hosts[role].label, facts) for role, facts in zip(c.connected_more(), p.facts.more, strict=False)],
+            server_login="server" in c.hosts,
         )
         self._update_nav()
 

@@ -57,6 +57,7 @@ class PreflightPage(QWidget):
         self._mounts: list[str] = []
         self._export_files: dict[str, str] = {}
         self._more: list[tuple[str, HostFacts]] = []  # the further clients (label, facts)
+        self._server_login = True  # False: the server is seen from the client alone (no login)
         self._problems: list[Problem] = []
         # (host role, tool) -> (Install button, status label) of the problem rows shown now
         self._installs: dict[tuple[str, str], tuple[QPushButton, QLabel]] = {}
@@ -139,9 +140,12 @@ class PreflightPage(QWidget):
         client_mounts_of_server: list[str],
         export_files: Mapping[str, str] | None = None,
         more: Sequence[tuple[str, HostFacts]] = (),
+        server_login: bool = True,
     ) -> None:
         """`export_files`: the server's exports files by path; their traps are listed with file and line. `more`:
-        the further clients (label, facts), checked for what a load from several clients needs."""
+        the further clients (label, facts), checked for what a load from several clients needs. `server_login`
+        False: the server's facts are what the client saw of it (no login)."""
+        self._server_login = server_login
         self.reading.hide()
         self.busy.hide()
         self.table.show()
@@ -183,7 +187,7 @@ class PreflightPage(QWidget):
         assert self._server is not None and self._client is not None
         server_label, client_label = self._labels
         self.table.setHorizontalHeaderLabels(["", f"Server ({server_label})", f"Client ({client_label})"])
-        rows = facts_rows(self._server, self._client)
+        rows = facts_rows(self._server, self._client, server_login=self._server_login)
         mtus = mtu_mismatch(self._server, self._client)
         self.table.setRowCount(len(rows))
         for row, cells in enumerate(rows):
@@ -226,6 +230,7 @@ class PreflightPage(QWidget):
             exports=self._exports,
             export_files=self._export_files,
             more=self._more,
+            server_login=self._server_login,
         )
         while self._problems_box.count():
             item = self._problems_box.takeAt(0)
