@@ -111,3 +111,41 @@ def test_every_change_that_runs_is_the_plans_step(lab: LabConfig, tmp_path: Path
         "plan-fio-server.toml": "--server=",
     }
     assert any(kinds[recipe_file] in s.line for s in ran)
+
+
+def test_without_a_login_on_the_nas_every_change_is_the_plans_and_all_are_on_the_client(
+    lab: LabConfig, tmp_path: Path
+) -> None:
+    (tmp_path / "recipes").mkdir()
+    (tmp_path / "recipes" / "plan-changes.toml").write_text(RECIPES["plan-changes.toml"])
+    (recipe,) = load_recipes([tmp_path / "recipes"])[0]
+    conn = open_store(tmp_path / "s.sqlite3")
+    results, journal = Results(conn), Journal(conn)
+    sent: list[Sent] = []
+    with host(lab, "client") as client:
+        real = Pair(None, client, "nas", "/export")
+        facts = probe_pair(real)
+        plan = plan_for(real, facts, [recipe], "small", seed=1)
+        # async and the threads change the server: skipped; the baseline and read-ahead run
+        assert [c.label for c in plan.recipes[0].configs] == ["baseline", "ra=1M"]
+        pair = Pair(None, RecordingHost(client, "client", sent, threading.Lock()), "nas", "/export")  # type: ignore[arg-type]
+        sid = start_session(results, real, facts, scale="small", recipe_ids=[recipe.id], plan=plan)
+        events: list[Event] = []
+        engine = make_engine(
+            pair,
+            facts,
+            scale="small",
+            results=results,
+            journal=journal,
+            emit=events.append,
+            cancel=threading.Event(),
+            baselines=False,
+        )
+        engine.run(sid, plan)
+    assert results.session(sid)["status"] == "completed"
+    ran = assert_plan_ran(plan, sent)
+    assert {s.role for s in sent} == {"client"}
+    made = [s for s in ran if "mount -t nfs -o nosharecache nas:/export" in s.line and "mkdir -m 0777" in s.line]
+    removed = [s for s in ran if "mount -t nfs -o nosharecache nas:/export" in s.line and "rm -rf" in s.line]
+    assert len(made) == len(removed) == 1 and ran.index(made[0]) < ran.index(removed[0])
+    assert journal.pending() == []
