@@ -99,3 +99,17 @@ def test_the_sudo_password_goes_only_to_sudo_when_it_asks(sshd: Sshd, users: Non
         finally:
             rule.write_text(before)
         assert h.asked == ["sudo password for nfstune-pw"]  # type: ignore[attr-defined]
+
+
+def test_a_nas_login_without_root_is_told_the_client_alone_can_still_answer(sshd: Sshd, users: None) -> None:
+    from nfstune.remote.local import LocalHost
+    from nfstune.session.workflow import Pair, probe_pair
+
+    with login(sshd, "nfstune-nosudo") as server, pytest.raises(PermissionDenied) as info:
+        probe_pair(Pair(server, LocalHost(), "127.0.0.1", "/srv"))
+    message = str(info.value)
+    assert message.startswith("testhost: nfstune needs root here: nfstune-nosudo cannot use `sudo -n`")
+    assert message.endswith(
+        "from the client alone: `nfstune run --no-server-login`, or tick \u201cI cannot log in "
+        "to this NAS\u201d on the Connect page"
+    )

@@ -28,6 +28,13 @@ NO_LOGIN_NOTES = (
 )
 
 
+# said where a login on the NAS has no root: that counts as no login
+NO_ROOT_HINT = (
+    "Without root on the NAS, the client-side questions can still be answered from the client alone: "
+    "`nfstune run --no-server-login`, or tick \u201cI cannot log in to this NAS\u201d on the Connect page"
+)
+
+
 def no_login_label(address: str) -> str:
     return f"{address} (no login)"
 

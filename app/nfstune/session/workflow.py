@@ -22,14 +22,14 @@ from nfstune.recipes.estimate import Estimate, PastRun, estimate
 from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import FactValue, Recipe, recipe_facts
 from nfstune.recipes.plan import Plan, build_plan, plan_json
-from nfstune.remote import Host
+from nfstune.remote import Host, PermissionDenied
 from nfstune.remote.probe import probe
 from nfstune.session.admin import Admin
 from nfstune.session.engine import Engine, Event
 from nfstune.session.guard import ServerChange
 from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
 from nfstune.session.load_clients import LoadHost
-from nfstune.session.nas_view import NO_LOGIN_NOTES, nas_facts, no_login_label
+from nfstune.session.nas_view import NO_LOGIN_NOTES, NO_ROOT_HINT, nas_facts, no_login_label
 from nfstune.store import Journal, Results
 
 IPERF_SECONDS = {"small": 5, "normal": 10}
@@ -76,7 +76,10 @@ def probe_pair(pair: Pair) -> Facts:
     changed while a prompt waits for an admin who walked away. A server nfstune cannot log in to is seen from the
     client (nas_view.py)."""
     if pair.server is not None:
-        pair.server.sudo_prefix()
+        try:
+            pair.server.sudo_prefix()
+        except PermissionDenied as exc:
+            raise PermissionDenied(exc.host, f"{str(exc).removeprefix(exc.host + ': ')}. {NO_ROOT_HINT}") from None
     for each in pair.clients:
         each.sudo_prefix()
     client = probe(pair.client, peer=pair.address)

@@ -16,9 +16,9 @@ from PySide6.QtCore import QObject, Signal
 
 from nfstune.changes.transaction import host_key
 from nfstune.recipes.model import Recipe
-from nfstune.remote import Host, open_host
+from nfstune.remote import Host, PermissionDenied, open_host
 from nfstune.session.engine import Event
-from nfstune.session.nas_view import no_login_label
+from nfstune.session.nas_view import NO_ROOT_HINT, no_login_label
 from nfstune.session.script import RunOutcome, Survey, run_session, survey
 from nfstune.session.workflow import Facts, Pair
 from nfstune.ui.jobs import EventBuffer, Job, JobQueue, Prompter
@@ -151,9 +151,14 @@ class Controller(QObject):
             for warning in h.target.warnings:  # what of ~/.ssh/config nfstune could not honour: said before connecting
                 job.progress.emit(f"{h.label}: note: {warning}")
             h.connect()
-            h.run(
-                ["true"], sudo=True, action="checking sudo"
-            )  # sudo now, while the admin is looking: a password prompt belongs here
+            try:  # sudo now, while the admin is looking: a password prompt belongs here
+                h.run(["true"], sudo=True, action="checking sudo")
+            except PermissionDenied as exc:
+                h.close()
+                if role != "server":
+                    raise
+                said = str(exc).removeprefix(f"{exc.host}: ")
+                raise PermissionDenied(exc.host, f"{said}. {NO_ROOT_HINT}") from None
             self._recover(h, job)
             return h
 
