@@ -190,7 +190,9 @@ class Host:
                 client.connect(
                     **kwargs,  # type: ignore[arg-type]
                     key_filename=[str(p) for p in t.identity_files] or None,  # type: ignore[arg-type]
-                    look_for_keys=not t.identities_only,
+                    # ssh -G lists the keys ssh itself would try (its defaults when the config names none): no
+                    # others, or a strict server counts extra failures against the login
+                    look_for_keys=not t.identities_only and t.resolved_by != "ssh -G",
                     allow_agent=not t.identities_only,
                     password=self._password,
                 )
