@@ -226,3 +226,22 @@ def test_undo_is_offered_before_any_recommendation_and_only_emits(page: Recommen
     assert page.undo_button.isEnabled()  # an Apply of an earlier session can be undone at any time
     with qtbot.waitSignal(page.undo_requested, timeout=1000):
         page.undo_button.click()
+
+
+def test_without_a_login_on_the_server_the_fstab_line_stands_alone_and_apply_is_not_offered(
+    page: RecommendationPage,
+) -> None:
+    rec = recommend(share="/volume1/data", server="nas", measured=Measured(), fstab=None, server_login=False)
+    page.show_recommendation(rec, server_label="nas (no login)", client_label="client", can_apply=False)
+    assert not page.exports_box.isVisible() and page.fstab_box.isVisible()
+    assert not page.apply_button.isEnabled() and "no login there" in page.apply_button.toolTip()
+    assert "its exports were not read" in shown_text(page.notes_label)
+    page.copy_button.click()
+    assert QGuiApplication.clipboard().text() == f"# /etc/fstab on client\n{rec.fstab_line}\n"
+    # a later recommendation with a login offers both again
+    page.show_recommendation(
+        recommend(share="/srv/data", server="nas", measured=Measured(), exports="/srv/data 10.0.0.0/8(rw,sync)\n"),
+        server_label="nas",
+        client_label="client",
+    )
+    assert page.exports_box.isVisible() and page.apply_button.isEnabled()
