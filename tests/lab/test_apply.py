@@ -6,8 +6,6 @@ undone byte for byte (in code and by `nfstune apply --undo`), and not over a fil
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +20,7 @@ from nfstune.lab import LabConfig, host
 from nfstune.remote import Host
 from nfstune.session.workflow import current_export
 from nfstune.store import Journal, Results, open_store
+from tests.lab.cli import nfstune_in
 
 pytestmark = pytest.mark.lab
 
@@ -280,15 +279,7 @@ def test_nfstune_apply_and_apply_undo_from_the_command_line(
     results.end_session(sid, "completed")
     env = os.environ | {"XDG_STATE_HOME": str(lab_state_home), "XDG_DATA_HOME": str(data)}
 
-    def nfstune(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "nfstune", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            timeout=300,
-        )
+    nfstune = nfstune_in(env, timeout=300)
 
     chosen = f"{MOUNT_POINT}/sub"  # the fixture removes it should the test stop half-way
     asked = nfstune("apply", str(sid), "--lab", "--mount-point", chosen)

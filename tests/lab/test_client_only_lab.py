@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from nfstune.changes.transaction import ChangeFailed, Transaction
 from nfstune.lab import LabConfig, host
 from nfstune.remote import CommandFailed, Host
 from nfstune.store import Journal, open_store
+from tests.lab.cli import nfstune_in
 
 pytestmark = pytest.mark.lab
 
@@ -65,15 +64,7 @@ def test_a_nas_without_login_runs_a_client_side_recipe_and_says_what_its_figures
     (data / "nfstune" / "recipes" / "client-only-test.toml").write_text(RECIPE)
     env = os.environ | {"XDG_STATE_HOME": str(lab.state_dir.parent.parent), "XDG_DATA_HOME": str(data)}
 
-    def nfstune(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "nfstune", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            timeout=1500,
-        )
+    nfstune = nfstune_in(env, timeout=1500)
 
     argv = ("run", "--lab", "--no-server-login", "--recipe", "client-only-test", "--scale", "small")
     run = nfstune(*argv, "--html", str(tmp_path / "report.html"))

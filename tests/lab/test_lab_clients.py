@@ -31,6 +31,7 @@ from nfstune.recipes.loader import load_recipe_file
 from nfstune.remote import Host, HostKeyChanged
 from nfstune.remote.probe import probe
 from nfstune.store import Journal, open_store
+from tests.lab.cli import nfstune_in
 from tests.lab.engine_session import run_session
 from tests.lab.recording import assert_plan_ran
 
@@ -261,15 +262,7 @@ def test_many_clients_runs_from_three_clients_and_leaves_every_host_as_it_was(la
     (data / "nfstune" / "recipes" / "many-clients.toml").write_text(SHORT_MANY_CLIENTS)
     env = os.environ | {"XDG_STATE_HOME": str(lab3.state_dir.parent.parent), "XDG_DATA_HOME": str(data)}
 
-    def nfstune(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "nfstune", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            timeout=1500,
-        )
+    nfstune = nfstune_in(env, timeout=1500)
 
     run = nfstune("run", "--lab", "--recipe", "many-clients", "--no-baselines", "--yes")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]

@@ -14,8 +14,9 @@ import pytest
 
 from nfstune.lab import LabConfig, host
 from nfstune.recipes.loader import load_recipes
+from nfstune.recipes.plan import Plan
 from nfstune.session.engine import Event
-from nfstune.session.workflow import Pair, make_engine, plan_for, probe_pair, start_session
+from nfstune.session.workflow import Facts, Pair, make_engine, plan_for, probe_pair, start_session
 from nfstune.store import Journal, Results, open_store
 from tests.lab.recording import RecordingHost, Sent, assert_plan_ran
 
@@ -71,6 +72,25 @@ RECIPES = {
 }
 
 
+def run_engine(real: Pair, pair: Pair, facts: Facts, plan: Plan, results: Results, journal: Journal) -> int:
+    """The session stored with the real hosts, run through `pair` (the recording ones), without baselines."""
+    (item,) = plan.recipes
+    sid = start_session(results, real, facts, scale="small", recipe_ids=[item.recipe.id], plan=plan)
+    events: list[Event] = []
+    engine = make_engine(
+        pair,
+        facts,
+        scale="small",
+        results=results,
+        journal=journal,
+        emit=events.append,
+        cancel=threading.Event(),
+        baselines=False,
+    )
+    engine.run(sid, plan)
+    return sid
+
+
 @pytest.mark.parametrize("recipe_file", sorted(RECIPES))
 def test_every_change_that_runs_is_the_plans_step(lab: LabConfig, tmp_path: Path, recipe_file: str) -> None:
     (tmp_path / "recipes").mkdir()
@@ -82,7 +102,6 @@ def test_every_change_that_runs_is_the_plans_step(lab: LabConfig, tmp_path: Path
     results, journal = Results(conn), Journal(conn)
     sent: list[Sent] = []
     lock = threading.Lock()
-    events: list[Event] = []
     with host(lab, "nas") as nas, host(lab, "client") as client:
         real = Pair(nas, client, "nas", "/export")
         facts = probe_pair(real)
@@ -90,18 +109,7 @@ def test_every_change_that_runs_is_the_plans_step(lab: LabConfig, tmp_path: Path
         pair = Pair(
             RecordingHost(nas, "server", sent, lock), RecordingHost(client, "client", sent, lock), "nas", "/export"
         )  # type: ignore[arg-type]
-        sid = start_session(results, real, facts, scale="small", recipe_ids=[recipe.id], plan=plan)
-        engine = make_engine(
-            pair,
-            facts,
-            scale="small",
-            results=results,
-            journal=journal,
-            emit=events.append,
-            cancel=threading.Event(),
-            baselines=False,
-        )
-        engine.run(sid, plan)
+        sid = run_engine(real, pair, facts, plan, results, journal)
     assert results.session(sid)["status"] == "completed"
     ran = assert_plan_ran(plan, sent)
     # the kinds this recipe was written for did run (the comparison above is not over an empty plan)
@@ -129,19 +137,7 @@ def test_without_a_login_on_the_nas_every_change_is_the_plans_and_all_are_on_the
         # async and the threads change the server: skipped; the baseline and read-ahead run
         assert [c.label for c in plan.recipes[0].configs] == ["baseline", "ra=1M"]
         pair = Pair(None, RecordingHost(client, "client", sent, threading.Lock()), "nas", "/export")  # type: ignore[arg-type]
-        sid = start_session(results, real, facts, scale="small", recipe_ids=[recipe.id], plan=plan)
-        events: list[Event] = []
-        engine = make_engine(
-            pair,
-            facts,
-            scale="small",
-            results=results,
-            journal=journal,
-            emit=events.append,
-            cancel=threading.Event(),
-            baselines=False,
-        )
-        engine.run(sid, plan)
+        sid = run_engine(real, pair, facts, plan, results, journal)
     assert results.session(sid)["status"] == "completed"
     ran = assert_plan_ran(plan, sent)
     assert {s.role for s in sent} == {"client"}
