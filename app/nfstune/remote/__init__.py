@@ -11,8 +11,8 @@ from nfstune.remote.errors import (
     Timeout,
     Unreachable,
 )
-from nfstune.remote.host import CommandResult, Host, fingerprint, open_host
-from nfstune.remote.process import RemoteProcess
+from nfstune.remote.host import Host, fingerprint, open_host
+from nfstune.remote.process import CommandResult, RemoteProcess
 from nfstune.remote.target import SshTarget, resolve
 
 __all__ = [

@@ -12,7 +12,6 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import paramiko
@@ -21,15 +20,14 @@ from nfstune.errors import ToolMissing
 from nfstune.remote.errors import (
     AuthFailed,
     CommandFailed,
-    FileAccessFailed,
     HostKeyChanged,
     HostKeyUnknown,
     PermissionDenied,
-    Timeout,
     Unreachable,
     shown_command,
 )
-from nfstune.remote.process import RemoteProcess, wrap
+from nfstune.remote.files import FileAccess
+from nfstune.remote.process import CommandResult, RemoteProcess, wrap
 from nfstune.remote.proxy import ProxyProcess
 from nfstune.remote.target import SshTarget
 from nfstune.remote.tools import install_hint, missing_command
@@ -40,21 +38,12 @@ HostKeyPrompt = Callable[[str, str, str], bool]
 SecretPrompt = Callable[[str, str], str | None]
 
 SYSTEM_KNOWN_HOSTS = "~/.ssh/known_hosts"  # expanded when used: HOME may differ (tests, sudo)
-MAX_WRITE_BYTES = 64 << 20  # a sanity limit: exports and fstab files are far smaller
 
 
 def fingerprint(key: paramiko.PKey) -> str:
     """OpenSSH's SHA256 fingerprint (what `ssh-keygen -lf` prints)."""
     digest = hashlib.sha256(key.asbytes()).digest()
     return "SHA256:" + base64.b64encode(digest).decode().rstrip("=")
-
-
-@dataclass(frozen=True)
-class CommandResult:
-    command: str
-    exit_status: int
-    stdout: str
-    stderr: str
 
 
 class _AskOrRefuse(paramiko.MissingHostKeyPolicy):
@@ -73,7 +62,7 @@ class _AskOrRefuse(paramiko.MissingHostKeyPolicy):
         keys.save(str(self._known_hosts))
 
 
-class Host:
+class Host(FileAccess):
     """An SSH login. `known_hosts` is nfstune's own file (accepted keys are added to it); the user's
     ~/.ssh/known_hosts is read too, never written."""
 
@@ -391,57 +380,6 @@ class Host:
             f"nfstune needs root here: {self.target.user} cannot use `sudo -n` "
             f"({probe.stderr.strip() or 'a password is required'}) and no sudo password was given",
         )
-
-    # --- files ----------------------------------------------------------------------------------------------
-
-    def read_file(self, path: str, *, sudo: bool = False) -> bytes | None:
-        """A file's exact bytes, or None if it does not exist."""
-        q = shlex.quote(path)
-        script = f"if [ -e {q} ]; then base64 < {q}; else echo MISSING; fi"
-        try:
-            result = self.run(script, sudo=sudo, timeout=120)
-        except (CommandFailed, Timeout, Unreachable) as exc:
-            raise FileAccessFailed(self.label, "reading", path, _reason(exc, script)) from None
-        if result.stdout.strip() == "MISSING":
-            return None
-        return base64.b64decode(result.stdout)
-
-    def write_file(self, path: str, data: bytes, *, sudo: bool = False, mode: str | None = None) -> None:
-        """Atomically replace (or create) a file: a temp file beside it, flushed, then renamed over it. The
-        original's owner and mode are kept (or `mode` is set).
-
-        The data goes on the command's stdin, never on its command line (which has a size limit and is shown
-        by `ps`). A random marker line comes first: `sudo -S` reads its password line before it, but when sudo
-        does not ask (cached credentials, NOPASSWD for this command) the script skips that line itself."""
-        if len(data) > MAX_WRITE_BYTES:
-            raise FileAccessFailed(self.label, "writing", path, f"{len(data)} bytes is more than nfstune writes")
-        q = shlex.quote(path)
-        marker = secrets.token_hex(16)
-        keep = f'chown --reference={q} "$t" && chmod --reference={q} "$t"'
-        set_mode = f'chmod {shlex.quote(mode)} "$t"' if mode else "true"
-        script = (
-            f"set -e; t=$(mktemp {q}.nfstune.XXXXXX); trap 'rm -f \"$t\"' EXIT; found=; "
-            f'while IFS= read -r line; do if [ "$line" = {marker} ]; then found=1; break; fi; done; '
-            '[ -n "$found" ] || { echo "the data did not arrive" >&2; exit 1; }; '
-            f'cat > "$t"; n=$(wc -c < "$t"); '
-            f'[ "$n" -eq {len(data)} ] || {{ echo "only $n of {len(data)} bytes arrived" >&2; exit 1; }}; '
-            f'if [ -e {q} ]; then {keep}; else chmod 644 "$t"; fi; {set_mode}; '
-            f'sync "$t"; mv -f "$t" {q}; trap - EXIT; sync "$(dirname {q})"'
-        )
-        try:
-            self.run(script, sudo=sudo, stdin=marker.encode() + b"\n" + data, timeout=120)
-        except (CommandFailed, Timeout, Unreachable) as exc:
-            raise FileAccessFailed(self.label, "writing", path, _reason(exc, script)) from None
-
-
-def _reason(exc: CommandFailed | Timeout | Unreachable, script: str) -> str:
-    """What went wrong, without the host (the caller names it) or our script (it says nothing to the admin)."""
-    if isinstance(exc, CommandFailed):
-        tail = "\n".join(exc.stderr.strip().splitlines()[-5:])
-        return tail or f"exit status {exc.exit_status}"
-    if isinstance(exc, Timeout):
-        return f"not done within {exc.seconds:g} s"
-    return str(exc).removeprefix(f"{exc.host}: ").replace(f" {shown_command(script)}", "")
 
 
 def open_host(

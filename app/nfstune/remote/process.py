@@ -11,6 +11,7 @@ import codecs
 import shlex
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Literal
 
 import paramiko
@@ -19,6 +20,14 @@ from nfstune.remote.errors import Timeout, Unreachable
 
 Stream = Literal["out", "err"]
 KILL_GRACE_S = 0.5
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    command: str
+    exit_status: int
+    stdout: str
+    stderr: str
 
 
 def wrap(command: str, sudo_prefix: str) -> str:
