@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from nfstune import __version__, paths
+from nfstune.cli import exits
 from nfstune.cli.args import (
     lab_clients,
     mount_point,
@@ -69,7 +70,12 @@ class Printer:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="nfstune", description="A tuning assistant for NFS.")
+    parser = argparse.ArgumentParser(
+        prog="nfstune",
+        description="A tuning assistant for NFS.",
+        epilog=exits.EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"nfstune {__version__}")
     sub = parser.add_subparsers(dest="command")
 
@@ -392,6 +398,20 @@ def _check_apply(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command; its exit status (cli/exits.py lists them)."""
+    try:
+        try:
+            return _command(argv)
+        finally:
+            # a reader that stopped reading shows here, with what is still buffered, and not at the interpreter's
+            # exit, where Python would print "Exception ignored" and exit 120
+            sys.stdout.flush()
+    except BrokenPipeError:
+        exits.silence_stdout()
+        return exits.READER_GONE
+
+
+def _command(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "apply":
@@ -432,13 +452,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(run_lab_window(_lab_config()))
     except NfstuneError as exc:
         print(f"\nnfstune: error: {exc}", file=sys.stderr)
-        return 2
+        return exits.BAD_INPUT
     except KeyboardInterrupt:
         print("\nnfstune: interrupted", file=sys.stderr)
-        return 130
-    except Exception:
+        return exits.INTERRUPTED
+    except Exception as exc:
+        if exits.reader_gone(exc):
+            raise  # `| head -1`: main ends quietly
         traceback.print_exc()
         print(
             f"\nnfstune {__version__}: this is a bug in nfstune; please report it with the text above.", file=sys.stderr
         )
-        return 70
+        return exits.BUG
