@@ -58,3 +58,57 @@ def test_the_exit_statuses_are_in_the_help_and_the_readme(tmp_path: Path) -> Non
     for code in (0, 1, 2, 3, 70, 130, 141):
         assert f"\n  {code:3}  " in text, code
         assert f"\n| {code} |" in readme, code
+
+
+def one_session(tmp_path: Path) -> int:
+    results = store(tmp_path)
+    sid = results.start_session(server_host=None, client_host=None, share="/export", scale="small", recipes=["x"])
+    run = results.start_run(sid, recipe="sync-vs-async", config_label="sync", config={}, workload="seq-write")
+    for i, mbs in enumerate([10.0, 11.0, 10.5]):
+        results.add_repeat(
+            run, i, warmup=False, values={"tool": "fio", "bytes": 8 << 20, "seconds": 0.8, "mb_per_s": mbs}
+        )
+    results.end_session(sid, "completed")
+    return sid
+
+
+def test_a_dash_writes_a_report_to_standard_output_and_nothing_else(tmp_path: Path) -> None:
+    sid = one_session(tmp_path)
+    csv_out = nfstune(tmp_path, "report", str(sid), "--csv", "-")
+    assert csv_out.returncode == 0 and csv_out.stderr == ""
+    assert csv_out.stdout == store(tmp_path).csv_text(sid).replace("\r\n", "\n")  # text=True reads \r\n as \n
+    html_out = nfstune(tmp_path, "report", str(sid), "--html", "-", "--csv", str(tmp_path / "r.csv"))
+    assert html_out.returncode == 0
+    assert html_out.stdout.startswith("<!doctype html>") and html_out.stdout.rstrip().endswith("</html>")
+    assert html_out.stderr == f"wrote {tmp_path / 'r.csv'}\n"  # the other lines keep off the page
+    assert (tmp_path / "r.csv").read_text() == csv_out.stdout
+    assert not (tmp_path / "-").exists()
+
+
+def test_a_file_named_dash_is_written_as_dot_slash_dash(tmp_path: Path) -> None:
+    sid = one_session(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "nfstune", "report", str(sid), "--csv", "./-"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env=os.environ | {"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state")},
+    )
+    assert result.returncode == 0 and result.stdout == "wrote -\n"
+    assert (tmp_path / "-").read_text().startswith("session,recipe,config,")
+
+
+def test_two_reports_cannot_both_go_to_standard_output(tmp_path: Path) -> None:
+    sid = one_session(tmp_path)
+    result = nfstune(tmp_path, "report", str(sid), "--json", "-", "--html", "-")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "error: --html and --json both go to standard output (-)" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_run_with_the_page_on_standard_output_prints_everything_else_on_standard_error(tmp_path: Path) -> None:
+    result = nfstune(tmp_path, "run", "--lab", "--recipe", "quick-check", "--dry-run", "--html", "-")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""  # a dry run writes no page; its plan is not taken for one
+    assert "Dry run: no host was contacted" in result.stderr

@@ -28,6 +28,7 @@ from nfstune.cli.args import (
     ssh_destination,
     vm_memory,
 )
+from nfstune.cli.output import StandardOutput, others_to_stderr
 from nfstune.errors import NfstuneError
 from nfstune.lab.config import ALL_VM_NAMES, DEFAULT_RELEASE, RELEASES
 
@@ -140,7 +141,12 @@ def _add_run_parsers(sub: Any) -> None:
         action="store_true",
         help="print the plan (the order of the visits, every command, its undo, the time) without connecting",
     )
-    run.add_argument("--html", type=output_file, help="also write the session's report (self-contained HTML) here")
+    run.add_argument(
+        "--html",
+        type=output_file,
+        help="also write the session's report (self-contained HTML) here; - : to standard output, with the "
+        "progress and the results on standard error",
+    )
     run.add_argument(
         "--yes",
         action="store_true",
@@ -151,9 +157,9 @@ def _add_run_parsers(sub: Any) -> None:
     sub.add_parser("history", help="past sessions")
     rep = sub.add_parser("report", help="export a session: HTML (with plots), CSV, JSON")
     rep.add_argument("session", type=session_id)
-    rep.add_argument("--html", type=output_file)
-    rep.add_argument("--csv", type=output_file)
-    rep.add_argument("--json", type=output_file)
+    rep.add_argument("--html", type=output_file, help="the report with charts, to send on (- : standard output)")
+    rep.add_argument("--csv", type=output_file, help="one row per repeat (- : standard output)")
+    rep.add_argument("--json", type=output_file, help="the raw session (- : standard output)")
 
 
 def _add_hosts(p: argparse.ArgumentParser) -> None:
@@ -386,6 +392,12 @@ def _check_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
         parser.error(f"--client {twice[0]} is given twice: give each client once")
 
 
+def _check_report(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    given = [f"--{name}" for name in ("html", "csv", "json") if isinstance(getattr(args, name), StandardOutput)]
+    if len(given) > 1:
+        parser.error(f"{' and '.join(given)} both go to standard output (-): give a file name to all but one")
+
+
 def _check_apply(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.undo == (args.session is not None):
         parser.error("give a session to apply, or --undo (not both)")
@@ -416,6 +428,8 @@ def _command(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     if args.command == "apply":
         _check_apply(parser, args)
+    if args.command == "report":
+        _check_report(parser, args)
     if args.command == "run":
         _check_run(parser, args)
         if args.scale is None:  # the lab's emulated CPUs move a real NAS's sizes far too slowly
@@ -435,14 +449,15 @@ def _command(argv: Sequence[str] | None) -> int:
             from nfstune.cli.apply import apply_command
 
             return apply_command(args, Printer())
-        if args.command in ("run", "history", "report"):
+        if args.command in ("history", "report"):
+            from nfstune.cli import sessions
+
+            return sessions.history() if args.command == "history" else sessions.report(args)
+        if args.command == "run":
             from nfstune.cli import run as cli_run
 
-            if args.command == "history":
-                return cli_run.history(Printer())
-            if args.command == "report":
-                return cli_run.report(args)
-            return cli_run.run(args, Printer())
+            with others_to_stderr(args.html):  # `--html -`: the page alone on standard output
+                return cli_run.run(args, Printer())
         if args.command == "gui" or args.command is None:
             from nfstune.ui.app import run_main_window
 
