@@ -112,3 +112,37 @@ def test_run_with_the_page_on_standard_output_prints_everything_else_on_standard
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""  # a dry run writes no page; its plan is not taken for one
     assert "Dry run: no host was contacted" in result.stderr
+
+
+def test_history_as_json_lists_every_session_the_latest_first(tmp_path: Path) -> None:
+    import datetime
+    import json
+
+    first = one_session(tmp_path)
+    results = store(tmp_path)
+    second = results.start_session(server_host=None, client_host=None, share="/srv", scale="normal", recipes=["a", "b"])
+    results.end_session(second, "failed", "the NAS went away")
+    third = results.start_session(server_host=None, client_host=None, share="/srv", scale="small", recipes=["a"])
+    result = nfstune(tmp_path, "history", "--json")
+    assert result.returncode == 0 and result.stderr == ""
+    rows = json.loads(result.stdout)
+    assert [r["id"] for r in rows] == [third, second, first]
+    assert rows[1] | {"started": None, "started_at": None, "ended": None, "ended_at": None} == {
+        "id": second,
+        "started": None,
+        "started_at": None,
+        "ended": None,
+        "ended_at": None,
+        "status": "failed",
+        "message": "the NAS went away",
+        "server": None,
+        "client": None,
+        "share": "/srv",
+        "scale": "normal",
+        "recipes": ["a", "b"],
+    }
+    started = datetime.datetime.fromisoformat(rows[1]["started"])
+    assert started.tzinfo is not None and started.timestamp() == int(rows[1]["started_at"])
+    assert rows[1]["ended_at"] >= rows[1]["started_at"]
+    assert rows[0]["status"] == "running" and rows[0]["ended"] is None and rows[0]["ended_at"] is None
+    assert json.loads(nfstune(tmp_path / "empty", "history", "--json").stdout) == []

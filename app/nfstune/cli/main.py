@@ -154,7 +154,8 @@ def _add_run_parsers(sub: Any) -> None:
         "without a terminal)",
     )
     _add_apply_parser(sub)
-    sub.add_parser("history", help="past sessions")
+    past = sub.add_parser("history", help="past sessions")
+    past.add_argument("--json", action="store_true", help="the sessions as a JSON array, the latest first")
     rep = sub.add_parser("report", help="export a session: HTML (with plots), CSV, JSON")
     rep.add_argument("session", type=session_id)
     rep.add_argument("--html", type=output_file, help="the report with charts, to send on (- : standard output)")
@@ -452,7 +453,7 @@ def _command(argv: Sequence[str] | None) -> int:
         if args.command in ("history", "report"):
             from nfstune.cli import sessions
 
-            return sessions.history() if args.command == "history" else sessions.report(args)
+            return sessions.history(args.json) if args.command == "history" else sessions.report(args)
         if args.command == "run":
             from nfstune.cli import run as cli_run
 

@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
 import time
 from pathlib import Path
+from typing import Any
 
 from nfstune.advice.session import kept_recommendation
 from nfstune.cli.output import Output, StandardOutput, others_to_stderr, write_output
 from nfstune.cli.run import advice_text, report_text
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import recipes_by_id
-from nfstune.store import Results, open_store
+from nfstune.store import Results, SessionRow, open_store
 
 
-def history() -> int:
+def history(as_json: bool = False) -> int:
     results = Results(open_store())
     results.mark_interrupted()  # a session whose process is gone says so instead of "running" for ever
     rows = results.sessions()
+    if as_json:
+        print(json.dumps([session_row(r) for r in rows], indent=2))
+        return 0
     if not rows:
         print("no sessions yet: `nfstune run --lab --recipe quick-check --scale small`")
     for r in rows:
@@ -27,6 +33,31 @@ def history() -> int:
             + (f"\n      {r.message}" if r.message and r.status != "completed" else "")
         )
     return 0
+
+
+def session_row(row: SessionRow) -> dict[str, Any]:
+    """A session as `history --json` lists it: the times both as ISO 8601 with the offset (to read) and as Unix
+    seconds (to compute with)."""
+    return {
+        "id": row.id,
+        "started": iso_time(row.started_at),
+        "started_at": row.started_at,
+        "ended": iso_time(row.ended_at),
+        "ended_at": row.ended_at,
+        "status": row.status,
+        "message": row.message,
+        "server": row.server,
+        "client": row.client,
+        "share": row.share,
+        "scale": row.scale,
+        "recipes": row.recipes,
+    }
+
+
+def iso_time(seconds: float | None) -> str | None:
+    if seconds is None:
+        return None
+    return datetime.datetime.fromtimestamp(seconds).astimezone().isoformat(timespec="seconds")
 
 
 def report(args: argparse.Namespace) -> int:
