@@ -146,3 +146,28 @@ def test_history_as_json_lists_every_session_the_latest_first(tmp_path: Path) ->
     assert rows[1]["ended_at"] >= rows[1]["started_at"]
     assert rows[0]["status"] == "running" and rows[0]["ended"] is None and rows[0]["ended_at"] is None
     assert json.loads(nfstune(tmp_path / "empty", "history", "--json").stdout) == []
+
+
+def test_recipes_lists_each_one_with_what_it_changes_and_its_time_at_both_scales(tmp_path: Path) -> None:
+    import json
+
+    user = tmp_path / "data" / "nfstune" / "recipes"
+    user.mkdir(parents=True)
+    (user / "broken.toml").write_text("id = 3\n")
+    result = nfstune(tmp_path, "recipes", "--json")
+    assert result.returncode == 0
+    assert "broken.toml" in result.stderr and "warning" in result.stderr  # said, but not in the JSON
+    rows = {r["id"]: r for r in json.loads(result.stdout)}
+    shipped = sorted(p.stem for p in (REPO / "recipes").glob("*.toml"))
+    assert sorted(rows) == shipped
+    quick = rows["quick-check"]
+    assert quick["title"] == "Quick check" and quick["changes"] == "server" and rows["readahead"]["changes"] == "client"
+    for row in rows.values():
+        for scale in ("small", "normal"):
+            time = row["time"][scale]
+            assert 0 < time["least_s"] <= time["at_most_s"], (row["id"], scale)
+    assert quick["time"]["normal"]["at_most_s"] <= 15 * 60  # issue 28's goal, as docs/bench/plan-times.md shows
+    table = nfstune(tmp_path, "recipes").stdout.splitlines()
+    assert table[0].split() == ["recipe", "title", "changes", "small", "normal"]
+    (line,) = [row for row in table if row.startswith("quick-check ")]
+    assert "Quick check" in line and " server " in line and line.endswith(" min")

@@ -82,6 +82,10 @@ def _parser() -> argparse.ArgumentParser:
 
     info = sub.add_parser("info", help="versions and where nfstune keeps and finds its files")
     info.add_argument("--json", action="store_true")
+    listing = sub.add_parser(
+        "recipes", help="the recipes: what each changes, and how long it takes by its plan at both scales"
+    )
+    listing.add_argument("--json", action="store_true", help="as a JSON array")
 
     lab = sub.add_parser(
         "lab",
@@ -435,13 +439,17 @@ def _command(argv: Sequence[str] | None) -> int:
         _check_run(parser, args)
         if args.scale is None:  # the lab's emulated CPUs move a real NAS's sizes far too slowly
             args.scale = "small" if args.lab else "normal"
-    if args.command not in (None, "info", "gui"):
+    if args.command not in (None, "info", "recipes", "gui"):
         from nfstune.logs import setup_logging
 
         setup_logging()  # paramiko's retries while a VM boots go to the log file, not the terminal
     try:
         if args.command == "info":
             return _info(args.json)
+        if args.command == "recipes":
+            from nfstune.cli.recipe_list import recipes_command
+
+            return recipes_command(args.json)
         if args.command == "lab":
             return _lab(args)
         if args.command == "demo":
