@@ -164,7 +164,12 @@ def _add_run_parsers(sub: Any) -> None:
     rep.add_argument("session", type=session_id)
     rep.add_argument("--html", type=output_file, help="the report with charts, to send on (- : standard output)")
     rep.add_argument("--csv", type=output_file, help="one row per repeat (- : standard output)")
-    rep.add_argument("--json", type=output_file, help="the raw session (- : standard output)")
+    rep.add_argument(
+        "--json",
+        type=output_file,
+        help="the session as data for scripts: verdicts with their intervals, the recommendation, every run "
+        "(resources/schemas/report.schema.json; - : standard output)",
+    )
 
 
 def _add_hosts(p: argparse.ArgumentParser) -> None:

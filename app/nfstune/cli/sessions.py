@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ from nfstune.cli.output import Output, StandardOutput, others_to_stderr, write_o
 from nfstune.cli.run import advice_text, report_text
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import recipes_by_id
+from nfstune.report.json_report import iso_time, report_json
 from nfstune.store import Results, SessionRow, open_store
 
 
@@ -54,12 +54,6 @@ def session_row(row: SessionRow) -> dict[str, Any]:
     }
 
 
-def iso_time(seconds: float | None) -> str | None:
-    if seconds is None:
-        return None
-    return datetime.datetime.fromtimestamp(seconds).astimezone().isoformat(timespec="seconds")
-
-
 def report(args: argparse.Namespace) -> int:
     from nfstune.report.html import session_html
 
@@ -79,7 +73,7 @@ def report(args: argparse.Namespace) -> int:
     if args.csv:
         outputs.append((args.csv, results.csv_text(args.session)))
     if args.json:
-        outputs.append((args.json, results.json_text(args.session)))
+        outputs.append((args.json, report_json(results, args.session, recipes)))
     if args.html:
         outputs.append((args.html, session_html(results, args.session, recipes)))
     for target, text in outputs:
