@@ -9,6 +9,7 @@ import os
 import re
 from pathlib import Path
 
+from nfstune.cli.output import Output, StandardOutput
 from nfstune.nfs import addresses
 
 SESSION_ID_LIMIT = 2**63  # SQLite's integers are signed 64-bit
@@ -65,8 +66,11 @@ def session_id(text: str) -> int:
     return number
 
 
-def output_file(text: str) -> Path:
-    """A file to write a report to: its folder must exist and be writable; the path must not be a folder."""
+def output_file(text: str) -> Output:
+    """A file to write a report to: its folder must exist and be writable; the path must not be a folder. `-` is
+    standard output (a file of that name is `./-`)."""
+    if text == "-":
+        return StandardOutput()
     path = Path(text)
     if not text or "\0" in text:
         raise argparse.ArgumentTypeError(f"{text!r} is not a file name")

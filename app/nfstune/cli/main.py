@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from nfstune import __version__, paths
+from nfstune.cli import exits
 from nfstune.cli.args import (
     lab_clients,
     mount_point,
@@ -27,6 +28,7 @@ from nfstune.cli.args import (
     ssh_destination,
     vm_memory,
 )
+from nfstune.cli.output import StandardOutput, others_to_stderr
 from nfstune.errors import NfstuneError
 from nfstune.lab.config import ALL_VM_NAMES, DEFAULT_RELEASE, RELEASES
 
@@ -69,12 +71,21 @@ class Printer:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="nfstune", description="A tuning assistant for NFS.")
+    parser = argparse.ArgumentParser(
+        prog="nfstune",
+        description="A tuning assistant for NFS.",
+        epilog=exits.EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"nfstune {__version__}")
     sub = parser.add_subparsers(dest="command")
 
     info = sub.add_parser("info", help="versions and where nfstune keeps and finds its files")
     info.add_argument("--json", action="store_true")
+    listing = sub.add_parser(
+        "recipes", help="the recipes: what each changes, and how long it takes by its plan at both scales"
+    )
+    listing.add_argument("--json", action="store_true", help="as a JSON array")
 
     lab = sub.add_parser(
         "lab",
@@ -134,7 +145,12 @@ def _add_run_parsers(sub: Any) -> None:
         action="store_true",
         help="print the plan (the order of the visits, every command, its undo, the time) without connecting",
     )
-    run.add_argument("--html", type=output_file, help="also write the session's report (self-contained HTML) here")
+    run.add_argument(
+        "--html",
+        type=output_file,
+        help="also write the session's report (self-contained HTML) here; - : to standard output, with the "
+        "progress and the results on standard error",
+    )
     run.add_argument(
         "--yes",
         action="store_true",
@@ -142,12 +158,18 @@ def _add_run_parsers(sub: Any) -> None:
         "without a terminal)",
     )
     _add_apply_parser(sub)
-    sub.add_parser("history", help="past sessions")
+    past = sub.add_parser("history", help="past sessions")
+    past.add_argument("--json", action="store_true", help="the sessions as a JSON array, the latest first")
     rep = sub.add_parser("report", help="export a session: HTML (with plots), CSV, JSON")
     rep.add_argument("session", type=session_id)
-    rep.add_argument("--html", type=output_file)
-    rep.add_argument("--csv", type=output_file)
-    rep.add_argument("--json", type=output_file)
+    rep.add_argument("--html", type=output_file, help="the report with charts, to send on (- : standard output)")
+    rep.add_argument("--csv", type=output_file, help="one row per repeat (- : standard output)")
+    rep.add_argument(
+        "--json",
+        type=output_file,
+        help="the session as data for scripts: verdicts with their intervals, the recommendation, every run "
+        "(resources/schemas/report.schema.json; - : standard output)",
+    )
 
 
 def _add_hosts(p: argparse.ArgumentParser) -> None:
@@ -380,6 +402,12 @@ def _check_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
         parser.error(f"--client {twice[0]} is given twice: give each client once")
 
 
+def _check_report(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    given = [f"--{name}" for name in ("html", "csv", "json") if isinstance(getattr(args, name), StandardOutput)]
+    if len(given) > 1:
+        parser.error(f"{' and '.join(given)} both go to standard output (-): give a file name to all but one")
+
+
 def _check_apply(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.undo == (args.session is not None):
         parser.error("give a session to apply, or --undo (not both)")
@@ -392,21 +420,41 @@ def _check_apply(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command; its exit status (cli/exits.py lists them)."""
+    try:
+        try:
+            return _command(argv)
+        finally:
+            # a reader that stopped reading shows here, with what is still buffered, and not at the interpreter's
+            # exit, where Python would print "Exception ignored" and exit 120
+            sys.stdout.flush()
+    except BrokenPipeError:
+        exits.silence_stdout()
+        return exits.READER_GONE
+
+
+def _command(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "apply":
         _check_apply(parser, args)
+    if args.command == "report":
+        _check_report(parser, args)
     if args.command == "run":
         _check_run(parser, args)
         if args.scale is None:  # the lab's emulated CPUs move a real NAS's sizes far too slowly
             args.scale = "small" if args.lab else "normal"
-    if args.command not in (None, "info", "gui"):
+    if args.command not in (None, "info", "recipes", "gui"):
         from nfstune.logs import setup_logging
 
         setup_logging()  # paramiko's retries while a VM boots go to the log file, not the terminal
     try:
         if args.command == "info":
             return _info(args.json)
+        if args.command == "recipes":
+            from nfstune.cli.recipe_list import recipes_command
+
+            return recipes_command(args.json)
         if args.command == "lab":
             return _lab(args)
         if args.command == "demo":
@@ -415,14 +463,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             from nfstune.cli.apply import apply_command
 
             return apply_command(args, Printer())
-        if args.command in ("run", "history", "report"):
+        if args.command in ("history", "report"):
+            from nfstune.cli import sessions
+
+            return sessions.history(args.json) if args.command == "history" else sessions.report(args)
+        if args.command == "run":
             from nfstune.cli import run as cli_run
 
-            if args.command == "history":
-                return cli_run.history(Printer())
-            if args.command == "report":
-                return cli_run.report(args)
-            return cli_run.run(args, Printer())
+            with others_to_stderr(args.html):  # `--html -`: the page alone on standard output
+                return cli_run.run(args, Printer())
         if args.command == "gui" or args.command is None:
             from nfstune.ui.app import run_main_window
 
@@ -432,13 +481,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(run_lab_window(_lab_config()))
     except NfstuneError as exc:
         print(f"\nnfstune: error: {exc}", file=sys.stderr)
-        return 2
+        return exits.BAD_INPUT
     except KeyboardInterrupt:
         print("\nnfstune: interrupted", file=sys.stderr)
-        return 130
-    except Exception:
+        return exits.INTERRUPTED
+    except Exception as exc:
+        if exits.reader_gone(exc):
+            raise  # `| head -1`: main ends quietly
         traceback.print_exc()
         print(
             f"\nnfstune {__version__}: this is a bug in nfstune; please report it with the text above.", file=sys.stderr
         )
-        return 70
+        return exits.BUG

@@ -7,13 +7,12 @@ import argparse
 import getpass
 import sys
 import threading
-import time
 from collections.abc import Mapping
 from contextlib import ExitStack
 from typing import Any
 
 from nfstune.advice.recommend import Recommendation
-from nfstune.advice.session import kept_recommendation
+from nfstune.cli.output import StandardOutput, write_output
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes, recipes_by_id
 from nfstune.recipes.model import Recipe
@@ -28,55 +27,6 @@ from nfstune.session.script import preflight, refuse_if_blocked, run_session, su
 from nfstune.session.workflow import Pair, pick_recipes, plan_for
 from nfstune.signals import terminate_as_interrupt
 from nfstune.store import Journal, Results, open_store
-
-
-def history(printer: Any) -> int:
-    results = Results(open_store())
-    results.mark_interrupted()  # a session whose process is gone says so instead of "running" for ever
-    rows = results.sessions()
-    if not rows:
-        print("no sessions yet: `nfstune run --lab --recipe quick-check --scale small`")
-    for r in rows:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.started_at))
-        print(
-            f"{r.id:4}  {when}  {r.status:9}  {r.server or '-'} -> {r.client or '-'}  {r.share}  {','.join(r.recipes)}"
-            + (f"\n      {r.message}" if r.message and r.status != "completed" else "")
-        )
-    return 0
-
-
-def report(args: argparse.Namespace) -> int:
-    from nfstune.report.html import write_html
-
-    results = Results(open_store())
-    try:
-        data = results.session(args.session)
-    except KeyError:
-        raise ConfigError(f"there is no session {args.session}: see `nfstune history`") from None
-    recipes = recipes_by_id()  # each recipe's baseline, margin and expectations
-    if not (args.html or args.csv or args.json):
-        text = report_text(results, args.session, recipes)
-        if data["runs"]:
-            text += "\n" + advice_text(kept_recommendation(results, args.session, recipes), data["share"])
-        print(text)
-        return 0
-    written = None
-    try:
-        if args.csv:
-            written = args.csv
-            results.export_csv(args.session, args.csv)
-        if args.json:
-            written = args.json
-            results.export_json(args.session, args.json)
-        if args.html:
-            written = args.html
-            write_html(results, args.session, args.html, recipes)
-    except OSError as error:  # checked before, but the disk may fill or the folder go meanwhile
-        raise ConfigError(f"cannot write {written}: {error.strerror or error}") from None
-    for out in (args.html, args.csv, args.json):
-        if out:
-            print(f"wrote {out}")
-    return 0
 
 
 def _prompt_host_key(label: str, key_type: str, fingerprint: str) -> bool:
@@ -194,10 +144,11 @@ def run(args: argparse.Namespace, printer: Any) -> int:
     print(report_text(results, sid, by_id) + "\n" + advice)
     html = getattr(args, "html", None)
     if html is not None:
-        from nfstune.report.html import write_html
+        from nfstune.report.html import session_html
 
-        write_html(results, sid, html, by_id)
-        print(f"\nreport: {html}")
+        write_output(html, session_html(results, sid, by_id))
+        if not isinstance(html, StandardOutput):
+            print(f"\nreport: {html}")
     return 0
 
 

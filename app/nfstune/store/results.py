@@ -4,6 +4,7 @@ session export to CSV and JSON."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import sqlite3
@@ -271,13 +272,19 @@ class Results:
     # --- export ---------------------------------------------------------------------------------------------
 
     def export_json(self, session_id: int, path: Path) -> None:
+        path.write_text(self.json_text(session_id))
+
+    def json_text(self, session_id: int) -> str:
         data = self.session(session_id)
         # an export is made to be sent: the server's whole exports files and the client's whole fstab (which can
         # hold credentials) stay in the private store; the report quotes only the share's own lines
         data.pop("admin_config", None)
-        path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
     def export_csv(self, session_id: int, path: Path) -> None:
+        path.write_text(self.csv_text(session_id), newline="")
+
+    def csv_text(self, session_id: int) -> str:
         """One row per repeat, with its run's recipe, configuration and options."""
         data = self.session(session_id)
         header = [
@@ -292,22 +299,23 @@ class Results:
             "warmup",
             *REPEAT_FIELDS[:-1],
         ]
-        with path.open("w", newline="") as f:
-            out = csv.writer(f)
-            out.writerow(header)
-            for run in data["runs"]:
-                for rep in run["repeats"]:
-                    out.writerow(
-                        [
-                            session_id,
-                            run["recipe"],
-                            run["config_label"],
-                            run["workload"],
-                            run["requested_options"],
-                            run["negotiated_options"],
-                            run["export_options"],
-                            rep["number"],
-                            rep["warmup"],
-                        ]
-                        + [rep[k] for k in REPEAT_FIELDS[:-1]]
-                    )
+        f = io.StringIO(newline="")
+        out = csv.writer(f)
+        out.writerow(header)
+        for run in data["runs"]:
+            for rep in run["repeats"]:
+                out.writerow(
+                    [
+                        session_id,
+                        run["recipe"],
+                        run["config_label"],
+                        run["workload"],
+                        run["requested_options"],
+                        run["negotiated_options"],
+                        run["export_options"],
+                        rep["number"],
+                        rep["warmup"],
+                    ]
+                    + [rep[k] for k in REPEAT_FIELDS[:-1]]
+                )
+        return f.getvalue()

@@ -1,0 +1,91 @@
+"""`nfstune history` and `nfstune report`: the stored sessions, read without contacting any host."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from nfstune.advice.session import kept_recommendation
+from nfstune.cli.output import Output, StandardOutput, others_to_stderr, write_output
+from nfstune.cli.run import advice_text, report_text
+from nfstune.errors import ConfigError
+from nfstune.recipes.loader import recipes_by_id
+from nfstune.report.json_report import iso_time, report_json
+from nfstune.store import Results, SessionRow, open_store
+
+
+def history(as_json: bool = False) -> int:
+    results = Results(open_store())
+    results.mark_interrupted()  # a session whose process is gone says so instead of "running" for ever
+    rows = results.sessions()
+    if as_json:
+        print(json.dumps([session_row(r) for r in rows], indent=2))
+        return 0
+    if not rows:
+        print("no sessions yet: `nfstune run --lab --recipe quick-check --scale small`")
+    for r in rows:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.started_at))
+        print(
+            f"{r.id:4}  {when}  {r.status:9}  {r.server or '-'} -> {r.client or '-'}  {r.share}  {','.join(r.recipes)}"
+            + (f"\n      {r.message}" if r.message and r.status != "completed" else "")
+        )
+    return 0
+
+
+def session_row(row: SessionRow) -> dict[str, Any]:
+    """A session as `history --json` lists it: the times both as ISO 8601 with the offset (to read) and as Unix
+    seconds (to compute with)."""
+    return {
+        "id": row.id,
+        "started": iso_time(row.started_at),
+        "started_at": row.started_at,
+        "ended": iso_time(row.ended_at),
+        "ended_at": row.ended_at,
+        "status": row.status,
+        "message": row.message,
+        "server": row.server,
+        "client": row.client,
+        "share": row.share,
+        "scale": row.scale,
+        "recipes": row.recipes,
+    }
+
+
+def report(args: argparse.Namespace) -> int:
+    from nfstune.report.html import session_html
+
+    results = Results(open_store())
+    try:
+        data = results.session(args.session)
+    except KeyError:
+        raise ConfigError(f"there is no session {args.session}: see `nfstune history`") from None
+    recipes = recipes_by_id()  # each recipe's baseline, margin and expectations
+    if not (args.html or args.csv or args.json):
+        text = report_text(results, args.session, recipes)
+        if data["runs"]:
+            text += "\n" + advice_text(kept_recommendation(results, args.session, recipes), data["share"])
+        print(text)
+        return 0
+    outputs: list[tuple[Output, str]] = []
+    if args.csv:
+        outputs.append((args.csv, results.csv_text(args.session)))
+    if args.json:
+        outputs.append((args.json, report_json(results, args.session, recipes)))
+    if args.html:
+        outputs.append((args.html, session_html(results, args.session, recipes)))
+    for target, text in outputs:
+        if isinstance(target, StandardOutput):
+            write_output(target, text)  # a reader that stops early is main's to say nothing of (exit 141)
+            continue
+        try:
+            write_output(target, text)
+        except OSError as error:  # checked before, but the disk may fill or the folder go meanwhile
+            raise ConfigError(f"cannot write {target}: {error.strerror or error}") from None
+    with others_to_stderr(*(target for target, _ in outputs)):
+        for target, _ in outputs:
+            if isinstance(target, Path):
+                print(f"wrote {target}")
+    return 0

@@ -1,0 +1,202 @@
+"""A session as one JSON document for scripts (`nfstune report N --json`): what the text and HTML reports say, as
+data. resources/schemas/report.schema.json describes it, and tests validate every document against it.
+
+Top level: `format` (this layout's name and version), `nfstune` (the version that wrote it), `session`,
+`verdicts` (per recipe, workload and configuration: the figures and the verdict with its interval), `scaling`,
+`aa_checks`, `notes`, `ceilings`, `recommendation`, `caveats`, and `runs` (every run with every repeat, raw output
+included, as the raw export always had them, so that nothing is lost). The diagnosis and the short answer join
+them as `diagnosis` and `answer` once they exist; the schema already allows both.
+
+The export is made to be sent on: the admin's whole exports files and fstab (which can hold credentials) stay in
+the private store, as in the raw export; only the share's own lines are quoted. JSON has no NaN or infinity, so a
+figure that is not finite (a spread over a mean of 0) is null.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from nfstune import __version__
+from nfstune.advice.recommend import AsyncAlternative, Reason, Recommendation
+from nfstune.advice.session import kept_recommendation
+from nfstune.bench.verdict import Verdict
+from nfstune.recipes.model import Recipe
+from nfstune.results.caveats import caveats
+from nfstune.results.load_summary import scaling_lines
+from nfstune.results.summary import (
+    ConfigResult,
+    WorkloadResults,
+    aa_checks,
+    aa_summary,
+    is_paired,
+    recipe_notes,
+    session_scaling,
+    summarize_session,
+)
+from nfstune.session.baselines import baseline_label
+from nfstune.store import Results
+
+FORMAT = "nfstune-report/1"  # a change that removes or renames a key is /2; a new key is not
+NOTHING_MEASURED = "the session measured nothing"
+
+
+def report_json(results: Results, session_id: int, recipes: Mapping[str, Recipe]) -> str:
+    document = session_document(results, session_id, recipes)
+    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def session_document(results: Results, session_id: int, recipes: Mapping[str, Recipe]) -> dict[str, Any]:
+    data = results.session(session_id)
+    data.pop("admin_config", None)  # see the module's docstring
+    groups = summarize_session(data, recipes)
+    checks = aa_checks(groups)
+    rec = kept_recommendation(results, session_id, recipes) if data["runs"] else NOTHING_MEASURED
+    document = {
+        "format": FORMAT,
+        "nfstune": __version__,
+        "session": _session(results, data),
+        "verdicts": [_config(g, c) for g in groups for c in g.configs],
+        "scaling": [line.strip() for line in scaling_lines(session_scaling(data, recipes))],
+        "aa_checks": {
+            "summary": aa_summary(checks) if checks else None,
+            "checks": [
+                {"recipe": c.recipe, "workload": c.workload, "config": c.label, "why": c.why, "kind": c.verdict.kind}
+                for c in checks
+            ],
+        },
+        "notes": {
+            recipe_id: recipe_notes(data, recipes.get(recipe_id))
+            for recipe_id in dict.fromkeys(g.recipe for g in groups)
+        },
+        "ceilings": [{"label": baseline_label(b), **b} for b in data["baselines"]],
+        "recommendation": _recommendation(rec),
+        "caveats": caveats(data),
+        "runs": data["runs"],
+    }
+    return finite(document)  # type: ignore[no-any-return]
+
+
+def _session(results: Results, data: Mapping[str, Any]) -> dict[str, Any]:
+    row = next((r for r in results.sessions() if r.id == data["id"]), None)
+    return {
+        "id": data["id"],
+        "started": iso_time(data["started_at"]),
+        "started_at": data["started_at"],
+        "ended": iso_time(data["ended_at"]),
+        "ended_at": data["ended_at"],
+        "status": data["status"],
+        "message": data["message"],
+        "share": data["share"],
+        "scale": data["scale"],
+        "recipes": data["recipes"],
+        "server": row.server if row else None,
+        "client": row.client if row else None,
+        "paired": is_paired(data),  # verdicts paired by round (a session with a plan), else unpaired
+        "plan": _parsed(data.get("plan")),
+        "server_facts": _parsed(data.get("server_facts")),
+        "client_facts": _parsed(data.get("client_facts")),
+    }
+
+
+def _config(group: WorkloadResults, c: ConfigResult) -> dict[str, Any]:
+    s = c.summary
+    return {
+        "recipe": group.recipe,
+        "workload": group.workload,
+        "config": c.label,
+        "baseline": group.baseline_label,
+        "is_baseline": c.label == group.baseline_label,
+        "unit": group.unit,
+        "higher_is_better": group.higher_is_better,
+        "status": c.status,
+        "n": s.n if s else 0,
+        "median": s.median if s else None,
+        "min": s.min if s else None,
+        "max": s.max if s else None,
+        "mean": s.mean if s else None,
+        "cv_percent": s.cv_percent if s else None,
+        "values": c.values,
+        "requested": c.requested.render(),
+        "negotiated": c.negotiated.render(),
+        "export_options": list(c.export_options),
+        "same_as_baseline": c.same_as_baseline,
+        "verdict": _verdict(c.verdict) if c.verdict is not None else None,
+    }
+
+
+def _verdict(v: Verdict) -> dict[str, Any]:
+    return {
+        "kind": v.kind,
+        "ratio": v.ratio,  # the configuration's speed over the baseline's: above 1 faster, whatever the unit
+        "ci_low": v.ci[0] if v.ci else None,  # at the Holm-corrected level of the comparison's step
+        "ci_high": v.ci[1] if v.ci else None,
+        "family": v.family,
+        "n": v.n,
+        "p_value": v.p_value,
+        "text": v.text,
+        "settle": v.settle,
+        "rounds_needed": v.rounds_needed,
+    }
+
+
+def _recommendation(rec: Recommendation | str) -> dict[str, Any]:
+    if isinstance(rec, str):
+        return {"why_none": rec}
+    threads = rec.threads
+    return {
+        "why_none": None,
+        "exports_file": rec.exports_file,
+        "exports_line": rec.exports_line,  # "" when nfstune could not log in to the server (a note says so)
+        "exports_before": rec.exports_before,
+        "exports_reasons": _reasons(rec.exports_reasons),
+        "fstab_line": rec.fstab_line,
+        "fstab_before": rec.fstab_before,
+        "fstab_reasons": _reasons(rec.fstab_reasons),
+        "notes": list(rec.notes),
+        "threads": None
+        if threads is None
+        else {"threads": threads.threads, "file": threads.file, "line": threads.line, "note": threads.note},
+        "async_alternative": _async(rec.async_alternative),
+    }
+
+
+def _reasons(reasons: tuple[Reason, ...]) -> list[dict[str, str]]:
+    return [{"option": r.option, "why": r.why} for r in reasons]
+
+
+def _async(alt: AsyncAlternative | None) -> dict[str, str] | None:
+    if alt is None:
+        return None
+    return {"line": alt.line, "gain": alt.gain, "warning": alt.warning, "risk": alt.risk, "conditions": alt.conditions}
+
+
+def _parsed(text: object) -> Any:
+    """A JSON column as data; null when empty, or when this version cannot read it."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def finite(value: Any) -> Any:
+    """`value` with every float that is not finite as None: JSON has no NaN or infinity."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
+    return value
+
+
+def iso_time(seconds: float | None) -> str | None:
+    """Unix seconds as ISO 8601 in local time, with its offset: 2026-03-01T14:05:09+01:00."""
+    if seconds is None:
+        return None
+    return datetime.datetime.fromtimestamp(seconds).astimezone().isoformat(timespec="seconds")
