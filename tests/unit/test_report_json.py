@@ -119,14 +119,19 @@ def test_a_session_that_measured_nothing_says_why_there_is_no_recommendation(tmp
     assert document["verdicts"] == [] and document["runs"] == [] and document["aa_checks"]["summary"] is None
 
 
-def test_the_schema_leaves_room_for_the_diagnosis_and_the_answer_and_nothing_else(tmp_path: Path) -> None:
+def test_the_answer_and_the_diagnosis_are_in_the_document_and_the_schema_holds_them_to_their_shape(
+    tmp_path: Path,
+) -> None:
     results = store(tmp_path)
     document = session_document(results, measured(results), {})
-    later = document | {"diagnosis": [{"finding": "the disk is the ceiling"}], "answer": ["keep sync", "", ""]}
-    VALIDATOR.validate(later)
+    assert set(document["answer"]) == {"change", "gain", "risk"} and all(document["answer"].values())
+    assert all(set(d) >= {"recipe", "workload", "bottleneck", "share", "text", "levers"} for d in document["diagnosis"])
+    VALIDATOR.validate(document)
     assert not VALIDATOR.is_valid(document | {"extra": 1})
-    for key in ("verdicts", "recommendation", "runs"):
+    for key in ("verdicts", "recommendation", "runs", "answer", "diagnosis"):
         assert not VALIDATOR.is_valid({k: v for k, v in document.items() if k != key}), key
+    assert not VALIDATOR.is_valid(document | {"answer": ["keep sync", "", ""]})
+    assert not VALIDATOR.is_valid(document | {"diagnosis": [{"finding": "the disk is the ceiling"}]})
     broken = copy.deepcopy(document)
     broken["verdicts"][1]["verdict"]["kind"] = "better"
     assert not VALIDATOR.is_valid(broken)

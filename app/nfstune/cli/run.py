@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from contextlib import ExitStack
 from typing import Any
 
+from nfstune.advice.findings import answer_text, diagnosis_text, session_findings
 from nfstune.advice.recommend import Recommendation
 from nfstune.cli.output import StandardOutput, write_output
 from nfstune.errors import ConfigError
@@ -141,7 +142,8 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             raise outcome.error  # main says why, with its exit code, as for an error before the run
     sid, rec = outcome.session_id, outcome.recommendation
     advice = advice_text(rec, pair.share) if rec is not None else "\n" + outcome.message
-    print(report_text(results, sid, by_id) + "\n" + advice)
+    last = "\n".join(answer_text(session_findings(results, sid, by_id)))
+    print(report_text(results, sid, by_id, answer_first=False) + "\n" + advice + "\n\n" + last)
     html = getattr(args, "html", None)
     if html is not None:
         from nfstune.report.html import session_html
@@ -224,16 +226,24 @@ def _indent(text: str, prefix: str = "  ") -> str:
     return "\n".join(prefix + line for line in text.split("\n"))
 
 
-def report_text(results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None) -> str:
-    """The results of a session as text: the ceilings measured first, per recipe and workload each
-    configuration's median, spread, n and verdict against the baseline, then the session's A/A checks (a
-    configuration expected to measure as its baseline)."""
+def report_text(
+    results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None, *, answer_first: bool = True
+) -> str:
+    """The results of a session as text: the answer in three lines (unless `answer_first` is False: `run` says it
+    last), what limits each workload, then per recipe and workload each configuration's median, spread, n and
+    verdict against the baseline, the ceilings, and the session's A/A checks (a configuration expected to measure
+    as its baseline)."""
     data = results.session(session_id)
     recipes = recipes_by_id() if recipes is None else recipes
-    lines = [results_text(data, recipes)]
-    found = caveats(data)
-    if found:
-        lines += [f"\n{WITHOUT_SERVER.lower()}", *(f"  {text}" for text in found)]
+    found = session_findings(results, session_id, recipes)
+    lines = [""]
+    if answer_first:
+        lines += [*answer_text(found), ""]
+    lines += diagnosis_text(found)
+    lines.append(results_text(data, recipes))
+    lacks = caveats(data)
+    if lacks:
+        lines += [f"\n{WITHOUT_SERVER.lower()}", *(f"  {text}" for text in lacks)]
     if data["baselines"]:
         lines.append("\nceilings (measured before the recipes)")
         lines += [f"  {baseline_label(b)}: {b['mb_per_s']:.3g} MB/s" for b in data["baselines"]]

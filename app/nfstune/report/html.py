@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from nfstune.advice.findings import Findings, session_findings
 from nfstune.advice.session import kept_recommendation
 from nfstune.bench.stats import format_value
 from nfstune.recipes.model import WORKLOADS, Recipe
@@ -50,7 +51,8 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 th{background:#eee;text-align:left}td.n{text-align:right;white-space:nowrap}td.opts{font-size:90%;max-width:18em}
 pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;overflow-wrap:anywhere}.warn{border:2px solid #b3261e;
 padding:.5em 1em;margin:1em 0}.warn h3{color:#b3261e;margin-top:.3em}.faster,.slower{font-weight:bold}
-.unreliable{color:#b3261e}.failed{color:#b3261e}.muted{color:#666}"""
+.unreliable{color:#b3261e}.failed{color:#b3261e}.muted{color:#666}
+ul.answer{list-style:none;padding:.5em 1em;border-left:4px solid #1b7f2a;background:#f3f8f3;font-size:110%}"""
 AS_THE_SERVER_HAS_IT = "as the server has it"
 
 
@@ -75,6 +77,7 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         + (f": {e(data['message'])}" if data.get("message") and data["status"] != "completed" else "")
         + "</p>",
     ]
+    parts += findings_html(session_findings(results, session_id, recipes))
     found = caveats(data)
     if found:
         parts.append(f"<h2>{WITHOUT_SERVER}</h2><ul>" + "".join(f"<li>{e(text)}</li>" for text in found) + "</ul>")
@@ -106,6 +109,20 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         parts.append("</ul>")
     parts.append("</html>")
     return "\n".join(parts) + "\n"
+
+
+def findings_html(found: Findings) -> list[str]:
+    """The answer in three lines, then what limits each workload and what could move it."""
+    e = html.escape
+    lines = "".join(f"<li>{e(line)}</li>" for line in found.answer.lines)
+    parts = [f"<h2>The answer</h2><ul class=answer>{lines}</ul>"]
+    if found.diagnoses:
+        items = []
+        for d in found.diagnoses:
+            levers = f"<br><span class=muted>Could move it: {e('; '.join(d.levers))}</span>" if d.levers else ""
+            items.append(f"<li><b>{e(d.recipe)} / {e(d.workload)}</b>: {e(d.text)}{levers}</li>")
+        parts.append(f"<h2>What limits each workload</h2><ul>{''.join(items)}</ul>")
+    return parts
 
 
 def _ceilings(baselines: list[dict[str, Any]]) -> str:

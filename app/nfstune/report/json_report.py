@@ -5,7 +5,7 @@ Top level: `format` (this layout's name and version), `nfstune` (the version tha
 `verdicts` (per recipe, workload and configuration: the figures and the verdict with its interval), `scaling`,
 `aa_checks`, `notes`, `ceilings`, `recommendation`, `caveats`, and `runs` (every run with every repeat, raw output
 included, as the raw export always had them, so that nothing is lost). The diagnosis and the short answer join
-them as `diagnosis` and `answer` once they exist; the schema already allows both.
+them as `diagnosis` (one entry per recipe and workload) and `answer` (the three lines).
 
 The export is made to be sent on: the admin's whole exports files and fstab (which can hold credentials) stay in
 the private store, as in the raw export; only the share's own lines are quoted. JSON has no NaN or infinity, so a
@@ -14,6 +14,7 @@ figure that is not finite (a spread over a mean of 0) is null.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import math
@@ -21,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nfstune import __version__
+from nfstune.advice.findings import session_findings
 from nfstune.advice.recommend import AsyncAlternative, Reason, Recommendation
 from nfstune.advice.session import kept_recommendation
 from nfstune.bench.verdict import Verdict
@@ -55,6 +57,7 @@ def session_document(results: Results, session_id: int, recipes: Mapping[str, Re
     groups = summarize_session(data, recipes)
     checks = aa_checks(groups)
     rec = kept_recommendation(results, session_id, recipes) if data["runs"] else NOTHING_MEASURED
+    found = session_findings(results, session_id, recipes)
     document = {
         "format": FORMAT,
         "nfstune": __version__,
@@ -75,6 +78,8 @@ def session_document(results: Results, session_id: int, recipes: Mapping[str, Re
         "ceilings": [{"label": baseline_label(b), **b} for b in data["baselines"]],
         "recommendation": _recommendation(rec),
         "caveats": caveats(data),
+        "answer": {"change": found.answer.change, "gain": found.answer.gain, "risk": found.answer.risk},
+        "diagnosis": [dataclasses.asdict(d) for d in found.diagnoses],
         "runs": data["runs"],
     }
     return finite(document)  # type: ignore[no-any-return]

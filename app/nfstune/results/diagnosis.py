@@ -135,14 +135,14 @@ def _throughput(
 ) -> Found:
     known = [b for b in bounds if b[2] is not None]
     if not known:
-        names = " and ".join(f"{b[1].removeprefix('the ').removesuffix(chr(39) + 's')} ceiling" for b in bounds)
+        names = " or ".join(b[1].removeprefix("the ").removesuffix("'s") for b in bounds) + " ceiling"
         return None, None, f"{what} ran at {figure:.3g} MB/s; {c.missing(names)}, so nothing says what holds them.", ()
     name, whose, value, way, levers = min(known, key=lambda b: b[2] or 0.0)
     assert value is not None
     share = figure / value
     at = f"{what} ran at {share:.0%} of {whose} {value:.3g} MB/s ({way})"
     unmeasured = [b[1].removeprefix("the ").removesuffix("'s") for b in bounds if b[2] is None]
-    also = f" ({c.missing(' and '.join(unmeasured) + ' ceiling')})" if unmeasured else ""
+    also = f" ({c.missing(' or '.join(unmeasured) + ' ceiling')})" if unmeasured else ""
     if share >= LIMIT:
         return name, share, f"{at}: the {name} is the limit; NFS settings will not raise it{also}.", levers
     if share >= NEAR:

@@ -1,0 +1,141 @@
+"""The answer in three lines, above the detailed verdicts: what to change (or that nothing should, and why), what
+it gains with its interval, and what it risks. Made from the session's verdicts (Holm-corrected across the session:
+only a settled "faster" is a gain) and the diagnosis of each workload (results/diagnosis.py). Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from nfstune.advice.recommend import PLAIN_RISK
+from nfstune.bench.verdict import Verdict
+from nfstune.recipes.model import Config, Recipe
+from nfstune.results.diagnosis import Diagnosis
+from nfstune.results.summary import WorkloadResults
+
+
+@dataclass(frozen=True)
+class Answer:
+    change: str
+    gain: str
+    risk: str
+
+    @property
+    def lines(self) -> tuple[str, str, str]:
+        return (f"Change: {self.change}", f"Gain: {self.gain}", f"Risk: {self.risk}")
+
+
+@dataclass(frozen=True)
+class _Effect:
+    recipe: str
+    workload: str
+    label: str
+    baseline: str
+    verdict: Verdict
+
+
+def answer(groups: Sequence[WorkloadResults], diagnoses: Sequence[Diagnosis], recipes: Mapping[str, Recipe]) -> Answer:
+    if not any(c.verdict is not None for g in groups for c in g.configs):
+        return Answer(
+            "nothing can be said yet: this session measured no comparison.",
+            "none measured.",
+            "none: every change nfstune made was undone.",
+        )
+    effects = [
+        _Effect(g.recipe, g.workload, c.label, g.baseline_label, c.verdict)
+        for g in groups
+        for c in g.configs
+        if c.verdict is not None and c.verdict.kind == "faster" and c.same_as_baseline is None
+    ]
+    if effects:
+        # the surest gain: the highest lower bound of its interval
+        best = max(effects, key=lambda e: (e.verdict.ci or (1.0, 1.0))[0])
+        recipe = recipes.get(best.recipe)
+        config = _config(recipe, best.label)
+        base = _config(recipe, best.baseline)
+        what = _what(config, base) if config is not None else best.label
+        also = [e for e in effects if e.label == best.label and e.workload != best.workload]
+        more = f"; also {', '.join(e.workload for e in also)}" if also else ""
+        return Answer(
+            f"{what} ({best.recipe}: {best.label} against {best.baseline}).",
+            f"{best.workload}: {best.verdict.text}{more}.",
+            _risk(config),
+        )
+    held = [d for d in diagnoses if d.bottleneck is not None]  # a figure held by a ceiling, a budget or a CPU
+    if held:
+        first = held[0]
+        lever = first.levers[0] if first.levers else "changing the hardware that holds it"
+        return Answer(
+            f"nothing in NFS: these hosts are at their limit, which is {_limit(first)}.",
+            f"none from NFS settings; only from {lever}.",
+            "none: nothing to change.",
+        )
+    unsettled = [
+        (g.workload, c.verdict)
+        for g in groups
+        for c in g.configs
+        if c.verdict is not None and c.verdict.kind == "not settled" and c.same_as_baseline is None
+    ]
+    if unsettled:
+        workload, closest = min(unsettled, key=lambda u: u[1].rounds_needed or 10**6)
+        settle = closest.settle or "more rounds"
+        return Answer(
+            "nothing yet: no setting tried was measured faster with confidence.",
+            f"not settled. Nearest: {workload}, {closest.text}; {settle}.",
+            "none: every change nfstune made was undone.",
+        )
+    return Answer(
+        "nothing: no setting tried made a difference that matters here.",
+        "none expected from these settings.",
+        "none: every change nfstune made was undone.",
+    )
+
+
+def _config(recipe: Recipe | None, label: str) -> Config | None:
+    if recipe is None:
+        return None
+    return next((c for c in recipe.configs if c.label == label), None)
+
+
+def _what(config: Config, base: Config | None) -> str:
+    """The change from the baseline, in the admin's words."""
+    parts = []
+    ours = config.mount.render().split(",") if config.mount.render() else []
+    theirs = set(base.mount.render().split(",")) if base is not None and base.mount.render() else set()
+    mount = [o for o in ours if o not in theirs]
+    if mount:
+        parts.append(f"mount with {','.join(mount)}")
+    if config.export.set:
+        parts.append(f"export with {','.join(config.export.set)}")
+    if config.read_ahead_kb is not None:
+        parts.append(f"read_ahead_kb {config.read_ahead_kb} on the client's mount")
+    if config.nfsd_threads is not None:
+        parts.append(f"{config.nfsd_threads} nfsd threads on the server")
+    if config.filesystem is not None:
+        parts.append(f"a {config.filesystem} filesystem under the export")
+    text = " and ".join(parts) or f"use {config.label}"
+    return text[0].upper() + text[1:]
+
+
+def _risk(config: Config | None) -> str:
+    if config is None:
+        return "see the recipe's warning."
+    if "async" in config.export.set:
+        return f"{PLAIN_RISK} Only with a UPS on the server and data you can recreate."
+    if config.filesystem is not None:
+        return "moving the share to another filesystem is a migration of its own, with its own backup first."
+    if config.nfsd_threads is not None:
+        return "none to your data: each thread costs the server a little memory."
+    if config.read_ahead_kb is not None:
+        return "none to your data: the client's read-ahead uses a little more memory."
+    return "none to your data: a mount option on the client, undone by taking it out of /etc/fstab."
+
+
+def _latency(d: Diagnosis) -> bool:
+    return d.bottleneck in ("disk flush", "network latency", "round trips")
+
+
+def _limit(d: Diagnosis) -> str:
+    """'the network (reads at 92 % of it)'."""
+    share = f", {d.share:.0%} of it" if d.share is not None and not _latency(d) else ""
+    return f"{d.bottleneck} ({d.workload}{share})"
