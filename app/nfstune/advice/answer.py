@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from nfstune.advice.recommend import PLAIN_RISK
 from nfstune.bench.verdict import Verdict
 from nfstune.recipes.model import Config, Recipe
-from nfstune.results.diagnosis import Diagnosis
+from nfstune.results.diagnosis import Diagnosis, percent
 from nfstune.results.summary import WorkloadResults
 
 
@@ -81,7 +81,7 @@ def answer(groups: Sequence[WorkloadResults], diagnoses: Sequence[Diagnosis], re
         settle = closest.settle or "more rounds"
         return Answer(
             "nothing yet: no setting tried was measured faster with confidence.",
-            f"not settled. Nearest: {workload}, {closest.text}; {settle}.",
+            f"not settled; the closest: {workload}, {_so_far(closest.text)}; {settle}.",
             "none: every change nfstune made was undone.",
         )
     return Answer(
@@ -137,5 +137,13 @@ def _latency(d: Diagnosis) -> bool:
 
 def _limit(d: Diagnosis) -> str:
     """'the network (reads at 92 % of it)'."""
-    share = f", {d.share:.0%} of it" if d.share is not None and not _latency(d) else ""
+    share = f", {percent(d.share)} of it" if d.share is not None and not _latency(d) else ""
     return f"{d.bottleneck} ({d.workload}{share})"
+
+
+def _so_far(text: str) -> str:
+    """'vers=3 against baseline: not settled (0.8 % slower so far; 95 % CI ...)' -> 'vers=3 against baseline, 0.8 %
+    slower so far' (the interval stays with the detailed verdict)."""
+    who, _, rest = text.partition(": ")
+    so_far = rest.partition("(")[2].partition(";")[0].rstrip(")")
+    return f"{who}, {so_far}" if so_far else who

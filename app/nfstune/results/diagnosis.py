@@ -140,7 +140,7 @@ def _throughput(
     name, whose, value, way, levers = min(known, key=lambda b: b[2] or 0.0)
     assert value is not None
     share = figure / value
-    at = f"{what} ran at {share:.0%} of {whose} {value:.3g} MB/s ({way})"
+    at = f"{what} ran at {percent(share)} of {whose} {value:.3g} MB/s ({way})"
     unmeasured = [b[1].removeprefix("the ").removesuffix("'s") for b in bounds if b[2] is None]
     also = f" ({c.missing(' or '.join(unmeasured) + ' ceiling')})" if unmeasured else ""
     if share >= LIMIT:
@@ -175,11 +175,11 @@ def _sync_write(figure: float, c: Ceilings) -> Found:
         return (
             bottleneck,
             share,
-            f"Each write took {figure:.3g} ms, {share:.0%} of it {said}: {name} is the limit.",
+            f"Each write took {figure:.3g} ms, {percent(share)} of it {said}: {name} is the limit.",
             FLUSH if bottleneck == "disk flush" else PATH,
         )
     rest = "the rest is spent in the NFS server and the client"
-    return None, share, f"Each write took {figure:.3g} ms; {said} explain only {share:.0%} of it: {rest}.", ()
+    return None, share, f"Each write took {figure:.3g} ms; {said} explain only {percent(share)} of it: {rest}.", ()
 
 
 def _per_file_ms(workload: str, figure: float, files: int | None) -> float | None:
@@ -201,7 +201,7 @@ def _per_file(workload: str, per_ms: float, c: Ceilings) -> Found:
         return (
             "round trips",
             share,
-            f"{head}; at least {trips_said} make {share:.0%} of it: the network's latency is the limit.",
+            f"{head}; at least {trips_said} make {percent(share)} of it: the network's latency is the limit.",
             PATH,
         )
     if c.sync_write_ms is not None and workload != "file-stat" and per_ms >= NEAR * c.sync_write_ms:
@@ -209,13 +209,18 @@ def _per_file(workload: str, per_ms: float, c: Ceilings) -> Found:
             "disk flush",
             c.sync_write_ms / per_ms,
             f"{head}, about as long as a flush of the server's disk ({c.sync_write_ms:.2g} ms), while its {trips_said} "
-            f"make only {share:.0%} of it: the server's synchronous commits are the limit.",
+            f"make only {percent(share)} of it: the server's synchronous commits are the limit.",
             FLUSH,
         )
     missing = f" ({c.missing('disk flush latency')})" if c.sync_write_ms is None else ""
     return (
         None,
         share,
-        f"{head}; its {trips_said} explain {share:.0%} of it, and nothing measured explains the rest{missing}.",
+        f"{head}; its {trips_said} explain {percent(share)} of it, and nothing measured explains the rest{missing}.",
         (),
     )
+
+
+def percent(share: float) -> str:
+    """'94 %', as nfstune writes every percentage."""
+    return f"{share * 100:.0f} %"

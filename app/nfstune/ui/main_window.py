@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune import __version__
+from nfstune.advice.findings import session_findings
 from nfstune.advice.recommend import Recommendation
 from nfstune.recipes.estimate import PastRun
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
@@ -265,7 +266,8 @@ class MainWindow(QMainWindow):
             "session %d %s%s", outcome.session_id, outcome.status, f": {outcome.message}" if outcome.message else ""
         )
         session = self.results_store.session(outcome.session_id)
-        self.results_page.show_session(session, {r.id: r for r in self.recipes})
+        by_id = {r.id: r for r in self.recipes}
+        self.results_page.show_session(session, by_id, session_findings(self.results_store, outcome.session_id, by_id))
         if outcome.recommendation is not None:
             self._show_recommendation(outcome.recommendation, session)
         self.history_page.refresh()

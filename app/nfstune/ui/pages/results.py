@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from nfstune.advice.findings import Findings
 from nfstune.bench.stats import format_value
 from nfstune.recipes.info import size_text
 from nfstune.recipes.model import WORKLOADS, Recipe
@@ -59,6 +60,8 @@ CHART_MAX_WIDTH = 640  # above the table: wider than beside it, not so wide that
 VERDICT_STYLE = "background: #f4f7fb; border: 1px solid #c5d3e3; border-radius: 4px; padding: 8px; color: #202020;"
 NO_DIFFERENCE_EXPECTED = "no measurable difference expected"
 KIND_ORDER = ("faster", "slower", "unreliable", "not settled", "same")  # the detail's order: effects first
+
+ANSWER_STYLE = "border-left: 4px solid #1b7f2a; background: #f3f8f3; padding: 6px 10px; font-size: 11pt;"
 
 
 def _expected_no_difference(*texts: str | None) -> str | None:
@@ -235,9 +238,30 @@ class ResultsPage(QWidget):
         top.addWidget(self.header_label, 1)
         top.addWidget(self.export_report_button)
         top.addWidget(self.save_png_button)
+        # the answer in three lines, then what limits each workload: above the detailed verdicts
+        self.answer_label = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
+        self.answer_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.answer_label.setStyleSheet(ANSWER_STYLE)
+        self.answer_label.hide()
+        self.diagnosis_label = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
+        self.diagnosis_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.diagnosis_label.hide()
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.answer_label)
+        layout.addWidget(self.diagnosis_label)
         layout.addWidget(self.tabs, 1)
+
+    def _show_findings(self, found: Findings | None) -> None:
+        e = html.escape
+        self.answer_label.setVisible(found is not None)
+        self.diagnosis_label.setVisible(found is not None and bool(found.diagnoses))
+        if found is None:
+            return
+        head, *rest = found.answer.lines
+        self.answer_label.setText(f"<b>{e(head)}</b><br>" + "<br>".join(e(line) for line in rest))
+        items = "".join(f"<li><b>{e(d.workload)}</b>: {e(d.text)}</li>" for d in found.diagnoses)
+        self.diagnosis_label.setText(f"What limits each workload:<ul style='margin: 0'>{items}</ul>")
 
     def save_pngs(self, directory: Path) -> list[Path]:
         """One PNG per chart, named after its recipe and workload."""
@@ -274,8 +298,12 @@ class ResultsPage(QWidget):
         """Every chart on the page, in tab order (for the PNG export)."""
         return list(self._charts)
 
-    def show_session(self, session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None) -> None:
+    def show_session(
+        self, session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None, findings: Findings | None = None
+    ) -> None:
+        """`findings`: the answer and the diagnoses (advice.findings), shown above the recipes' tabs."""
         recipes = recipes or {}
+        self._show_findings(findings)
         # QTabWidget.clear() keeps the pages (their charts and tables) alive, hidden: each run left its Results
         # behind, ~2 MiB a run (tools/bench/desktop_memory.py)
         pages = [self.tabs.widget(i) for i in range(self.tabs.count())]
