@@ -336,8 +336,8 @@ class Checker:
         if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
             self.problem(path, "must be an array of tables: one [[configs]] section per configuration")
             return []
-        if len(value) < 2:
-            self.problem(path, f"needs at least 2 configurations to compare, not {len(value)}")
+        if not value:  # one alone is measured, not compared (first-look)
+            self.problem(path, "needs at least one configuration")
         configs: list[Config] = []
         for index, item in enumerate(value):
             config = self.config(item, (*path, index), workloads)
