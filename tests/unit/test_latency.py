@@ -1,10 +1,13 @@
 """The latency ceilings: ping's output and the server-side dd run as captured on the lab, their rows in the store
-(a new table; older files migrate with their baselines intact)."""
+(a new table; older files migrate with their baselines intact), and where they are shown (the text report, the
+HTML report)."""
 
 from __future__ import annotations
 
 import dataclasses
+import html
 import os
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -15,7 +18,8 @@ from nfstune.bench.fallback import fallback_commands, fallback_parser
 from nfstune.bench.ping import PingOutputError, parse_ping, ping_argv
 from nfstune.bench.workloads import WorkloadId, WorkloadSizes
 from nfstune.remote.local import LocalHost
-from nfstune.results.latencies import ROUND_TRIP, SYNC_WRITE, latency_label, latency_ms, latency_text
+from nfstune.report.html import session_html
+from nfstune.results.latencies import LATENCY_NOTE, ROUND_TRIP, SYNC_WRITE, latency_label, latency_ms, latency_text
 from nfstune.session.latency import SYNC_WRITES, Latency, LatencyFailed, round_trip, sync_write
 from nfstune.store import Results, open_store
 
@@ -156,3 +160,27 @@ def test_an_older_file_migrates_with_its_baselines_and_no_latencies(tmp_path: Pa
     data = Results(open_store(path)).session(1)
     assert [(b["kind"], b["mb_per_s"]) for b in data["baselines"]] == [("network", 41.5)]
     assert data["latencies"] == []
+
+
+def test_the_reports_show_them_in_ms_with_what_they_bound(tmp_path: Path) -> None:
+    from nfstune.cli.run import report_text
+
+    results = Results(open_store(tmp_path / "s.sqlite3"))
+    sid = stored(results, PING, DD)
+    text = report_text(results, sid, {})
+    assert "ceilings (measured before the recipes)" in text
+    assert "  network round trip (ping, client → server → client): 5.32 ms (median of 20 replies" in text
+    assert "  server disk, one 4 KiB synchronous write (dd, O_DSYNC): 61.1 ms (mean of 32 writes)" in text
+    assert LATENCY_NOTE in text
+    page = html.unescape(re.sub(r"<[^>]+>", " ", session_html(results, sid, {})))
+    assert re.search(r"Ceilings\s+" + re.escape(LATENCY_NOTE) + r"\s+what\s+time\s+network round trip", page)
+    assert re.search(r"O_DSYNC\)\s+61\.1 ms \(mean of 32 writes\)", page)
+
+
+def test_a_session_without_them_shows_no_latency_ceiling(tmp_path: Path) -> None:
+    from nfstune.cli.run import report_text
+
+    results = Results(open_store(tmp_path / "s.sqlite3"))
+    sid = stored(results)
+    assert "ceilings" not in report_text(results, sid, {})
+    assert "Ceilings" not in session_html(results, sid, {})
