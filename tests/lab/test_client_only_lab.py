@@ -77,7 +77,10 @@ def test_a_nas_without_login_runs_a_client_side_recipe_and_says_what_its_figures
     assert skipped is not None and "Synology DSM: Control Panel > Shared Folder" in skipped.group(0), out[:3000]
     assert "async" not in re.findall(r"client-only-test round \d: (\S+) done", out)
     assert "making the scratch directory /export/.nfstune-" in out and "over NFS" in out
-    assert "baselines" not in out  # no ceiling needs a login to measure... and none was tried
+    # the throughput ceilings and the disk's latency need a login on the server: only the round trip is measured
+    assert "baselines" not in out and "ceilings: the network round trip (ping)" in out
+    assert "network round trip (ping, client → server → client): " in out
+    assert "server disk, one 4 KiB synchronous write" not in out
     assert re.search(r"round 2: rsize=32K done", out)
     # the recommendation is the client's fstab line alone, and says why
     assert "Recommended /etc/fstab line (on the client" in out

@@ -365,3 +365,43 @@ def test_the_results_page_shows_the_scaling_on_the_recipes_tab(qtbot: QtBot, tmp
     text = page.scaling_labels["many-clients"].text()
     assert text.startswith("<b>Several clients at once</b>")
     assert "seq-write, sync: the NAS served" in text and "client3" in text
+
+
+def test_the_ceilings_are_shown_above_the_tabs_with_what_the_latencies_bound(
+    page: ResultsPage, results: Results
+) -> None:
+    from nfstune.results.latencies import LATENCY_NOTE
+
+    sid = store_session(results, NO_WDELAY)
+    results.add_baseline(sid, kind="network", direction="to-server", mb_per_s=41.5, seconds=5, size=10**8, raw="")
+    results.add_latency(
+        sid,
+        kind="round-trip",
+        tool="ping",
+        mean_ms=1.9,
+        median_ms=1.34,
+        min_ms=0.536,
+        max_ms=5.16,
+        count=20,
+        raw_output="",
+    )
+    results.add_latency(
+        sid,
+        kind="sync-write",
+        tool="dd",
+        mean_ms=61.1,
+        median_ms=None,
+        min_ms=None,
+        max_ms=None,
+        count=32,
+        raw_output="",
+    )
+    page.show_session(results.session(sid))
+    assert page.ceilings_label.isVisible()
+    shown = html.unescape(re.sub(r"<[^>]+>", " ", page.ceilings_label.text()))
+    assert "network (iperf3, client → server): 41.5 MB/s" in shown
+    assert "network round trip (ping, client → server → client): 1.34 ms (median of 20 replies" in shown
+    assert "server disk, one 4 KiB synchronous write (dd, O_DSYNC): 61.1 ms (mean of 32 writes)" in shown
+    assert LATENCY_NOTE in shown
+    page.show_session(results.session(store_session(results, NO_WDELAY)))  # a session that measured none
+    assert not page.ceilings_label.isVisible() and page.ceilings_label.text() == ""

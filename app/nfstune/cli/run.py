@@ -20,6 +20,7 @@ from nfstune.recipes.model import Recipe
 from nfstune.remote import Host, open_host
 from nfstune.remote.target import split_spec
 from nfstune.results.caveats import WITHOUT_SERVER, caveats
+from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
 from nfstune.results.summary import aa_checks, aa_summary, results_text, summarize_session
 from nfstune.session.baselines import baseline_label
 from nfstune.session.engine import Event
@@ -244,9 +245,13 @@ def report_text(
     lacks = caveats(data)
     if lacks:
         lines += [f"\n{WITHOUT_SERVER.lower()}", *(f"  {text}" for text in lacks)]
-    if data["baselines"]:
+    latencies = data.get("latencies") or []
+    if data["baselines"] or latencies:
         lines.append("\nceilings (measured before the recipes)")
         lines += [f"  {baseline_label(b)}: {b['mb_per_s']:.3g} MB/s" for b in data["baselines"]]
+        lines += [f"  {latency_label(t)}: {latency_text(t)}" for t in latencies]
+        if latencies:
+            lines.append(f"  {LATENCY_NOTE}")
     checks = aa_checks(summarize_session(data, recipes))
     if checks:
         lines += [

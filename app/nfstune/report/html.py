@@ -20,6 +20,7 @@ from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report.advice import recommendation_html
 from nfstune.report.chart import strip_chart_svg
 from nfstune.results.caveats import WITHOUT_SERVER, caveats
+from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
 from nfstune.results.load_summary import SeriesScaling
 from nfstune.results.summary import (
     ConfigResult,
@@ -83,7 +84,7 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         parts.append(f"<h2>{WITHOUT_SERVER}</h2><ul>" + "".join(f"<li>{e(text)}</li>" for text in found) + "</ul>")
     if data["runs"]:
         parts.append(recommendation_html(kept_recommendation(results, session_id, recipes)))
-    parts.append(_ceilings(data["baselines"]))
+    parts.append(_ceilings(data["baselines"], data.get("latencies") or []))
     groups = summarize_session(data, recipes)
     family = next((c.verdict.family for g in groups for c in g.configs if c.verdict is not None), 0)
     if groups:
@@ -125,17 +126,26 @@ def findings_html(found: Findings) -> list[str]:
     return parts
 
 
-def _ceilings(baselines: list[dict[str, Any]]) -> str:
-    if not baselines:
+def _ceilings(baselines: list[dict[str, Any]], latencies: list[dict[str, Any]]) -> str:
+    if not baselines and not latencies:
         return ""
-    rows = "".join(
-        f"<tr><td>{html.escape(baseline_label(b))}</td><td class=n>{format_value(b['mb_per_s'])} MB/s</td></tr>"
-        for b in baselines
-    )
-    return (
-        "<h2>Ceilings</h2><p>Measured before the recipes: NFS cannot move data faster than the network or the "
-        f"server's own disk.</p><table><tr><th>what</th><th>rate</th></tr>{rows}</table>"
-    )
+    parts = ["<h2>Ceilings</h2>"]
+    if baselines:
+        rows = "".join(
+            f"<tr><td>{html.escape(baseline_label(b))}</td><td class=n>{format_value(b['mb_per_s'])} MB/s</td></tr>"
+            for b in baselines
+        )
+        parts.append(
+            "<p>Measured before the recipes: NFS cannot move data faster than the network or the server's own "
+            f"disk.</p><table><tr><th>what</th><th>rate</th></tr>{rows}</table>"
+        )
+    if latencies:
+        rows = "".join(
+            f"<tr><td>{html.escape(latency_label(t))}</td><td class=n>{html.escape(latency_text(t))}</td></tr>"
+            for t in latencies
+        )
+        parts.append(f"<p>{html.escape(LATENCY_NOTE)}</p><table><tr><th>what</th><th>time</th></tr>{rows}</table>")
+    return "".join(parts)
 
 
 def _scaling(found: list[SeriesScaling]) -> str:

@@ -25,8 +25,9 @@ def caveats(session: Mapping[str, Any]) -> list[str]:
         "Reads: the server's page cache could not be dropped, so a read may have come from the server's memory "
         "rather than its disks. Every configuration read the same file in the same round, so they compare fairly "
         "with each other; the figures do not say what the server's disks can do.",
-        "No server disk ceiling, no network ceiling (iperf3 needs a login on the server) and no server samples "
-        "(its CPU, disks and network while the workloads ran).",
+        "No server disk ceiling (neither its rate nor its synchronous write latency), no network ceiling but the "
+        "round trip (iperf3 needs a login on the server; ping runs on the client alone) and no server samples (its "
+        "CPU, disks and network while the workloads ran).",
     ]
     skipped = [text for text in plan.get("skipped", []) if "cannot log in to the server" in text]
     if skipped:

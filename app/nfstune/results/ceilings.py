@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nfstune.results.latencies import ROUND_TRIP, SYNC_WRITE, latency_ms
+
 
 @dataclass(frozen=True)
 class Ceilings:
@@ -39,11 +41,11 @@ def ceilings_of(session: Mapping[str, Any]) -> Ceilings:
         }.get((row["kind"], row["direction"]))
         if key is not None and row["mb_per_s"] > 0:
             found[key] = max(found.get(key, 0.0), float(row["mb_per_s"]))
-        latency = row.get("latency_ms")
-        if row["kind"] == "latency" and latency:
-            name = {"round-trip": "round_trip_ms", "sync-write": "sync_write_ms"}.get(row["direction"])
-            if name is not None:
-                found[name] = float(latency)
+    for row in session.get("latencies") or ():
+        name = {ROUND_TRIP: "round_trip_ms", SYNC_WRITE: "sync_write_ms"}.get(row["kind"])
+        value = latency_ms(row)
+        if name is not None and value is not None and value > 0:
+            found[name] = value
     try:
         plan = json.loads(session.get("plan") or "{}")
     except ValueError:

@@ -20,6 +20,7 @@ from nfstune.recipes.plan import Plan, rdma_ports_needed
 from nfstune.session.admin import Admin, Declined, Event
 from nfstune.session.baselines import Baseline, measure_all
 from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
+from nfstune.session.latency import Latency, measure_latencies
 from nfstune.session.load_clients import LoadHost, SessionLoad, clients_needed
 from nfstune.session.progress import SessionProgress
 from nfstune.session.recipe_rounds import RecipeRounds
@@ -105,7 +106,7 @@ class Engine:
                 if clients_needed(plan):
                     self.progress.say(f"starting fio's server on {clients_needed(plan)} clients")
                     self.load.start(plan, session_tx)
-                if self.settings.baselines and hosts.server is not None:
+                if self.settings.baselines:
                     self._measure_baselines(session_id, scratch, sizes)
                 for item in plan.recipes:
                     admin.check_cancel()
@@ -123,8 +124,14 @@ class Engine:
         results.end_session(session_id, "completed")
 
     def _measure_baselines(self, session_id: int, scratch: str, sizes: WorkloadSizes) -> None:
-        assert self.hosts.server is not None
-        self.progress.say("baselines: the network (iperf3) and the server's own disk")
+        """The ceilings: without a login on the server, only the network round trip (ping from the client)."""
+        if self.hosts.server is None:
+            self.progress.say("ceilings: the network round trip (ping); the others need a login on the server")
+        else:
+            self.progress.say("baselines: the network (iperf3 and ping) and the server's own disk")
+        self._measure_latencies(session_id, scratch, sizes)
+        if self.hosts.server is None:
+            return
 
         def found(b: Baseline) -> None:
             self.store.results.add_baseline(
@@ -154,6 +161,33 @@ class Engine:
             sizes=sizes,
             iperf_seconds=self.settings.iperf_seconds,
             iperf_available=self.settings.iperf_available,
+            cancel=self.admin.cancel,
+            warn=self.admin.warn,
+            found=found,
+        )
+        self.admin.check_cancel()
+
+    def _measure_latencies(self, session_id: int, scratch: str, sizes: WorkloadSizes) -> None:
+        def found(b: Latency) -> None:
+            self.store.results.add_latency(
+                session_id,
+                kind=b.kind,
+                tool=b.tool,
+                mean_ms=b.mean_ms,
+                median_ms=b.median_ms,
+                min_ms=b.min_ms,
+                max_ms=b.max_ms,
+                count=b.count,
+                raw_output=b.raw_output,
+            )
+            self.admin.log(f"{b.label}: {b.text}")
+
+        measure_latencies(
+            self.hosts.server,
+            self.hosts.client,
+            address=self.hosts.server_address,
+            directory=scratch,
+            sizes=sizes,
             cancel=self.admin.cancel,
             warn=self.admin.warn,
             found=found,

@@ -24,7 +24,8 @@ NO_LOGIN_NOTES = (
     "the server's page cache cannot be dropped: a read may come from the server's memory rather than its disks. "
     "Every configuration reads the same file in the same round, so they are compared on the same footing; the "
     "read figures say what the client and the network do, not what the server's disks can do",
-    "no server disk ceiling and no network ceiling (iperf3 needs a login on the server), and no server samples",
+    "no server disk ceiling (neither its rate nor its synchronous write latency) and no network ceiling but the "
+    "round trip (iperf3 needs a login on the server; ping runs on the client alone), and no server samples",
 )
 
 

@@ -164,6 +164,24 @@ MIGRATIONS: list[list[str]] = [
             PRIMARY KEY (repeat_id, client)
         )""",
     ],
+    [
+        # the latency ceilings of synchronous writes and metadata operations, measured with the baselines: rows of
+        # their own, as they are in ms where a baseline is in MB/s (session/latency.py, results/latencies.py)
+        """CREATE TABLE latencies (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,            -- round-trip (the network, ping) | sync-write (the server's disk, dd)
+            tool TEXT NOT NULL,            -- ping | dd
+            mean_ms REAL NOT NULL,         -- per operation
+            median_ms REAL,                -- NULL: the tool timed only the whole run (dd)
+            min_ms REAL,
+            max_ms REAL,
+            count INTEGER NOT NULL,        -- operations timed
+            raw_output TEXT,
+            created_at REAL NOT NULL
+        )""",
+        "CREATE INDEX latencies_session ON latencies (session_id)",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -217,6 +217,25 @@ class Results:
             (session_id, kind, direction, mb_per_s, seconds, size, raw, time.time()),
         )
 
+    def add_latency(
+        self,
+        session_id: int,
+        *,
+        kind: str,
+        tool: str,
+        mean_ms: float,
+        median_ms: float | None,
+        min_ms: float | None,
+        max_ms: float | None,
+        count: int,
+        raw_output: str,
+    ) -> None:
+        self._conn.execute(
+            "INSERT INTO latencies (session_id, kind, tool, mean_ms, median_ms, min_ms, max_ms, count, raw_output, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (session_id, kind, tool, mean_ms, median_ms, min_ms, max_ms, count, raw_output, time.time()),
+        )
+
     # --- reading --------------------------------------------------------------------------------------------
 
     def sessions(self) -> list[SessionRow]:
@@ -253,6 +272,7 @@ class Results:
             runs.append(run)
         data["runs"] = runs
         data["baselines"] = self._rows("SELECT * FROM baselines WHERE session_id = ? ORDER BY id", (session_id,))
+        data["latencies"] = self._rows("SELECT * FROM latencies WHERE session_id = ? ORDER BY id", (session_id,))
         return data
 
     def samples(self, run_id: int, host: str, series: str) -> list[tuple[float, float]]:

@@ -40,6 +40,7 @@ from nfstune.results.summary import (
     session_scaling,
     summarize_session,
 )
+from nfstune.ui.ceilings import ceilings_html
 from nfstune.ui.pages.recipes import RowsTable
 from nfstune.ui.rich_text import rich
 from nfstune.ui.verdicts import KIND_COLOURS, KIND_WORDS, ci_text, verdict_sentence
@@ -234,6 +235,10 @@ class ResultsPage(QWidget):
         self.export_report_button.setToolTip("The whole session as one HTML file to send to a colleague")
         self.export_report_button.setEnabled(False)
         self.export_report_button.clicked.connect(self._on_export_report_clicked)
+        self.ceilings_label = QLabel()  # the session's ceilings (ui/ceilings.py); hidden when it measured none
+        self.ceilings_label.setWordWrap(True)
+        self.ceilings_label.setTextFormat(Qt.TextFormat.RichText)
+        self.ceilings_label.hide()
         top = QHBoxLayout()
         top.addWidget(self.header_label, 1)
         top.addWidget(self.export_report_button)
@@ -250,6 +255,7 @@ class ResultsPage(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.answer_label)
         layout.addWidget(self.diagnosis_label)
+        layout.addWidget(self.ceilings_label)
         layout.addWidget(self.tabs, 1)
 
     def _show_findings(self, found: Findings | None) -> None:
@@ -325,6 +331,9 @@ class ResultsPage(QWidget):
         self.header_label.setText(header)
         colour = FAILED_COLOUR if status in ("failed", "cancelled") else "#202020"
         self.header_label.setStyleSheet(f"font-weight: bold; color: {colour};")
+        ceilings = ceilings_html(session)
+        self.ceilings_label.setText(ceilings)
+        self.ceilings_label.setVisible(bool(ceilings))
         groups = summarize_session(session, recipes)
         scaling = session_scaling(session, recipes)
         by_recipe: dict[str, list[WorkloadResults]] = {}

@@ -1,0 +1,47 @@
+"""The latency ceilings of a session as stored (`Results.session(id)["latencies"]`, one row per ceiling): what each
+is called, the figure a latency budget adds up, and the sentence that says what they bound. Pure.
+
+A row: kind (ROUND_TRIP | SYNC_WRITE), tool (ping | dd), mean_ms, median_ms (None when the tool timed only the
+whole run), min_ms and max_ms (likewise), count (operations timed). A session without a row of a kind did not
+measure it: no login on the server (no sync-write), no ping or no reply (no round-trip), or one stored before
+nfstune measured them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from nfstune.bench.stats import format_value
+
+ROUND_TRIP = "round-trip"  # the network: client → server → client, ping to the address the client mounts
+SYNC_WRITE = "sync-write"  # the server's disk: one 4 KiB O_DSYNC write on the export's filesystem, on the server
+KINDS = (ROUND_TRIP, SYNC_WRITE)
+LATENCY_NOTE = (
+    "They bound synchronous writes and metadata operations: each such operation waits at least one network round "
+    "trip, plus on a sync export the server disk's synchronous write, plus the NFS server's own share."
+)
+
+
+def latency_label(row: Mapping[str, Any]) -> str:
+    """'network round trip (ping, client → server → client)': a stored or fresh latency ceiling in words."""
+    if row["kind"] == ROUND_TRIP:
+        return f"network round trip ({row['tool']}, client → server → client)"
+    return f"server disk, one 4 KiB synchronous write ({row['tool']}, O_DSYNC)"
+
+
+def latency_ms(row: Mapping[str, Any]) -> float:
+    """The figure a budget adds up, in ms: the median where each operation was timed (ping: its first reply often
+    waits for ARP), else the mean (dd times only the whole run)."""
+    median = row.get("median_ms")
+    return float(median if median is not None else row["mean_ms"])
+
+
+def latency_text(row: Mapping[str, Any]) -> str:
+    """'1.39 ms (median of 20 replies, 0.536-5.16 ms)', '62.4 ms (mean of 32 writes)'."""
+    what = "replies" if row["kind"] == ROUND_TRIP else "writes"
+    statistic = "median" if row.get("median_ms") is not None else "mean"
+    text = f"{format_value(latency_ms(row))} ms ({statistic} of {row['count']} {what}"
+    if row.get("min_ms") is not None and row.get("max_ms") is not None:
+        text += f", {format_value(row['min_ms'])}\u2013{format_value(row['max_ms'])} ms"
+    return text + ")"
