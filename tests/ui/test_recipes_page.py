@@ -17,6 +17,7 @@ from nfstune.ui.main_window import STEPS, MainWindow
 from nfstune.ui.pages.recipes import CONFIG_HEADER, CONFIG_WORKLOADS_MIN_WIDTH, RecipesPage
 
 ORDER = [
+    "first-look",
     "quick-check",
     "sync-vs-async",
     "block-size",
@@ -56,8 +57,16 @@ def table_column(page: RecipesPage, name: str) -> list[str]:
     return [table.item(row, CONFIG_HEADER.index(name)).text() for row in range(table.rowCount())]
 
 
-def test_quick_check_is_preselected_and_shown(page: RecipesPage, recipes: list[Recipe]) -> None:
-    assert page.selected_ids() == ["quick-check"]
+def test_the_first_look_is_offered_first_and_quick_check_is_one_click_away(
+    page: RecipesPage, recipes: list[Recipe]
+) -> None:
+    assert page.selected_ids() == ["first-look"] and page._id_at(0) == "first-look"
+    first = page.current_recipe()
+    assert first is not None and first.id == "first-look" and page.title_label.text() == "First look"
+    assert "Changes the server" not in page.changes_label.text() and not page.warning_label.isVisible()
+    look = format_duration(plan_seconds(first, "small", first.rounds.min))
+    assert f"Checked: 1 recipe, {look}" in page.total_label.text()
+    select(page, "quick-check")
     current = page.current_recipe()
     assert current is not None and current.id == "quick-check"
     assert page.title_label.text() == "Quick check"
@@ -70,10 +79,10 @@ def test_quick_check_is_preselected_and_shown(page: RecipesPage, recipes: list[R
     assert table_column(page, "Server\n(export, nfsd)")[:3] == ["sync · remove no_wdelay", "async", "sync, no_wdelay"]
     assert table_column(page, "Mount options\n(client)")[3] == "vers=4.2, rsize=131072, wsize=131072"  # wraps
     assert table_column(page, "Workloads")[2] == "sync-4k"
-    likely = format_duration(plan_seconds(recipes[0], "small", recipes[0].rounds.min))  # no past: the plan
-    at_most = format_duration(at_most_seconds(recipes[0], "small")).removeprefix("about ")
+    quick = recipes[ORDER.index("quick-check")]
+    likely = format_duration(plan_seconds(quick, "small", quick.rounds.min))  # no past: the plan
+    at_most = format_duration(at_most_seconds(quick, "small")).removeprefix("about ")
     assert f"{likely}, at most {at_most}" in page.estimate_label.text()
-    assert f"{likely}, at most {at_most}" in page.total_label.text()
     # the table shows every row itself; the details pane scrolls instead
     table = page.config_table
     assert table.height() >= table.horizontalHeader().height() + sum(table.rowHeight(r) for r in range(5))
@@ -104,12 +113,12 @@ def test_space_checks_the_current_recipe_and_signals(page: RecipesPage, qtbot: Q
     page.recipe_list.setFocus()
     with qtbot.waitSignal(page.selection_changed):
         qtbot.keyClick(page.recipe_list, Qt.Key.Key_Space)
-    assert page.selected_ids() == ["quick-check", "block-size"]
+    assert page.selected_ids() == ["first-look", "block-size"]
     assert "Checked: 2 recipes" in page.total_label.text()
     with qtbot.waitSignal(page.selection_changed):
         qtbot.keyClick(page.recipe_list, Qt.Key.Key_Space)
-    assert page.selected_ids() == ["quick-check"]
-    select(page, "quick-check")
+    assert page.selected_ids() == ["first-look"]
+    select(page, "first-look")
     qtbot.keyClick(page.recipe_list, Qt.Key.Key_Space)
     assert page.selected_ids() == []
     assert "No recipe checked" in page.total_label.text()
@@ -118,7 +127,7 @@ def test_space_checks_the_current_recipe_and_signals(page: RecipesPage, qtbot: Q
 def test_set_scale_updates_the_estimates(page: RecipesPage, recipes: list[Recipe]) -> None:
     small_total, small_details = page.total_label.text(), page.estimate_label.text()
     page.set_scale("normal")
-    normal = format_duration(plan_seconds(recipes[0], "normal", recipes[0].rounds.min))
+    normal = format_duration(plan_seconds(recipes[0], "normal", recipes[0].rounds.min))  # first-look, checked
     assert normal in page.estimate_label.text() and normal in page.total_label.text()
     assert "scale normal" in page.total_label.text()
     assert (page.total_label.text(), page.estimate_label.text()) != (small_total, small_details)
@@ -153,6 +162,10 @@ def test_the_estimate_follows_what_these_hosts_took_before(qtbot: QtBot) -> None
     recipes, _ = load_recipes([paths.recipes_dir()])
     page = RecipesPage(recipes, "small")
     qtbot.addWidget(page)
+    rows = {page._id_at(i): i for i in range(len(recipes))}
+    page.recipe_list.item(rows["first-look"]).setCheckState(Qt.CheckState.Unchecked)
+    page.recipe_list.item(rows["quick-check"]).setCheckState(Qt.CheckState.Checked)
+    page.recipe_list.setCurrentRow(rows["quick-check"])
     assert "no run on these hosts yet" in page.estimate_label.text()
     before_total = page.total_label.text()
     quick = next(r for r in recipes if r.id == "quick-check")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from nfstune.advice.next_steps import worth_running
 from nfstune.advice.recommend import PLAIN_RISK
 from nfstune.bench.verdict import Verdict
 from nfstune.recipes.model import Config, Recipe
@@ -36,10 +37,20 @@ class _Effect:
 
 def answer(groups: Sequence[WorkloadResults], diagnoses: Sequence[Diagnosis], recipes: Mapping[str, Recipe]) -> Answer:
     if not any(c.verdict is not None for g in groups for c in g.configs):
+        # a first look (one configuration): what limits the hosts, and what is worth running next
+        held = [d for d in diagnoses if d.bottleneck is not None]
+        limit = (
+            f"these hosts are held by {', '.join(_limit(d) for d in held)}"
+            if held
+            else "nothing measured explains the figures"
+        )
+        nxt = worth_running(diagnoses, {g.recipe for g in groups})
         return Answer(
-            "nothing can be said yet: this session measured no comparison.",
-            "none measured.",
-            "none: every change nfstune made was undone.",
+            f"nothing to change from this alone: {limit}.",
+            "run next: " + "; ".join(f"{r} ({why})" for r, why in nxt) + "."
+            if nxt
+            else "none expected from NFS settings.",
+            "none taken: nothing was compared, and nothing on the hosts was changed.",
         )
     effects = [
         _Effect(g.recipe, g.workload, c.label, g.baseline_label, c.verdict)

@@ -22,9 +22,10 @@ class Ceilings:
     sync_write_ms: float | None = None  # one 4 KiB O_DSYNC write on the server's exported filesystem
     server_login: bool = True  # False: a client-only session, where nothing could be measured on the server
 
-    def missing(self, what: str) -> str:
-        """Why a ceiling is not there, in the admin's words."""
-        if not self.server_login:
+    def missing(self, what: str, *, on_server: bool = True) -> str:
+        """Why a ceiling is not there, in the admin's words. `on_server`: whether measuring it needs the server
+        (the round trip needs only the client)."""
+        if on_server and not self.server_login:
             return f"no {what} could be measured: nfstune had no login on the server"
         return f"no {what} was measured in this session (baselines skipped, or the tool was missing)"
 

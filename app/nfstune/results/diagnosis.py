@@ -179,6 +179,8 @@ def _sync_write(figure: float, c: Ceilings) -> Found:
             FLUSH if bottleneck == "disk flush" else PATH,
         )
     rest = "the rest is spent in the NFS server and the client"
+    if c.sync_write_ms is None:
+        rest = f"{c.missing('disk flush latency')}, which is likely most of the rest"
     return None, share, f"Each write took {figure:.3g} ms; {said} explain only {percent(share)} of it: {rest}.", ()
 
 
@@ -193,7 +195,12 @@ def _per_file(workload: str, per_ms: float, c: Ceilings) -> Found:
     each = "file" if workload in ("small-files", "tree-delete") else "operation"
     head = f"Each {each} took {per_ms:.3g} ms"
     if c.round_trip_ms is None:
-        return None, None, f"{head}; {c.missing('round trip')}, so how many round trips it waits for is not known.", ()
+        return (
+            None,
+            None,
+            f"{head}; {c.missing('round trip', on_server=False)}, so how many round trips it waits for is not known.",
+            (),
+        )
     waits = trips * c.round_trip_ms
     share = waits / per_ms
     trips_said = f"{trips} round trip{'s' if trips > 1 else ''} of {c.round_trip_ms:.2g} ms"

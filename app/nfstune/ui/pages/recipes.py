@@ -38,7 +38,7 @@ from nfstune.session.workflow import Facts, Pair, plan_for
 from nfstune.ui.plan_dialog import PlanDialog
 from nfstune.ui.widgets.labels import wrapped_label
 
-PRESELECTED = ("quick-check",)  # a first visit: the overview recipe
+PRESELECTED = ("first-look",)  # a first visit: what limits the hosts, changing nothing (quick-check is one click away)
 CONFIG_HEADER = ("Configuration", "Mount options\n(client)", "Server\n(export, nfsd)", "Workloads")
 CONFIG_WORKLOADS_MIN_WIDTH = 100  # px, for each of the wrapped columns (the options and the workloads)
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -174,7 +174,8 @@ class RecipesPage(QWidget):
         self.recipe_list = QListWidget()
         self.recipe_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.recipe_list.setSpacing(2)
-        for recipe in recipes:
+        # the first look first: the list's order is the order they run in
+        for recipe in sorted(recipes, key=lambda r: r.id not in PRESELECTED):
             item = QListWidgetItem(recipe.title)
             item.setData(ID_ROLE, recipe.id)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
