@@ -42,10 +42,13 @@ def test_an_appliance_skips_every_server_side_configuration_with_the_vendor_sett
     chosen = [shipped["quick-check"], shipped["block-size"]]
     plan = plan_for(None, lab_facts("OpenMediaVault"), chosen, "small")
     configs = [c for item in plan.recipes for c in item.configs]
-    assert configs and all(not c.export for c in configs)  # block-size still runs: client-side only
-    assert {item.recipe.id for item in plan.recipes} == {"block-size"}
-    assert len(plan.skipped) == len(shipped["quick-check"].configs)
+    assert configs and all(not c.export for c in configs)  # nothing that writes the appliance's exports
+    # quick-check's client-side comparisons run on the export as the appliance has it; block-size is client-side
+    assert [item.recipe.id for item in plan.recipes] == ["quick-check", "block-size"]
+    assert [c.label for c in plan.recipes[0].configs] == ["baseline", "rsize=128K", "vers=3"]
+    assert [s.split(":")[0] for s in plan.skipped] == ["quick-check async", "quick-check no_wdelay"]
     assert all("OpenMediaVault appliance" in s and "'Extra options'" in s for s in plan.skipped)
+    assert any("run on the export as the server has it" in note for note in plan.notes)
     plain = plan_for(None, lab_facts(None), chosen, "small")
     assert any(c.export for item in plain.recipes for c in item.configs)
 
