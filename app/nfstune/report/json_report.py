@@ -28,6 +28,7 @@ from nfstune.advice.session import kept_recommendation
 from nfstune.bench.verdict import Verdict
 from nfstune.recipes.model import Recipe
 from nfstune.results.caveats import caveats
+from nfstune.results.latencies import latency_label
 from nfstune.results.load_summary import scaling_lines
 from nfstune.results.summary import (
     ConfigResult,
@@ -76,6 +77,7 @@ def session_document(results: Results, session_id: int, recipes: Mapping[str, Re
             for recipe_id in dict.fromkeys(g.recipe for g in groups)
         },
         "ceilings": [{"label": baseline_label(b), **b} for b in data["baselines"]],
+        "latencies": [{"label": latency_label(t), **t} for t in data.get("latencies") or []],
         "recommendation": _recommendation(rec),
         "caveats": caveats(data),
         "answer": {"change": found.answer.change, "gain": found.answer.gain, "risk": found.answer.risk},
