@@ -101,7 +101,9 @@ def shown_plan(page: RecipesPage, qtbot: QtBot) -> PlanDialog:
 def test_show_the_plan_gives_quick_checks_interleaved_rounds_for_the_seed(
     page: RecipesPage, qtbot: QtBot, recipes: list[Recipe]
 ) -> None:
-    assert page.selected_ids() == ["quick-check"]
+    assert page.selected_ids() == ["first-look"]  # offered first; quick-check is one click away
+    item(page, "first-look").setCheckState(Qt.CheckState.Unchecked)
+    item(page, "quick-check").setCheckState(Qt.CheckState.Checked)
     page.plan_seed = 7
     dialog = shown_plan(page, qtbot)
     text = dialog.plain_text()
@@ -121,6 +123,7 @@ def test_show_the_plan_gives_quick_checks_interleaved_rounds_for_the_seed(
 
 
 def test_after_probing_the_plan_uses_the_probed_facts(page: RecipesPage, qtbot: QtBot) -> None:
+    item(page, "quick-check").setCheckState(Qt.CheckState.Checked)
     page.plan_context = lambda: (None, lab_facts("OpenMediaVault"))
     dialog = shown_plan(page, qtbot)
     assert "the probed hosts" in dialog.windowTitle()
@@ -144,7 +147,7 @@ def test_the_run_follows_the_order_that_was_shown(page: RecipesPage, qtbot: QtBo
 
 
 def test_without_a_checked_recipe_there_is_no_plan_to_show(page: RecipesPage) -> None:
-    item(page, "quick-check").setCheckState(Qt.CheckState.Unchecked)
+    item(page, "first-look").setCheckState(Qt.CheckState.Unchecked)
     assert page.selected_ids() == []
     assert not page.plan_button.isEnabled()
     assert page.show_plan() is None

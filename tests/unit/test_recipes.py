@@ -20,6 +20,7 @@ from nfstune.recipes.toml_lines import KeyLines
 PROBES = Path(__file__).parent.parent / "captures" / "probe"
 SHIPPED = [
     "block-size",
+    "first-look",
     "sync-vs-async",
     "no-wdelay",
     "nfs-versions",
@@ -406,9 +407,9 @@ ERROR_CASES = [
         id="baseline",
     ),
     pytest.param(
-        BASE.split('\n[[configs]]\nlabel = "b"')[0],
-        "8: configs: needs at least 2 configurations to compare, not 1",
-        id="one-config",
+        BASE.split("\n[[configs]]")[0] + "\nconfigs = []\n",
+        "8: configs: needs at least one configuration",
+        id="no-config",
     ),
     pytest.param(
         edited('vers = "4.2" }', 'vers = "4.2" }\nclients = 1').replace(

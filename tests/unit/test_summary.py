@@ -288,7 +288,8 @@ def test_text_is_what_nfstune_report_prints(results: Results) -> None:
     sid = store_session(results, FIRST_SESSION)
     recipes = {r.id: r for r in load_recipes([recipes_dir()])[0]}
     text = results_text(results.session(sid), recipes)
-    assert report_text(results, sid, recipes).startswith(text)
+    report = report_text(results, sid, recipes)
+    assert report.lstrip().startswith("In three lines") and text in report  # the answer first, then the results
     assert "rsize=32K      no completed repeats" in text
     lines = text.splitlines()
     async_line = lines.index(next(line for line in lines if line.lstrip().startswith("async ")))
