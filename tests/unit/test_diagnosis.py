@@ -8,7 +8,7 @@ from pathlib import Path
 from nfstune.advice.answer import answer
 from nfstune.advice.findings import session_findings
 from nfstune.advice.recommend import PLAIN_RISK
-from nfstune.recipes.loader import recipes_by_id
+from nfstune.recipes.loader import load_recipes, recipes_by_id
 from nfstune.results.ceilings import Ceilings, ceilings_of
 from nfstune.results.diagnosis import FLUSH, NETWORK, diagnose
 from nfstune.results.summary import summarize_session
@@ -121,3 +121,30 @@ def test_without_a_gain_the_answer_names_the_limit_the_hosts_are_at(tmp_path: Pa
     found = answer(groups, diagnose(groups, ceilings_of(data)), RECIPES)
     assert found.change == "nothing in NFS: these hosts are at their limit, which is network (seq-read, 94 % of it)."
     assert found.gain == f"none from NFS settings; only from {NETWORK[0]}."
+
+
+def test_what_nfstune_never_recommends_is_no_answer_whatever_it_measured(tmp_path: Path) -> None:
+    # a recipe of the admin's own found soft faster: nfs(5) says soft can silently corrupt read-write data
+    (tmp_path / "recipes").mkdir()
+    (tmp_path / "recipes" / "soft-test.toml").write_text(
+        'id = "soft-test"\ntitle = "t"\nsummary = "s"\nwhy = "w"\nchanges_host = "client"\n'
+        'workloads = ["sync-4k"]\nbaseline = "hard"\n[[configs]]\nlabel = "hard"\nmount = { hard = true }\n'
+        '[[configs]]\nlabel = "soft"\nmount = { soft = true }\n'
+    )
+    loaded, errors = load_recipes([tmp_path / "recipes"])
+    assert errors == []
+    runs = [
+        ("soft-test", "hard", "sync-4k", "", "hard", "", [9.1, 8.9, 9.3, 9.0]),
+        ("soft-test", "soft", "sync-4k", "", "soft", "", [4.1, 4.0, 4.2, 4.1]),
+    ]
+    results, sid = stored(tmp_path, runs)
+    data = results.session(sid)
+    recipes = {r.id: r for r in loaded}
+    groups = summarize_session(data, recipes)
+    assert any(c.verdict is not None and c.verdict.kind == "faster" for g in groups for c in g.configs)
+    found = answer(groups, diagnose(groups, ceilings_of(data)), recipes)
+    assert found.change == (
+        "nothing: soft measured faster, but nfstune does not recommend it (nfs(5): a soft timeout can cause silent "
+        "data corruption for read-write data)."
+    )
+    assert found.gain.startswith("sync-4k: soft is 2.") and found.gain.endswith("; not worth what it risks.")

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from nfstune.advice.next_steps import worth_running
-from nfstune.advice.recommend import PLAIN_RISK
+from nfstune.advice.recommend import NEVER, PLAIN_RISK
 from nfstune.bench.verdict import Verdict
 from nfstune.recipes.model import Config, Recipe
 from nfstune.results.diagnosis import Diagnosis, percent
@@ -58,6 +58,18 @@ def answer(groups: Sequence[WorkloadResults], diagnoses: Sequence[Diagnosis], re
         for c in g.configs
         if c.verdict is not None and c.verdict.kind == "faster" and c.same_as_baseline is None
     ]
+    # what nfstune never recommends (advice.recommend.NEVER: no_wdelay, soft, udp, noac...) is no answer, whatever
+    # it measured: a no_wdelay "gain" on v3/v4 is noise or a fault of the measurement (its A/A check says which)
+    refused = [e for e in effects if _never(_config(recipes.get(e.recipe), e.label))]
+    effects = [e for e in effects if e not in refused]
+    if not effects and refused:
+        never = refused[0]
+        why = _never(_config(recipes.get(never.recipe), never.label))
+        return Answer(
+            f"nothing: {never.label} measured faster, but nfstune does not recommend it ({why}).",
+            f"{never.workload}: {never.verdict.text}; not worth what it risks.",
+            "none taken: every change nfstune made was undone.",
+        )
     if effects:
         # the surest gain: the highest lower bound of its interval
         best = max(effects, key=lambda e: (e.verdict.ci or (1.0, 1.0))[0])
@@ -158,3 +170,13 @@ def _so_far(text: str) -> str:
     who, _, rest = text.partition(": ")
     so_far = rest.partition("(")[2].partition(";")[0].rstrip(")")
     return f"{who}, {so_far}" if so_far else who
+
+
+def _never(config: Config | None) -> str:
+    """Why nfstune never recommends what `config` sets ("" when it may)."""
+    if config is None:
+        return ""
+    words = [*config.export.set, *(o for o in config.mount.render().split(",") if o)]
+    if config.mount.proto in ("udp", "udp6"):
+        words.append("udp")
+    return next((NEVER[w] for w in words if w in NEVER), "")
