@@ -96,7 +96,10 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             printer(f"{p.severity}: {p.title}\n    {p.detail}")
         refuse_if_blocked(problems)
         for recipe in chosen:  # what the desktop shows on the Recipes page before a run, said here too
-            if recipe.warning:
+            # without a login no configuration that changes the server runs: a warning about those is not for this run
+            warned = [c for c in recipe.configs if c.warning]
+            moot = pair.server is None and warned and all(c.changes_server for c in warned)
+            if recipe.warning and not moot:
                 printer(f"warning ({recipe.id}): {' '.join(recipe.warning.split())}")
 
         def confirm(change: ServerChange) -> bool:
