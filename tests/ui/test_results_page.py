@@ -405,3 +405,22 @@ def test_the_ceilings_are_shown_above_the_tabs_with_what_the_latencies_bound(
     assert LATENCY_NOTE in shown
     page.show_session(results.session(store_session(results, NO_WDELAY)))  # a session that measured none
     assert not page.ceilings_label.isVisible() and page.ceilings_label.text() == ""
+
+
+def test_the_answer_and_what_limits_each_workload_stand_above_the_tabs(
+    page: ResultsPage, results: Results, recipes: dict[str, Recipe]
+) -> None:
+    from nfstune.advice.findings import session_findings
+
+    sid = store_session(results, FIRST_SESSION)
+    results.add_baseline(sid, kind="network", direction="from-server", mb_per_s=95.0, seconds=5, size=10**8, raw="")
+    page.show_session(results.session(sid), recipes, session_findings(results, sid, recipes))
+    assert page.answer_label.isVisible() and page.diagnosis_label.isVisible()
+    answer = page.answer_label.text()
+    assert "<b>Change: Export with async (sync-vs-async: async against sync).</b>" in answer
+    assert "Gain: small-files: async is 4." in answer and "Risk: With async, a crash" in answer
+    assert "<b>seq-read</b>: Reads ran at 94 % of the network&#x27;s 95 MB/s" in page.diagnosis_label.text()
+    above = page.layout().indexOf(page.answer_label) < page.layout().indexOf(page.tabs)
+    assert above
+    page.show_session(results.session(sid), recipes)  # a session shown without findings (History) hides them
+    assert not page.answer_label.isVisible() and not page.diagnosis_label.isVisible()
