@@ -402,7 +402,12 @@ class HistoryPage(QWidget):
 
     @Slot()
     def _on_export_json_clicked(self) -> None:
-        self._export("json", self._results.export_json)
+        # the same document as `nfstune report N --json` (resources/schemas/report.schema.json)
+        from nfstune.recipes.loader import recipes_by_id
+        from nfstune.report.json_report import report_json
+
+        recipes = self._recipes if self._recipes is not None else recipes_by_id()
+        self._export("json", lambda sid, path: path.write_text(report_json(self._results, sid, recipes)))
 
     def _ask_path(self, kind: str, session_id: int) -> Path | None:
         """Where to write the session; None when the admin cancelled the dialog."""
