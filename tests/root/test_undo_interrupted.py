@@ -5,8 +5,8 @@ and a real SQLite journal on this computer."""
 from __future__ import annotations
 
 import gc
-import os
 import signal
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,9 +30,11 @@ class InterruptedOnce(LocalHost):
     def run(self, command: str | Sequence[str], **kw: object) -> CommandResult:  # type: ignore[override]
         if not self.signalled and "mktemp" in str(command):
             self.signalled = True
-            # garbage of earlier tests (a ProxyCommand's process and sockets) finalized now, not in the window below
+            # garbage of earlier tests finalized now, not in the window below; and the signal sent to this (the main)
+            # thread: os.kill lets the kernel pick any thread, and with threads of earlier tests still alive in the
+            # worker one of them took it while the sleep below ran its 30 s (it failed so twice in the full suite)
             gc.collect()
-            os.kill(os.getpid(), signal.SIGINT)
+            signal.pthread_kill(threading.get_ident(), signal.SIGINT)
             # the handler runs at Python's next check, which must be here: a check inside a finalizer (a Popen or
             # paramiko object freed meanwhile) would swallow the KeyboardInterrupt as unraisable, which made this
             # test fail once after the lab tests. The sleep is where it lands; it never runs to its end.
