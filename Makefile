@@ -8,8 +8,8 @@ STAMP := $(VENV)/.installed
 
 # the practice lab (image build, VMs, host-key handling)
 APT_LAB := mmdebstrap e2fsprogs qemu-system-x86 qemu-utils openssh-client
-# a real sshd on loopback for the SSH tests, sudo for the non-root logins they try, procps for the sampler's vmstat
-APT_TEST := openssh-server sudo procps
+# a real sshd on loopback for the SSH tests, sudo for the non-root logins they try, procps for the sampler's vmstat, ping for the round-trip ceiling on loopback
+APT_TEST := openssh-server sudo procps iputils-ping
 # Qt offscreen and a real window under Xvfb, with fonts (see docs/stack-notes.md), and screenshots
 APT_QT := xvfb xauth x11-apps libegl1 libgl1 libdbus-1-3 libfontconfig1 fonts-dejavu-core libglib2.0-0 libxkbcommon0 \
 	libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0 \
