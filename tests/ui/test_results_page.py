@@ -417,7 +417,7 @@ def test_the_answer_and_what_limits_each_workload_stand_above_the_tabs(
     page.show_session(results.session(sid), recipes, session_findings(results, sid, recipes))
     assert page.answer_label.isVisible() and page.diagnosis_label.isVisible()
     answer = page.answer_label.text()
-    assert "<b>Change: Export with async (sync-vs-async: async against sync).</b>" in answer
+    assert "<b>Change: keep sync (the recommended export); the one faster setting found is async" in answer
     assert "Gain: small-files: async is 4." in answer and "Risk: With async, a crash" in answer
     assert "<b>seq-read</b>: Reads ran at 94 % of the network&#x27;s 95 MB/s" in page.diagnosis_label.text()
     above = page.layout().indexOf(page.answer_label) < page.layout().indexOf(page.tabs)
