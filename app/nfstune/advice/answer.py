@@ -39,11 +39,7 @@ def answer(groups: Sequence[WorkloadResults], diagnoses: Sequence[Diagnosis], re
     if not any(c.verdict is not None for g in groups for c in g.configs):
         # a first look (one configuration): what limits the hosts, and what is worth running next
         held = [d for d in diagnoses if d.bottleneck is not None]
-        limit = (
-            f"these hosts are held by {', '.join(_limit(d) for d in held)}"
-            if held
-            else "nothing measured explains the figures"
-        )
+        limit = f"these hosts are held by {_limits(held)}" if held else "nothing measured explains the figures"
         nxt = worth_running(diagnoses, {g.recipe for g in groups})
         return Answer(
             f"nothing to change from this alone: {limit}.",
@@ -197,3 +193,19 @@ def _never(config: Config | None) -> str:
 
 def _is_async(config: Config | None) -> bool:
     return config is not None and "async" in config.export.set
+
+
+NAMES = {"network": "the network", "server disk": "the server's disk", "disk flush": "the server disk's flush"}
+
+
+def _limits(held: Sequence[Diagnosis]) -> str:
+    """'the network (seq-write at 93 %, seq-read at 98 % of it) and the server disk's flush (sync-4k, small-files)'."""
+    by: dict[str, list[str]] = {}
+    for d in held:
+        share = f" at {percent(d.share)}" if d.share is not None and not _latency(d) else ""
+        by.setdefault(d.bottleneck or "", []).append(f"{d.workload}{share}")
+    said = []
+    for bottleneck, workloads in by.items():
+        of_it = " of it" if any(" at " in w for w in workloads) else ""
+        said.append(f"{NAMES.get(bottleneck, bottleneck)} ({', '.join(workloads)}{of_it})")
+    return " and ".join(said)

@@ -212,11 +212,15 @@ def _per_file(workload: str, per_ms: float, c: Ceilings) -> Found:
             PATH,
         )
     if c.sync_write_ms is not None and workload != "file-stat" and per_ms >= NEAR * c.sync_write_ms:
+        # a file on a sync export waits for the server's commits: how many whole flushes of its disk fit in it
+        flushes = max(1, round(per_ms / c.sync_write_ms))
+        made = flushes * c.sync_write_ms / per_ms
+        many = f"about {flushes} flushes" if flushes > 1 else "about one flush"
         return (
             "disk flush",
-            c.sync_write_ms / per_ms,
-            f"{head}, about as long as a flush of the server's disk ({c.sync_write_ms:.2g} ms), while its {trips_said} "
-            f"make only {percent(share)} of it: the server's synchronous commits are the limit.",
+            made,
+            f"{head}: {many} of the server's disk ({c.sync_write_ms:.2g} ms each) make {percent(made)} of it, while "
+            f"its {trips_said} make {percent(share)}: the server's synchronous commits are the limit.",
             FLUSH,
         )
     missing = f" ({c.missing('disk flush latency')})" if c.sync_write_ms is None else ""
