@@ -167,3 +167,20 @@ def test_what_nfstune_never_recommends_is_no_answer_whatever_it_measured(tmp_pat
         "data corruption for read-write data)."
     )
     assert found.gain.startswith("sync-4k: soft is 2.") and found.gain.endswith("; not worth what it risks.")
+
+
+def test_a_ceiling_measured_below_the_figure_still_names_its_limit_and_says_it_came_out_low(tmp_path: Path) -> None:
+    results, sid = stored(tmp_path, FIRST_SESSION, to_server=40.0)  # seq-write ran at 49.9 MB/s
+    write = by_workload(results, sid)["seq-write"]
+    assert write.bottleneck == "network"  # type: ignore[attr-defined]
+    assert "above the network's 40 MB/s (client → server) as measured: that ceiling measured low" in write.text  # type: ignore[attr-defined]
+
+
+def test_a_sync_write_near_its_flush_measured_apart_is_held_by_the_flush(tmp_path: Path) -> None:
+    # 4.1 ms a write; the disk's flush measured apart (appending writes) came out at 5.0 ms
+    results, sid = stored(tmp_path, SECOND_SESSION)
+    sync = by_workload(results, sid, Ceilings(round_trip_ms=0.3, sync_write_ms=5.0))["sync-4k"]
+    assert sync.bottleneck == "disk flush" and sync.share == 1.0  # type: ignore[attr-defined]
+    assert (
+        "about what the network round trip (0.3 ms) and the server disk's flush (5 ms) take measured apart" in sync.text
+    )  # type: ignore[attr-defined]

@@ -202,7 +202,8 @@ def _limits(held: Sequence[Diagnosis]) -> str:
     """'the network (seq-write at 93 %, seq-read at 98 % of it) and the server disk's flush (sync-4k, small-files)'."""
     by: dict[str, list[str]] = {}
     for d in held:
-        share = f" at {percent(d.share)}" if d.share is not None and not _latency(d) else ""
+        shown = d.share is not None and d.share <= 1 and not _latency(d)  # above 1: the ceiling measured low
+        share = f" at {percent(d.share or 0)}" if shown else ""
         by.setdefault(d.bottleneck or "", []).append(f"{d.workload}{share}")
     said = []
     for bottleneck, workloads in by.items():

@@ -15,6 +15,8 @@ from nfstune.results.summary import WorkloadResults
 LIMIT = 0.8  # a figure at this share of a ceiling or more is held by it (TCP goodput alone is ~94 % of the line)
 NEAR = 0.5  # from here to LIMIT: near it, with something else costing the rest
 EXPLAINED = 0.7  # a latency budget that makes this share of a figure or more explains it
+ABOVE = 1.1  # a figure this far above its ceiling: the ceiling's own measurement came out low
+UNWAITED = 0.5  # a synchronous write under this share of the disk's own flush was not waited for
 BUSY_CPU = 90.0  # % of a host's CPUs busy, median over the run: that CPU may be what holds the figure
 
 NETWORK = (
@@ -143,6 +145,9 @@ def _throughput(
     at = f"{what} ran at {percent(share)} of {whose} {value:.3g} MB/s ({way})"
     unmeasured = [b[1].removeprefix("the ").removesuffix("'s") for b in bounds if b[2] is None]
     also = f" ({c.missing(' or '.join(unmeasured) + ' ceiling')})" if unmeasured else ""
+    if share > ABOVE:  # the ceiling came out low (iperf3 and the disk run once, on a link others may use)
+        said = f"{what} ran at {figure:.3g} MB/s, above {whose} {value:.3g} MB/s ({way}) as measured"
+        return name, share, f"{said}: that ceiling measured low this time, and the {name} is the limit{also}.", levers
     if share >= LIMIT:
         return name, share, f"{at}: the {name} is the limit; NFS settings will not raise it{also}.", levers
     if share >= NEAR:
@@ -161,13 +166,24 @@ def _sync_write(figure: float, c: Ceilings) -> Found:
     budget = sum(v for _, v in parts)
     said = " and ".join(f"{n} ({v:.2g} ms)" for n, v in parts)
     share = budget / figure
-    if share > 1 / EXPLAINED:  # faster than its own parts: the disk's flush was not waited for
+    flush = c.sync_write_ms
+    if flush is not None and figure < UNWAITED * flush:
+        # well under the disk's own flush: not waited for (a disk's flush varies, but not by half)
         return (
             None,
             share,
-            f"Each write took {figure:.3g} ms, less than {said} together: the server acknowledged before its disk "
-            "had the data (async, or a disk cache that ignores flushes).",
+            f"Each write took {figure:.3g} ms, under half the server disk's own flush ({flush:.2g} ms): the server "
+            "acknowledged before its disk had the data (async, or a disk cache that ignores flushes).",
             (),
+        )
+    if share > 1:  # the parts, measured apart (the flush by appending writes), came out above the whole
+        name = max(parts, key=lambda p: p[1])[0]
+        bottleneck = "disk flush" if "disk" in name else "network latency"
+        return (
+            bottleneck,
+            1.0,
+            f"Each write took {figure:.3g} ms, about what {said} take measured apart: {name} is the limit.",
+            FLUSH if bottleneck == "disk flush" else PATH,
         )
     if share >= EXPLAINED:
         name = max(parts, key=lambda p: p[1])[0]
