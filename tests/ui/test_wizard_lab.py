@@ -109,7 +109,12 @@ def connect_and_pick(qtbot: QtBot, w: MainWindow) -> None:
     assert w.preflight_page.share == "/export" and not w.preflight_page.blocking()
     qtbot.mouseClick(w.next_button, Qt.MouseButton.LeftButton)  # -> Recipes
     assert w.stack.currentWidget() is w.recipes_page
-    assert w.recipes_page.selected_ids() == ["quick-check"]  # preselected
+    assert w.recipes_page.selected_ids() == ["first-look"]  # offered first
+    for row in range(w.recipes_page.recipe_list.count()):  # quick-check is one click away: this test runs it
+        item = w.recipes_page.recipe_list.item(row)
+        wanted = w.recipes_page._id_at(row) == "quick-check"
+        item.setCheckState(Qt.CheckState.Checked if wanted else Qt.CheckState.Unchecked)
+    assert w.recipes_page.selected_ids() == ["quick-check"]
     assert w.next_button.text() == "&Start run >"
 
 
@@ -133,6 +138,11 @@ def test_connect_quick_check_recommendation(qtbot: QtBot, window: MainWindow, la
     assert "async is" in verdict and "faster" in verdict and "95 % CI" in verdict, verdict
     kinds = verdict_kinds(w.results_page.tables[("quick-check", "small-files")])
     assert kinds["async"] == "faster", kinds
+    # the answer in three lines and what limits each workload stand above the verdicts
+    answer = w.results_page.answer_label.text()
+    assert w.results_page.answer_label.isVisible() and "Change: " in answer and "Risk: " in answer, answer
+    assert "async" not in answer.split("<br>")[0] or "keep sync" in answer  # async is never the change itself
+    assert w.results_page.diagnosis_label.isVisible() and "sync-4k" in w.results_page.diagnosis_label.text()
     # the kernel ignores no_wdelay on v3/v4: whatever the lab's noise, it is never shown as an effect
     kinds = verdict_kinds(w.results_page.tables[("quick-check", "sync-4k")])
     assert kinds["no_wdelay"] in ("no difference that matters", "not settled", "unreliable"), kinds
