@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from nfstune.cli import exits
 from nfstune.store import Results, open_store
@@ -126,6 +127,7 @@ def test_history_as_json_lists_every_session_the_latest_first(tmp_path: Path) ->
     result = nfstune(tmp_path, "history", "--json")
     assert result.returncode == 0 and result.stderr == ""
     rows = json.loads(result.stdout)
+    schema("history").validate(rows)
     assert [r["id"] for r in rows] == [third, second, first]
     assert rows[1] | {"started": None, "started_at": None, "ended": None, "ended_at": None} == {
         "id": second,
@@ -157,6 +159,7 @@ def test_recipes_lists_each_one_with_what_it_changes_and_its_time_at_both_scales
     result = nfstune(tmp_path, "recipes", "--json")
     assert result.returncode == 0
     assert "broken.toml" in result.stderr and "warning" in result.stderr  # said, but not in the JSON
+    schema("recipes").validate(json.loads(result.stdout))
     rows = {r["id"]: r for r in json.loads(result.stdout)}
     shipped = sorted(p.stem for p in (REPO / "recipes").glob("*.toml"))
     assert sorted(rows) == shipped
@@ -171,3 +174,26 @@ def test_recipes_lists_each_one_with_what_it_changes_and_its_time_at_both_scales
     assert table[0].split() == ["recipe", "title", "changes", "small", "normal"]
     (line,) = [row for row in table if row.startswith("quick-check ")]
     assert "Quick check" in line and " server " in line and line.endswith(" min")
+
+
+def schema(name: str) -> Any:
+    """The JSON Schema kept in the repo for `nfstune NAME --json`, checked as a schema first."""
+    import json
+
+    import jsonschema
+
+    document = json.loads((REPO / "resources" / "schemas" / f"{name}.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(document)
+    return jsonschema.Draft202012Validator(document, format_checker=jsonschema.FormatChecker())
+
+
+def test_the_schemas_refuse_what_the_commands_never_write(tmp_path: Path) -> None:
+    history = schema("history")
+    row = {
+        "id": 1, "started": "2026-11-27T06:28:38+00:00", "started_at": 1.0, "ended": None, "ended_at": None,
+        "status": "running", "message": None, "server": None, "client": None, "share": "/srv", "scale": "small",
+        "recipes": ["a"],
+    }  # fmt: skip
+    history.validate([row])
+    assert not history.is_valid([row | {"status": "paused"}]) and not history.is_valid([row | {"extra": 1}])
+    assert not schema("recipes").is_valid([{"id": "Not An Id"}])
