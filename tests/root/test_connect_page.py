@@ -103,3 +103,25 @@ def test_connecting_undoes_what_a_crashed_run_left(qtbot: QtBot, page: ConnectPa
     assert Journal(conn).pending() == []
     conn.close()
     qtbot.waitUntil(page.controller.shutdown, timeout=60_000)
+
+
+def test_without_a_login_on_the_nas_apply_and_its_undo_say_why_they_cannot(qtbot: QtBot, page: ConnectPage) -> None:
+    from PySide6.QtWidgets import QWidget
+
+    from nfstune.ui.apply_dialog import NO_LOGIN, run_undo_flow
+    from nfstune.ui.pages.recommendation import RecommendationPage
+
+    page.panels["server"].no_login.setChecked(True)
+    page.panels["server"].target.setText("127.0.0.1")
+    page._connect("server")
+    page.panels["client"].this_computer.setChecked(True)
+    page._connect("client")
+    states = page.controller.states
+    qtbot.waitUntil(lambda: states["client"] is not ConnState.CONNECTING, timeout=30_000)
+    assert states == {"server": ConnState.CONNECTED, "client": ConnState.CONNECTED}, page.panels["client"].state.text()
+    page.controller.share = "/export"
+    recommendation = RecommendationPage()
+    qtbot.addWidget(recommendation)
+    run_undo_flow(QWidget(), page.controller, recommendation)  # nothing is read or written: said at once
+    assert recommendation.apply_state.text() == NO_LOGIN
+    qtbot.waitUntil(page.controller.shutdown, timeout=60_000)

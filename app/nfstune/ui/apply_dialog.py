@@ -39,6 +39,8 @@ UNDO_INTRO = (
 
 FINDINGS_STYLE = "QLabel { background: #fff4e5; border: 2px solid #c92a2a; border-radius: 4px; padding: 6px; }"
 
+NO_LOGIN = "Apply and its undo write the server's files, and nfstune has no login on the server."
+
 
 def findings_html(findings: Sequence[str]) -> str:
     items = "".join(f"<li>{html.escape(finding)}</li>" for finding in findings)
@@ -92,6 +94,9 @@ def run_apply_flow(window: QWidget, controller: Controller, page: QWidget) -> No
         return
     rec = outcome.recommendation
     pair = controller.pair()
+    if pair.server is None:  # the page's button is greyed out then; this says why if it is reached anyway
+        page.set_apply_state(NO_LOGIN, False)
+        return
     page.set_apply_state("Reading /etc/exports and /etc/fstab…", None)
 
     def prepare_work(_job: object) -> object:
@@ -153,6 +158,9 @@ def run_undo_flow(window: QWidget, controller: Controller, page: QWidget) -> Non
         pair = controller.pair()
     except RuntimeError:
         page.set_apply_state("Connect the server and the client first: the undo reads their files.", False)
+        return
+    if pair.server is None:  # an Apply needs the login too, so there is none of these hosts' to undo from here
+        page.set_apply_state(NO_LOGIN, False)
         return
     page.set_apply_state("Reading what the last Apply changed…", None)
 
