@@ -101,10 +101,10 @@ def stop_reason(figures: RecipeFigures, rounds_done: int, elapsed_s: float, roun
     rounds, budget = figures.item.rounds, figures.item.budget_s
     if rounds_done < rounds.min:
         return None
-    if rounds_done >= rounds.max:
-        return f"stopped at the maximum of {rounds.max} rounds"
     if len(figures.item.configs) == 1:
         return f"measured in {rounds_done} rounds (one configuration: nothing to compare)"
+    if rounds_done >= rounds.max:
+        return f"stopped at the maximum of {rounds.max} rounds"
     unsettled = figures.unsettled()
     if not unsettled:
         return f"every comparison is settled after {rounds_done} rounds"
