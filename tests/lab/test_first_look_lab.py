@@ -33,7 +33,9 @@ def test_the_first_look_ends_in_what_limits_these_hosts_and_changes_nothing(lab:
     out = run.stdout
     assert "first-look: measured in 2 rounds (one configuration: nothing to compare)" in out
     # the answer ends the run: three lines, the limit named or said to be unexplained, and what to run next
-    last = out.rstrip().splitlines()[-4:]
+    lines = out.rstrip().splitlines()
+    assert lines[-1].startswith("report: ")  # --html: where the page went, and before it the answer
+    last = lines[-5:-1]
     assert last[0] == "In three lines"
     assert [line.split(":")[0].strip() for line in last[1:]] == ["Change", "Gain", "Risk"]
     assert last[1].startswith("  Change: nothing to change from this alone: ")
