@@ -35,7 +35,9 @@ def test_the_first_look_ends_in_what_limits_these_hosts_and_changes_nothing(lab:
     # the answer ends the run: three lines, the limit named or said to be unexplained, and what to run next
     lines = out.rstrip().splitlines()
     assert lines[-1].startswith("report: ")  # --html: where the page went, and before it the answer
-    last = lines[-5:-1]
+    start = len(lines) - 1 - lines[::-1].index("In three lines")
+    last = lines[start : start + 4]
+    assert all(not line.strip() for line in lines[start + 4 : -1])
     assert last[0] == "In three lines"
     assert [line.split(":")[0].strip() for line in last[1:]] == ["Change", "Gain", "Risk"]
     assert last[1].startswith("  Change: nothing to change from this alone: ")
@@ -43,9 +45,11 @@ def test_the_first_look_ends_in_what_limits_these_hosts_and_changes_nothing(lab:
     # a diagnosis per workload, each against a ceiling measured in this session
     diagnosed = dict(re.findall(r"^  first-look / ([\w-]+): (.+)$", out, re.M))
     assert set(diagnosed) == {"seq-write", "seq-read", "sync-4k", "small-files"}, out[-4000:]
-    assert re.match(r"Reads ran at \d+ % of the (network|server disk)'s [\d.]+ MB/s", diagnosed["seq-read"])
-    assert re.match(r"Writes ran at \d+ % of the (network|server disk)'s [\d.]+ MB/s", diagnosed["seq-write"])
-    assert "the network round trip (" in diagnosed["sync-4k"] and "the server disk's flush (" in diagnosed["sync-4k"]
+    # against this session's ceilings (the lab's iperf3 can come out below NFS's own figure: then said so)
+    against = r"ran at (\d+ % of|[\d.]+ MB/s, above) the (network|server disk)'s [\d.]+ MB/s"
+    assert re.match(f"Reads {against}", diagnosed["seq-read"]), diagnosed["seq-read"]
+    assert re.match(f"Writes {against}", diagnosed["seq-write"]), diagnosed["seq-write"]
+    assert "the server disk's" in diagnosed["sync-4k"] and " ms" in diagnosed["sync-4k"], diagnosed["sync-4k"]
 
     with host(lab, "nas") as nas, host(lab, "client") as client:
         after = nas.run(NAS_STATE, sudo=True).stdout, client.run(CLIENT_STATE, sudo=True).stdout

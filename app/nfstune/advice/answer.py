@@ -199,14 +199,11 @@ NAMES = {"network": "the network", "server disk": "the server's disk", "disk flu
 
 
 def _limits(held: Sequence[Diagnosis]) -> str:
-    """'the network (seq-write at 93 %, seq-read at 98 % of it) and the server disk's flush (sync-4k, small-files)'."""
+    """'the network (seq-write at 93 % of it, seq-read at 98 % of it) and the server disk's flush (sync-4k,
+    small-files)'."""
     by: dict[str, list[str]] = {}
     for d in held:
         shown = d.share is not None and d.share <= 1 and not _latency(d)  # above 1: the ceiling measured low
-        share = f" at {percent(d.share or 0)}" if shown else ""
+        share = f" at {percent(d.share or 0)} of it" if shown else ""
         by.setdefault(d.bottleneck or "", []).append(f"{d.workload}{share}")
-    said = []
-    for bottleneck, workloads in by.items():
-        of_it = " of it" if any(" at " in w for w in workloads) else ""
-        said.append(f"{NAMES.get(bottleneck, bottleneck)} ({', '.join(workloads)}{of_it})")
-    return " and ".join(said)
+    return " and ".join(f"{NAMES.get(b, b)} ({', '.join(workloads)})" for b, workloads in by.items())
