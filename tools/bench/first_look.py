@@ -23,10 +23,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from plan_times import plan_of  # this folder is on sys.path when a tool runs
+
 from nfstune.bench.sizing import default_sizes
 from nfstune.bench.workloads import MIB
 from nfstune.recipes.loader import recipes_by_id
-from nfstune.recipes.plan import build_plan
 from nfstune.session.workflow import IPERF_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,17 +47,7 @@ def plan_rows(link_mbps: int | None) -> list[str]:
     look = recipes_by_id()["first-look"]
     rows = []
     for scale in ("small", "normal"):
-        plan = build_plan(
-            [look],
-            {},
-            scale=scale,
-            seed=1,
-            sizes=default_sizes(scale, link_mbps),
-            fio_available=True,
-            share="/srv/share",
-            server_address="nas",
-            scratch_name=".nfstune-first-look",
-        )
+        plan = plan_of(look, scale, link_mbps)  # as plan_times.py plans every recipe
         visits = plan.estimate_s[1]
         for disk, speed in DISKS.items():
             flush = 10.0 if "HDD" in disk else 1.0

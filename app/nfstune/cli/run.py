@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from contextlib import ExitStack
 from typing import Any
 
-from nfstune.advice.findings import answer_text, diagnosis_text, session_findings
+from nfstune.advice.findings import Findings, answer_text, diagnosis_text, session_findings
 from nfstune.advice.recommend import Recommendation
 from nfstune.cli.output import StandardOutput, write_output
 from nfstune.errors import ConfigError
@@ -146,8 +146,9 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             raise outcome.error  # main says why, with its exit code, as for an error before the run
     sid, rec = outcome.session_id, outcome.recommendation
     advice = advice_text(rec, pair.share) if rec is not None else "\n" + outcome.message
-    last = "\n".join(answer_text(session_findings(results, sid, by_id)))
-    print(report_text(results, sid, by_id, answer_first=False) + "\n" + advice + "\n\n" + last)
+    findings = outcome.findings or session_findings(results, sid, by_id)
+    last = "\n".join(answer_text(findings))
+    print(report_text(results, sid, by_id, answer_first=False, found=findings) + "\n" + advice + "\n\n" + last)
     html = getattr(args, "html", None)
     if html is not None:
         from nfstune.report.html import session_html
@@ -231,7 +232,12 @@ def _indent(text: str, prefix: str = "  ") -> str:
 
 
 def report_text(
-    results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None, *, answer_first: bool = True
+    results: Results,
+    session_id: int,
+    recipes: Mapping[str, Recipe] | None = None,
+    *,
+    answer_first: bool = True,
+    found: Findings | None = None,
 ) -> str:
     """The results of a session as text: the answer in three lines (unless `answer_first` is False: `run` says it
     last), what limits each workload, then per recipe and workload each configuration's median, spread, n and
@@ -239,7 +245,7 @@ def report_text(
     as its baseline)."""
     data = results.session(session_id)
     recipes = recipes_by_id() if recipes is None else recipes
-    found = session_findings(results, session_id, recipes)
+    found = found or session_findings(results, session_id, recipes)
     lines = [""]
     if answer_first:
         lines += [*answer_text(found), ""]

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from nfstune.advice.findings import Findings, session_findings
 from nfstune.advice.recommend import Recommendation
 from nfstune.advice.session import keep_current, kept_recommendation
 from nfstune.changes.export import exportfs_table, read_export_files
@@ -116,6 +117,9 @@ class RunOutcome:
     message: str = ""  # why it was cancelled or failed; when it completed without a recommendation, why not
     recommendation: Recommendation | None = None
     error: NfstuneError | None = None  # what stopped it (cancelled or failed), for a caller that raises it again
+    # the answer and what limits each workload, worked out here, on the run's own thread: the desktop's GUI thread
+    # and the CLI's last lines only show them
+    findings: Findings | None = None
 
 
 def run_session(
@@ -158,10 +162,11 @@ def run_session(
     try:
         engine.run(sid, plan)
     except NfstuneError as exc:  # the engine undid its changes and stored why
-        return RunOutcome(sid, "cancelled" if isinstance(exc, Cancelled) else "failed", str(exc), error=exc)
+        status: Status = "cancelled" if isinstance(exc, Cancelled) else "failed"
+        return RunOutcome(sid, status, str(exc), error=exc, findings=session_findings(results, sid, known))
     current = current_export(pair.server, pair.share, pair.client, pair.address)
     keep_current(results, sid, current, server=pair.address)
     rec = kept_recommendation(results, sid, known)
     if isinstance(rec, str):  # nothing to start from (the share is no longer exported): the results stand alone
-        return RunOutcome(sid, "completed", f"No recommendation: {rec}")
-    return RunOutcome(sid, "completed", recommendation=rec)
+        return RunOutcome(sid, "completed", f"No recommendation: {rec}", findings=session_findings(results, sid, known))
+    return RunOutcome(sid, "completed", recommendation=rec, findings=session_findings(results, sid, known))

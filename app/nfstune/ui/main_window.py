@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune import __version__
-from nfstune.advice.findings import session_findings
 from nfstune.advice.recommend import Recommendation
 from nfstune.recipes.estimate import PastRun
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes
@@ -267,7 +266,7 @@ class MainWindow(QMainWindow):
         )
         session = self.results_store.session(outcome.session_id)
         by_id = {r.id: r for r in self.recipes}
-        self.results_page.show_session(session, by_id, session_findings(self.results_store, outcome.session_id, by_id))
+        self.results_page.show_session(session, by_id, outcome.findings)
         if outcome.recommendation is not None:
             self._show_recommendation(outcome.recommendation, session)
         self.history_page.refresh()
