@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import email
+import email.message
 import json
 import os
 import subprocess
@@ -24,6 +26,24 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     (whl,) = out.glob("nfstune-*.whl")
     return whl
+
+
+def metadata(wheel: Path) -> email.message.Message:
+    with zipfile.ZipFile(wheel) as whl:
+        (name,) = [n for n in whl.namelist() if n.endswith(".dist-info/METADATA")]
+        return email.message_from_bytes(whl.read(name))
+
+
+def test_wheel_carries_the_license(wheel: Path) -> None:
+    meta = metadata(wheel)
+    assert meta["License-Expression"] == "MIT" and meta.get_all("License-File") == ["LICENSE"]
+    with zipfile.ZipFile(wheel) as whl:
+        (name,) = [n for n in whl.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+        text = whl.read(name).decode()
+    assert text == (REPO / "LICENSE").read_text() and text.startswith("MIT License")
+    classifiers = meta.get_all("Classifier") or []
+    assert "Operating System :: POSIX :: Linux" in classifiers
+    assert not [c for c in classifiers if c.startswith("License ::")]  # PEP 639: the expression says it, alone
 
 
 def test_wheel_carries_resources_and_recipes(wheel: Path) -> None:
