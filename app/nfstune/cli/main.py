@@ -42,7 +42,7 @@ server and exports /export (on its own disk); `client` mounts it over a private 
 
 Limits: the CPUs are emulated (no hardware virtualisation here), so absolute figures are low and noisy: compare
 configurations within one run, and do not read them as real-world speeds. A cold NFS read tops out near 12 MB/s,
-so only link profiles below that are faithful (measured: 100mbit 10.3 MB/s, 50mbit 5.8 MB/s = 98.6 %% of that
+so only link profiles below that are faithful (measured: 100mbit 10.3 MB/s, 50mbit 5.8 MB/s = 98.6 % of that
 link's TCP goodput).
 
 Disk profiles: hdd (default) adds 8 ms to every write and flush on the NAS's export disk, like the spinning
