@@ -140,7 +140,9 @@ def test_uninstall_leaves_a_file_changed_since_and_names_it(tmp_path: Path, comm
     assert tree(home) == ["applications", "applications/nfstune.desktop"]
 
 
-@pytest.mark.skipif(shutil.which("gtk-update-icon-cache") is None, reason="needs gtk-update-icon-cache")
+@pytest.mark.skipif(
+    shutil.which("gtk-update-icon-cache") is None, reason="needs gtk-update-icon-cache (make test installs it)"
+)
 def test_an_icon_cache_that_was_there_is_kept_current(tmp_path: Path, command: Path) -> None:
     home = tmp_path / "data"
     hicolor = home / "icons" / "hicolor"
