@@ -9,11 +9,16 @@ STAMP := $(VENV)/.installed
 # the practice lab (image build, VMs, host-key handling)
 APT_LAB := mmdebstrap e2fsprogs qemu-system-x86 qemu-utils openssh-client
 # a real sshd on loopback for the SSH tests, sudo for the non-root logins they try, procps for the sampler's vmstat, ping for the round-trip ceiling on loopback
-APT_TEST := openssh-server sudo procps iputils-ping
-# Qt offscreen and a real window under Xvfb, with fonts (see docs/stack-notes.md), and screenshots
-APT_QT := xvfb xauth x11-apps libegl1 libgl1 libdbus-1-3 libfontconfig1 fonts-dejavu-core libglib2.0-0 libxkbcommon0 \
+# desktop-file-validate for the menu entry, gtk-update-icon-cache for the icon cache it keeps current, groff for the
+# manual page (tests/unit)
+APT_TEST := openssh-server sudo procps iputils-ping desktop-file-utils gtk-update-icon-cache groff-base
+# what the desktop window needs on a minimal system: the libraries Qt's platform plugins (xcb, wayland) link to,
+# OpenGL, fonts (see docs/stack-notes.md). README's "Install" lists the same (tests/unit/test_packaging.py checks)
+APT_QT_RUNTIME := libegl1 libgl1 libdbus-1-3 libfontconfig1 fonts-dejavu-core libglib2.0-0 libxkbcommon0 \
 	libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0 \
-	libxcb-shape0 libxcb-xkb1 imagemagick
+	libxcb-shape0 libxcb-xkb1 libwayland-cursor0
+# Qt offscreen and a real window under Xvfb, and screenshots
+APT_QT := xvfb xauth x11-apps $(APT_QT_RUNTIME) imagemagick
 APT_PKGS := $(APT_LAB) $(APT_TEST) $(APT_QT)
 # `make screenshots` only: the exported report as a browser shows it (headless, in a network namespace of its own)
 APT_SHOTS := chromium util-linux

@@ -31,6 +31,11 @@ def recipes_dir() -> Path:
     return _shipped("recipes")
 
 
+def icons_dir() -> Path:
+    """nfstune's icon in the freedesktop hicolor layout: <size>x<size>/apps/nfstune.png, scalable/apps/nfstune.svg."""
+    return resources_dir() / "icons" / "hicolor"
+
+
 def cache_dir() -> Path:
     """Rebuildable data: the practice lab's images."""
     return platformdirs.user_cache_path(APP_NAME)

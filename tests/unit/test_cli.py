@@ -68,7 +68,7 @@ def test_unknown_profile_is_refused_by_the_parser(tmp_path: Path) -> None:
 
 def test_lab_help_states_the_limits(tmp_path: Path) -> None:
     text = nfstune(tmp_path, "lab", "--help").stdout
-    assert "emulated" in text and "12 MB/s" in text and "98.6 %" in text
+    assert "emulated" in text and "12 MB/s" in text and "98.6 % of that" in text
     for name in ("hdd", "ssd", "100mbit", "50mbit", "20mbit"):
         assert name in text
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from nfstune import __version__, paths
-from nfstune.cli import exits
+from nfstune.cli import exits, integration
 from nfstune.cli.args import (
     lab_clients,
     mount_point,
@@ -42,7 +42,7 @@ server and exports /export (on its own disk); `client` mounts it over a private 
 
 Limits: the CPUs are emulated (no hardware virtualisation here), so absolute figures are low and noisy: compare
 configurations within one run, and do not read them as real-world speeds. A cold NFS read tops out near 12 MB/s,
-so only link profiles below that are faithful (measured: 100mbit 10.3 MB/s, 50mbit 5.8 MB/s = 98.6 %% of that
+so only link profiles below that are faithful (measured: 100mbit 10.3 MB/s, 50mbit 5.8 MB/s = 98.6 % of that
 link's TCP goodput).
 
 Disk profiles: hdd (default) adds 8 ms to every write and flush on the NAS's export disk, like the spinning
@@ -116,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--headless", action="store_true", help="print the summary even when a display is available")
     demo.add_argument("--no-sweep", action="store_true", help="stop after the summary (skip the quick-check sweep)")
     _add_up_options(demo)
+    integration.add_parsers(sub)
     return parser
 
 
@@ -444,13 +445,15 @@ def _command(argv: Sequence[str] | None) -> int:
         _check_run(parser, args)
         if args.scale is None:  # the lab's emulated CPUs move a real NAS's sizes far too slowly
             args.scale = "small" if args.lab else "normal"
-    if args.command not in (None, "info", "recipes", "gui"):
+    if args.command not in (None, "info", "recipes", "gui", *integration.COMMANDS):
         from nfstune.logs import setup_logging
 
         setup_logging()  # paramiko's retries while a VM boots go to the log file, not the terminal
     try:
         if args.command == "info":
             return _info(args.json)
+        if args.command in integration.COMMANDS:
+            return integration.run(parser, args)
         if args.command == "recipes":
             from nfstune.cli.recipe_list import recipes_command
 

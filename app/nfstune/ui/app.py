@@ -7,9 +7,10 @@ import sys
 from collections.abc import Callable
 
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from nfstune import __version__
+from nfstune import __version__, paths
 from nfstune.lab import LabConfig
 
 
@@ -20,7 +21,18 @@ def application() -> QApplication:
     app.setApplicationName("nfstune")
     app.setApplicationVersion(__version__)
     app.setOrganizationName("nfstune")
+    # the desktop matches the window to its menu entry (nfstune desktop-entry) by this name: the Wayland app id
+    app.setDesktopFileName("nfstune")
+    app.setWindowIcon(window_icon())
     return app
+
+
+def window_icon() -> QIcon:
+    """Every shipped size, so that the title bar, the task bar and the switcher each get a drawn one, not a scaled."""
+    icon = QIcon()
+    for png in sorted(paths.icons_dir().glob("*/apps/nfstune.png")):
+        icon.addFile(str(png))
+    return icon
 
 
 def run_lab_window(cfg: LabConfig) -> int:

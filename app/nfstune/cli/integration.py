@@ -1,0 +1,94 @@
+"""nfstune's place on this computer beyond its command: `desktop-entry` (the application menu), `manpage` and
+`completion`. The manual page and the completion script are made from the parser at the moment they are asked for,
+so they cannot describe another version than the one that prints them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import Any
+
+from nfstune import __version__
+from nfstune.cli import exits
+from nfstune.cli.args import output_file
+
+COMMANDS = ("desktop-entry", "manpage", "completion")
+
+
+def add_parsers(sub: Any) -> None:
+    entry = sub.add_parser(
+        "desktop-entry",
+        help="put nfstune in your desktop's application menu, with its icon (--install), or take it out again "
+        "(--uninstall): files under $XDG_DATA_HOME (~/.local/share)",
+    )
+    action = entry.add_mutually_exclusive_group(required=True)
+    action.add_argument(
+        "--install", action="store_true", help="write the menu entry and the icon, and say what was written"
+    )
+    action.add_argument(
+        "--uninstall", action="store_true", help="remove what --install wrote (a file changed since is left)"
+    )
+    sub.add_parser("manpage", help="print nfstune's manual page (troff): `nfstune manpage | man -l -`")
+    completion = sub.add_parser("completion", help="print the shell's completion script for nfstune")
+    completion.add_argument("shell", choices=("bash",), help="the shell (bash, the one supported)")
+
+
+def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.command == "desktop-entry":
+        from nfstune.cli.desktop_entry import desktop_entry_command
+
+        return desktop_entry_command(install_it=args.install)
+    if args.command == "manpage":
+        print(manpage(parser), end="")
+        return exits.OK
+    print(completion(parser, args.shell), end="")
+    return exits.OK
+
+
+def manpage(parser: argparse.ArgumentParser) -> str:
+    from argparse_manpage.manpage import Manpage
+
+    # the exit statuses (the parser's epilog) as a section of their own, laid out as --help shows them
+    epilog, parser.epilog = parser.epilog, None
+    try:
+        page = Manpage(
+            parser,
+            _data={
+                "project_name": "nfstune",
+                "version": __version__,
+                "description": "a tuning assistant for NFS",
+                "manual_section": 1,
+                "manual_title": "nfstune manual",
+            },
+        )
+        if epilog:
+            body = epilog.split("\n", 1)[1].rstrip("\n")  # below its "exit status:" heading
+            page.add_section("exit status", "=", ".nf\n" + _troff_text(body) + "\n.fi")
+        return str(page)
+    finally:
+        parser.epilog = epilog
+
+
+def _troff_text(text: str) -> str:
+    text = text.replace("\\", "\\e").replace("-", "\\-")
+    return re.sub(r"^([.'])", r"\\&\1", text, flags=re.MULTILINE)  # a line starting with . or ' is a request
+
+
+def completion(parser: argparse.ArgumentParser, shell: str) -> str:
+    import shtab
+
+    for action in _actions(parser):
+        if action.type is output_file:
+            action.complete = shtab.FILE  # type: ignore[attr-defined]
+    return str(shtab.complete(parser, shell=shell))
+
+
+def _actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    found = []
+    for action in parser._actions:
+        found.append(action)
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                found += _actions(child)
+    return found

@@ -1,0 +1,82 @@
+"""`nfstune manpage` and `nfstune completion bash`, made from the parser when asked: every command and option of the
+parser is in both, groff reads the page without a warning, and bash completes with the script."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from nfstune.cli.main import _parser, main
+
+
+def commands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], list[str]]:
+    """Each command path ((), ('lab',), ('lab', 'up'), ...) and its option strings."""
+    found = {prefix: [s for a in parser._actions for s in a.option_strings]}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                found |= commands(child, (*prefix, name))
+    return found
+
+
+def printed(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(argv) == 0
+    return capsys.readouterr().out
+
+
+def test_the_manual_page_has_every_command_and_option(capsys: pytest.CaptureFixture[str]) -> None:
+    page = printed(["manpage"], capsys)
+    assert page.startswith('.TH NFSTUNE "1"')
+    sections: dict[str, str] = {}  # each command's sections (COMMAND, OPTIONS, ...), by its name on their heading
+    for section in page.replace("\\-", "-").split("\n.SH ")[1:]:
+        heading, _, body = section.partition("\n")
+        named = re.search(r"'nfstune ?([^']*)'", heading)
+        key = named.group(1) if named else ""
+        sections[key] = sections.get(key, "") + body
+    for path, options in commands(_parser()).items():
+        assert " ".join(path) in sections, path
+        for option in set(options) - {"-h", "--help"}:
+            assert f"\\fB{option}\\fR" in sections[" ".join(path)], (path, option)
+    assert ".SH EXIT STATUS\n.nf\n" in page and "COMMENTS" not in page
+
+
+def test_groff_reads_the_manual_page_without_a_warning(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    page = tmp_path / "nfstune.1"
+    page.write_text(printed(["manpage"], capsys))
+    done = subprocess.run(["groff", "-man", "-Tutf8", "-ww", str(page)], capture_output=True, text=True, check=True)
+    assert done.stderr == ""
+    text = done.stdout
+    assert "NFSTUNE(1)" in text and "nfstune - a tuning assistant for NFS" in text
+    # the exit statuses as --help lays them out, one a line
+    assert "\n         141  the program reading the output stopped reading" in text
+
+
+def complete(script: Path, line: str, cwd: Path) -> list[str]:
+    """What bash offers for the last word of `line`, with the completion script loaded."""
+    words = line.split(" ")
+    probe = (
+        f"source {script}\n"
+        f"COMP_WORDS=({' '.join(repr(w) for w in words)}); COMP_CWORD={len(words) - 1}\n"
+        f"COMP_LINE={line!r}; COMP_POINT=${{#COMP_LINE}}\n"
+        '_shtab_nfstune; printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    done = subprocess.run(["bash", "--norc", "-c", probe], capture_output=True, text=True, cwd=cwd, check=True)
+    assert done.stderr == ""
+    return sorted(filter(None, done.stdout.split("\n")))
+
+
+def test_bash_completes_commands_options_and_choices(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    script = tmp_path / "nfstune.bash"
+    script.write_text(printed(["completion", "bash"], capsys))
+    (tmp_path / "report.html").write_text("")
+    parser_commands = sorted(path[0] for path in commands(_parser()) if len(path) == 1)
+    assert complete(script, "nfstune ", tmp_path) == parser_commands
+    assert complete(script, "nfstune desktop-entry --", tmp_path) == ["--help", "--install", "--uninstall"]
+    assert complete(script, "nfstune lab ", tmp_path) == ["build", "down", "ssh", "status", "up"]
+    assert complete(script, "nfstune run --scale ", tmp_path) == ["normal", "small"]
+    assert complete(script, "nfstune report 3 --html rep", tmp_path) == ["report.html"]
+    assert complete(script, "nfstune completion ", tmp_path) == ["bash"]
