@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl, Slot
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QUrl, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -37,10 +37,12 @@ from nfstune.ui.pages.recipes import RecipesPage
 from nfstune.ui.pages.recommendation import RecommendationPage
 from nfstune.ui.pages.results import ResultsPage
 from nfstune.ui.pages.run import RunPage
+from nfstune.ui.screen_fit import fit_on_screen
 
 log = logging.getLogger(__name__)
 ENABLED = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 STEPS = ("Connect", "Preflight", "Recipes", "Run", "Results", "Recommendation")
+WISHED_SIZE = QSize(1280, 740)  # on a screen large enough; a smaller one gets what it has room for (screen_fit)
 
 
 class MainWindow(QMainWindow):
@@ -347,10 +349,8 @@ class MainWindow(QMainWindow):
 
     def _restore(self) -> None:
         geometry = self.settings.value("window/geometry")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1280, 740)
+        restored = isinstance(geometry, QByteArray) and self.restoreGeometry(geometry)
+        fit_on_screen(self, WISHED_SIZE, restored)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         if self._closing:  # the jobs have ended: close for good
