@@ -1,4 +1,5 @@
-"""The first window a new user sees: sized from the screen it opens on."""
+"""The first window a new user sees: sized from the screen it opens on, the focus on the server's host, every
+button named."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QMargins, QRect, QSettings, QSize
+from PySide6.QtWidgets import QAbstractButton, QApplication
 from pytestqt.qtbot import QtBot
 
-from nfstune.ui.main_window import MainWindow
+from nfstune.ui.main_window import STEPS, MainWindow
+from nfstune.ui.pages.recipes import CONFIG_HEADER, RowsTable
 from nfstune.ui.screen_fit import FRAME_GUESS, centred, fitted
 
 
@@ -24,6 +27,30 @@ def window(qtbot: QtBot, tmp_path: Path, settings: QSettings) -> MainWindow:
     w.show()
     qtbot.waitExposed(w)
     return w
+
+
+def unnamed(buttons: list[QAbstractButton]) -> list[str]:
+    return [
+        f"{type(b).__name__} {b.objectName()!r} in {type(b.parent()).__name__}"
+        for b in buttons
+        if not b.text() and not b.accessibleName()
+    ]
+
+
+def test_every_button_has_a_text_or_an_accessible_name(window: MainWindow) -> None:
+    """Qt's own buttons included (a table's corner, the menu bar's overflow): a screen reader says what each does."""
+    for index in range(len(STEPS)):
+        window.stack.setCurrentIndex(index)  # each page shown once: whatever a page makes on show is there
+    assert unnamed(window.findChildren(QAbstractButton)) == []
+    later = RowsTable(CONFIG_HEADER, stretch=CONFIG_HEADER[1:])  # as the Results page makes them, after the window
+    assert unnamed(later.findChildren(QAbstractButton)) == []
+    later.deleteLater()
+
+
+def test_the_focus_starts_on_the_servers_host(window: MainWindow, qtbot: QtBot) -> None:
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
+    assert QApplication.focusWidget() is window.connect_page.panels["server"].target
 
 
 def test_the_window_fits_the_screen_it_opens_on(window: MainWindow) -> None:

@@ -38,6 +38,7 @@ from nfstune.ui.pages.recommendation import RecommendationPage
 from nfstune.ui.pages.results import ResultsPage
 from nfstune.ui.pages.run import RunPage
 from nfstune.ui.screen_fit import fit_on_screen
+from nfstune.ui.widgets.accessible import name_qt_buttons
 
 log = logging.getLogger(__name__)
 ENABLED = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
@@ -138,6 +139,9 @@ class MainWindow(QMainWindow):
             log.warning("recipe not loaded: %s", error)
         self.steps.setCurrentRow(0)
         self._restore()
+        name_qt_buttons(self)
+        # the first thing to type is the server's name: there, not on the tab bar (the first widget in Tab order)
+        self.connect_page.panels["server"].target.setFocus()
 
     def _menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")

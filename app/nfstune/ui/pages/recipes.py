@@ -36,6 +36,7 @@ from nfstune.recipes.model import Config, Recipe
 from nfstune.recipes.plan import plan_text
 from nfstune.session.workflow import Facts, Pair, plan_for
 from nfstune.ui.plan_dialog import PlanDialog
+from nfstune.ui.widgets.accessible import name_qt_buttons
 from nfstune.ui.widgets.labels import wrapped_label
 
 PRESELECTED = ("first-look",)  # a first visit: what limits the hosts, changing nothing (quick-check is one click away)
@@ -109,6 +110,7 @@ class RowsTable(QTableWidget):
         columns.setStretchLastSection(False)
         rows.sectionResized.connect(self._on_section_resized)
         columns.sectionResized.connect(self._on_section_resized)
+        name_qt_buttons(self)  # the Results page makes its tables after the window has named its own
 
     def fit_height(self) -> None:
         height = self.horizontalHeader().sizeHint().height() + self.verticalHeader().length()
