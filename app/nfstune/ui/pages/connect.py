@@ -149,7 +149,7 @@ class ConnectPage(QWidget):
         intro = QLabel(
             "nfstune logs in over SSH (your keys, agent and ~/.ssh/config) and uses sudo for the NFS changes it "
             "makes. Every change is journaled and undone when the run ends. A password you type is kept in memory "
-            "only.",
+            "only. The recipes (step 3), what each changes and how long it takes, can be read before connecting.",
             wordWrap=True,
         )
         self.recent = QComboBox()
