@@ -74,6 +74,8 @@ class HostPanel(QGroupBox):
         self.retry = QPushButton("&Retry" if role == "server" else "Re&try")
         self.retry.setVisible(False)
         self.retry.clicked.connect(self.connect_requested)
+        for field in (self.target, self.user, self.key, self.address):
+            field.setToolTip(field.placeholderText())  # a narrow window cuts the hint: whole on hover
         row = QHBoxLayout()
         self.icon = QLabel()
         row.addWidget(self.icon)
@@ -96,6 +98,7 @@ class HostPanel(QGroupBox):
         self.target.setPlaceholderText(
             "the NAS's name or IP address as the client reaches it" if checked else TARGET_HINT
         )
+        self.target.setToolTip(self.target.placeholderText())
 
     def spec(self) -> HostSpec:
         if self.this_computer.isChecked():
