@@ -22,7 +22,7 @@ def test_unreachable_steps_are_greyed_out_and_cannot_be_picked(qtbot: QtBot, tmp
     window = MainWindow(store_path=tmp_path / "s.sqlite3", scale="small", settings=settings)
     qtbot.addWidget(window)
     window.show()
-    assert enabled(window) == ["Connect"]  # nothing connected yet
+    assert enabled(window) == ["Connect", "Recipes"]  # nothing connected yet: the recipes can be read, no more
     window.steps.setCurrentRow(STEPS.index("Results"))
     assert window.stack.currentIndex() == 0 and window.steps.currentRow() == 0
     # a cancelled session: its results can be shown, but there is no recommendation to go to

@@ -162,6 +162,7 @@ def test_the_estimate_follows_what_these_hosts_took_before(qtbot: QtBot) -> None
     recipes, _ = load_recipes([paths.recipes_dir()])
     page = RecipesPage(recipes, "small")
     qtbot.addWidget(page)
+    page.show_hosts("nas \u2192 client", probed=True, blocker=None)  # as the main window says once connected
     rows = {page._id_at(i): i for i in range(len(recipes))}
     page.recipe_list.item(rows["first-look"]).setCheckState(Qt.CheckState.Unchecked)
     page.recipe_list.item(rows["quick-check"]).setCheckState(Qt.CheckState.Checked)

@@ -68,6 +68,8 @@ def test_without_a_past_the_plan_for_the_minimum_rounds(shipped: dict[str, Recip
     assert found.seconds == plan_seconds(recipe, "small", recipe.rounds.min)
     assert found.at_most_s == at_most_seconds(recipe, "small") > found.seconds
     assert "no run on these hosts yet" in found.basis and "minimum 3 rounds; it may need more" in found.basis
+    before = estimate(recipe, "small", [], shipped, hosts_known=False)  # the Recipes page before connecting
+    assert before.seconds == found.seconds and before.basis.endswith(": no hosts connected yet")
 
 
 def test_its_own_runs_on_these_hosts_the_median_of_the_last_three(shipped: dict[str, Recipe]) -> None:

@@ -111,9 +111,12 @@ def _rounds_text(rounds: float) -> str:
     return f"{whole} round{'s' if whole != 1 else ''}"
 
 
-def estimate(recipe: Recipe, scale: str, past: Sequence[PastRun], recipes: Mapping[str, Recipe]) -> Estimate:
+def estimate(
+    recipe: Recipe, scale: str, past: Sequence[PastRun], recipes: Mapping[str, Recipe], *, hosts_known: bool = True
+) -> Estimate:
     """`past`: completed runs at this scale, newest first; `recipes`: the recipes by id, for the plan's time of
-    the other recipes' runs (a run of a recipe no longer known is left out of the pace)."""
+    the other recipes' runs (a run of a recipe no longer known is left out of the pace); `hosts_known`: False
+    before any host is connected (no run of `past` is then on "these hosts", and the basis says why)."""
     at_most = at_most_seconds(recipe, scale)
     own_here = [p for p in past if p.recipe == recipe.id and p.same_hosts][:LAST_RUNS]
     if own_here:
@@ -147,5 +150,5 @@ def estimate(recipe: Recipe, scale: str, past: Sequence[PastRun], recipes: Mappi
         basis = f"these hosts' pace in {runs} of other recipes ({pace:.1f}x the plan), {rounds_basis}"
         at_most = at_most_seconds(recipe, scale, pace)
         return Estimate(min(pace * plan_seconds(recipe, scale, rounds), at_most), at_most, basis, rounds, pace)
-    basis = f"the plan ({rounds_basis}): no run on these hosts yet"
+    basis = f"the plan ({rounds_basis}): " + ("no run on these hosts yet" if hosts_known else "no hosts connected yet")
     return Estimate(plan_seconds(recipe, scale, rounds), at_most, basis, rounds, 1.0)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from nfstune.errors import NfstuneError
 from nfstune.lab import LabConfig, VmStatus, status
+from nfstune.ui.widgets.accessible import name_qt_buttons
 
 COLUMNS = ("Host", "Address", "VM process", "SSH", "nfs-server", "Disk", "Link", "Kernel", "Up", "Load (1 min)")
 POLL_MS = 3000
@@ -108,6 +109,7 @@ class LabWindow(QMainWindow):
         central = QWidget()
         central.setLayout(layout)
         self.setCentralWidget(central)
+        name_qt_buttons(self)
         self.statusBar().showMessage("waiting for the first poll…")
 
         # SSH work runs on the worker thread; the timer lives here and asks for one poll at a time

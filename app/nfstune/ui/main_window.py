@@ -8,10 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl, Slot
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QUrl, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QLabel,
     QListWidget,
     QMainWindow,
     QMessageBox,
@@ -37,10 +38,13 @@ from nfstune.ui.pages.recipes import RecipesPage
 from nfstune.ui.pages.recommendation import RecommendationPage
 from nfstune.ui.pages.results import ResultsPage
 from nfstune.ui.pages.run import RunPage
+from nfstune.ui.screen_fit import fit_on_screen
+from nfstune.ui.widgets.accessible import name_qt_buttons
 
 log = logging.getLogger(__name__)
 ENABLED = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 STEPS = ("Connect", "Preflight", "Recipes", "Run", "Results", "Recommendation")
+WISHED_SIZE = QSize(1280, 740)  # on a screen large enough; a smaller one gets what it has room for (screen_fit)
 
 
 class MainWindow(QMainWindow):
@@ -98,10 +102,13 @@ class MainWindow(QMainWindow):
             self.stack.addWidget(page)
         self.back_button = QPushButton("< &Back")
         self.next_button = QPushButton("&Next >")
-        self.back_button.clicked.connect(lambda: self.go(self.stack.currentIndex() - 1))
+        self.back_button.clicked.connect(self._on_back_clicked)
         self.next_button.clicked.connect(self._on_next_clicked)
+        # why Start run is greyed out on the Recipes page before the hosts are ready, beside it
+        self.nav_note = QLabel()
+        self.nav_note.setWordWrap(True)
         nav = QHBoxLayout()
-        nav.addStretch(1)
+        nav.addWidget(self.nav_note, 1)
         nav.addWidget(self.back_button)
         nav.addWidget(self.next_button)
         right = QVBoxLayout()
@@ -136,6 +143,9 @@ class MainWindow(QMainWindow):
             log.warning("recipe not loaded: %s", error)
         self.steps.setCurrentRow(0)
         self._restore()
+        name_qt_buttons(self)
+        # the first thing to type is the server's name: there, not on the tab bar (the first widget in Tab order)
+        self.connect_page.panels["server"].target.setFocus()
 
     def _menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -163,15 +173,22 @@ class MainWindow(QMainWindow):
         c = self.controller
         if self.run_page.running:
             return index == 3
+        if index == 2:
+            return True  # the recipes and their plans can be read before any host is connected
         needs = [
             True,
             self.connect_page.is_complete(),
-            c.probe is not None and not self.preflight_page.blocking(),
+            self._ready_to_run(),
             bool(self.recipes_page.selected_ids()),
             c.outcome is not None,
             c.outcome is not None and c.outcome.recommendation is not None,
         ]
         return all(needs[: index + 1])
+
+    def _ready_to_run(self) -> bool:
+        """Both hosts connected, probed, and nothing in Preflight that stops a run."""
+        c = self.controller
+        return self.connect_page.is_complete() and c.probe is not None and not self.preflight_page.blocking()
 
     @Slot(int)
     def _on_step_changed(self, index: int) -> None:
@@ -184,8 +201,14 @@ class MainWindow(QMainWindow):
         if index == 1 and self.controller.probe is None:
             self.controller.probe_hosts()
         if index == 2:
-            self.recipes_page.refresh()  # these hosts' own past times, now that they are connected
+            self.recipes_page.refresh()  # the past times again: those of the hosts connected since, or a new run
         self._update_nav()
+
+    @Slot()
+    def _on_back_clicked(self) -> None:
+        target = self._back_target()
+        if target is not None:
+            self.go(target)
 
     @Slot()
     def _on_next_clicked(self) -> None:
@@ -218,13 +241,38 @@ class MainWindow(QMainWindow):
             wanted = flags | ENABLED if reachable else flags & ~ENABLED
             if wanted != flags:
                 item.setFlags(wanted)
-        self.back_button.setEnabled(index > 0 and not self.run_page.running)
+        self.back_button.setEnabled(self._back_target() is not None and not self.run_page.running)
         self.next_button.setText("&Start run >" if index == 2 else "&Next >")
+        not_ready = "" if self._ready_to_run() or index != 2 else self._not_ready_text()
+        self.next_button.setToolTip(not_ready)
+        self.nav_note.setText(not_ready)
         if index == 2:
-            can_go = bool(self.recipes_page.selected_ids()) and not self.run_page.running
+            can_go = not not_ready and bool(self.recipes_page.selected_ids()) and not self.run_page.running
         else:
             can_go = index < len(self.pages) - 1 and self._reachable(index + 1)
         self.next_button.setEnabled(can_go)
+        self._show_hosts_on_recipes()
+
+    def _back_target(self) -> int | None:
+        """The nearest earlier step that can be shown (Recipes before connecting: Connect, not Preflight)."""
+        index = self.stack.currentIndex()
+        return next((i for i in range(index - 1, -1, -1) if self._reachable(i)), None)
+
+    def _not_ready_text(self) -> str:
+        if not self.connect_page.is_complete():
+            return "Connect both hosts first (step 1, Connect), then check them in Preflight (step 2)."
+        if self.controller.probe is None:
+            return "Check the hosts in Preflight first (step 2): a run needs their facts."
+        return "Preflight found something that stops a run: see step 2."
+
+    def _show_hosts_on_recipes(self) -> None:
+        """What the Recipes page plans for: the connected pair once there is one, else placeholders."""
+        c = self.controller
+        pair = None
+        if self.connect_page.is_complete():
+            pair = f"{c.server_label()} \u2192 {c.hosts['client'].label}"
+        blocker = None if self._ready_to_run() else self._not_ready_text()
+        self.recipes_page.show_hosts(pair, probed=c.probe is not None, blocker=blocker)
 
     # --- results of jobs ----------------------------------------------------------------------------------------
 
@@ -347,10 +395,8 @@ class MainWindow(QMainWindow):
 
     def _restore(self) -> None:
         geometry = self.settings.value("window/geometry")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1280, 740)
+        restored = isinstance(geometry, QByteArray) and self.restoreGeometry(geometry)
+        fit_on_screen(self, WISHED_SIZE, restored)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         if self._closing:  # the jobs have ended: close for good

@@ -18,10 +18,12 @@ from PySide6.QtWidgets import (
 
 WIDTH, HEIGHT = 1200, 800  # wished for (the argv lines are long); a smaller screen gets less (_fit_screen)
 SCREEN_MARGIN = 40
+NOTE_STYLE = "background: #fff4e5; border: 1px solid #d9480f; border-radius: 4px; padding: 6px; color: #202020;"
 
 
 class PlanDialog(QDialog):
-    def __init__(self, title: str, text: str, parent: QWidget | None = None) -> None:
+    def __init__(self, title: str, text: str, parent: QWidget | None = None, *, note: str | None = None) -> None:
+        """`note`: what the plan stands on, when not the hosts' own facts (placeholders before connecting)."""
         super().__init__(parent)
         self.setWindowTitle(title)
         self.intro = QLabel(
@@ -30,6 +32,10 @@ class PlanDialog(QDialog):
             "the hosts falls on all of them alike."
         )
         self.intro.setWordWrap(True)
+        self.note = QLabel(note or "")
+        self.note.setWordWrap(True)
+        self.note.setVisible(note is not None)
+        self.note.setStyleSheet(NOTE_STYLE)
         self.text = QPlainTextEdit(text)
         self.text.setReadOnly(True)
         # read-only text is selectable by the mouse only; the keyboard too, so that Ctrl+A, Ctrl+C work without one
@@ -47,6 +53,7 @@ class PlanDialog(QDialog):
         self.copy_button.clicked.connect(self._on_copy_clicked)
         layout = QVBoxLayout(self)
         layout.addWidget(self.intro)
+        layout.addWidget(self.note)
         layout.addWidget(self.text, 1)
         layout.addWidget(buttons)
         self._fit_screen()

@@ -74,6 +74,8 @@ class HostPanel(QGroupBox):
         self.retry = QPushButton("&Retry" if role == "server" else "Re&try")
         self.retry.setVisible(False)
         self.retry.clicked.connect(self.connect_requested)
+        for field in (self.target, self.user, self.key, self.address):
+            field.setToolTip(field.placeholderText())  # a narrow window cuts the hint: whole on hover
         row = QHBoxLayout()
         self.icon = QLabel()
         row.addWidget(self.icon)
@@ -96,6 +98,7 @@ class HostPanel(QGroupBox):
         self.target.setPlaceholderText(
             "the NAS's name or IP address as the client reaches it" if checked else TARGET_HINT
         )
+        self.target.setToolTip(self.target.placeholderText())
 
     def spec(self) -> HostSpec:
         if self.this_computer.isChecked():
@@ -149,7 +152,7 @@ class ConnectPage(QWidget):
         intro = QLabel(
             "nfstune logs in over SSH (your keys, agent and ~/.ssh/config) and uses sudo for the NFS changes it "
             "makes. Every change is journaled and undone when the run ends. A password you type is kept in memory "
-            "only.",
+            "only. The recipes (step 3), what each changes and how long it takes, can be read before connecting.",
             wordWrap=True,
         )
         self.recent = QComboBox()

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFrame,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QListWidget,
@@ -36,6 +35,7 @@ from nfstune.recipes.model import Config, Recipe
 from nfstune.recipes.plan import plan_text
 from nfstune.session.workflow import Facts, Pair, plan_for
 from nfstune.ui.plan_dialog import PlanDialog
+from nfstune.ui.widgets.accessible import name_qt_buttons
 from nfstune.ui.widgets.labels import wrapped_label
 
 PRESELECTED = ("first-look",)  # a first visit: what limits the hosts, changing nothing (quick-check is one click away)
@@ -43,6 +43,19 @@ CONFIG_HEADER = ("Configuration", "Mount options\n(client)", "Server\n(export, n
 CONFIG_WORKLOADS_MIN_WIDTH = 100  # px, for each of the wrapped columns (the options and the workloads)
 ID_ROLE = Qt.ItemDataRole.UserRole
 WARNING_STYLE = "background: #fff4e5; border: 2px solid #d9480f; border-radius: 4px; padding: 8px; color: #202020;"
+HOSTS_STYLE = "background: palette(alternate-base); border: 1px solid palette(mid); border-radius: 4px; padding: 6px;"
+NOT_CONNECTED = (
+    "<b>Hosts not connected yet.</b> Every recipe can be read and planned now: the durations are the plan's own "
+    "(at the practice lab's pace), and the plan names placeholders (<i>server</i> and <i>/share</i> for your NFS "
+    "server and its share). Connect both hosts (step 1) for their own facts and past times; a run starts once they "
+    "are connected and checked in Preflight (step 2)."
+)
+PLACEHOLDER_NOTE = (
+    "The hosts are not connected yet: \u201cserver\u201d and \u201c/share\u201d stand for your NFS server and its "
+    "share, the file sizes are the scale's defaults, and every condition on the hosts counts as unknown (such "
+    "configurations are listed). Connect both hosts (step 1) and check them in Preflight (step 2) for the plan with "
+    "their own facts."
+)
 SCALE_NOTE = {
     "small": "scale small: the practice lab's sizes, rounds within a short time budget",
     "normal": "scale normal: files sized from the link's speed, rounds until settled or the budget is spent",
@@ -109,6 +122,7 @@ class RowsTable(QTableWidget):
         columns.setStretchLastSection(False)
         rows.sectionResized.connect(self._on_section_resized)
         columns.sectionResized.connect(self._on_section_resized)
+        name_qt_buttons(self)  # the Results page makes its tables after the window has named its own
 
     def fit_height(self) -> None:
         height = self.horizontalHeader().sizeHint().height() + self.verticalHeader().length()
@@ -170,6 +184,12 @@ class RecipesPage(QWidget):
         self._past: Sequence[PastRun] = []  # read by refresh(), not at every change of recipe
         self.plan_dialog: PlanDialog | None = None
         self._shown: tuple[tuple[str, ...], str, int] | None = None  # the last plan shown: recipes, scale, seed
+        # the connected pair ("nas \u2192 client", None before both are), whether it is probed, and why a run cannot
+        # start yet (None: it can): what the estimates and the banner above the recipes say (show_hosts)
+        self._hosts: tuple[str | None, bool, str | None] = (None, False, "not connected")
+        self.hosts_label = wrapped_label(NOT_CONNECTED, rich=True)
+        self.hosts_label.setStyleSheet(HOSTS_STYLE)
+        self.hosts_label.setAccessibleName("Hosts")
 
         self.recipe_list = QListWidget()
         self.recipe_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -253,8 +273,9 @@ class RecipesPage(QWidget):
         splitter.setStretchFactor(1, 3)
         splitter.setSizes([300, 900])
         splitter.setChildrenCollapsible(False)
-        layout = QHBoxLayout(self)
-        layout.addWidget(splitter)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.hosts_label)
+        layout.addWidget(splitter, 1)
         for first, second in itertools.pairwise([self.recipe_list, self.config_table]):
             QWidget.setTabOrder(first, second)
 
@@ -299,7 +320,25 @@ class RecipesPage(QWidget):
         return str(self.recipe_list.item(row).data(ID_ROLE))
 
     def estimate(self, recipe: Recipe) -> Estimate:
-        return estimate(recipe, self._scale, self._past, self._recipes)
+        return estimate(recipe, self._scale, self._past, self._recipes, hosts_known=self._hosts[0] is not None)
+
+    def show_hosts(self, pair: str | None, *, probed: bool, blocker: str | None) -> None:
+        """What the estimates and plans are for: `pair` ("nas \u2192 client") once both hosts are connected, else
+        None (the plan's own times, placeholder hosts); `probed` once their facts are read; `blocker`: why a run
+        cannot start yet (None: it can). The main window calls this at every change of the wizard's state."""
+        if (pair, probed, blocker) == self._hosts:
+            return
+        new_pair = pair != self._hosts[0]
+        self._hosts = (pair, probed, blocker)
+        if pair is None:
+            self.hosts_label.setText(NOT_CONNECTED)
+        else:
+            e = html.escape
+            facts = "their probed facts" if probed else "the default facts until Preflight (step 2) probes them"
+            said = f"<b>For {e(pair)}</b>: their past times and {facts}."
+            self.hosts_label.setText(f"{said} {e(blocker)}" if blocker else said)
+        if new_pair:
+            self.refresh()  # these hosts' own past times (or none's), and the estimates' words with them
 
     def _estimate_text(self, seconds: float, at_most_s: float) -> str:
         """'about 6 min, at most 15 min (scale small: ...)'."""
@@ -323,11 +362,17 @@ class RecipesPage(QWidget):
             QMessageBox.warning(self, "No plan", f"Could not plan {', '.join(r.id for r in chosen)}:\n{exc}")
             return None
         self._shown = (tuple(r.id for r in chosen), self._scale, plan.seed)
-        where = "the probed hosts" if facts is not None else "default facts (the hosts are not probed yet)"
+        if facts is not None:
+            where = "the probed hosts"
+        elif pair is None:
+            where = "placeholder hosts, default facts (not connected yet)"
+        else:
+            where = "the connected hosts, default facts (not probed yet)"
         title = f"The plan of {', '.join(r.id for r in chosen)}: seed {plan.seed}, {where}"
         if self.plan_dialog is not None:
             self.plan_dialog.close()
-        self.plan_dialog = PlanDialog(title, plan_text(plan), self)
+        note = PLACEHOLDER_NOTE if pair is None and facts is None else None
+        self.plan_dialog = PlanDialog(title, plan_text(plan), self, note=note)
         self.plan_dialog.open()
         return self.plan_dialog
 
