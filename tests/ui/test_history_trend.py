@@ -150,3 +150,17 @@ def test_an_empty_store_says_what_a_trend_needs(qtbot: QtBot, tmp_path: Path, jo
     page.bottom_tabs.setCurrentWidget(page.trend)
     qtbot.waitUntil(lambda: "No completed session yet" in page.trend.status.text(), timeout=10_000)
     assert page.trend.chart.plots == {} and page.trend.pairs.count() == 0
+
+
+def test_shown_again_it_reads_the_sessions_stored_meanwhile(
+    page: HistoryPage, qtbot: QtBot, jobs: Jobs, stored: tuple[Results, list[int], int, float]
+) -> None:
+    results, ids, _, _ = stored
+    select_session(page, ids[2])
+    show_trend(page, qtbot, jobs)
+    page.bottom_tabs.setCurrentWidget(page.details)
+    newest = store_session(results, first_look(WEEKS[2]), nas=UPGRADED_NAS)  # a run ends while Details shows
+    show_trend(page, qtbot, jobs)
+    qtbot.waitUntil(lambda: len(page.trend.chart.figures("seq-write")) == 4, timeout=10_000)
+    assert page.trend.chart.figures("seq-write")[-1][0] == newest
+    assert page.trend.chart.mark_lines["seq-write"][0].value() == page.trend.chart.figures("seq-write")[2][1]

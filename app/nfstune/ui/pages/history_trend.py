@@ -151,8 +151,8 @@ class TrendPanel(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)
-        if self._shown is None:
-            self.reload()
+        # read each time it is shown, as History's list is: a run may have ended meanwhile (500 sessions: ~0.1 s)
+        self.reload()
 
     # --- slots ----------------------------------------------------------------------------------------------
 
