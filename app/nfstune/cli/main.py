@@ -171,6 +171,12 @@ def _add_run_parsers(sub: Any) -> None:
         help="the session as data for scripts: verdicts with their intervals, the recommendation, every run "
         "(resources/schemas/report.schema.json; - : standard output)",
     )
+    rep.add_argument(
+        "--trend",
+        action="store_true",
+        help="end the text report with the trend: each workload's figure in the same hosts' sessions up to this one "
+        "and what changed between them (the HTML and JSON reports always hold it)",
+    )
 
 
 def _add_hosts(p: argparse.ArgumentParser) -> None:

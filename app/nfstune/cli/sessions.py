@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,10 @@ from nfstune.cli.output import Output, StandardOutput, others_to_stderr, write_o
 from nfstune.cli.run import advice_text, report_text
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import recipes_by_id
+from nfstune.recipes.model import Recipe
 from nfstune.report.json_report import iso_time, report_json
+from nfstune.report.trend import session_trends, sessions_in
+from nfstune.results.trend import trend_lines
 from nfstune.store import Results, SessionRow, open_store
 
 
@@ -33,6 +37,16 @@ def history(as_json: bool = False) -> int:
             + (f"\n      {r.message}" if r.message and r.status != "completed" else "")
         )
     return 0
+
+
+def trend_text(results: Results, session_id: int, recipes: Mapping[str, Recipe]) -> list[str]:
+    """`report --trend`: the pair's sessions up to this one, or why there is no trend."""
+    trends = session_trends(results, session_id, recipes)
+    sessions = sessions_in(trends)
+    if len(sessions) < 2:
+        return ["Trend: none yet; another completed session of the same server, client and share makes one"]
+    head = f"Trend: the last {len(sessions)} completed sessions of the same server, client and share, oldest first"
+    return [head, *trend_lines(trends, session_id)]
 
 
 def session_row(row: SessionRow) -> dict[str, Any]:
@@ -67,6 +81,8 @@ def report(args: argparse.Namespace) -> int:
         text = report_text(results, args.session, recipes)
         if data["runs"]:
             text += "\n" + advice_text(kept_recommendation(results, args.session, recipes), data["share"])
+        if args.trend:
+            text += "\n\n" + "\n".join(trend_text(results, args.session, recipes))
         print(text)
         return 0
     outputs: list[tuple[Output, str]] = []

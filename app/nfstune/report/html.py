@@ -3,7 +3,8 @@ pages show. First the recommendation (the /etc/exports entry and the /etc/fstab 
 async only as an opt-in with its warning: report_advice.py), then the ceilings measured first, then per recipe and
 workload a chart (a bar at the median, every round as a point: report_chart.py) and the table of figures with each
 configuration's verdict against the baseline and its CI, the server's export and the client's mount, the recipe's
-notes, and the A/A checks. `nfstune report --html`, `nfstune run --html` and History's export write this same file."""
+notes, the A/A checks, and the trend of the same hosts' sessions up to this one (report/trend.py).
+`nfstune report --html`, `nfstune run --html` and History's export write this same file."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from nfstune.bench.stats import format_value
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report.advice import recommendation_html
 from nfstune.report.chart import strip_chart_svg
+from nfstune.report.trend import session_trends, trend_html
 from nfstune.results.caveats import WITHOUT_SERVER, caveats
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
 from nfstune.results.load_summary import SeriesScaling
@@ -52,7 +54,7 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 th{background:#eee;text-align:left}td.n{text-align:right;white-space:nowrap}td.opts{font-size:90%;max-width:18em}
 pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;overflow-wrap:anywhere}.warn{border:2px solid #b3261e;
 padding:.5em 1em;margin:1em 0}.warn h3{color:#b3261e;margin-top:.3em}.faster,.slower{font-weight:bold}
-.unreliable{color:#b3261e}.failed{color:#b3261e}.muted{color:#666}
+.unreliable{color:#b3261e}.failed{color:#b3261e}.muted{color:#666}ol.marks{color:#555;font-size:90%}
 ul.answer{list-style:none;padding:.5em 1em;border-left:4px solid #1b7f2a;background:#f3f8f3;font-size:110%}"""
 AS_THE_SERVER_HAS_IT = "as the server has it"
 
@@ -108,6 +110,7 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         )
         parts += [f"<li>{e(c.text)} <span class=muted>({e(c.why)})</span></li>" for c in checks]
         parts.append("</ul>")
+    parts.append(trend_html(session_trends(results, session_id, recipes), session_id))
     parts.append("</html>")
     return "\n".join(parts) + "\n"
 

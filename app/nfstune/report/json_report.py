@@ -5,7 +5,8 @@ Top level: `format` (this layout's name and version), `nfstune` (the version tha
 `verdicts` (per recipe, workload and configuration: the figures and the verdict with its interval), `scaling`,
 `aa_checks`, `notes`, `ceilings`, `recommendation`, `caveats`, and `runs` (every run with every repeat, raw output
 included, as the raw export always had them, so that nothing is lost). The diagnosis and the short answer join
-them as `diagnosis` (one entry per recipe and workload) and `answer` (the three lines).
+them as `diagnosis` (one entry per recipe and workload) and `answer` (the three lines); `trend` holds each workload's
+headline figure over the same hosts' sessions up to this one (report/trend.py).
 
 The export is made to be sent on: the admin's whole exports files and fstab (which can hold credentials) stay in
 the private store, as in the raw export; only the share's own lines are quoted. JSON has no NaN or infinity, so a
@@ -27,6 +28,7 @@ from nfstune.advice.recommend import AsyncAlternative, Reason, Recommendation
 from nfstune.advice.session import kept_recommendation
 from nfstune.bench.verdict import Verdict
 from nfstune.recipes.model import Recipe
+from nfstune.report.trend import session_trends, trend_document
 from nfstune.results.caveats import caveats
 from nfstune.results.latencies import latency_label
 from nfstune.results.load_summary import scaling_lines
@@ -82,6 +84,7 @@ def session_document(results: Results, session_id: int, recipes: Mapping[str, Re
         "caveats": caveats(data),
         "answer": {"change": found.answer.change, "gain": found.answer.gain, "risk": found.answer.risk},
         "diagnosis": [dataclasses.asdict(d) for d in found.diagnoses],
+        "trend": trend_document(session_trends(results, session_id, recipes)),
         "runs": data["runs"],
     }
     return finite(document)  # type: ignore[no-any-return]

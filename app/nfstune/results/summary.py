@@ -119,7 +119,7 @@ class _Judged:
         for (recipe_id, workload), runs in runs_by_key.items():
             w = WORKLOADS[workload]
             recipe = recipes.get(recipe_id)
-            baseline = _baseline_label(recipe, runs)
+            baseline = baseline_of(recipe, runs)
             rounds = {label: measured_rounds(run) for label, run in runs.items()}
             margin = margin_of(recipe, margins.get(recipe_id))
             # the rounds after which the engine's stop rule could stop: the verdicts are judged as it judged them
@@ -204,7 +204,9 @@ class _Judged:
         return found
 
 
-def _baseline_label(recipe: Recipe | None, runs: Mapping[str, Any]) -> str:
+def baseline_of(recipe: Recipe | None, runs: Mapping[str, Any]) -> str:
+    """The configuration (label) a group of runs is compared with: the recipe's baseline when it ran, else one
+    labelled "baseline", else the first that ran."""
     if recipe is not None and recipe.baseline in runs:
         return recipe.baseline
     return "baseline" if "baseline" in runs else next(iter(runs))

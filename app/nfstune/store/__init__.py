@@ -2,10 +2,12 @@
 
 from nfstune.store.db import SCHEMA_VERSION, StoreError, default_path, open_store
 from nfstune.store.journal import Journal, JournalEntry
+from nfstune.store.pair_sessions import HostPair
 from nfstune.store.results import Results, SessionRow
 
 __all__ = [
     "SCHEMA_VERSION",
+    "HostPair",
     "Journal",
     "JournalEntry",
     "Results",

@@ -16,6 +16,9 @@ from typing import Any
 
 import psutil
 
+from nfstune.store import pair_sessions
+from nfstune.store.pair_sessions import HostPair
+
 REPEAT_FIELDS = (
     "tool",
     "bytes",
@@ -274,6 +277,18 @@ class Results:
         data["baselines"] = self._rows("SELECT * FROM baselines WHERE session_id = ? ORDER BY id", (session_id,))
         data["latencies"] = self._rows("SELECT * FROM latencies WHERE session_id = ? ORDER BY id", (session_id,))
         return data
+
+    def host_pairs(self) -> list[HostPair]:
+        """Every server, client and share with a completed session, the one used last first."""
+        return pair_sessions.host_pairs(self._conn)
+
+    def pair_of(self, session_id: int) -> HostPair | None:
+        return pair_sessions.pair_of(self._conn, session_id)
+
+    def pair_sessions(self, pair: HostPair, until: int | None = None, last: int | None = None) -> list[dict[str, Any]]:
+        """The pair's completed sessions oldest first, with what a trend of their figures reads (runs, options,
+        counted repeats; no raw output); `until`: up to that session; `last`: the newest that many."""
+        return pair_sessions.pair_sessions(self._conn, pair, until, last)
 
     def samples(self, run_id: int, host: str, series: str) -> list[tuple[float, float]]:
         return [

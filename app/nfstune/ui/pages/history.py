@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QTableView,
+    QTabWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -46,6 +47,7 @@ from nfstune.results.compare import ComparisonRow, compare_sessions
 from nfstune.results.summary import WorkloadResults, negotiated_view, summarize_session
 from nfstune.store import Results, SessionRow, open_store
 from nfstune.ui.jobs import CRASHED
+from nfstune.ui.pages.history_trend import TrendPanel
 from nfstune.ui.verdicts import KIND_WORDS, verdict_sentence
 
 COLUMNS = ("Session", "Started", "Status", "Server → client", "Share", "Recipes", "Scale")
@@ -279,11 +281,15 @@ class HistoryPage(QWidget):
         self.export_buttons["csv"].clicked.connect(self._on_export_csv_clicked)
         self.export_buttons["json"].clicked.connect(self._on_export_json_clicked)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        # the selected session's pair over time: read on a worker thread, only while its tab shows
+        self.trend = TrendPanel(background, store_path, recipes)
+        self.refresh_button.clicked.connect(self.trend.reload)
 
         sessions_label = QLabel("&Sessions")
         sessions_label.setBuddy(self.table)
-        details_label = QLabel("&Details")
-        details_label.setBuddy(self.details)
+        self.bottom_tabs = QTabWidget()
+        self.bottom_tabs.addTab(self.details, "&Details")
+        self.bottom_tabs.addTab(self.trend, "&Trend")
         buttons = QHBoxLayout()
         for button in (self.refresh_button, self.compare_button):
             buttons.addWidget(button)
@@ -297,8 +303,7 @@ class HistoryPage(QWidget):
         top_layout.addWidget(sessions_label)
         top_layout.addWidget(self.table)
         top_layout.addLayout(buttons)
-        bottom_layout.addWidget(details_label)
-        bottom_layout.addWidget(self.details)
+        bottom_layout.addWidget(self.bottom_tabs)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(top)
         splitter.addWidget(bottom)
@@ -307,7 +312,15 @@ class HistoryPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
         layout.addWidget(self.status)
-        chain = [self.table, self.refresh_button, self.compare_button, *self.export_buttons.values(), self.details]
+        tabs = self.bottom_tabs.tabBar()  # Details, Trend: then the page shown
+        chain = [
+            self.table,
+            self.refresh_button,
+            self.compare_button,
+            *self.export_buttons.values(),
+            tabs,
+            self.details,
+        ]
         for first, second in itertools.pairwise(chain):
             QWidget.setTabOrder(first, second)
         self.refresh()
@@ -348,6 +361,7 @@ class HistoryPage(QWidget):
         for button in self.export_buttons.values():
             button.setEnabled(len(ids) == 1)
         if len(ids) == 1:
+            self.trend.follow_session(ids[0])
             groups = summarize_session(self._results.session(ids[0]), self._recipes)
             self.details.setHtml(details_html(self._row(ids[0]), groups))
         elif len(ids) == 2:

@@ -1,0 +1,202 @@
+"""History's Trend tab: pick a server, client and share (those the store has completed sessions of; by default the
+selected session's), and see each workload's headline figure per session over time, with the settings in force
+marked where they changed (results/trend.py, ui/widgets/trend_chart.py), and what changed listed in words below.
+
+The store is read on a worker thread (the page's `background`, a connection of its own), and only while the tab is
+shown: a pair can have thousands of sessions, and History's list must not wait for them."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Slot
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
+
+from nfstune.recipes.model import Recipe
+from nfstune.results.trend import WorkloadTrend, changes_by_session, day_text, mark_numbers, workload_trends
+from nfstune.store import HostPair, Results, open_store
+from nfstune.ui.jobs import CRASHED
+from nfstune.ui.widgets.trend_chart import TrendChart
+
+# the newest sessions of a pair drawn: years of weekly sessions, while a pair filled by a script stays quick to read
+SHOWN_SESSIONS = 500
+JOB = "history-trend"
+NO_SESSIONS = "No completed session yet: a trend needs sessions of one server, client and share."
+
+Background = Callable[[str, Callable[[Any], Any], Callable[[Any], None], Callable[[str], None]], object]
+PairKey = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class TrendRead:
+    """What a worker read: every pair, the one shown (None: no completed session anywhere) and its trends."""
+
+    pairs: list[HostPair]
+    pair: HostPair | None
+    trends: list[WorkloadTrend]
+
+
+def read_trend(
+    results: Results, chosen: PairKey | None, session_id: int | None, recipes: Mapping[str, Recipe] | None
+) -> TrendRead:
+    """The pair `chosen`, else the pair of `session_id` when it has a completed session, else the pair used last."""
+    pairs = results.host_pairs()
+    by_key = {p.key: p for p in pairs}
+    of_session = results.pair_of(session_id) if session_id is not None else None
+    pair = by_key.get(chosen) if chosen else None
+    if pair is None and of_session is not None:
+        pair = by_key.get(of_session.key)
+    if pair is None and pairs:
+        pair = pairs[0]
+    if pair is None:
+        return TrendRead(pairs, None, [])
+    return TrendRead(pairs, pair, workload_trends(results.pair_sessions(pair, last=SHOWN_SESSIONS), recipes))
+
+
+LEGEND = (
+    "Line: each session's baseline median (the selected session larger); faint dots: its rounds; bar: the "
+    "median's 95 % interval, from 6 rounds up."
+)
+
+
+def changes_html(trends: Sequence[WorkloadTrend]) -> str:
+    """The legend, then each session where something changed, numbered as its dashed lines, every change once."""
+    changed = changes_by_session(trends)
+    if not changed:
+        return f"{LEGEND} No change of the settings in force between these sessions."
+    numbers = mark_numbers(trends)
+    # the numbers written out, not a list's own: they are what a dashed line's label says, and what is copied
+    items = "".join(
+        f"<br><b>{numbers[sid]}.</b> session {sid}, {html.escape(day_text(started))}: {html.escape('; '.join(texts))}"
+        for sid, started, texts in changed
+    )
+    return f"{html.escape(LEGEND)} Dashed lines, numbered: where the settings in force changed.{items}"
+
+
+class TrendPanel(QWidget):
+    def __init__(
+        self,
+        background: Background,
+        store_path: Path,
+        recipes: Mapping[str, Recipe] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._background, self._store_path, self._recipes = background, store_path, recipes
+        self._session: int | None = None  # the session History selected
+        self._chosen: PairKey | None = None  # a pair picked in the box, until another session is selected
+        self._shown: TrendRead | None = None
+        self._loading = False
+        self._again = False  # asked for while a read ran: read once more when it ends
+        self.pairs = QComboBox()
+        self.pairs.setAccessibleName("Server, client and share")
+        self.pairs.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.pairs.activated.connect(self._on_pairs_activated)
+        pairs_label = QLabel("Hosts and sh&are:")
+        pairs_label.setBuddy(self.pairs)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.chart = TrendChart()
+        self.chart.setAccessibleName("Trend charts")
+        self.changes = QTextBrowser()
+        self.changes.setMaximumHeight(90)
+        self.changes.setTabChangesFocus(True)
+        row = QHBoxLayout()
+        row.addWidget(pairs_label)
+        row.addWidget(self.pairs)
+        row.addWidget(self.status, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.chart, 1)
+        layout.addWidget(self.changes)
+
+    # --- what History tells it ------------------------------------------------------------------------------
+
+    def follow_session(self, session_id: int | None) -> None:
+        """The selected session: its pair is shown (unless it is the one shown already), its points drawn larger."""
+        if session_id == self._session:
+            return
+        self._session = session_id
+        self._chosen = None
+        self.chart.set_selected(session_id)
+        if self._shown is not None and session_id in self._sessions_shown():
+            return  # the same pair: nothing to read
+        self.reload()
+
+    def reload(self) -> None:
+        """Read the store again (new sessions, another pair); now if the tab shows, else when it is shown."""
+        self._shown = None if not self.isVisible() else self._shown
+        if not self.isVisible():
+            return
+        if self._loading:
+            self._again = True
+            return
+        self._loading = True
+        self.status.setText("Reading the sessions…")
+        chosen, session, recipes, path = self._chosen, self._session, self._recipes, self._store_path
+
+        def work(_job: object) -> TrendRead:  # on a worker thread, with its own connection to the store
+            conn = open_store(path)
+            try:
+                return read_trend(Results(conn), chosen, session, recipes)
+            finally:
+                conn.close()
+
+        self._background(JOB, work, self._on_read, self._on_read_failed)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        # read each time it is shown, as History's list is: a run may have ended meanwhile (500 sessions: ~0.1 s)
+        self.reload()
+
+    # --- slots ----------------------------------------------------------------------------------------------
+
+    @Slot(int)
+    def _on_pairs_activated(self, index: int) -> None:
+        key = self.pairs.itemData(index)
+        if self._shown is not None and self._shown.pair is not None and key == self._shown.pair.key:
+            return
+        self._chosen = tuple(key)
+        self.reload()
+
+    def _on_read(self, read: TrendRead) -> None:
+        self._loading = False
+        self._show(read)
+        if self._again:  # the selection or the box changed meanwhile
+            self._again = False
+            self.reload()
+
+    def _on_read_failed(self, reason: str) -> None:
+        self._loading = self._again = False
+        # a bug shows in the crash dialog; a known error (the store unreadable) is said here
+        self.status.setText("Could not read the trend" + ("" if reason == CRASHED else f": {reason}"))
+
+    def _show(self, read: TrendRead) -> None:
+        self._shown = read
+        self.pairs.blockSignals(True)
+        self.pairs.clear()
+        for pair in read.pairs:
+            count = f"{pair.sessions} session{'s' if pair.sessions != 1 else ''}"
+            self.pairs.addItem(f"{pair.text} ({count})", list(pair.key))
+        if read.pair is not None:
+            self.pairs.setCurrentIndex([p.key for p in read.pairs].index(read.pair.key))
+        self.pairs.blockSignals(False)
+        self.chart.set_trends(read.trends, self._session)
+        if read.pair is None:
+            self.status.setText(NO_SESSIONS)
+            self.changes.setPlainText("")
+            return
+        shown = len(self._sessions_shown())
+        newest = f"the newest {shown} of its {read.pair.sessions}" if shown < read.pair.sessions else f"{shown}"
+        self.status.setText(f"{newest} completed session{'s' if shown != 1 else ''}, the oldest left")
+        self.changes.setHtml(changes_html(read.trends))
+
+    def _sessions_shown(self) -> set[int]:
+        if self._shown is None:
+            return set()
+        return {p.session_id for t in self._shown.trends for p in t.points}

@@ -1,0 +1,195 @@
+"""History's trend: one small chart per workload (their units differ: MB/s, ms, s, files/s), two to a row, dates
+along the bottom, each session's headline figure as a point on a line, every round of it as a faint dot (their
+spread), its 95 % interval as a bar where the rounds give one, a dashed line named for what changed where the
+settings in force changed, and the session selected in History drawn larger. Fed a finished results.trend model;
+draws nothing else."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
+
+from nfstune.bench.stats import format_value
+from nfstune.report.chart import nice_ticks
+from nfstune.results.trend import WorkloadTrend, day_text, figure_text, mark_numbers
+
+TEXT_COLOR = "#202020"
+LINE_COLOR = "#1f5fa0"
+INTERVAL_COLOR = (31, 95, 160, 90)  # translucent: an interval is the uncertainty, the point is the figure
+ROUND_COLOR = (31, 95, 160, 70)  # fainter still: a round is one of the figures the median is made of
+SELECTED_COLOR = "#d9480f"
+MARK_COLOR = "#6a6a6a"
+COLUMN_WIDTH = 230  # px a chart needs at least: as many side by side as fit (4 at 1024 px, the first look's)
+ROW_HEIGHT = 180  # px a chart needs for its title, its dates and a readable line; the tab scrolls below that
+TICKS = 4
+LONE_SPAN = 86400.0  # the x range around a single session: a day either side
+
+
+class TrendChart(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground("w")
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.scroll.setWidget(self.graphics)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.scroll)
+        # per workload, for the page and the tests: what is drawn
+        self.plots: dict[str, pg.PlotItem] = {}
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.points: dict[str, pg.ScatterPlotItem] = {}
+        self.rounds: dict[str, pg.ScatterPlotItem] = {}
+        self.intervals: dict[str, pg.ErrorBarItem] = {}
+        self.mark_lines: dict[str, list[pg.InfiniteLine]] = {}
+        self.highlights: dict[str, pg.ScatterPlotItem] = {}
+        self._trends: list[WorkloadTrend] = []
+        self._selected: int | None = None
+        self._columns = 0
+
+    def set_trends(self, trends: Sequence[WorkloadTrend], selected: int | None = None) -> None:
+        """`selected`: the session History has selected, drawn larger where it has a point."""
+        self.graphics.clear()
+        self.plots, self.curves, self.points, self.intervals, self.mark_lines = {}, {}, {}, {}, {}
+        self.highlights, self.rounds = {}, {}
+        self._trends, self._selected = list(trends), selected
+        self._columns = self._fitting_columns()
+        numbers = mark_numbers(trends)
+        times = [p.started_at for t in trends for p in t.points]
+        first, last = (min(times), max(times)) if times else (0.0, 0.0)
+        if last - first < 1:
+            first, last = first - LONE_SPAN, last + LONE_SPAN
+        pad = (last - first) * 0.04
+        linked: pg.PlotItem | None = None
+        for i, trend in enumerate(trends):
+            plot = self.graphics.addPlot(
+                row=i // self._columns,
+                col=i % self._columns,
+                axisItems={"bottom": pg.DateAxisItem(orientation="bottom")},
+            )
+            self._draw(plot, trend, numbers)
+            plot.setXRange(first - pad, last + pad, padding=0)
+            if linked is None:
+                linked = plot
+            else:
+                plot.setXLink(linked)  # one date range for every chart: a zoom on one moves them all
+            self.plots[trend.workload] = plot
+        rows = math.ceil(len(trends) / self._columns)
+        self.graphics.setMinimumHeight(rows * ROW_HEIGHT)
+        self.set_selected(selected)
+
+    def set_selected(self, session_id: int | None) -> None:
+        """Draw `session_id`'s points larger (none: no point stands out); the charts stay as they are."""
+        self._selected = session_id
+        for trend in self._trends:
+            plot = self.plots[trend.workload]
+            if trend.workload in self.highlights:
+                plot.removeItem(self.highlights.pop(trend.workload))
+            chosen = [p for p in trend.points if p.session_id == session_id]
+            if not chosen:
+                continue
+            mark = pg.ScatterPlotItem(
+                x=[chosen[0].started_at],
+                y=[chosen[0].median],
+                size=13,
+                brush=pg.mkBrush(SELECTED_COLOR),
+                pen=pg.mkPen(TEXT_COLOR),
+            )
+            mark.setZValue(10)
+            plot.addItem(mark)
+            self.highlights[trend.workload] = mark
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self._trends and self._fitting_columns() != self._columns:  # another column fits now, or one no more
+            self.set_trends(self._trends, self._selected)
+
+    def _fitting_columns(self) -> int:
+        return max(1, min(len(self._trends), self.width() // COLUMN_WIDTH))
+
+    def _draw(self, plot: pg.PlotItem, trend: WorkloadTrend, numbers: Mapping[int, int]) -> None:
+        better = "higher" if trend.higher_is_better else "lower"
+        plot.setTitle(f"{trend.workload} ({trend.unit}, {better} is better)", color=TEXT_COLOR, size="9pt")
+        plot.setMouseEnabled(x=True, y=False)  # months of sessions: the dates may be zoomed, the figures not
+        plot.hideButtons()
+        for side in ("left", "bottom"):
+            plot.getAxis(side).setTextPen(TEXT_COLOR)
+        x = np.array([p.started_at for p in trend.points], dtype=float)
+        y = np.array([p.median for p in trend.points], dtype=float)
+        tips = {
+            p.session_id: f"session {p.session_id}, {day_text(p.started_at)}: {figure_text(p, trend.unit)} "
+            f"[{p.recipe}: {p.config_label}]"
+            for p in trend.points
+        }
+        rounds = pg.ScatterPlotItem(
+            x=np.array([p.started_at for p in trend.points for _ in p.values], dtype=float),
+            y=np.array([v for p in trend.points for v in p.values], dtype=float),
+            size=4,
+            pen=None,
+            brush=pg.mkBrush(ROUND_COLOR),
+        )
+        plot.addItem(rounds)
+        self.rounds[trend.workload] = rounds
+        curve = pg.PlotDataItem(x, y, pen=pg.mkPen(LINE_COLOR, width=2))
+        plot.addItem(curve)
+        self.curves[trend.workload] = curve
+        points = pg.ScatterPlotItem(
+            x=x,
+            y=y,
+            data=[p.session_id for p in trend.points],
+            size=7,
+            pen=None,
+            brush=pg.mkBrush(LINE_COLOR),
+            hoverable=True,
+            tip=lambda x, y, data: tips[data],
+        )
+        points.setZValue(5)
+        plot.addItem(points)
+        self.points[trend.workload] = points
+        with_ci = [p for p in trend.points if p.ci is not None]
+        if with_ci:
+            bars = pg.ErrorBarItem(
+                x=np.array([p.started_at for p in with_ci]),
+                y=np.array([p.median for p in with_ci]),
+                top=np.array([p.ci[1] - p.median for p in with_ci if p.ci]),
+                bottom=np.array([p.median - p.ci[0] for p in with_ci if p.ci]),
+                beam=0,
+                pen=pg.mkPen(INTERVAL_COLOR, width=4),
+            )
+            plot.addItem(bars)
+            self.intervals[trend.workload] = bars
+        lines = []
+        for mark in trend.marks:
+            line = pg.InfiniteLine(
+                pos=mark.started_at,
+                angle=90,
+                pen=pg.mkPen(MARK_COLOR, width=1, style=Qt.PenStyle.DashLine),
+                # its number in the list under the charts: the names of what changed would not fit a small chart
+                label=str(numbers[mark.session_id]),
+                labelOpts={"position": 0.95, "color": MARK_COLOR, "fill": "w", "anchors": [(-0.2, 0), (-0.2, 0)]},
+            )
+            line.setToolTip(f"{numbers[mark.session_id]}: session {mark.session_id}: {mark.text}")
+            plot.addItem(line)
+            lines.append(line)
+        self.mark_lines[trend.workload] = lines
+        highest = max((v for p in trend.points for v in p.values), default=1.0)
+        plot.setYRange(0, nice_ticks(highest, TICKS)[-1], padding=0)
+        plot.setLabel("left", trend.unit, color=TEXT_COLOR)
+
+    def figures(self, workload: str) -> list[tuple[int, float, float]]:
+        """(session, date, figure) of every point drawn for `workload`, in date order: what a reader sees."""
+        return [(int(s.data()), float(s.pos().x()), float(s.pos().y())) for s in self.points[workload].points()]
+
+    def summary(self) -> str:
+        """One line per chart, for a screen reader (the charts themselves are pictures)."""
+        return "\n".join(
+            f"{t.workload}: " + ", ".join(f"{format_value(p.median)} {t.unit}" for p in t.points) for t in self._trends
+        )
