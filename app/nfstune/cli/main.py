@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 import time
 import traceback
 from collections.abc import Sequence
@@ -481,6 +482,8 @@ def _command(argv: Sequence[str] | None) -> int:
         return int(run_lab_window(_lab_config()))
     except NfstuneError as exc:
         print(f"\nnfstune: error: {exc}", file=sys.stderr)
+        if exc.details:  # the technical text, for a search or a bug report: after the plain words, set apart
+            print(textwrap.indent(f"details: {exc.details.strip()}", "  "), file=sys.stderr)
         return exits.BAD_INPUT
     except KeyboardInterrupt:
         print("\nnfstune: interrupted", file=sys.stderr)
