@@ -142,9 +142,15 @@ def test_a_changed_host_key_names_the_known_hosts_line_and_how_to_remove_it(sshd
     assert isinstance(error, HostKeyChanged)
     message = str(error)
     assert message.startswith(f"HOST KEY CHANGED: nas (127.0.0.1, port {sshd.port}) now offers the ssh-ed25519 key ")
-    assert f"but line 2 of {known} has {error.expected} for it. nfstune refuses to connect." in message
+    assert f" {error.fingerprint}, not the one on line 2 of {known}. nfstune refuses to connect: " in message
     assert "reinstalled" in message and "intercepting" in message
-    assert "ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub" in message
+    assert (
+        f"if `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` on the host's own console shows {error.fingerprint}"
+        in message
+    )
+    assert error.details == (
+        f"BadHostKeyException: {name} offered ssh-ed25519 {error.fingerprint}; known_hosts has {error.expected}"
+    )
     remove = message.split("remove the old entry with `")[1].split("`")[0]
     assert remove == f"ssh-keygen -R '{name}' -f {known}"
     # the command as the message gives it removes that entry and no other: the host is then unknown, not changed

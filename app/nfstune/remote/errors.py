@@ -68,20 +68,19 @@ class HostKeyChanged(RemoteError):
     ) -> None:
         self.key_type, self.fingerprint, self.expected = key_type, fingerprint, expected
         self.name, self.entry = name, entry
-        held = f"line {entry[1]} of {entry[0]}" if entry else "known_hosts"
+        held = f"the one on line {entry[1]} of {entry[0]}" if entry else "the one in known_hosts"
         remove = (
             f"`ssh-keygen -R {shlex.quote(name)} -f {shlex.quote(str(entry[0]))}`"
             if entry and name
             else "ssh-keygen -R and the host's name"
         )
+        # the new key in full, to compare on the host's console; the old one is in the details
         super().__init__(
             host,
-            f"HOST KEY CHANGED: {where or host} now offers the {key_type} key {fingerprint}, but {held} has "
-            f"{expected} for it. nfstune refuses to connect. A new key is expected after the host was reinstalled "
-            "or its SSH keys were made anew, or when its address now belongs to another machine; otherwise someone "
-            "may be intercepting the connection. Check the key on the host itself (on its console: ssh-keygen -lf "
-            f"{host_key_file(key_type)}); only if it is {fingerprint}, remove the old entry with {remove} and "
-            "connect again.",
+            f"HOST KEY CHANGED: {where or host} now offers the {key_type} key {fingerprint}, not {held}. nfstune "
+            "refuses to connect: the host may have been reinstalled or given new keys, or someone may be "
+            f"intercepting the connection. Only if `ssh-keygen -lf {host_key_file(key_type)}` on the host's own "
+            f"console shows {fingerprint}, remove the old entry with {remove} and connect again.",
             details,
             whole=True,
         )

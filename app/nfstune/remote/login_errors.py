@@ -53,15 +53,18 @@ def host_key_changed(a: Attempt, exc: paramiko.BadHostKeyException) -> HostKeyCh
     t = a.target
     # the name the key is stored under, as ssh and paramiko look it up (exc.hostname has no port)
     name = t.host_key_alias or (t.hostname if t.port == 22 else f"[{t.hostname}]:{t.port}")
+    new, old = fingerprint(exc.key), fingerprint(exc.expected_key)
+    # paramiko's text quotes both keys in base64: their fingerprints say the same in a line
+    details = f"{type(exc).__name__}: {name} offered {exc.key.get_name()} {new}; known_hosts has {old}"
     return HostKeyChanged(
         a.name,
         exc.key.get_name(),
-        fingerprint(exc.key),
-        fingerprint(exc.expected_key),
+        new,
+        old,
         where=a.where,
         name=name,
         entry=entry_of(a.known_hosts, name, exc.expected_key),
-        details=technical(exc),
+        details=details,
     )
 
 
