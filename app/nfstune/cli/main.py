@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from nfstune import __version__, paths
-from nfstune.cli import exits
+from nfstune.cli import display, exits
 from nfstune.cli.args import (
     lab_clients,
     mount_point,
@@ -356,7 +356,10 @@ def _demo(args: argparse.Namespace) -> int:
     cfg = _lab_config(args)
     states = lab.up(cfg, printer)
     _recover_lab(cfg.as_running(), printer)
-    if os.environ.get("DISPLAY") and not args.headless:
+    no_window = None if args.headless else display.for_demo()
+    if no_window is not None and (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        printer(f"no window ({no_window.reason}): the summary instead")  # a display was meant to be there
+    if not args.headless and no_window is None:
         from nfstune.ui.app import run_main_window
 
         return int(run_main_window(lab=True))
@@ -473,6 +476,8 @@ def _command(argv: Sequence[str] | None) -> int:
 
             with others_to_stderr(args.html):  # `--html -`: the page alone on standard output
                 return cli_run.run(args, Printer())
+        if args.command in ("gui", "lab-window", None):
+            display.check()  # before Qt: without a display, Qt aborts the process when the application starts
         if args.command == "gui" or args.command is None:
             from nfstune.ui.app import run_main_window
 
