@@ -78,10 +78,15 @@ def test_a_failure_is_said_in_plain_words_with_the_technical_text_behind_details
     closed = free_port()
     page.panels["server"].target.setText("nonexistent.invalid")  # .invalid never resolves (RFC 6761)
     fill(page, "client", sshd, port=closed)
+    page.more.setText(f"root@127.0.0.1:{closed}")  # a further client: its line says it, its tooltip the details
     qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
     states = page.controller.states
-    qtbot.waitUntil(lambda: ConnState.CONNECTING not in states.values(), timeout=30_000)
+    qtbot.waitUntil(lambda: len(states) == 3 and ConnState.CONNECTING not in states.values(), timeout=30_000)
     server, client = page.panels["server"], page.panels["client"]
+    assert f"refused the connection: nothing listens on port {closed}" in page.more_state.text()
+    assert page.more_state.toolTip() == (
+        f"client2: 127.0.0.1 port {closed}: ConnectionRefusedError: [Errno 111] Connection refused"
+    )
     assert server.state.text().startswith("failed: Cannot find the host nonexistent.invalid: the name does not ")
     assert "DNS, /etc/hosts" in server.state.text()
     assert client.state.text().startswith(f"failed: 127.0.0.1 (port {closed}) refused the connection: nothing ")

@@ -348,6 +348,11 @@ class ConnectPage(QWidget):
             said = f"{state.value}: {self._more_messages.get(role, '')}" if state is ConnState.FAILED else state.value
             lines.append(f"{role}: {rich(label)}: <span style='color: {colour}'>{rich(said)}</span>")
         self.more_state.setText("<br>".join(lines))
+        # each failure's technical text, as a host panel's Details has it: on hover here, one line per client
+        details = [
+            f"{r}: {c.details[r]}" for r in c.more_roles() if c.states.get(r) is ConnState.FAILED and c.details.get(r)
+        ]
+        self.more_state.setToolTip("\n".join(details))
 
     @Slot(str)
     def _on_lab_progress(self, line: str) -> None:
