@@ -126,8 +126,10 @@ def test_a_key_with_a_passphrase_is_said_to_need_the_agent(sshd: Sshd, tmp_path:
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "a passphrase", "-f", str(locked)], check=True)
     error = connect("127.0.0.1", sshd.known_hosts, port=sshd.port, key_filename=locked)
     assert isinstance(error, AuthFailed)
-    assert f"The key {locked} needs its passphrase, which nfstune does not ask for" in str(error)
-    assert f"(ssh-add {locked})" in str(error)
+    assert str(error) == (
+        f"nfstune could not log in to 127.0.0.1 (port {sshd.port}) as root: the key {locked} needs its passphrase, "
+        f"which nfstune does not ask for: load it into the ssh agent (ssh-add {locked})."
+    )
 
 
 def test_a_changed_host_key_names_the_known_hosts_line_and_how_to_remove_it(sshd: Sshd, tmp_path: Path) -> None:
@@ -187,3 +189,17 @@ def test_a_jump_host_that_cannot_reach_the_target(sshd: Sshd, tmp_path: Path) ->
         f"The jump host bastion (127.0.0.1:{sshd.port}) could not connect on to 127.0.0.1 port {closed} for nas"
     )
     assert "AllowTcpForwarding" in str(error) and "Connect failed" in error.details
+
+
+def test_nothing_to_log_in_with_says_what_could_be_given(
+    sshd: Sshd, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.ssh keys
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)  # no agent
+    error = connect(SshTarget("nas", "127.0.0.1", sshd.port, "root"), sshd.known_hosts)
+    assert isinstance(error, AuthFailed)
+    assert str(error).startswith(
+        f"nfstune had nothing to log in to nas (127.0.0.1, port {sshd.port}) as root with: no key file was given or "
+        "found in ~/.ssh, the ssh agent holds no key, and no password was given."
+    )
+    assert error.details.endswith("offered: nothing; the host accepts: publickey, password")

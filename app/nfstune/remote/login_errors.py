@@ -130,8 +130,10 @@ def login_refused(a: Attempt, transport: paramiko.Transport | None, exc: BaseExc
     user = a.target.user
     allowed = _allowed(transport, user, exc)
     keys = _keys(a)
+    problems = _key_problems(keys)  # keys paramiko could not even load: never offered
+    usable = [k for k in keys if k not in problems]
     agent_keys = _agent_keys() if a.agent else 0
-    offered = [_the_keys(keys)] if keys else []
+    offered = [_the_keys(usable)] if usable else []
     if agent_keys:
         offered.append(f"{agent_keys} key{'s' if agent_keys > 1 else ''} of the ssh agent")
     if a.password:
@@ -149,7 +151,9 @@ def login_refused(a: Attempt, transport: paramiko.Transport | None, exc: BaseExc
             "wait on a slow name lookup or PAM (UseDNS, GSSAPI in its sshd_config)."
         )
         return AuthFailed(a.name, sentence, details, whole=True)
-    if not offered:
+    if not offered and problems:
+        sentence = f"nfstune could not log in to {a.where} as {user}: " + " ".join(problems.values())
+    elif not offered:
         sentence = (
             f"nfstune had nothing to log in to {a.where} as {user} with: no key file was given or found in ~/.ssh, "
             "the ssh agent holds no key, and no password was given. Give a key file (Key file here, or "
@@ -157,14 +161,14 @@ def login_refused(a: Attempt, transport: paramiko.Transport | None, exc: BaseExc
         )
     else:
         sentence = f"{a.where} refused the login as {user} with {_and(offered)}. Check the user name"
-        if keys:
-            sentence += f", and that the public key ({keys[0]}.pub) is in ~{user}/.ssh/authorized_keys on {a.name}"
+        if usable:
+            sentence += f", and that the public key ({usable[0]}.pub) is in ~{user}/.ssh/authorized_keys on {a.name}"
         sentence += ", and the password." if a.password else "."
+        sentence += "".join(f" {p}" for p in problems.values())
     if allowed and not PASSWORD_METHODS & set(allowed):
         sentence += f" The host allows no password login (it accepts {_and(allowed)} only)."
-    elif allowed and not a.password:
+    elif allowed and offered and not a.password:
         sentence += " The host also accepts a password, which was not given."
-    sentence += "".join(_key_problems(keys))
     return AuthFailed(a.name, sentence, details, whole=True)
 
 
@@ -212,19 +216,19 @@ def _allowed(transport: paramiko.Transport | None, user: str, exc: BaseException
     return []
 
 
-def _key_problems(keys: Sequence[Path]) -> list[str]:
-    """What stops a key file from being offered at all: a passphrase, a file that is no private key."""
-    problems = []
+def _key_problems(keys: Sequence[Path]) -> dict[Path, str]:
+    """What stops a key file from being offered at all, by key: a passphrase, a file that is no private key."""
+    problems = {}
     for key in keys:
         try:
             paramiko.PKey.from_path(key)
         except (paramiko.SSHException, OSError, ValueError, TypeError) as exc:
             # cryptography says "password-protected" with a TypeError; paramiko's own loaders with this one
             if isinstance(exc, paramiko.PasswordRequiredException) or "password" in str(exc):
-                problems.append(
-                    f" The key {key} needs its passphrase, which nfstune does not ask for: load it into the ssh "
+                problems[key] = (
+                    f"the key {key} needs its passphrase, which nfstune does not ask for: load it into the ssh "
                     f"agent (ssh-add {key})."
                 )
             else:
-                problems.append(f" {key} cannot be read as a private key ({exc}).")
+                problems[key] = f"{key} cannot be read as a private key ({exc})."
     return problems
