@@ -7,7 +7,11 @@ from __future__ import annotations
 
 
 class NfstuneError(Exception):
-    """An error the user can act on; str() is the whole message."""
+    """An error the user can act on; str() is the whole message, in plain words. `details`: the technical text
+    behind it (the exception it came from), shown on request: behind a Details control in the window, indented
+    after the message in a terminal."""
+
+    details: str = ""
 
 
 class Cancelled(NfstuneError):

@@ -72,6 +72,41 @@ def test_refused_key_and_closed_port_fail_with_the_reason_and_a_retry(
     qtbot.waitUntil(page.controller.shutdown, timeout=60_000)
 
 
+def test_a_failure_is_said_in_plain_words_with_the_technical_text_behind_details(
+    qtbot: QtBot, page: ConnectPage, sshd: Sshd
+) -> None:
+    closed = free_port()
+    page.panels["server"].target.setText("nonexistent.invalid")  # .invalid never resolves (RFC 6761)
+    fill(page, "client", sshd, port=closed)
+    page.more.setText(f"root@127.0.0.1:{closed}")  # a further client: its line says it, its tooltip the details
+    qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
+    states = page.controller.states
+    qtbot.waitUntil(lambda: len(states) == 3 and ConnState.CONNECTING not in states.values(), timeout=30_000)
+    server, client = page.panels["server"], page.panels["client"]
+    assert f"refused the connection: nothing listens on port {closed}" in page.more_state.text()
+    assert page.more_state.toolTip() == (
+        f"client2: 127.0.0.1 port {closed}: ConnectionRefusedError: [Errno 111] Connection refused"
+    )
+    assert server.state.text().startswith("failed: Cannot find the host nonexistent.invalid: the name does not ")
+    assert "DNS, /etc/hosts" in server.state.text()
+    assert client.state.text().startswith(f"failed: 127.0.0.1 (port {closed}) refused the connection: nothing ")
+    assert "Errno" not in server.state.text() + client.state.text()  # Python's words are behind Details
+    for panel in (server, client):
+        assert panel.details_button.isVisible() and not panel.details.isVisible()
+    qtbot.mouseClick(client.details_button, Qt.MouseButton.LeftButton)
+    assert client.details.isVisible() and not server.details.isVisible()
+    assert client.details.text() == f"127.0.0.1 port {closed}: ConnectionRefusedError: [Errno 111] Connection refused"
+    assert server.details.text().startswith("gaierror: [Errno -")
+    # connected on Retry: the failure's Details go with it
+    client.port.setValue(sshd.port)
+    page.controller.prompter.answer_host_key = lambda *_: True
+    qtbot.mouseClick(client.retry, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: states["client"] is ConnState.CONNECTED, timeout=30_000)
+    assert not client.details_button.isVisible() and not client.details.isVisible()
+    assert server.details_button.isVisible()  # the other host's failure stands
+    qtbot.waitUntil(page.controller.shutdown, timeout=60_000)
+
+
 def test_this_computer_as_the_client_needs_no_ssh(qtbot: QtBot, page: ConnectPage) -> None:
     panel = page.panels["client"]
     panel.this_computer.setChecked(True)

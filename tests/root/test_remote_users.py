@@ -61,14 +61,29 @@ def test_sudo_password_is_asked_once_and_used(sshd: Sshd, users: None) -> None:
 def test_wrong_sudo_password_is_refused(sshd: Sshd, users: None) -> None:
     with login(sshd, "nfstune-pw", {"sudo": "wrong"}) as h, pytest.raises(PermissionDenied) as info:
         h.run("true", sudo=True)
-    assert "testhost" in str(info.value) and "refused the password" in str(info.value)
+    message = str(info.value)
+    assert message.startswith("testhost: sudo refused the password for nfstune-pw: check it"), message
+    assert "incorrect password" in info.value.details  # sudo's own words, behind the message
 
 
 def test_no_sudo_and_no_password_is_a_clear_error(sshd: Sshd, users: None) -> None:
     with login(sshd, "nfstune-nosudo") as h, pytest.raises(PermissionDenied) as info:
         h.run("true", sudo=True)
     message = str(info.value)
-    assert message.startswith("testhost: nfstune needs root here: nfstune-nosudo cannot use `sudo -n`")
+    assert message.startswith("testhost: nfstune needs root here: sudo asks nfstune-nosudo for a password, and none")
+    assert "log in as root" in message and "NOPASSWD" in message
+    assert info.value.details == "sudo said: sudo: a password is required\n"
+
+
+def test_a_user_sudo_does_not_allow_is_told_so(sshd: Sshd, users: None) -> None:
+    """With a password, sudo gets as far as its rules: a user who is in none of them is told that, not that the
+    password was wrong."""
+    with login(sshd, "nfstune-nosudo", {"sudo": PASSWORD}) as h, pytest.raises(PermissionDenied) as info:
+        h.run("true", sudo=True)
+    assert str(info.value) == (
+        "testhost: nfstune-nosudo may not use sudo here: log in as root, or as a user sudoers allows"
+    ), str(info.value)
+    assert "not in the sudoers file" in info.value.details
 
 
 def test_password_login_when_the_key_is_refused(sshd: Sshd, users: None, tmp_path: Path) -> None:
@@ -108,7 +123,8 @@ def test_a_nas_login_without_root_is_told_the_client_alone_can_still_answer(sshd
     with login(sshd, "nfstune-nosudo") as server, pytest.raises(PermissionDenied) as info:
         probe_pair(Pair(server, LocalHost(), "127.0.0.1", "/srv"))
     message = str(info.value)
-    assert message.startswith("testhost: nfstune needs root here: nfstune-nosudo cannot use `sudo -n`")
+    assert message.startswith("testhost: nfstune needs root here: sudo asks nfstune-nosudo for a password")
+    assert info.value.details.startswith("sudo said: ")  # kept through the hint added to the message
     assert message.endswith(
         "from the client alone: `nfstune run --no-server-login`, or tick \u201cI cannot log in "
         "to this NAS\u201d on the Connect page"

@@ -259,6 +259,32 @@ def test_run_refuses_a_host_ssh_could_not_take(tmp_path: Path, server: str, mess
     assert "Traceback" not in result.stderr and nothing_created(tmp_path)
 
 
+def test_a_host_that_cannot_be_reached_is_said_in_plain_words_then_the_details(tmp_path: Path) -> None:
+    from tests.conftest import free_port
+
+    closed = free_port()  # on loopback: nothing leaves this machine
+    result = nfstune(
+        tmp_path,
+        "run",
+        "--server",
+        f"127.0.0.1:{closed}",
+        "--client",
+        "client.invalid",
+        "--share",
+        "/srv",
+        "--recipe",
+        "quick-check",
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    error, details = result.stderr.strip().splitlines()[-2:]
+    assert error == (
+        f"nfstune: error: 127.0.0.1 (port {closed}) refused the connection: nothing listens on port {closed} there. "
+        "Check that sshd runs on that host (systemctl status ssh), that it listens on port "
+        f"{closed} (the port given here or in ~/.ssh/config), and that no firewall rejects the connection."
+    )
+    assert details == f"  details: 127.0.0.1 port {closed}: ConnectionRefusedError: [Errno 111] Connection refused"
+
+
 def test_dry_run_prints_the_interleaved_plan_and_touches_no_host(tmp_path: Path) -> None:
     # the lab is not up here, and nas.invalid resolves nowhere: a dry run that connected would fail
     result = nfstune(tmp_path, "run", "--lab", "--recipe", "quick-check", "--scale", "small", "--dry-run")

@@ -13,10 +13,12 @@ from tests.conftest import free_port
 def test_nothing_listening_is_unreachable(tmp_path: Path) -> None:
     kh = tmp_path / "known_hosts"
     kh.write_text("")
-    h = Host("127.0.0.1", port=free_port(), known_hosts=kh, label="nowhere", connect_timeout=2)
+    port = free_port()
+    h = Host("127.0.0.1", port=port, known_hosts=kh, label="nowhere", connect_timeout=2)
     with pytest.raises(Unreachable) as info:
         h.connect()
-    assert str(info.value).startswith("nowhere: ")
+    assert str(info.value).startswith(f"nowhere (127.0.0.1, port {port}) refused the connection: ")
+    assert info.value.host == "nowhere"
 
 
 def test_missing_command_messages_of_common_shells() -> None:
@@ -50,3 +52,26 @@ def test_a_failed_action_names_the_action_and_the_host_not_the_script() -> None:
     with pytest.raises(CommandFailed) as info:
         h.run(["false"])
     assert str(info.value) == f"{h.label}: `false` failed with exit status 1"
+
+
+def test_no_route_and_addresses_that_fail_differently() -> None:
+    """Failures no loopback socket gives (a route missing): said from the errors themselves, nothing connected."""
+    import errno
+
+    from nfstune.remote import SshTarget
+    from nfstune.remote.reach import not_connected
+
+    target = SshTarget("nas", "nas.lan", 22, "admin")
+    no_route = {"10.0.0.5": OSError(errno.EHOSTUNREACH, "No route to host")}
+    assert not_connected("nas", target, no_route, 10) == (
+        "There is no route from this computer to nas (nas.lan at 10.0.0.5, port 22). Check that the host is on and "
+        "on this network, its address, and this computer's own network connection."
+    )
+    # an IPv6 address without a route and an IPv4 one that refuses: the refusal came from the host itself
+    mixed = {
+        "fd00::5": OSError(errno.ENETUNREACH, "Network is unreachable"),
+        "10.0.0.5": ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused"),
+    }
+    assert not_connected("nas", target, mixed, 10).startswith(
+        "nas (nas.lan at 10.0.0.5, port 22) refused the connection"
+    )

@@ -67,7 +67,7 @@ def test_a_run_the_engine_cannot_carry_out_is_the_outcome_and_stored_as_failed(t
         baselines=False,
     )
     assert outcome.status == "failed" and isinstance(outcome.error, Unreachable)
-    assert outcome.message == str(outcome.error) and "cannot open SSH connection" in outcome.message
+    assert outcome.message == str(outcome.error) and "refused the connection" in outcome.message
     assert outcome.recommendation is None
     stored = results.session(outcome.session_id)
     assert (stored["status"], stored["message"]) == ("failed", outcome.message)

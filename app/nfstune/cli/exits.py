@@ -27,7 +27,7 @@ exit status:
   {OK:3}  done
   {DECLINED:3}  apply or apply --undo was declined (nothing changed); demo: the NFS round trip did not match
   {BAD_INPUT:3}  a bad argument, or an error nfstune explains (no such session, a host it cannot reach, ...):
-       nothing was changed, or what was changed was undone
+       nothing was changed, or what was changed was undone; gui: no display to open the window on
   {LAB_NOT_READY:3}  lab status: a VM is not running or not reachable over SSH
   {BUG:3}  a bug in nfstune (the traceback is printed: please report it)
   {INTERRUPTED:3}  interrupted (Ctrl-C, SIGTERM, SIGHUP); a run undoes its changes first

@@ -10,13 +10,14 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 import time
 import traceback
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from nfstune import __version__, paths
-from nfstune.cli import exits, integration
+from nfstune.cli import display, exits, integration
 from nfstune.cli.args import (
     lab_clients,
     mount_point,
@@ -362,7 +363,10 @@ def _demo(args: argparse.Namespace) -> int:
     cfg = _lab_config(args)
     states = lab.up(cfg, printer)
     _recover_lab(cfg.as_running(), printer)
-    if os.environ.get("DISPLAY") and not args.headless:
+    no_window = None if args.headless else display.for_demo()
+    if no_window is not None and (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        printer(f"no window ({no_window.reason}): the summary instead")  # a display was meant to be there
+    if not args.headless and no_window is None:
         from nfstune.ui.app import run_main_window
 
         return int(run_main_window(lab=True))
@@ -481,6 +485,8 @@ def _command(argv: Sequence[str] | None) -> int:
 
             with others_to_stderr(args.html):  # `--html -`: the page alone on standard output
                 return cli_run.run(args, Printer())
+        if args.command in ("gui", "lab-window", None):
+            display.check()  # before Qt: without a display, Qt aborts the process when the application starts
         if args.command == "gui" or args.command is None:
             from nfstune.ui.app import run_main_window
 
@@ -490,6 +496,8 @@ def _command(argv: Sequence[str] | None) -> int:
         return int(run_lab_window(_lab_config()))
     except NfstuneError as exc:
         print(f"\nnfstune: error: {exc}", file=sys.stderr)
+        if exc.details:  # the technical text, for a search or a bug report: after the plain words, set apart
+            print(textwrap.indent(f"details: {exc.details.strip()}", "  "), file=sys.stderr)
         return exits.BAD_INPUT
     except KeyboardInterrupt:
         print("\nnfstune: interrupted", file=sys.stderr)

@@ -11,7 +11,8 @@ from nfstune.remote.errors import (
     Timeout,
     Unreachable,
 )
-from nfstune.remote.host import Host, fingerprint, open_host
+from nfstune.remote.host import Host, open_host
+from nfstune.remote.known_hosts import fingerprint
 from nfstune.remote.process import CommandResult, RemoteProcess
 from nfstune.remote.target import SshTarget, resolve
 

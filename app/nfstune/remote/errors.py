@@ -1,14 +1,20 @@
-"""Typed SSH errors; each message names the host (and the command, where there is one)."""
+"""Typed SSH errors; each message names the host (and the command, where there is one). A connection failure
+says in plain words what failed and what to check (remote/reach.py, remote/login_errors.py); the exception it came
+from is in `details`."""
 
 from __future__ import annotations
+
+import shlex
+from pathlib import Path
 
 from nfstune.errors import NfstuneError
 
 
 class RemoteError(NfstuneError):
-    def __init__(self, host: str, message: str) -> None:
-        self.host = host
-        super().__init__(f"{host}: {message}")
+    def __init__(self, host: str, message: str, details: str = "", *, whole: bool = False) -> None:
+        """`whole`: `message` is a sentence that names the host itself, said as it is (no "host: " before it)."""
+        self.host, self.details = host, details
+        super().__init__(message if whole else f"{host}: {message}")
 
 
 class Unreachable(RemoteError):
@@ -23,19 +29,60 @@ class PermissionDenied(RemoteError):
     pass
 
 
+def host_key_file(key_type: str) -> str:
+    """Where sshd keeps its public key of this type, as the admin checks it on the host's console."""
+    kind = (
+        "ecdsa" if key_type.startswith("ecdsa") else key_type.removeprefix("ssh-").removesuffix("-cert-v01@openssh.com")
+    )
+    return f"/etc/ssh/ssh_host_{kind}_key.pub"
+
+
 class HostKeyUnknown(RemoteError):
-    def __init__(self, host: str, key_type: str, fingerprint: str) -> None:
+    def __init__(self, host: str, key_type: str, fingerprint: str, where: str | None = None) -> None:
         self.key_type, self.fingerprint = key_type, fingerprint
-        super().__init__(host, f"unknown host key {key_type} {fingerprint}: not in known_hosts")
+        super().__init__(
+            host,
+            f"{where or host} offers a host key that is in no known_hosts file ({key_type} {fingerprint}), and it "
+            "was not accepted, so nfstune did not log in. Compare it with the host's own key (on its console: "
+            f"ssh-keygen -lf {host_key_file(key_type)}); if they match, accept it when nfstune asks (`nfstune run` "
+            "asks on a terminal), or log in once with ssh and accept it there.",
+            whole=True,
+        )
 
 
 class HostKeyChanged(RemoteError):
-    def __init__(self, host: str, key_type: str, fingerprint: str, expected: str) -> None:
+    """The host offers another key than known_hosts has for it. `entry`: the file and line that hold the old key
+    (None when nfstune could not find it); `name`: the name it is stored under ("[10.0.0.5]:2222")."""
+
+    def __init__(
+        self,
+        host: str,
+        key_type: str,
+        fingerprint: str,
+        expected: str,
+        *,
+        where: str | None = None,
+        name: str = "",
+        entry: tuple[Path, int] | None = None,
+        details: str = "",
+    ) -> None:
         self.key_type, self.fingerprint, self.expected = key_type, fingerprint, expected
+        self.name, self.entry = name, entry
+        held = f"the one on line {entry[1]} of {entry[0]}" if entry else "the one in known_hosts"
+        remove = (
+            f"`ssh-keygen -R {shlex.quote(name)} -f {shlex.quote(str(entry[0]))}`"
+            if entry and name
+            else "ssh-keygen -R and the host's name"
+        )
+        # the new key in full, to compare on the host's console; the old one is in the details
         super().__init__(
             host,
-            f"HOST KEY CHANGED: the host offers {key_type} {fingerprint} but known_hosts has {expected}. "
-            "Refusing to connect: this may be a different machine, or someone in between.",
+            f"HOST KEY CHANGED: {where or host} now offers the {key_type} key {fingerprint}, not {held}. nfstune "
+            "refuses to connect: the host may have been reinstalled or given new keys, or someone may be "
+            f"intercepting the connection. Only if `ssh-keygen -lf {host_key_file(key_type)}` on the host's own "
+            f"console shows {fingerprint}, remove the old entry with {remove} and connect again.",
+            details,
+            whole=True,
         )
 
 

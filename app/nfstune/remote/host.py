@@ -4,8 +4,6 @@ key is refused."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import secrets
 import shlex
 import socket
@@ -20,15 +18,17 @@ from nfstune.errors import ToolMissing
 from nfstune.remote.errors import (
     AuthFailed,
     CommandFailed,
-    HostKeyChanged,
     HostKeyUnknown,
     PermissionDenied,
     Unreachable,
     shown_command,
 )
 from nfstune.remote.files import FileAccess
+from nfstune.remote.known_hosts import fingerprint
+from nfstune.remote.login_errors import Attempt, explain
 from nfstune.remote.process import CommandResult, RemoteProcess, wrap
 from nfstune.remote.proxy import ProxyProcess
+from nfstune.remote.reach import open_tcp, technical, where
 from nfstune.remote.target import SshTarget
 from nfstune.remote.tools import install_hint, missing_command
 
@@ -40,20 +40,14 @@ SecretPrompt = Callable[[str, str], str | None]
 SYSTEM_KNOWN_HOSTS = "~/.ssh/known_hosts"  # expanded when used: HOME may differ (tests, sudo)
 
 
-def fingerprint(key: paramiko.PKey) -> str:
-    """OpenSSH's SHA256 fingerprint (what `ssh-keygen -lf` prints)."""
-    digest = hashlib.sha256(key.asbytes()).digest()
-    return "SHA256:" + base64.b64encode(digest).decode().rstrip("=")
-
-
 class _AskOrRefuse(paramiko.MissingHostKeyPolicy):
-    def __init__(self, label: str, known_hosts: Path, prompt: HostKeyPrompt | None) -> None:
-        self._label, self._known_hosts, self._prompt = label, known_hosts, prompt
+    def __init__(self, label: str, where: str, known_hosts: Path, prompt: HostKeyPrompt | None) -> None:
+        self._label, self._where, self._known_hosts, self._prompt = label, where, known_hosts, prompt
 
     def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> None:
         fp = fingerprint(key)
         if self._prompt is None or not self._prompt(self._label, key.get_name(), fp):
-            raise HostKeyUnknown(self._label, key.get_name(), fp)
+            raise HostKeyUnknown(self._label, key.get_name(), fp, self._where)
         keys = paramiko.HostKeys()
         if self._known_hosts.exists():
             keys.load(str(self._known_hosts))
@@ -86,6 +80,7 @@ class Host(FileAccess):
             keys = (key_filename,) if key_filename else ()
             self.target = SshTarget(hostname, hostname, port, username, keys, identities_only=bool(keys))
         self.label = label or self.target.label
+        self._name = label or self.target.alias  # as the admin named it: a failure's message says the rest
         self.known_hosts, self.system_known_hosts = known_hosts, system_known_hosts
         self.connect_timeout = connect_timeout
         self._on_unknown_host_key, self._ask_secret = on_unknown_host_key, ask_secret
@@ -116,9 +111,9 @@ class Host(FileAccess):
                 self._close_locked()
             self._connect_locked()
 
-    def _open_sock(self) -> socket.socket | paramiko.Channel | None:
-        """What the SSH connection goes over (None: paramiko connects itself); anew for each try, as a tunnel
-        or a proxy command is used up by a failed login."""
+    def _open_sock(self) -> tuple[socket.socket | paramiko.Channel, str]:
+        """What the SSH connection goes over, and the host as a message about it names it (with its address, or
+        the way it is reached); anew for each try, as a tunnel or a proxy command is used up by a failed login."""
         t = self.target
         if t.jump is not None:
             if self._jump is None:
@@ -130,19 +125,25 @@ class Host(FileAccess):
                     on_unknown_host_key=self._on_unknown_host_key,
                     ask_secret=self._ask_secret,
                 )
-            return self._jump.open_tunnel(t.hostname, t.port, self.label)
-        try:
-            if t.proxy_command:
-                if self._proxy is not None:
-                    self._proxy.close()
+            tunnel = self._jump.open_tunnel(t.hostname, t.port, self.label)
+            return tunnel, f"{self._name} ({t.hostname}, port {t.port}, through the jump host {self._jump.label})"
+        if t.proxy_command:
+            if self._proxy is not None:
+                self._proxy.close()
+            try:
                 self._proxy = ProxyProcess(t.proxy_command)
-                return self._proxy.sock
-            if t.host_key_alias:  # our own socket: paramiko's hostname is then the name the key is looked up by
-                return socket.create_connection((t.hostname, t.port), timeout=self.connect_timeout)
-        except OSError as exc:
-            how = f"ProxyCommand {t.proxy_command}" if t.proxy_command else f"{t.hostname}:{t.port}"
-            raise Unreachable(self.label, f"cannot open SSH connection through {how} ({exc})") from None
-        return None
+            except OSError as exc:
+                raise Unreachable(
+                    self.label,
+                    f"The ProxyCommand for {self._name} could not be started ({exc.strerror}). Check the command "
+                    f"in your SSH config, and the SHELL it runs with: {t.proxy_command}",
+                    technical(exc),
+                    whole=True,
+                ) from None
+            return self._proxy.sock, f"{self._name} (through its ProxyCommand)"
+        # our own socket, not paramiko's: its failures say which step failed and at which address
+        sock = open_tcp(self._name, t, self.connect_timeout)
+        return sock, where(self._name, t, [sock.getpeername()[0]])
 
     def _connect_locked(self) -> None:
         try:
@@ -153,7 +154,7 @@ class Host(FileAccess):
 
     def _login(self) -> None:
         t = self.target
-        sock = self._open_sock()
+        sock, at = self._open_sock()
         client = paramiko.SSHClient()
         if self.system_known_hosts is not None and self.system_known_hosts.exists():
             client.load_system_host_keys(str(self.system_known_hosts))
@@ -162,9 +163,10 @@ class Host(FileAccess):
                 client.load_system_host_keys(str(path))
         if self.known_hosts.exists():
             client.load_host_keys(str(self.known_hosts))
-        client.set_missing_host_key_policy(_AskOrRefuse(self.label, self.known_hosts, self._on_unknown_host_key))
-        # with HostKeyAlias ssh looks the key up under the alias as it is, without a port; paramiko uses
-        # hostname and port only for that lookup when it is given the socket
+        client.set_missing_host_key_policy(_AskOrRefuse(self.label, at, self.known_hosts, self._on_unknown_host_key))
+        # paramiko is given the socket: it uses hostname and port only to look the host key up, and with
+        # HostKeyAlias ssh looks the key up under the alias as it is, without a port
+        look_for_keys = not t.identities_only and t.resolved_by != "ssh -G"
         kwargs = {
             "hostname": t.host_key_alias or t.hostname,
             "port": 22 if t.host_key_alias else t.port,
@@ -181,7 +183,7 @@ class Host(FileAccess):
                     key_filename=[str(p) for p in t.identity_files] or None,  # type: ignore[arg-type]
                     # ssh -G lists the keys ssh itself would try (its defaults when the config names none): no
                     # others, or a strict server counts extra failures against the login
-                    look_for_keys=not t.identities_only and t.resolved_by != "ssh -G",
+                    look_for_keys=look_for_keys,
                     allow_agent=not t.identities_only,
                     password=self._password,
                 )
@@ -195,22 +197,26 @@ class Host(FileAccess):
                 self._password = self._ask_secret(self.label, f"SSH password for {t.user}")
                 if self._password is None:
                     raise
-                kwargs["sock"] = self._open_sock()  # the first try used up the tunnel or proxy command
+                kwargs["sock"] = self._open_sock()[0]  # the first try used up the tunnel or proxy command
                 client.connect(**kwargs, password=self._password, look_for_keys=False, allow_agent=False)  # type: ignore[arg-type]
-        except paramiko.BadHostKeyException as exc:
+        except (OSError, EOFError, paramiko.SSHException) as exc:
+            attempt = Attempt(
+                name=self._name,
+                where=at,
+                target=t,
+                timeout=self.connect_timeout,
+                agent=not t.identities_only,
+                default_keys=look_for_keys,
+                password=self._password is not None,
+                # in the order paramiko looks a key up: the system's files first, then ours
+                known_hosts=[p for p in (self.system_known_hosts, *t.known_hosts_files, self.known_hosts) if p],
+                proxy=self._proxy,
+            )
+            error = explain(attempt, client, exc)  # before close: what the host accepts is asked on its transport
             client.close()
-            raise HostKeyChanged(
-                self.label, exc.key.get_name(), fingerprint(exc.key), fingerprint(exc.expected_key)
-            ) from None
-        except paramiko.AuthenticationException as exc:
-            client.close()
-            self._password = None
-            raise AuthFailed(self.label, f"login as {t.user} refused ({exc})") from None
-        except (OSError, paramiko.SSHException) as exc:
-            client.close()
-            said = self._proxy.said() if self._proxy is not None else ""
-            said = f"; the ProxyCommand said: {said}" if said else ""
-            raise Unreachable(self.label, f"cannot open SSH connection ({exc or type(exc).__name__}{said})") from None
+            if isinstance(error, AuthFailed):
+                self._password = None  # refused: asked again on the next try
+            raise error from None
         except BaseException:
             client.close()
             raise
@@ -225,7 +231,14 @@ class Host(FileAccess):
         try:
             return transport.open_channel("direct-tcpip", (hostname, port), ("127.0.0.1", 0))
         except (OSError, paramiko.SSHException) as exc:
-            raise Unreachable(for_label, f"jump host {self.label} cannot reach {hostname}:{port} ({exc})") from None
+            raise Unreachable(
+                for_label,
+                f"The jump host {self.label} could not connect on to {hostname} port {port} for {for_label}. Check "
+                f"that {hostname} is its name as the jump host knows it, that sshd runs there, and that the jump "
+                "host's sshd allows forwarding (AllowTcpForwarding).",
+                technical(exc),
+                whole=True,
+            ) from None
 
     def close(self) -> None:
         with self._lock:
@@ -265,7 +278,7 @@ class Host(FileAccess):
                 said = self._answer_sudo(channel)
         except (OSError, paramiko.SSHException) as exc:
             channel.close()
-            raise Unreachable(self.label, f"cannot start {shown_command(text)} ({exc})") from None
+            raise Unreachable(self.label, _broke(text), technical(exc)) from None
         if stdin or prefix.startswith("sudo -S"):
             try:
                 channel.sendall(stdin)
@@ -313,7 +326,7 @@ class Host(FileAccess):
             return transport.open_session(timeout=self.connect_timeout)
         except (OSError, paramiko.SSHException) as exc:
             self.close()
-            raise Unreachable(self.label, f"cannot start {shown_command(text)} ({exc})") from None
+            raise Unreachable(self.label, _broke(text), technical(exc)) from None
 
     def _answer_sudo(self, channel: paramiko.Channel) -> str:
         """Send the sudo password when sudo asks for it (its prompt, ours, on stderr), and only then: with cached
@@ -369,17 +382,42 @@ class Host(FileAccess):
             self._sudo_prompt = f"[nfstune: sudo asks {secrets.token_hex(8)}]"
             self._sudo_prefix = f"sudo -S -p {shlex.quote(self._sudo_prompt)} "
             check = self.start("true", sudo=True, timeout=30)
-            for _ in check.chunks():
-                pass
+            said = "".join(text for stream, text in check.chunks() if stream == "err")
+            said = " ".join(said.replace(self._sudo_prompt, "").split())  # sudo asks again after a wrong one
             if check.exit_status == 0:
                 return self._sudo_prefix
             self._sudo_password = self._sudo_prefix = None
-            raise PermissionDenied(self.label, f"sudo refused the password for {self.target.user}")
+            raise PermissionDenied(self.label, _sudo_refused(self.target.user, said), f"sudo said: {said}")
         raise PermissionDenied(
-            self.label,
-            f"nfstune needs root here: {self.target.user} cannot use `sudo -n` "
-            f"({probe.stderr.strip() or 'a password is required'}) and no sudo password was given",
+            self.label, _no_sudo(self.target.user, probe.stderr.strip()), f"sudo said: {probe.stderr}"
         )
+
+
+def _sudo_refused(user: str, said: str) -> str:
+    if "not in the sudoers" in said or "may not run sudo" in said or "not allowed" in said:
+        return f"{user} may not use sudo here: log in as root, or as a user sudoers allows"
+    return (
+        f"sudo refused the password for {user}: check it (sudo asks for {user}'s own login password) and that "
+        f"{user} may use sudo there (`sudo -l`)"
+    )
+
+
+def _no_sudo(user: str, said: str) -> str:
+    """Why `sudo -n` did not work, and no password was given to try it with."""
+    if "not in the sudoers" in said or "may not run sudo" in said:
+        return f"nfstune needs root here, and {user} may not use sudo: log in as root, or as a user sudoers allows"
+    return (
+        f"nfstune needs root here: sudo asks {user} for a password, and none was given. Give it when asked "
+        f"(`nfstune run` asks on a terminal), log in as root, or let {user} use sudo without a password "
+        "(NOPASSWD in sudoers)"
+    )
+
+
+def _broke(command: str) -> str:
+    return (
+        f"the SSH connection broke while starting {shown_command(command)}: check that the host is still on and on "
+        "this network"
+    )
 
 
 def open_host(

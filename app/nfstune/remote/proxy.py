@@ -36,6 +36,13 @@ class ProxyProcess:
         lines = self._stderr.read().decode(errors="replace").strip().splitlines()
         return "; ".join(line.strip() for line in lines[-3:])
 
+    def ended(self, within: float) -> int | None:
+        """The command's exit status once it has ended (waited for up to `within` seconds), else None."""
+        try:
+            return self.process.wait(timeout=within)
+        except subprocess.TimeoutExpired:
+            return None
+
     def close(self) -> None:
         self.sock.close()  # end of its stdin: `ssh -W` and the like exit on it
         try:

@@ -79,7 +79,8 @@ def probe_pair(pair: Pair) -> Facts:
         try:
             pair.server.sudo_prefix()
         except PermissionDenied as exc:
-            raise PermissionDenied(exc.host, f"{str(exc).removeprefix(exc.host + ': ')}. {NO_ROOT_HINT}") from None
+            said = str(exc).removeprefix(exc.host + ": ")
+            raise PermissionDenied(exc.host, f"{said}. {NO_ROOT_HINT}", exc.details) from None
     for each in pair.clients:
         each.sudo_prefix()
     client = probe(pair.client, peer=pair.address)

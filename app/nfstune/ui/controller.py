@@ -74,6 +74,7 @@ class Controller(QObject):
         self.hosts: dict[str, Host] = {}
         self.specs: dict[str, HostSpec] = {}
         self.states: dict[str, ConnState] = dict.fromkeys(ROLES, ConnState.IDLE)
+        self.details: dict[str, str] = {}  # a failed host's technical text (the exception), behind its Details
         self.server_address: str | None = None
         self.share: str | None = None
         self.probe: Survey | None = None
@@ -158,7 +159,7 @@ class Controller(QObject):
                 if role != "server":
                     raise
                 said = str(exc).removeprefix(f"{exc.host}: ")
-                raise PermissionDenied(exc.host, f"{said}. {NO_ROOT_HINT}") from None
+                raise PermissionDenied(exc.host, f"{said}. {NO_ROOT_HINT}", exc.details) from None
             self._recover(h, job)
             return h
 
@@ -168,9 +169,9 @@ class Controller(QObject):
             self._set_state(role, ConnState.CONNECTED, h.label + notes)
 
         def failed(message: str) -> None:
-            self._set_state(role, ConnState.FAILED, message)
+            self._set_state(role, ConnState.FAILED, message, getattr(job.error, "details", ""))
 
-        self.start_job(f"connect-{role}", work, done, failed, hosts=(role,))
+        job = self.start_job(f"connect-{role}", work, done, failed, hosts=(role,))
 
     def _recover(self, host: Host, job: Job) -> None:
         """Whatever an earlier run (killed, crashed, powered off) left changed on this host is undone now."""
@@ -203,7 +204,10 @@ class Controller(QObject):
         else:
             job = self._jobs["connect-server"]
             job.on_gui_thread(job.finished, lambda _h: self.connect_host("client", HostSpec("client", lab_vm="client")))
-            job.on_gui_thread(job.failed, lambda message: self._set_state("client", ConnState.FAILED, message))
+            job.on_gui_thread(
+                job.failed,
+                lambda message: self._set_state("client", ConnState.FAILED, message, getattr(job.error, "details", "")),
+            )
         self.share = "/export"
         # a lab already running with further clients (`lab up --clients N`): them too, for many-clients (as_running
         # reads the lab's settings file only; a lab that is down has one client)
@@ -233,8 +237,9 @@ class Controller(QObject):
         """The further clients' roles that are connected, in order: those a probe and a run use."""
         return [role for role in self.more_roles() if self.states.get(role) is ConnState.CONNECTED]
 
-    def _set_state(self, role: str, state: ConnState, message: str) -> None:
+    def _set_state(self, role: str, state: ConnState, message: str, details: str = "") -> None:
         self.states[role] = state
+        self.details[role] = details
         self.host_state.emit(role, state, message)
 
     def pair(self) -> Pair:

@@ -144,6 +144,7 @@ class Job(QObject):
         super().__init__()
         self.name, self.work, self.hosts = name, work, frozenset(hosts)
         self.cancel = threading.Event()
+        self.error: BaseException | None = None  # why it failed, set before `failed`: its details are shown too
         self._relays: list[Relay] = []
         self._thread = QThread()
         self._thread.setObjectName(name)
@@ -172,7 +173,9 @@ class Job(QObject):
         try:
             result = self.work(self)
         except (NfstuneError, RemoteError) as exc:
-            log.warning("%s failed after %.1f s: %s", self.name, time.monotonic() - began, exc)
+            details = f" ({exc.details})" if exc.details else ""
+            log.warning("%s failed after %.1f s: %s%s", self.name, time.monotonic() - began, exc, details)
+            self.error = exc
             self.failed.emit(str(exc))
         except Exception as exc:  # a bug: the crash dialog shows it with versions
             log.exception("%s crashed", self.name)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QSettings, Signal, Slot
+from PySide6.QtCore import QSettings, Qt, Signal, Slot
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QStyle,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -71,6 +73,22 @@ class HostPanel(QGroupBox):
         if role == "server":
             form.addRow("Address seen by the &client:", self.address)
         self.state = QLabel(ConnState.IDLE.value, wordWrap=True)
+        self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # to copy and search
+        self.state.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # beside its icon
+        # a failure says in plain words what to check; Python's own text stays one click away, for a bug report
+        self.details_button = QToolButton(text="&Details" if role == "server" else "Det&ails", checkable=True)
+        self.details_button.setToolTip("The technical text of this failure (the error nfstune got)")
+        self.details_button.setAccessibleName(f"Technical details of the {role}'s connection failure")
+        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.details_button.setArrowType(Qt.ArrowType.RightArrow)  # down while open, as a disclosure does
+        self.details_button.setVisible(False)
+        self.details_button.toggled.connect(self._on_details_toggled)
+        self.details = QLabel(wordWrap=True, textFormat=Qt.TextFormat.PlainText)
+        self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.details.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.details.setVisible(False)
         self.retry = QPushButton("&Retry" if role == "server" else "Re&try")
         self.retry.setVisible(False)
         self.retry.clicked.connect(self.connect_requested)
@@ -78,17 +96,28 @@ class HostPanel(QGroupBox):
             field.setToolTip(field.placeholderText())  # a narrow window cuts the hint: whole on hover
         row = QHBoxLayout()
         self.icon = QLabel()
-        row.addWidget(self.icon)
+        row.addWidget(self.icon, 0, Qt.AlignmentFlag.AlignTop)
         row.addWidget(self.state, 1)
-        row.addWidget(self.retry)
+        # under the state, not beside it: a failure's sentence gets the panel's whole width
+        actions = QHBoxLayout()
+        actions.addStretch(1)
+        actions.addWidget(self.details_button)
+        actions.addWidget(self.retry)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addLayout(row)
+        layout.addLayout(actions)
+        layout.addWidget(self.details)
 
     @Slot(bool)
     def _on_this_computer_toggled(self, checked: bool) -> None:
         for field in (self.target, self.user, self.port, self.key):
             field.setEnabled(not checked)
+
+    @Slot(bool)
+    def _on_details_toggled(self, checked: bool) -> None:
+        self.details_button.setArrowType(Qt.ArrowType.DownArrow if checked else Qt.ArrowType.RightArrow)
+        self.details.setVisible(checked and bool(self.details.text()))
 
     @Slot(bool)
     def _on_no_login_toggled(self, checked: bool) -> None:
@@ -121,7 +150,9 @@ class HostPanel(QGroupBox):
         self.this_computer.setChecked(bool(data.get("local")))
         self.no_login.setChecked(bool(data.get("no_login")))
 
-    def show_state(self, state: ConnState, message: str) -> None:
+    def show_state(self, state: ConnState, message: str, details: str = "") -> None:
+        """`details`: a failure's technical text, shown when the admin opens Details (kept open or closed as they
+        left it)."""
         # "connecting to nas…", not "connecting…: connecting to nas"
         text = message if state is ConnState.CONNECTING and message else state.value
         if message and state is not ConnState.CONNECTING:
@@ -139,6 +170,10 @@ class HostPanel(QGroupBox):
         else:
             self.icon.setPixmap(self.style().standardIcon(pixmap).pixmap(16, 16))
         self.retry.setVisible(state is ConnState.FAILED)
+        shown = details if state is ConnState.FAILED else ""
+        self.details.setText(shown)
+        self.details_button.setVisible(bool(shown))
+        self.details.setVisible(bool(shown) and self.details_button.isChecked())
         self.setEnabled(state is not ConnState.CONNECTING)
 
 
@@ -294,7 +329,7 @@ class ConnectPage(QWidget):
     @Slot(str, object, str)
     def _on_host_state(self, role: str, state: ConnState, message: str) -> None:
         if role in self.panels:
-            self.panels[role].show_state(state, message)
+            self.panels[role].show_state(state, message, self.controller.details.get(role, ""))
         else:
             self._more_messages[role] = message
             self._show_more_states()
@@ -316,6 +351,11 @@ class ConnectPage(QWidget):
             said = f"{state.value}: {self._more_messages.get(role, '')}" if state is ConnState.FAILED else state.value
             lines.append(f"{role}: {rich(label)}: <span style='color: {colour}'>{rich(said)}</span>")
         self.more_state.setText("<br>".join(lines))
+        # each failure's technical text, as a host panel's Details has it: on hover here, one line per client
+        details = [
+            f"{r}: {c.details[r]}" for r in c.more_roles() if c.states.get(r) is ConnState.FAILED and c.details.get(r)
+        ]
+        self.more_state.setToolTip("\n".join(details))
 
     @Slot(str)
     def _on_lab_progress(self, line: str) -> None:
