@@ -11,11 +11,13 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QStyle,
     QToolButton,
@@ -223,8 +225,10 @@ class ConnectPage(QWidget):
         top = QHBoxLayout()
         top.addWidget(recent_label)
         top.addWidget(self.recent, 1)
-        layout = QVBoxLayout(self)
-        layout.addWidget(title)
+        # a failure's message with its Details open is taller than a 1024x700 screen leaves the page: it scrolls
+        content = QWidget()
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(intro)
         layout.addLayout(top)
         hosts = QHBoxLayout()
@@ -241,6 +245,13 @@ class ConnectPage(QWidget):
         layout.addWidget(self.lab_status)
         layout.addWidget(self.error)
         layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.addWidget(title)
+        outer.addWidget(scroll, 1)
         controller.host_state.connect(self._on_host_state)
         controller.lab_progress.connect(self._on_lab_progress)
         self._load_recent()
