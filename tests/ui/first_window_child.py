@@ -15,6 +15,7 @@ A fresh interpreter of its own: pytest-qt's QApplication in the test process is 
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import tempfile
 import time
@@ -131,6 +132,38 @@ def settle(app: QApplication, widget: QWidget) -> None:
         app.processEvents()
 
 
+def closed_port() -> int:
+    """A loopback port nothing listens on (one the kernel just handed out and took back)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def connection_error(app: QApplication, window: MainWindow, out: Path) -> dict[str, object]:
+    """Both hosts refused (a closed port on loopback), each failure's Details open: the longest the Connect page
+    gets before anything connects."""
+    connect = window.connect_page
+    port = closed_port()
+    for panel in connect.panels.values():
+        panel.target.setText("127.0.0.1")
+        panel.port.setValue(port)
+    connect.connect_button.click()
+    deadline = time.monotonic() + 30
+    while not all(panel.details_button.isVisible() for panel in connect.panels.values()):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"no failure shown within 30 s: {[p.state.text() for p in connect.panels.values()]}")
+        QTest.qWait(20)
+    for panel in connect.panels.values():
+        panel.details_button.setChecked(True)
+    settle(app, connect)
+    server = connect.panels["server"]
+    key = {"server state": server.state, "server details": server.details, "Retry": server.retry}
+    found = {"state": server.state.text(), "details": server.details.text(), "cut": cuts(connect, window, key)}
+    window.grab().save(str(out / "connection-error.png"))
+    return found
+
+
 def main(out: Path) -> dict[str, object]:
     app = application()
     tmp = Path(tempfile.mkdtemp(prefix="nfstune-first-window-"))
@@ -190,6 +223,9 @@ def main(out: Path) -> dict[str, object]:
     settle(app, window.history_page)
     found["history"] = cuts(window.history_page, window, {})
     window.grab().save(str(out / "history.png"))
+    window.tabs.setCurrentIndex(0)
+    window.go(STEPS.index("Connect"))
+    found["connection_error"] = connection_error(app, window, out)
     window.hide()  # no closeEvent: nothing to save, nothing to shut down but the hosts it never connected
     window.controller.shutdown()
     return found

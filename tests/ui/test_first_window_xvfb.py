@@ -20,7 +20,13 @@ from tests.ui.xserver import xvfb
 
 ROOT = Path(__file__).resolve().parents[2]  # where `tests.ui.first_window_child` is importable from
 SCREENS = [(1024, 700), (1366, 768)]
-SHOTS = ("first-window.png", "screen.png", "recipes-before-connecting.png", "plan-before-connecting.png")
+SHOTS = (
+    "first-window.png",
+    "screen.png",
+    "recipes-before-connecting.png",
+    "plan-before-connecting.png",
+    "connection-error.png",
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="needs Xvfb (make system-deps installs it)")
 
@@ -58,4 +64,9 @@ def test_the_first_window_fits_the_screen_with_nothing_cut(width: int, height: i
     assert "Connect both hosts first" in str(found["start_tooltip"])
     assert inside(found["available"], found["plan_frame"])
     assert "placeholder hosts" in str(found["plan_title"])
+    # a refused connection in plain words, Python's text behind Details, the page whole or scrolled to
+    error = found["connection_error"]
+    assert isinstance(error, dict) and error["cut"] == {}, error
+    assert "refused the connection" in str(error["state"]) and "Errno" not in str(error["state"]), error
+    assert "ConnectionRefusedError" in str(error["details"]), error
     assert all((tmp_path / shot).stat().st_size > 10_000 for shot in SHOTS)  # painted, not an empty image
