@@ -1,7 +1,13 @@
 """Benchmark: opening the History page with 10,000 stored runs (`nfstune run`s, i.e. sessions) in a real SQLite
 file filled through nfstune.store's API. Prints figures; asserts nothing.
 
-Figures (2026-11-23, commit fcb199f, 2 CPUs (AMD EPYC), Xvfb, load 2.9-5.0 from other work on the machine):
+Figures (2026-11-27, commit 8b69753, 2 CPUs (AMD EPYC), Xvfb, load 1.1, other helpers' work on the machine): the
+page is created in 2 ms (it reads nothing); shown, to its list of 10,000 sessions shown: median 0.74 s (min 0.55,
+max 0.88), of which the GUI thread filling the table model 0.60 s (0.48-0.72; the rest is the read on a worker
+thread); to the first paint of the rows: median 0.84 s; refresh() to the list shown again: median 0.64 s;
+selecting the newest session: median 36 ms, but 0.64 s the first time in the process (its verdicts import scipy).
+
+Before issue 31 (2026-11-23, commit fcb199f, 2 CPUs (AMD EPYC), Xvfb, load 2.9-5.0 from other work on the machine):
 10,000 sessions (34 MiB, filled in 7 s): creating the page to its table model filled: median 2.80 s (min 2.57,
 max 2.91); to the table's first paint: median 5.31 s (min 5.20, max 5.66); refresh() (every switch to the History
 tab): median 3.04 s; selecting the newest session: median 0.89 s; Results.sessions() alone: median 0.16 s.
@@ -11,11 +17,12 @@ reading) of one warm-up and 3 counted repeats each, with their options, 2 baseli
 ten cancelled or failed, with a message); so 10,000 sessions hold 40,000 runs and 160,000 repeats. No samples:
 the History list does not read them (a real session also stores ~2 per second of run per series).
 
-Timed, in one process with the file in the page cache, several times: from creating the page
-(ui.pages.history.HistoryPage, which reads the sessions in its constructor) to its table model filled, and to
-the table's first paint on a shown window (private Xvfb); then a refresh() (what switching to the History tab
-does each time) and selecting the newest session (its figures summarised on the GUI thread). Also the store's
-sessions() query alone.
+Timed, in one process with the file in the page cache, several times: creating the page
+(ui.pages.history.HistoryPage, which reads nothing then), and from showing it (it reads the sessions on a worker
+thread, then fills its table model on the GUI thread) to its list shown, with the GUI thread's own part, and to
+the first paint of its rows on a shown window (private Xvfb); then a refresh() to the list shown again (what
+opening the History tab does each time) and selecting the newest session (its figures summarised on the GUI
+thread). Also the store's sessions() query alone.
 
     .venv/bin/python tools/bench/history_open.py --sessions 10000 --db /tmp/nfstune-history-10000.sqlite3
 
