@@ -88,8 +88,8 @@ def drive(out: Path) -> int:
     wait(lambda: getattr(w, "apply_dialog", None) is not None and w.apply_dialog.isVisible(), 120, "the apply diff")
     snap("7-apply-diff")
     w.apply_dialog.done(QDialog.DialogCode.Rejected)  # nothing is applied
-    w.tabs.setCurrentIndex(1)
-    w.history_page.refresh()
+    w.tabs.setCurrentIndex(1)  # History reads its sessions on a worker thread as it opens
+    wait(lambda: w.history_page.model.rowCount() > 0, 60, "History's sessions")
     w.history_page.table.selectRow(0)
     QTest.qWait(700)
     snap("8-history")

@@ -22,7 +22,6 @@ import math
 from functools import cache
 
 import numpy as np
-from scipy import special  # type: ignore[import-untyped]
 
 DRAWS = 400_000  # the tail a Holm level of 0.05/30 asks for holds about 670 of them
 SEED = 28  # issue 28: the same draws in every process, so the engine, the report and History agree
@@ -60,6 +59,10 @@ class Boundary:
 @cache
 def boundary(first: int, last: int) -> Boundary:
     """The boundary for a session that may stop after any round from `first` to `last` (both counted from 1)."""
+    # here, not at the top: the desktop imports this module (through verdict.py) at start, and scipy only
+    # when a verdict is judged (issue 31)
+    from scipy import special  # type: ignore[import-untyped]
+
     first = max(first, 2)
     last = max(last, first)
     rng = np.random.default_rng(SEED)

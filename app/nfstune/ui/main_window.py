@@ -120,8 +120,7 @@ class MainWindow(QMainWindow):
         row.addLayout(right, 1)
         self.tabs = QTabWidget()
         self.tabs.addTab(flow, "&Guided tuning")
-        self.tabs.addTab(self.history_page, "&History")
-        self.tabs.currentChanged.connect(lambda i: self.history_page.refresh() if i == 1 else None)
+        self.tabs.addTab(self.history_page, "&History")  # it reads the stored sessions when shown, off this thread
         self.setCentralWidget(self.tabs)
         self._menus()
 

@@ -1,5 +1,7 @@
 """The history page: every stored session, the figures of the selected one, two sessions side by side, and the
-exports (HTML report, CSV, JSON). Reads the store on the GUI thread: a session is a few hundred rows at most."""
+exports (HTML report, CSV, JSON). The list of sessions is read on a worker thread each time the page is shown (with
+10,000 sessions that took seconds on a busy machine, and it used to hold the window back at start); one session's
+figures are read on the GUI thread: a session is a few hundred rows at most."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -51,9 +53,11 @@ from nfstune.ui.pages.history_trend import TrendPanel
 from nfstune.ui.verdicts import KIND_WORDS, verdict_sentence
 
 COLUMNS = ("Session", "Started", "Status", "Server → client", "Share", "Recipes", "Scale")
+SIZED_FROM_ROWS = 100  # the rows the columns' widths are measured on
 SORT_ROLE = Qt.ItemDataRole.UserRole  # raw values, so that ids and times sort as numbers, not as text
 STATUS_COLOURS = {"completed": "#1b7f2a", "failed": "#b3261e", "cancelled": "#b3261e"}
 CAUTION_COLOUR = "#b3261e"
+READING = "Reading the stored sessions…"
 HINT = "Select a session to see its figures, or two sessions (Ctrl+click) to compare them."
 # (what, file suffix, filter of the save dialog)
 EXPORTS = {
@@ -99,10 +103,14 @@ class SessionTableModel(QAbstractTableModel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._rows: list[SessionRow] = []
+        self._cells: list[tuple[str, ...]] = []
 
     def set_sessions(self, rows: Sequence[SessionRow]) -> None:
         self.beginResetModel()
         self._rows = list(rows)
+        # each row's texts made once, not at each data() call: the sort proxy and the header's sizing make some
+        # 300,000 calls for 10,000 sessions, and building the seven cells (strftime) in each was most of their cost
+        self._cells = [session_cells(row) for row in self._rows]
         self.endResetModel()
 
     def session_at(self, row: int) -> SessionRow:
@@ -121,9 +129,9 @@ class SessionTableModel(QAbstractTableModel):
         row = self._rows[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return session_cells(row)[column]
+            return self._cells[index.row()][column]
         if role == SORT_ROLE:
-            return {0: row.id, 1: row.started_at}.get(column, session_cells(row)[column])
+            return row.id if column == 0 else row.started_at if column == 1 else self._cells[index.row()][column]
         if role == Qt.ItemDataRole.ForegroundRole and column == 2 and row.status in STATUS_COLOURS:
             return QColor(STATUS_COLOURS[row.status])
         if role == Qt.ItemDataRole.ToolTipRole and row.message:
@@ -224,6 +232,7 @@ Background = Callable[[str, Callable[[Any], Any], Callable[[Any], None], Callabl
 
 class HistoryPage(QWidget):
     report_written = Signal(str)  # an exported report's path (the Results page says it too)
+    sessions_shown = Signal()  # the list now holds the sessions a read on a worker thread found
 
     def __init__(
         self,
@@ -235,12 +244,16 @@ class HistoryPage(QWidget):
         store_path: Path,
     ) -> None:
         """`recipes`: what a session's baselines, margins and A/A checks are read from (None: each is judged
-        without its recipe). `background`: runs the HTML report as a job (the controller's start_job), reading
-        the store at `store_path` on its own thread."""
+        without its recipe). `background`: runs the list's reads and the HTML report as jobs (the controller's
+        start_job), each reading the store at `store_path` on its own thread with its own connection. The list is
+        read when the page is shown, not here: the window builds this page before it shows itself."""
         super().__init__(parent)
         self._results = results
         self._recipes = recipes
         self._background, self._store_path = background, store_path
+        self._reading = False  # a read of the list is under way on a worker thread
+        self._read_again = False  # a refresh was asked for during it: the store may have changed since it began
+        self._reads = 0  # each read's job has a name of its own: the last one's thread may not have ended yet
         # an attribute, not a call to QFileDialog, so that tests (and a caller that remembers folders) replace it
         self.ask_save_path: SaveDialog = QFileDialog.getSaveFileName
         self.model = SessionTableModel(self)
@@ -259,6 +272,9 @@ class HistoryPage(QWidget):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # sized from the first rows (the newest, shown at first) rather than Qt's 1000 by default: the widths
+        # barely differ, and the header asking 1000 rows' cells in every role took a second on the GUI thread
+        header.setResizeContentsPrecision(SIZED_FROM_ROWS)
         header.setSectionResizeMode(COLUMNS.index("Recipes"), QHeaderView.ResizeMode.Stretch)  # the long one
         self.details = QTextBrowser()
         self.details.setOpenLinks(False)
@@ -323,14 +339,53 @@ class HistoryPage(QWidget):
         ]
         for first, second in itertools.pairwise(chain):
             QWidget.setTabOrder(first, second)
-        self.refresh()
 
     # --- state ----------------------------------------------------------------------------------------------
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        if not event.spontaneous():  # the History tab opened (not the window brought back from minimised)
+            self.refresh()
+
     def refresh(self) -> None:
-        """Reload the sessions from the store, keeping the selection."""
+        """Read the sessions again on a worker thread, then show them keeping the selection (sessions_shown). A
+        page not shown reads nothing: it reads when it is shown (a run ending on another tab, the window's start)."""
+        if not self.isVisible():
+            return
+        if self._reading:
+            self._read_again = True
+            return
+        self._reading = True
+        self.status.setText(READING)
+        store_path = self._store_path
+
+        def work(_job: object) -> list[SessionRow]:  # SQLite connections are per thread: this one is the job's own
+            conn = open_store(store_path)
+            try:
+                return Results(conn).sessions()
+            finally:
+                conn.close()
+
+        self._reads += 1
+        self._background(f"history-read-{self._reads}", work, self._on_sessions_read, self._on_read_failed)
+
+    def _on_sessions_read(self, rows: list[SessionRow]) -> None:
+        self._reading = False
+        self._show_sessions(rows)
+        self.status.setText(f"{len(rows)} sessions, read {time.strftime('%H:%M:%S')}")
+        self.sessions_shown.emit()
+        if self._read_again:  # what was read may miss a session stored while it ran
+            self._read_again = False
+            self.refresh()
+
+    def _on_read_failed(self, reason: str) -> None:
+        self._reading = self._read_again = False
+        # the crash dialog shows a bug; a store error (a file gone, a disk error) is said here, where it is missed
+        self.status.setText(f"Could not read the stored sessions: {reason}")
+
+    def _show_sessions(self, rows: list[SessionRow]) -> None:
         kept = set(self.selected_ids())
-        self.model.set_sessions(self._results.sessions())
+        self.model.set_sessions(rows)
         selection = QItemSelection()
         for row in range(self.model.rowCount()):
             if self.model.session_at(row).id in kept:
@@ -351,8 +406,7 @@ class HistoryPage(QWidget):
 
     @Slot()
     def _on_refresh_clicked(self) -> None:
-        self.refresh()
-        self.status.setText(f"{self.model.rowCount()} sessions, read {time.strftime('%H:%M:%S')}")
+        self.refresh()  # the status says how many once they are read
 
     @Slot()
     def _on_selection_changed(self) -> None:
