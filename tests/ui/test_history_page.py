@@ -26,12 +26,14 @@ class Jobs:
     def __init__(self) -> None:
         self.queue = JobQueue()
         self.threads: list[threading.Thread] = []
+        self.names: list[str] = []  # each job's name, in the order their work began (beside `threads`)
 
     def background(
         self, name: str, work: Callable[[Job], Any], done: Callable[[Any], None], failed: Callable[[str], None]
     ) -> Job:
         def traced(job: Job) -> Any:
             self.threads.append(threading.current_thread())
+            self.names.append(name)
             return work(job)
 
         job = Job(name, traced)

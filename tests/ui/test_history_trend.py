@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from nfstune.store import Results, open_store
 from nfstune.ui.pages.history import HistoryPage
+from nfstune.ui.pages.history_trend import JOB
 from tests.ui.test_history_page import Jobs
 from tests.unit.trend_sessions import (
     DAY,
@@ -66,7 +67,8 @@ def page(qtbot: QtBot, tmp_path: Path, jobs: Jobs, stored: tuple[Results, list[i
     )
     qtbot.addWidget(widget)
     widget.resize(1024, 700)
-    widget.show()
+    with qtbot.waitSignal(widget.sessions_shown, timeout=10_000):  # shown, it reads the list on a worker thread
+        widget.show()
     return widget
 
 
@@ -86,9 +88,10 @@ def test_the_trend_of_the_selected_sessions_pair_with_its_marks(
 ) -> None:
     _, ids, _, third = stored
     select_session(page, ids[1])
-    assert jobs.threads == []  # nothing read for the trend while its tab is hidden
+    assert JOB not in jobs.names  # nothing read for the trend while its tab is hidden (the list was read)
     show_trend(page, qtbot, jobs)
-    assert jobs.threads and all(t is not threading.main_thread() for t in jobs.threads)
+    trend_threads = [t for t, name in zip(jobs.threads, jobs.names, strict=True) if name == JOB]
+    assert trend_threads and all(t is not threading.main_thread() for t in trend_threads)
     chart = page.trend.chart
     assert list(chart.plots) == ["seq-write", "seq-read", "sync-4k"]
     for workload in chart.plots:
