@@ -122,7 +122,7 @@ def holm_adjusted(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
-@settings(max_examples=80)
+@settings(max_examples=80, deadline=None)  # a timing limit is a benchmark's job, not a test's (a busy machine)
 @given(st.lists(st.floats(min_value=1e-4, max_value=0.9), min_size=1, max_size=10))
 def test_holm_matches_the_adjusted_p_values(p_values: list[float]) -> None:
     spread = 0.1
@@ -313,7 +313,7 @@ def test_swapping_baseline_and_configuration_mirrors_the_verdict(
     assert flipped.kind == forward.kind and flipped.ratio == pytest.approx(forward.ratio, rel=1e-9)
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(rounds, min_size=1, max_size=6), st.floats(min_value=0, max_value=20))
 def test_the_interval_and_the_verdict_always_agree(family: list[list[tuple[float, float]]], margin: float) -> None:
     questions = [
