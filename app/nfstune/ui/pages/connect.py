@@ -11,13 +11,11 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QStyle,
     QToolButton,
@@ -28,6 +26,7 @@ from PySide6.QtWidgets import (
 from nfstune.nfs.addresses import server_address
 from nfstune.ui.controller import MORE_CLIENTS, ConnState, Controller, HostSpec
 from nfstune.ui.rich_text import rich
+from nfstune.ui.widgets.scrolled import scrolled
 
 RECENT_KEY = "connect/recent_pairs"
 LAB_PAIR = {"server": {"lab": "nas"}, "client": {"lab": "client"}}  # the practice lab, as a recent pair
@@ -245,13 +244,9 @@ class ConnectPage(QWidget):
         layout.addWidget(self.lab_status)
         layout.addWidget(self.error)
         layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(content)
         outer = QVBoxLayout(self)
         outer.addWidget(title)
-        outer.addWidget(scroll, 1)
+        outer.addWidget(scrolled(content), 1)
         controller.host_state.connect(self._on_host_state)
         controller.lab_progress.connect(self._on_lab_progress)
         self._load_recent()

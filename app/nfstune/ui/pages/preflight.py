@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QStyle,
     QTableWidget,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from nfstune.facts.model import HostFacts
 from nfstune.session.preflight import Problem, check, facts_rows, mtu_mismatch
+from nfstune.ui.widgets.scrolled import scrolled
 
 TITLE = "Preflight: the two hosts side by side"
 ICONS = {
@@ -113,13 +113,9 @@ class PreflightPage(QWidget):
         layout.addWidget(problems_title)
         layout.addLayout(self._problems_box)
         layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(content)
         outer = QVBoxLayout(self)
         outer.addWidget(title)
-        outer.addWidget(scroll, 1)
+        outer.addWidget(scrolled(content), 1)
 
     # --- what the wizard calls --------------------------------------------------------------------------------
 

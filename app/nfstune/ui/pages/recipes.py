@@ -13,14 +13,12 @@ from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFrame,
     QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMessageBox,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -37,6 +35,7 @@ from nfstune.session.workflow import Facts, Pair, plan_for
 from nfstune.ui.plan_dialog import PlanDialog
 from nfstune.ui.widgets.accessible import name_qt_buttons
 from nfstune.ui.widgets.labels import wrapped_label
+from nfstune.ui.widgets.scrolled import scrolled
 
 PRESELECTED = ("first-look",)  # a first visit: what limits the hosts, changing nothing (quick-check is one click away)
 CONFIG_HEADER = ("Configuration", "Mount options\n(client)", "Server\n(export, nfsd)", "Workloads")
@@ -261,11 +260,7 @@ class RecipesPage(QWidget):
         details_layout.addWidget(self.config_table)
         details_layout.addWidget(self.estimate_label)
         details_layout.addStretch(1)
-        self.details_scroll = QScrollArea()
-        self.details_scroll.setWidget(details)
-        self.details_scroll.setWidgetResizable(True)
-        self.details_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.details_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # text wraps
+        self.details_scroll = scrolled(details, wraps=True)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPushButton,
-    QScrollArea,
     QStyle,
     QVBoxLayout,
     QWidget,
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import (
 from nfstune.advice.recommend import Reason, Recommendation
 from nfstune.nfs.fstab_plan import parse_fstab_line
 from nfstune.ui.widgets.labels import wrapped_label
+from nfstune.ui.widgets.scrolled import scrolled
 
 SaveDialog = Callable[[QWidget, str, str, str], tuple[str, str]]
 LINE_STYLE = "background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 3px; padding: 6px; color: #202020;"
@@ -221,13 +221,8 @@ class RecommendationPage(QWidget):
         ):
             content_layout.addWidget(widget)
         content_layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidget(content)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # everything wraps
         layout = QVBoxLayout(self)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(scrolled(content, wraps=True), 1)
         layout.addLayout(buttons)
         layout.addWidget(self.status)
         chain = [

@@ -15,12 +15,10 @@ from PySide6.QtGui import QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QBoxLayout,
     QFileDialog,
-    QFrame,
     QHBoxLayout,
     QLabel,
     QMessageBox,
     QPushButton,
-    QScrollArea,
     QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
@@ -45,6 +43,7 @@ from nfstune.ui.pages.recipes import RowsTable
 from nfstune.ui.rich_text import rich
 from nfstune.ui.verdicts import KIND_COLOURS, KIND_WORDS, ci_text, verdict_sentence
 from nfstune.ui.widgets.result_chart import ResultChart
+from nfstune.ui.widgets.scrolled import scrolled
 
 DASH = "\u2013"
 TABLE_HEADER = ("Configuration", "Median", f"Min{DASH}max", "Rounds", "Against the baseline", "Requested vs negotiated")
@@ -400,11 +399,7 @@ class ResultsPage(QWidget):
             layout.addWidget(self._workload_heading(group))
             layout.addWidget(WorkloadBlock(self._chart(group), self._table(group)))
         layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidget(content)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        return scroll
+        return scrolled(content)
 
     @staticmethod
     def _workload_heading(group: WorkloadResults) -> QLabel:
