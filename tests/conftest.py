@@ -1,13 +1,17 @@
 """Shared fixtures: free ports, and the practice lab booted once per test session (per pytest-xdist worker: `make
 test` runs two, each with a lab of its own). The SSH fixtures (a real sshd on loopback, local users) are in
-tests/root/conftest.py: they need root."""
+tests/root/conftest.py: they need root. And the guard that keeps the tests' network traffic on loopback."""
 
 from __future__ import annotations
 
+import ipaddress
+import os
 import socket
-from collections.abc import Iterator
+import sys
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import psutil
 import pytest
@@ -20,6 +24,154 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+# --- network traffic stays on loopback ---------------------------------------------------------------------------
+# The project's rule: network traffic goes only to loopback and to the project's own test hosts (the lab VMs, which
+# this computer reaches on 127.0.0.1 port forwards, or network namespaces a test creates). An audit hook holds the
+# tests in this process to it. Refused before it happens, with OffLoopback (an OSError, as a network failure is):
+# - a name lookup of any name but `localhost` (getaddrinfo, gethostbyname): glibc may send it to the nameserver of
+#   /etc/resolv.conf, even a name meant never to resolve (.invalid). Numeric addresses are answered by the C library
+#   itself, asking no one, and are checked where they are connected to;
+# - a reverse lookup (gethostbyaddr, getnameinfo even with NI_NUMERICHOST) of an address off loopback;
+# - a connection or a datagram (connect, sendto, sendmsg) to an IPv4 or IPv6 address off loopback. Unix sockets
+#   and netlink are not network traffic.
+# The test then fails, naming what was refused, also when the code under test caught the error. Not covered:
+# - child processes (ssh, sudo, a `python -m nfstune` the test starts, the lab's image build with its apt
+#   downloads): an audit hook stays in its own interpreter. A test that needs a name not to resolve looks it up in
+#   a child whose resolver reads /etc/hosts alone (files_only_hosts, tests/root/conftest.py);
+# - a host *name* given straight to socket.connect() or sendto(): Python resolves it before the hook is told. The
+#   test fails all the same, but that one lookup has been sent.
+LOOPBACK_NAMES = frozenset({"localhost"})  # answered from /etc/hosts (nsswitch's `files` comes before `dns`)
+LOOKUPS = frozenset({"socket.getaddrinfo", "socket.gethostbyname"})
+REVERSE = frozenset({"socket.gethostbyaddr", "socket.getnameinfo"})
+SENDS = frozenset({"socket.connect", "socket.sendto", "socket.sendmsg"})
+NETWORK_RULE = (
+    "nfstune's tests send network traffic only to loopback and to the project's own test hosts (the lab VMs on "
+    "127.0.0.1, network namespaces a test creates)"
+)
+
+
+class OffLoopback(OSError):
+    """A name lookup or a connection the tests' network rule refuses."""
+
+
+def _text(host: object) -> str | None:
+    if isinstance(host, bytes | bytearray):
+        return host.decode("ascii", "replace")
+    return host if isinstance(host, str) else None
+
+
+def _address(host: object) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """`host` as a numeric address (None: a name, or nothing the hook knows)."""
+    text = _text(host)
+    if text is None:
+        return None
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+    return mapped or address
+
+
+def _on_this_computer(host: object) -> bool:
+    """Whether reaching `host` stays on this computer: a loopback address, `localhost`, or the unspecified address
+    (0.0.0.0, ::), which Linux connects to on loopback."""
+    address = _address(host)
+    if address is not None:
+        return address.is_loopback or address.is_unspecified
+    text = _text(host)
+    return text is not None and text.lower().rstrip(".") in LOOPBACK_NAMES
+
+
+def refusal(event: str, args: tuple[Any, ...]) -> str | None:
+    """What the network rule refuses in an audit event (None: nothing)."""
+    if event in LOOKUPS:
+        host = args[0]
+        port = f" (port {args[1]})" if event == "socket.getaddrinfo" and args[1] is not None else ""
+        if host is None or host in ("", b"") or _address(host) is not None or _on_this_computer(host):
+            return None
+        return f"looking up the name {host!r}{port}: a name other than localhost may be sent to a DNS server"
+    if event in REVERSE:
+        # getnameinfo's event does not carry its flags: with NI_NUMERICHOST it asks no one, but the hook cannot tell
+        where = args[0][0] if event == "socket.getnameinfo" else args[0]
+        if _on_this_computer(where):
+            return None
+        return f"looking up the name of {where!r}: a reverse lookup may be sent to a DNS server"
+    if event in SENDS:
+        sock, address = args
+        family = getattr(sock, "family", None)
+        if family not in (socket.AF_INET, socket.AF_INET6) or not isinstance(address, tuple):
+            return None  # a Unix socket, netlink; a send on a connected socket (checked when it connected)
+        if _on_this_computer(address[0]):
+            return None
+        verb = "connecting to" if event == "socket.connect" else "sending a datagram to"
+        return f"{verb} {address[0]} port {address[1]}: that address is not loopback"
+    return None
+
+
+_refused: list[str] = []
+_GUARDED_PID = os.getpid()  # the pytest process (an xdist worker); a fork of it is no test and reports to no one
+
+
+def _guard(event: str, args: tuple[Any, ...]) -> None:
+    if event.startswith("socket.") and os.getpid() == _GUARDED_PID:
+        why = refusal(event, args)
+        if why is not None:
+            _refused.append(why)
+            raise OffLoopback(f"refused by the tests' network guard (tests/conftest.py): {why}")
+
+
+sys.addaudithook(_guard)
+
+
+@contextmanager
+def expecting_refusals() -> Iterator[list[str]]:
+    """For the guard's own tests only: what it refused inside, taken out of what fails the test."""
+    start, seen = len(_refused), list[str]()
+    try:
+        yield seen
+    finally:
+        seen.extend(_refused[start:])
+        del _refused[start:]
+
+
+def _said(refused: list[str]) -> str:
+    lines = "\n".join(f"  - {why}" for why in dict.fromkeys(refused))
+    return (
+        f"{NETWORK_RULE}; this test tried, and the guard in tests/conftest.py refused:\n{lines}\n"
+        "Connect to 127.0.0.1 (a closed port from free_port() for a failure). A name that must not resolve is "
+        "looked up in a child process whose resolver reads /etc/hosts alone: files_only_hosts, tests/root/conftest.py."
+    )
+
+
+def _held_to_loopback() -> Generator[None, None, None]:
+    """Around each phase of a test: it fails when the guard refused anything meanwhile, whatever became of the
+    OffLoopback (caught by the code under test, or raised in another thread)."""
+    start = len(_refused)
+    try:
+        yield
+    finally:
+        refused = _refused[start:]
+        del _refused[start:]
+        if refused:
+            pytest.fail(_said(refused), pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
+    return (yield from _held_to_loopback())
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    return (yield from _held_to_loopback())
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, None, None]:
+    return (yield from _held_to_loopback())
 
 
 # --- two workers, two labs ---------------------------------------------------------------------------------------

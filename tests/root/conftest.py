@@ -4,15 +4,18 @@ CI and `make test` run as root; elsewhere every test of this folder is skipped, 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +23,7 @@ from tests.conftest import free_port
 
 SSHD = "/usr/sbin/sshd"
 HERE = Path(__file__).parent
+ROOT = HERE.parents[1]  # where `tests.root.*_child` modules are importable from
 NOT_ROOT = (
     "needs root (CI and `make test` run as root): a loopback sshd logged in to as root, sudo without a password, "
     "users and sudo rules created, or a file only root may write"
@@ -109,3 +113,48 @@ def local_users(sshd: Sshd, sudo_rules: Mapping[str, str | None], password: str)
         for user in sudo_rules:
             Path(f"/etc/sudoers.d/{user}").unlink(missing_ok=True)
             subprocess.run(["userdel", "-r", user], capture_output=True)
+
+
+# --- names that do not resolve, without asking a DNS server ------------------------------------------------------
+# A test of a name that does not resolve cannot look it up in the test process: glibc would ask the nameserver of
+# /etc/resolv.conf, off this computer, and the project's tests send traffic only to loopback and to their own test
+# hosts (tests/conftest.py refuses such a lookup). So such a test runs a child process in namespaces of its own:
+# - a mount namespace where /etc/nsswitch.conf is a copy whose `hosts:` line is `files` alone: glibc answers from
+#   /etc/hosts only, and a name not there is EAI_NONAME, what DNS answers for it (RFC 6761 keeps .invalid
+#   unresolvable): the real resolver, the real error, the same words from nfstune;
+# - a network namespace, whose only interface is a loopback that is down: were the copy ever ignored, the query
+#   could not leave it (and the test would fail on the words, not pass on a reply).
+# The bind mount lives in the child's namespace alone and goes with it; this computer's files are untouched.
+RunFilesOnly = Callable[..., Any]
+
+
+@pytest.fixture(scope="session")
+def files_only_hosts(tmp_path_factory: pytest.TempPathFactory) -> RunFilesOnly:
+    """`run(module, *args, env=None)`: `python -m module args` in those namespaces; what it printed last, as JSON.
+    Skipped, saying why, where they cannot be made (no unshare, not root, a container that forbids them)."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("needs unshare (util-linux) to look up a name that does not resolve without asking DNS")
+    if os.geteuid() != 0:
+        pytest.skip(NOT_ROOT)
+    nsswitch = Path("/etc/nsswitch.conf")
+    if not nsswitch.is_file():
+        pytest.skip(f"{nsswitch} is missing: there is nothing to bind a files-only copy over (glibc then asks DNS)")
+    copy = tmp_path_factory.mktemp("nsswitch") / "nsswitch.conf"
+    lines = nsswitch.read_text().splitlines()
+    kept = [line for line in lines if not line.split("#", 1)[0].strip().startswith("hosts:")]
+    copy.write_text("\n".join([*kept, "hosts: files"]) + "\n")
+    inside = 'mount --bind "$0" /etc/nsswitch.conf && exec "$@"'
+    prefix = [unshare, "--mount", "--propagation", "private", "--net", "--", "sh", "-c", inside, str(copy)]
+    probe = subprocess.run([*prefix, "true"], capture_output=True, text=True, timeout=30)
+    if probe.returncode != 0:
+        pytest.skip(f"cannot make a mount and a network namespace here: {probe.stderr.strip()}")
+
+    def run(module: str, *args: object, env: Mapping[str, str] | None = None) -> Any:
+        environment = os.environ | {"PYTHONPATH": os.pathsep.join(sys.path)} | dict(env or {})
+        argv = [*prefix, sys.executable, "-m", module, *map(str, args)]
+        done = subprocess.run(argv, capture_output=True, text=True, env=environment, cwd=ROOT, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    return run

@@ -1,6 +1,7 @@
 """Connection failures in plain words, against real sockets on loopback and the real sshd: each message names the
 host as it was given (and the address and port it stands for) and says what to check; the exception nfstune got is
-kept in `details`. Only 127.0.0.1 is connected to; `.invalid` names never resolve (RFC 6761)."""
+kept in `details`. Only 127.0.0.1 is connected to; `.invalid` names never resolve (RFC 6761), and are looked up in
+a child process whose resolver reads /etc/hosts alone: none is sent to a DNS server."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.remote import AuthFailed, Host, HostKeyChanged, HostKeyUnknown, SshTarget, Unreachable, resolve
+from nfstune.remote import AuthFailed, Host, HostKeyChanged, HostKeyUnknown, SshTarget, Unreachable
 from tests.conftest import free_port
-from tests.root.conftest import Sshd, keygen
+from tests.root.conftest import RunFilesOnly, Sshd, keygen
 
 
 def connect(target: str | SshTarget, known_hosts: Path, **kw: object) -> BaseException:
@@ -36,18 +37,18 @@ def test_a_closed_port_says_nothing_listens_and_to_check_sshd_and_the_firewall(t
     assert error.details == f"127.0.0.1 port {port}: ConnectionRefusedError: [Errno 111] Connection refused"
 
 
-def test_a_name_that_does_not_resolve_says_where_to_look(tmp_path: Path) -> None:
-    error = connect(resolve("nonexistent.invalid"), tmp_path / "kh")
-    assert str(error) == (
+def test_a_name_that_does_not_resolve_says_where_to_look(tmp_path: Path, files_only_hosts: RunFilesOnly) -> None:
+    # looked up in a child whose resolver asks no DNS server (tests/root/conftest.py says why and how)
+    name, alias = files_only_hosts("tests.root.unresolvable_child", "connect", tmp_path)
+    assert name["type"] == "Unreachable"
+    assert name["message"] == (
         "Cannot find the host nonexistent.invalid: the name does not resolve to an address on this computer. "
         "Check the spelling, DNS, /etc/hosts, and the Host and HostName lines for it in ~/.ssh/config."
     )
-    assert error.details.startswith("gaierror: ")
-    # an alias of the SSH config: the name typed, and the HostName it stands for
-    config = tmp_path / "ssh_config"
-    config.write_text("Host nas\n  HostName nas.nonexistent.invalid\n")
-    error = connect(resolve("nas", ssh_config=config), tmp_path / "kh")
-    assert str(error).startswith(
+    assert name["details"].startswith("gaierror: ")
+    # an alias of the SSH config (Host nas, HostName nas.nonexistent.invalid): the name typed, and the HostName
+    assert alias["type"] == "Unreachable"
+    assert alias["message"].startswith(
         "Cannot find the host nas: its HostName in the SSH config, nas.nonexistent.invalid, does not resolve"
     )
 

@@ -1,6 +1,7 @@
 """The connect page against a real sshd on loopback (as root): the host-key prompt with its SHA256 fingerprint
-(asked on the GUI thread for the worker), a state per host, a failure that names the host with a Retry; and this
-computer as the client, whose sudo is root's own."""
+(asked on the GUI thread for the worker), a state per host, a failure that names the host with a Retry (a name that
+does not resolve: in a child process whose resolver asks no DNS server); and this computer as the client, whose sudo
+is root's own."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from nfstune.ui.controller import ConnState
 from nfstune.ui.pages.connect import ConnectPage
 from tests.conftest import free_port
-from tests.root.conftest import Sshd
+from tests.root.conftest import RunFilesOnly, Sshd
 from tests.ui import test_connect_page
 
 page = test_connect_page.page  # the fixture: the page, its controller and settings in tmp_path
@@ -76,7 +77,8 @@ def test_a_failure_is_said_in_plain_words_with_the_technical_text_behind_details
     qtbot: QtBot, page: ConnectPage, sshd: Sshd
 ) -> None:
     closed = free_port()
-    page.panels["server"].target.setText("nonexistent.invalid")  # .invalid never resolves (RFC 6761)
+    shut = next(port for port in iter(free_port, None) if port != closed)  # a second closed port: the server's
+    fill(page, "server", sshd, port=shut)
     fill(page, "client", sshd, port=closed)
     page.more.setText(f"root@127.0.0.1:{closed}")  # a further client: its line says it, its tooltip the details
     qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
@@ -87,8 +89,8 @@ def test_a_failure_is_said_in_plain_words_with_the_technical_text_behind_details
     assert page.more_state.toolTip() == (
         f"client2: 127.0.0.1 port {closed}: ConnectionRefusedError: [Errno 111] Connection refused"
     )
-    assert server.state.text().startswith("failed: Cannot find the host nonexistent.invalid: the name does not ")
-    assert "DNS, /etc/hosts" in server.state.text()
+    assert server.state.text().startswith(f"failed: 127.0.0.1 (port {shut}) refused the connection: nothing ")
+    assert "firewall" in server.state.text()
     assert client.state.text().startswith(f"failed: 127.0.0.1 (port {closed}) refused the connection: nothing ")
     assert "Errno" not in server.state.text() + client.state.text()  # Python's words are behind Details
     for panel in (server, client):
@@ -96,7 +98,7 @@ def test_a_failure_is_said_in_plain_words_with_the_technical_text_behind_details
     qtbot.mouseClick(client.details_button, Qt.MouseButton.LeftButton)
     assert client.details.isVisible() and not server.details.isVisible()
     assert client.details.text() == f"127.0.0.1 port {closed}: ConnectionRefusedError: [Errno 111] Connection refused"
-    assert server.details.text().startswith("gaierror: [Errno -")
+    assert server.details.text() == f"127.0.0.1 port {shut}: ConnectionRefusedError: [Errno 111] Connection refused"
     # connected on Retry: the failure's Details go with it
     client.port.setValue(sshd.port)
     page.controller.prompter.answer_host_key = lambda *_: True
@@ -105,6 +107,19 @@ def test_a_failure_is_said_in_plain_words_with_the_technical_text_behind_details
     assert not client.details_button.isVisible() and not client.details.isVisible()
     assert server.details_button.isVisible()  # the other host's failure stands
     qtbot.waitUntil(page.controller.shutdown, timeout=60_000)
+
+
+def test_a_name_that_does_not_resolve_is_said_with_where_to_look(
+    tmp_path: Path, files_only_hosts: RunFilesOnly
+) -> None:
+    # the page in a child process (Qt offscreen) whose resolver asks no DNS server: tests/root/conftest.py says why
+    found = files_only_hosts("tests.root.unresolvable_child", "page", tmp_path, env={"QT_QPA_PLATFORM": "offscreen"})
+    assert found["state"] == "FAILED", found
+    assert found["text"].startswith("failed: Cannot find the host nonexistent.invalid: the name does not ")
+    assert "DNS, /etc/hosts" in found["text"]
+    assert "Errno" not in found["text"]  # Python's words are behind Details
+    assert found["details_button"] and not found["details_shown"]
+    assert found["details_shown_on_click"] and found["details"].startswith("gaierror: [Errno -")
 
 
 def test_this_computer_as_the_client_needs_no_ssh(qtbot: QtBot, page: ConnectPage) -> None:
