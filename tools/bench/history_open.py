@@ -44,6 +44,7 @@ from pathlib import Path
 
 from xdisplay import qt_display
 
+import nfstune
 from nfstune.store import Results, open_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -159,7 +160,32 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
                 self.painted = True
             return False
 
+    class Stalls(QObject):
+        """The longest the GUI thread's event loop went without running a 5 ms timer: how long the window did not
+        answer (a freeze, whatever the GUI thread was doing: filling, sorting, sizing the columns, painting)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.timer = QTimer(self)
+            self.timer.setInterval(5)
+            self.timer.timeout.connect(self.tick)
+            self.last = self.longest = 0.0
+
+        def start(self) -> None:
+            self.last, self.longest = time.monotonic(), 0.0
+            self.timer.start()
+
+        def tick(self) -> None:
+            now = time.monotonic()
+            self.longest, self.last = max(self.longest, now - self.last), now
+
+        def stop(self) -> float:
+            self.tick()
+            self.timer.stop()
+            return self.longest
+
     app = application()
+    stalls = Stalls()
     recipes = {r.id: r for r in load_recipes(default_recipe_dirs())[0]}
     queue = JobQueue()
 
@@ -191,6 +217,7 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
     query = [timed(results.sessions) for _ in range(args.times)]
     create, to_model, to_paint, refresh, select = [], [], [], [], []
     filling: list[float] = []  # the GUI thread's own part: the table model filled, sorted and laid out
+    freeze: list[float] = []  # the longest the event loop did not run, from showing the page to its rows painted
     for _ in range(args.times):
         started = time.monotonic()
         page = HistoryPage(results, recipes=recipes, store_path=path, background=background)
@@ -204,12 +231,14 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
         watcher = FirstPaint()
         page.table.viewport().installEventFilter(watcher)
         page.resize(1100, 700)
+        stalls.start()
         to_model.append(shown(page, page.show))
         watcher.painted = False  # the empty table was painted while the rows were read: wait for them painted
         deadline = time.monotonic() + 120
         while not watcher.painted and time.monotonic() < deadline:
             app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
         to_paint.append(time.monotonic() - started)
+        freeze.append(stalls.stop())
         if page.model.rowCount() != count:
             raise SystemExit(f"the table shows {page.model.rowCount()} sessions, the store holds {count}")
         refresh.append(shown(page, page.refresh))
@@ -222,11 +251,12 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
             app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
         app.processEvents()
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    code = Path(nfstune.__file__).resolve().parents[1]  # the app/ folder imported: this checkout's or PYTHONPATH's
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=code, capture_output=True, text=True)
     load = f"load {os.getloadavg()[0]:.1f}"  # other work on the machine moves every figure
     print(
-        f"History with {count} sessions ({path}, {path.stat().st_size / 2**20:.0f} MiB), commit "
-        f"{commit.stdout.strip()}, {os.cpu_count()} CPUs ({load}), {where}, "
+        f"History with {count} sessions ({path}, {path.stat().st_size / 2**20:.0f} MiB), code of "
+        f"{commit.stdout.strip() or code}, {os.cpu_count()} CPUs ({load}), {where}, "
         f"Python {sys.version.split()[0]}"
     )
     print(f"open_store: {1000 * open_s:.0f} ms; Results.sessions() alone, {args.times} times: {spread(query)}")
@@ -236,6 +266,7 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
         f"times: {spread(to_model)} (first {1000 * to_model[0]:.0f} ms)"
     )
     print(f"  of which the GUI thread filling the table model: {spread(filling)}")
+    print(f"  the longest the GUI thread did not answer, from showing the page to its rows painted: {spread(freeze)}")
     print(f"creating the page to the first paint of its rows: {spread(to_paint)} (first {1000 * to_paint[0]:.0f} ms)")
     print(f"refresh() (each switch to the History tab) to the list shown again: {spread(refresh)}")
     print(f"selecting the newest session (its figures): {spread(select)}")
