@@ -1,6 +1,7 @@
 """What starting the desktop imports: the statistics library (scipy, over a second of a cold start on a busy
 machine) waits for the first verdict, which no window needs before a result is shown; the SSH library (paramiko,
-with cryptography, nacl and invoke: over a tenth of a second) waits for the first login (issue 31)."""
+with cryptography, nacl and invoke: over a tenth of a second) waits for the first login; the plotting library
+(pyqtgraph, 0.2-0.3 s) waits for the first chart shown (issue 31)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 APP = Path(__file__).parents[2] / "app"
 # the modules `nfstune` imports on its way to the main window (tools/bench/cold_start.py's breakdown)
@@ -28,13 +31,29 @@ try:
 except RemoteError:
     pass
 """
+# the window made and shown as `nfstune` does (offscreen, its store and settings in the test's folder)
+WINDOW_SHOWN = """
+import os
+from pathlib import Path
+from PySide6.QtCore import QSettings
+from nfstune.ui.app import application
+home = Path(os.environ["XDG_DATA_HOME"])
+app = application()
+settings = QSettings(str(home / "nfstune.ini"), QSettings.Format.IniFormat)
+window = nfstune.ui.main_window.MainWindow(store_path=home / "nfstune.sqlite3", scale="small", settings=settings)
+window.show()
+app.processEvents()
+"""
 
 
-def loaded(code: str, packages: tuple[str, ...]) -> list[str]:
+def loaded(code: str, packages: tuple[str, ...], home: Path | None = None) -> list[str]:
     """The modules of `packages` loaded after `code` runs in a fresh interpreter (this one has imported
-    everything)."""
+    everything); `home`: its XDG folders."""
     report = f"print(json.dumps(sorted(m for m in sys.modules if m.partition('.')[0] in {packages!r})))"
     env = {**os.environ, "PYTHONPATH": str(APP), "QT_QPA_PLATFORM": "offscreen"}
+    if home is not None:
+        env |= {f"XDG_{name}_HOME": str(home / name.lower()) for name in ("DATA", "CONFIG", "STATE", "CACHE")}
+        (home / "data").mkdir()
     proc = subprocess.run(
         [sys.executable, "-c", f"import json, sys\n{code}\n{report}"],
         env=env,
@@ -65,3 +84,20 @@ def test_the_first_login_brings_the_ssh_library_in() -> None:
     # the check above can see paramiko: the same chain, then a login that fails in the SSH handshake
     modules = loaded(f"{WINDOW_CHAIN}\n{FAILED_LOGIN}", SSH_PACKAGES)
     assert {"paramiko", "paramiko.client", "cryptography"} <= set(modules)
+
+
+def test_the_window_shows_without_the_plotting_library(tmp_path: Path) -> None:
+    assert loaded(f"{WINDOW_CHAIN}\n{WINDOW_SHOWN}", ("pyqtgraph",), tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "window.stack.setCurrentWidget(window.run_page)",  # the live plot
+        "window.tabs.setCurrentWidget(history)\nhistory.bottom_tabs.setCurrentWidget(history.trend)",  # the trend
+    ],
+)
+def test_a_page_with_a_chart_shown_brings_the_plotting_library_in(tmp_path: Path, page: str) -> None:
+    # the check above can see pyqtgraph: a page that draws with it makes its chart when it is shown
+    code = f"{WINDOW_CHAIN}\n{WINDOW_SHOWN}\nhistory = window.history_page\n{page}\napp.processEvents()"
+    assert "pyqtgraph" in loaded(code, ("pyqtgraph",), tmp_path)
