@@ -1,11 +1,20 @@
 """Benchmark: opening the History page with 10,000 stored runs (`nfstune run`s, i.e. sessions) in a real SQLite
 file filled through nfstune.store's API. Prints figures; asserts nothing.
 
-Figures (2026-11-27, commit 8b69753, 2 CPUs (AMD EPYC), Xvfb, load 1.1, other helpers' work on the machine): the
-page is created in 2 ms (it reads nothing); shown, to its list of 10,000 sessions shown: median 0.74 s (min 0.55,
-max 0.88), of which the GUI thread filling the table model 0.60 s (0.48-0.72; the rest is the read on a worker
-thread); to the first paint of the rows: median 0.84 s; refresh() to the list shown again: median 0.64 s;
-selecting the newest session: median 36 ms, but 0.64 s the first time in the process (its verdicts import scipy).
+Figures (2026-11-27, 2 CPUs (AMD EPYC), Xvfb, load 0.7-0.8, other helpers' work on the machine; this code,
+32014d8, and af718b3, the code before it, in turn, twice each, 5 openings a run; medians of the two runs): shown,
+to its list of 10,000 sessions shown: 171-187 ms (af718b3: 627-680 ms), of which the GUI thread filling the table
+model 45-53 ms (533-568 ms): the model sorts its rows itself (a Python sort), where a sort proxy asked data() for
+147,000 sort keys; the longest the GUI thread did not answer, from showing the page to its rows painted: 117-132 ms
+(576-585 ms); the History tab of the main window opened: 73-76 ms (610-688 ms); to the first paint of the rows
+230 ms (730-767 ms); refresh() to the list shown again: 88-100 ms (627-735 ms); selecting the newest session:
+29-34 ms, but 0.87-0.95 s the first time in the process (numpy and scipy come with the first verdict). The page
+alone freezes longer than the window's tab: it holds fewer objects, so the 10,000 rows a read makes set off full
+collections of Python's garbage collector (up to 94 ms each, timed with gc.callbacks) that the window's larger
+heap puts off; with the collector disabled the page's longest is 54 ms.
+
+Earlier (8b69753, same day, load 1.1): shown to the list shown: median 0.74 s, of which the GUI thread filling the
+table model (then through a sort proxy) 0.60 s; to the first paint of the rows: median 0.84 s.
 
 Before issue 31 (2026-11-23, commit fcb199f, 2 CPUs (AMD EPYC), Xvfb, load 2.9-5.0 from other work on the machine):
 10,000 sessions (34 MiB, filled in 7 s): creating the page to its table model filled: median 2.80 s (min 2.57,
@@ -20,9 +29,11 @@ the History list does not read them (a real session also stores ~2 per second of
 Timed, in one process with the file in the page cache, several times: creating the page
 (ui.pages.history.HistoryPage, which reads nothing then), and from showing it (it reads the sessions on a worker
 thread, then fills its table model on the GUI thread) to its list shown, with the GUI thread's own part, and to
-the first paint of its rows on a shown window (private Xvfb); then a refresh() to the list shown again (what
-opening the History tab does each time) and selecting the newest session (its figures summarised on the GUI
-thread). Also the store's sessions() query alone.
+the first paint of its rows on a shown window (private Xvfb), with the longest the GUI thread did not answer
+meanwhile (a 5 ms timer's longest gap); then a refresh() to the list shown again (what opening the History tab
+does each time) and selecting the newest session (its figures summarised on the GUI thread). Also the store's
+sessions() query alone, and last the History tab of the main window (on a copy of the file: the window marks
+interrupted sessions in it) opened as many times, Connect shown between, with its longest gap.
 
     .venv/bin/python tools/bench/history_open.py --sessions 10000 --db /tmp/nfstune-history-10000.sqlite3
 
