@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QItemSelectionModel, QPersistentModelIndex, QPoint, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from nfstune.store import Results, open_store
+from nfstune.store import Results, SessionRow, open_store
 from nfstune.ui.jobs import Job, JobQueue
-from nfstune.ui.pages.history import COLUMNS, HistoryPage
+from nfstune.ui.pages.history import COLUMNS, HistoryPage, SessionTableModel
 from tests.unit.test_summary import FIRST_SESSION, SECOND_SESSION, store_session
 
 
@@ -63,14 +64,14 @@ def page(qtbot: QtBot, tmp_path: Path, jobs: Jobs) -> HistoryPage:
 
 
 def cell(page: HistoryPage, row: int, column: str) -> str:
-    return str(page.proxy.index(row, COLUMNS.index(column)).data())
+    return str(page.model.index(row, COLUMNS.index(column)).data())
 
 
 def select_rows(page: HistoryPage, *rows: int) -> None:
     flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
     page.table.clearSelection()
     for row in rows:
-        page.table.selectionModel().select(page.proxy.index(row, 0), flags)
+        page.table.selectionModel().select(page.model.index(row, 0), flags)
 
 
 def save_to(page: HistoryPage, path: Path) -> list[str]:
@@ -86,7 +87,7 @@ def save_to(page: HistoryPage, path: Path) -> list[str]:
 
 
 def test_lists_the_sessions_newest_first_and_sorts(page: HistoryPage) -> None:
-    assert page.proxy.rowCount() == 2
+    assert page.model.rowCount() == 2
     assert [cell(page, r, "Session") for r in (0, 1)] == ["2", "1"]
     assert [cell(page, r, "Status") for r in (0, 1)] == ["failed", "completed"]
     assert cell(page, 1, "Server → client") == "nas → client"
@@ -94,6 +95,58 @@ def test_lists_the_sessions_newest_first_and_sorts(page: HistoryPage) -> None:
     page.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     assert [cell(page, r, "Session") for r in (0, 1)] == ["1", "2"]
     assert not page.compare_button.isEnabled() and not page.export_buttons["csv"].isEnabled()
+
+
+def click_header(page: HistoryPage, column: str) -> None:
+    """A click on a column's header, as the admin sorts the list."""
+    header = page.table.horizontalHeader()
+    section = COLUMNS.index(column)
+    middle = QPoint(header.sectionViewportPosition(section) + header.sectionSize(section) // 2, header.height() // 2)
+    QTest.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, middle)
+
+
+def test_the_header_sorts_with_its_indicator_and_the_selection_follows_its_session(page: HistoryPage) -> None:
+    header = page.table.horizontalHeader()
+    assert (header.sortIndicatorSection(), header.sortIndicatorOrder()) == (0, Qt.SortOrder.DescendingOrder)
+    select_rows(page, 0)  # session 2, failed
+    page.table.setCurrentIndex(page.model.index(0, 0))
+    click_header(page, "Status")
+    assert (header.sortIndicatorSection(), header.sortIndicatorOrder()) == (2, Qt.SortOrder.AscendingOrder)
+    assert [cell(page, r, "Status") for r in (0, 1)] == ["completed", "failed"]
+    assert page.selected_ids() == [2]
+    assert [i.row() for i in page.table.selectionModel().selectedRows()] == [1]  # the row moved, and its selection
+    assert page.table.currentIndex().row() == 1  # the keyboard goes on from it
+    click_header(page, "Status")  # again: the other way
+    assert header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+    assert [cell(page, r, "Session") for r in (0, 1)] == ["2", "1"] and page.selected_ids() == [2]
+    assert "Session 2: failed" in page.details.toPlainText()  # still its figures
+
+
+def session_row(session_id: int, started_at: float, status: str) -> SessionRow:
+    return SessionRow(session_id, started_at, None, status, "/export", "small", ["quick-check"], "nas", "pc", None)
+
+
+def test_the_model_sorts_ids_and_times_as_numbers_and_ties_keep_the_stores_order(qtbot: QtBot) -> None:
+    model = SessionTableModel()
+    # as the store reads them: newest first; 9 started last (a clock set back), 10 and 11 failed
+    model.set_sessions(
+        [session_row(11, 1000.0, "failed"), session_row(10, 900.0, "failed"), session_row(9, 9000.0, "completed")]
+    )
+    ids = lambda: [model.session_at(r).id for r in range(model.rowCount())]  # noqa: E731
+    assert ids() == [11, 10, 9]  # not sorted yet: the store's order
+    followed = QPersistentModelIndex(model.index(1, 3))  # session 10, as a selection holds it
+    model.sort(COLUMNS.index("Session"), Qt.SortOrder.AscendingOrder)
+    assert ids() == [9, 10, 11]  # as text, "10" < "11" < "9"
+    assert (followed.row(), followed.column()) == (1, 3)
+    model.sort(COLUMNS.index("Started"), Qt.SortOrder.AscendingOrder)
+    assert ids() == [10, 11, 9]
+    assert followed.row() == 0 and model.data(model.index(0, 0)) == "10"
+    model.sort(COLUMNS.index("Status"), Qt.SortOrder.DescendingOrder)
+    assert ids() == [11, 10, 9]  # the failed ones tie: the store's order, whatever was sorted before
+    model.sort(COLUMNS.index("Status"), Qt.SortOrder.AscendingOrder)
+    assert ids() == [9, 11, 10]
+    model.set_sessions([session_row(12, 1100.0, "completed"), *(model.session_at(r) for r in (1, 2, 0))])
+    assert ids() == [12, 9, 11, 10]  # a refresh: the rows read sorted as the header says
 
 
 def test_one_selected_session_shows_its_figures(page: HistoryPage) -> None:

@@ -73,9 +73,9 @@ def page(qtbot: QtBot, tmp_path: Path, jobs: Jobs, stored: tuple[Results, list[i
 
 
 def select_session(page: HistoryPage, session_id: int) -> None:
-    (row,) = [r for r in range(page.proxy.rowCount()) if page.proxy.index(r, 0).data() == str(session_id)]
+    (row,) = [r for r in range(page.model.rowCount()) if page.model.index(r, 0).data() == str(session_id)]
     flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
-    page.table.selectionModel().select(page.proxy.index(row, 0), flags)
+    page.table.selectionModel().select(page.model.index(row, 0), flags)
 
 
 def show_trend(page: HistoryPage, qtbot: QtBot, jobs: Jobs) -> None:

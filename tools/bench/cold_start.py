@@ -1,20 +1,27 @@
 """Benchmark: cold start of the desktop assistant, from `nfstune` (the venv's own command, a new process each
 time) to its main window shown. Prints figures; asserts nothing.
 
-Figures (2026-11-27, 2 CPUs (AMD EPYC), other helpers' work on the machine; each run of this code followed or
-preceded by one of e10ddef, the commit before the start was made lighter (--against): the load is the 1-minute
-average, this benchmark's own work included):
-- load 0.4-1.0: start to window shown, 7 runs: min 1.08 s, median 1.22 s, max 1.69 s, against e10ddef's 1.80 s,
-  2.33 s, 2.68 s (this / e10ddef run by run: median 0.52). With 10,000 sessions in History (history_open.py's
-  file), 5 runs: min 1.08 s, median 1.11 s, max 1.43 s, against 2.81 s, 3.18 s, 3.51 s (median 0.38): the window
-  no longer reads History at start (the tab reads it on a worker thread when it is opened).
-- load 3.6-5.2 (tests and the practice lab's VMs of other helpers): 1.43 s median (1.20-2.49) against 2.33 s
-  (2.12-2.92); with 10,000 sessions 2.56 s (1.93-2.93) against 5.72 s (4.82-7.71).
-- imports the window needs (load 0.8): 1.21 s, of which nfstune 0.52 s, pyqtgraph 0.17 s, numpy 0.09 s, invoke
-  and paramiko 0.11 s; at e10ddef 1.64 s with scipy 0.65 s (bench/stats.py imported scipy.stats at the top, for
-  the verdicts; it now does at the first verdict). -X importtime adds its own overhead.
-- the first run (creates the database and settings) varies most: 1.1-6.8 s, with either code.
-Earlier (2026-11-23, commit fcb199f, load 1.3-2.6): median 3.20 s (2.20-4.02), 5.34 s with 10,000 sessions.
+Figures (2026-11-27, 2 CPUs (AMD EPYC), other helpers' work on the machine; the load is the 1-minute average, this
+benchmark's own work included). Each run of this code (32014d8: the window starts without scipy, numpy, pyqtgraph
+or paramiko) followed or preceded by one of another (--against): af718b3, the start of the first pass of issue 31
+(scipy at the first verdict, History read on a worker thread; with the display check and the window icon), and
+e10ddef, before it (neither check nor icon):
+- load 0.8-1.1: start to window shown, 7 runs: median 0.80 s (0.62-0.89) against e10ddef's 2.16 s (1.86-2.32),
+  this / that run by run median 0.38; median 0.84 s (0.71-0.86) against af718b3's 1.34 s (1.17-1.48), 0.61. With
+  10,000 sessions in History (history_open.py's file), 5 runs: median 0.83 s (0.73-1.00) against e10ddef's 3.32 s
+  (2.99-3.70), 0.26; median 0.92 s (0.84-1.04) against af718b3's 1.46 s (1.29-1.53), 0.71.
+- load 1.6-2.4 (this branch's tests running beside it): 7 runs: median 1.10 s (0.64-1.51) against e10ddef's 2.82 s
+  (1.97-3.38); median 0.73 s (0.62-1.30) against af718b3's 1.58 s (1.11-1.94). With 10,000 sessions: 0.76 s
+  (0.66-0.86) against 3.13 s (2.72-3.22); 0.75 s (0.71-0.81) against 1.19 s (1.12-1.49).
+- imports the window needs (load 0.8, -X importtime, which adds its own overhead): 0.55-0.60 s in 365 modules, of
+  which nfstune 0.39-0.44 s (167 modules, none above 55 ms) and PySide6 with shiboken 0.07 s; at af718b3
+  1.09-1.16 s in 893 modules, of which pyqtgraph 0.13-0.21 s, numpy 0.07-0.09 s, and paramiko with invoke,
+  cryptography, nacl and the unittest.mock and asyncio that invoke imports about 0.1 s; at e10ddef 2.01 s, of
+  which scipy 0.77 s.
+- the first run (creates the database and settings), load 0.8-1.1: 0.69-1.02 s; af718b3 1.56-1.81 s; e10ddef
+  2.21-3.20 s.
+Earlier: 8b69753 (2026-11-27, load 0.4-1.0): median 1.22 s (1.08-1.69) against e10ddef's 2.33 s; fcb199f
+(2026-11-23, load 1.3-2.6): median 3.20 s (2.20-4.02), 5.34 s with 10,000 sessions.
 
 "Shown" is the X server's MapNotify for the main window, read from a private Xvfb (xdisplay.MapWatcher): the app
 needs no hook. Each run starts with empty XDG data, config and log folders shared by the runs (with --against,

@@ -1,11 +1,20 @@
 """Benchmark: opening the History page with 10,000 stored runs (`nfstune run`s, i.e. sessions) in a real SQLite
 file filled through nfstune.store's API. Prints figures; asserts nothing.
 
-Figures (2026-11-27, commit 8b69753, 2 CPUs (AMD EPYC), Xvfb, load 1.1, other helpers' work on the machine): the
-page is created in 2 ms (it reads nothing); shown, to its list of 10,000 sessions shown: median 0.74 s (min 0.55,
-max 0.88), of which the GUI thread filling the table model 0.60 s (0.48-0.72; the rest is the read on a worker
-thread); to the first paint of the rows: median 0.84 s; refresh() to the list shown again: median 0.64 s;
-selecting the newest session: median 36 ms, but 0.64 s the first time in the process (its verdicts import scipy).
+Figures (2026-11-27, 2 CPUs (AMD EPYC), Xvfb, load 0.7-0.8, other helpers' work on the machine; this code,
+32014d8, and af718b3, the code before it, in turn, twice each, 5 openings a run; medians of the two runs): shown,
+to its list of 10,000 sessions shown: 171-187 ms (af718b3: 627-680 ms), of which the GUI thread filling the table
+model 45-53 ms (533-568 ms): the model sorts its rows itself (a Python sort), where a sort proxy asked data() for
+147,000 sort keys; the longest the GUI thread did not answer, from showing the page to its rows painted: 117-132 ms
+(576-585 ms); the History tab of the main window opened: 73-76 ms (610-688 ms); to the first paint of the rows
+230 ms (730-767 ms); refresh() to the list shown again: 88-100 ms (627-735 ms); selecting the newest session:
+29-34 ms, but 0.87-0.95 s the first time in the process (numpy and scipy come with the first verdict). The page
+alone freezes longer than the window's tab: it holds fewer objects, so the 10,000 rows a read makes set off full
+collections of Python's garbage collector (up to 94 ms each, timed with gc.callbacks) that the window's larger
+heap puts off; with the collector disabled the page's longest is 54 ms.
+
+Earlier (8b69753, same day, load 1.1): shown to the list shown: median 0.74 s, of which the GUI thread filling the
+table model (then through a sort proxy) 0.60 s; to the first paint of the rows: median 0.84 s.
 
 Before issue 31 (2026-11-23, commit fcb199f, 2 CPUs (AMD EPYC), Xvfb, load 2.9-5.0 from other work on the machine):
 10,000 sessions (34 MiB, filled in 7 s): creating the page to its table model filled: median 2.80 s (min 2.57,
@@ -20,9 +29,11 @@ the History list does not read them (a real session also stores ~2 per second of
 Timed, in one process with the file in the page cache, several times: creating the page
 (ui.pages.history.HistoryPage, which reads nothing then), and from showing it (it reads the sessions on a worker
 thread, then fills its table model on the GUI thread) to its list shown, with the GUI thread's own part, and to
-the first paint of its rows on a shown window (private Xvfb); then a refresh() to the list shown again (what
-opening the History tab does each time) and selecting the newest session (its figures summarised on the GUI
-thread). Also the store's sessions() query alone.
+the first paint of its rows on a shown window (private Xvfb), with the longest the GUI thread did not answer
+meanwhile (a 5 ms timer's longest gap); then a refresh() to the list shown again (what opening the History tab
+does each time) and selecting the newest session (its figures summarised on the GUI thread). Also the store's
+sessions() query alone, and last the History tab of the main window (on a copy of the file: the window marks
+interrupted sessions in it) opened as many times, Connect shown between, with its longest gap.
 
     .venv/bin/python tools/bench/history_open.py --sessions 10000 --db /tmp/nfstune-history-10000.sqlite3
 
@@ -34,6 +45,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -44,6 +56,7 @@ from pathlib import Path
 
 from xdisplay import qt_display
 
+import nfstune
 from nfstune.store import Results, open_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -159,7 +172,32 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
                 self.painted = True
             return False
 
+    class Stalls(QObject):
+        """The longest the GUI thread's event loop went without running a 5 ms timer: how long the window did not
+        answer (a freeze, whatever the GUI thread was doing: filling, sorting, sizing the columns, painting)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.timer = QTimer(self)
+            self.timer.setInterval(5)
+            self.timer.timeout.connect(self.tick)
+            self.last = self.longest = 0.0
+
+        def start(self) -> None:
+            self.last, self.longest = time.monotonic(), 0.0
+            self.timer.start()
+
+        def tick(self) -> None:
+            now = time.monotonic()
+            self.longest, self.last = max(self.longest, now - self.last), now
+
+        def stop(self) -> float:
+            self.tick()
+            self.timer.stop()
+            return self.longest
+
     app = application()
+    stalls = Stalls()
     recipes = {r.id: r for r in load_recipes(default_recipe_dirs())[0]}
     queue = JobQueue()
 
@@ -191,6 +229,7 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
     query = [timed(results.sessions) for _ in range(args.times)]
     create, to_model, to_paint, refresh, select = [], [], [], [], []
     filling: list[float] = []  # the GUI thread's own part: the table model filled, sorted and laid out
+    freeze: list[float] = []  # the longest the event loop did not run, from showing the page to its rows painted
     for _ in range(args.times):
         started = time.monotonic()
         page = HistoryPage(results, recipes=recipes, store_path=path, background=background)
@@ -204,12 +243,14 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
         watcher = FirstPaint()
         page.table.viewport().installEventFilter(watcher)
         page.resize(1100, 700)
+        stalls.start()
         to_model.append(shown(page, page.show))
         watcher.painted = False  # the empty table was painted while the rows were read: wait for them painted
         deadline = time.monotonic() + 120
         while not watcher.painted and time.monotonic() < deadline:
             app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
         to_paint.append(time.monotonic() - started)
+        freeze.append(stalls.stop())
         if page.model.rowCount() != count:
             raise SystemExit(f"the table shows {page.model.rowCount()} sessions, the store holds {count}")
         refresh.append(shown(page, page.refresh))
@@ -222,11 +263,52 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
             app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
         app.processEvents()
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    def painted(watcher: FirstPaint) -> None:
+        deadline = time.monotonic() + 120
+        while not watcher.painted and time.monotonic() < deadline:
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+
+    def in_the_window() -> list[float]:
+        """The History tab of the main window opened, Connect shown between: the longest the GUI thread did not
+        answer each time, from the switch to the rows painted. A full collection of Python's garbage collector
+        walks every object the process holds, and the window holds more (every page, every module) than the page
+        alone above: this is the figure an admin meets."""
+        from PySide6.QtCore import QSettings
+
+        from nfstune.ui.main_window import MainWindow
+
+        home = Path(tempfile.mkdtemp(prefix="nfstune-history-window-"))
+        shutil.copy(path, home / "nfstune.sqlite3")  # the window marks interrupted sessions: a copy, not the file
+        settings = QSettings(str(home / "nfstune.ini"), QSettings.Format.IniFormat)
+        window = MainWindow(store_path=home / "nfstune.sqlite3", scale="small", settings=settings)
+        window.resize(1100, 700)
+        window.show()
+        app.processEvents()
+        history, longest = window.history_page, []
+        for _ in range(args.times):
+            watcher = FirstPaint()
+            history.table.viewport().installEventFilter(watcher)
+            stalls.start()
+            shown(history, lambda: window.tabs.setCurrentWidget(history))
+            watcher.painted = False
+            painted(watcher)
+            longest.append(stalls.stop())
+            history.table.viewport().removeEventFilter(watcher)
+            window.tabs.setCurrentIndex(0)
+            while window.controller.queue.busy():
+                app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        window.close()
+        shutil.rmtree(home, ignore_errors=True)
+        return longest
+
+    window_freeze = in_the_window()
+
+    code = Path(nfstune.__file__).resolve().parents[1]  # the app/ folder imported: this checkout's or PYTHONPATH's
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=code, capture_output=True, text=True)
     load = f"load {os.getloadavg()[0]:.1f}"  # other work on the machine moves every figure
     print(
-        f"History with {count} sessions ({path}, {path.stat().st_size / 2**20:.0f} MiB), commit "
-        f"{commit.stdout.strip()}, {os.cpu_count()} CPUs ({load}), {where}, "
+        f"History with {count} sessions ({path}, {path.stat().st_size / 2**20:.0f} MiB), code of "
+        f"{commit.stdout.strip() or code}, {os.cpu_count()} CPUs ({load}), {where}, "
         f"Python {sys.version.split()[0]}"
     )
     print(f"open_store: {1000 * open_s:.0f} ms; Results.sessions() alone, {args.times} times: {spread(query)}")
@@ -236,9 +318,14 @@ def measure(args: argparse.Namespace, path: Path, where: str) -> None:
         f"times: {spread(to_model)} (first {1000 * to_model[0]:.0f} ms)"
     )
     print(f"  of which the GUI thread filling the table model: {spread(filling)}")
+    print(f"  the longest the GUI thread did not answer, from showing the page to its rows painted: {spread(freeze)}")
     print(f"creating the page to the first paint of its rows: {spread(to_paint)} (first {1000 * to_paint[0]:.0f} ms)")
     print(f"refresh() (each switch to the History tab) to the list shown again: {spread(refresh)}")
     print(f"selecting the newest session (its figures): {spread(select)}")
+    print(
+        f"the History tab of the main window opened, {args.times} times: the longest the GUI thread did not answer, "
+        f"from the switch to the rows painted: {spread(window_freeze)}"
+    )
 
 
 if __name__ == "__main__":

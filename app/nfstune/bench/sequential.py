@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import math
 from functools import cache
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 DRAWS = 400_000  # the tail a Holm level of 0.05/30 asks for holds about 670 of them
 SEED = 28  # issue 28: the same draws in every process, so the engine, the report and History agree
@@ -29,7 +31,6 @@ _CHUNK = 25_000  # draws at a time: (last x chunk) arrays stay in the cache, lar
 # each look's p is tabulated at |t| = expm1(u), u on an even grid (so a |t|'s place in it is one division)
 _STEPS = 2048
 _U_TOP = math.log1p(1e6)
-_GRID = np.expm1(np.linspace(0.0, _U_TOP, _STEPS + 1))
 
 
 class Boundary:
@@ -41,6 +42,8 @@ class Boundary:
 
     def sequential_p(self, nominal: float) -> float:
         """The chance, with no difference, that some look's nominal p is at most `nominal`."""
+        import numpy as np  # imported by boundary(), which made this
+
         count = int(np.searchsorted(self.p_min, nominal, side="right"))
         return count / len(self.p_min)
 
@@ -59,9 +62,12 @@ class Boundary:
 @cache
 def boundary(first: int, last: int) -> Boundary:
     """The boundary for a session that may stop after any round from `first` to `last` (both counted from 1)."""
-    # here, not at the top: the desktop imports this module (through verdict.py) at start, and scipy only
-    # when a verdict is judged (issue 31)
+    # here, not at the top: the desktop imports this module (through verdict.py) at start, and numpy and scipy
+    # only when a verdict is judged (issue 31)
+    import numpy as np
     from scipy import special  # type: ignore[import-untyped]
+
+    grid = np.expm1(np.linspace(0.0, _U_TOP, _STEPS + 1))
 
     first = max(first, 2)
     last = max(last, first)
@@ -70,7 +76,7 @@ def boundary(first: int, last: int) -> Boundary:
     dfs = looks - 1
     # each look's two-sided p at the grid's |t|, as log p: np.interp between them orders the looks of a draw;
     # the p of the look found smallest is then computed exactly
-    tables = np.log(np.maximum(2 * special.stdtr(dfs[:, None], -_GRID[None, :]), 1e-300))
+    tables = np.log(np.maximum(2 * special.stdtr(dfs[:, None], -grid[None, :]), 1e-300))
     found = []
     for start in range(0, DRAWS, _CHUNK):
         size = min(_CHUNK, DRAWS - start)
@@ -80,7 +86,7 @@ def boundary(first: int, last: int) -> Boundary:
         variance = np.maximum(squares - sums * sums / n, 0.0) / (n - 1)
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.abs(sums / n) / np.sqrt(variance / n)
-        t = np.minimum(np.nan_to_num(t, nan=0.0, posinf=_GRID[-1]), _GRID[-1])
+        t = np.minimum(np.nan_to_num(t, nan=0.0, posinf=grid[-1]), grid[-1])
         place = np.log1p(t) * (_STEPS / _U_TOP)
         index = np.minimum(place.astype(np.intp), _STEPS - 1)
         weight = place - index

@@ -1,6 +1,9 @@
 """One SSH login on one machine. The host key is always verified: a known key passes, an unknown key goes to
 a callback that shows its SHA256 fingerprint (and is saved to our own known_hosts only if accepted), a changed
-key is refused."""
+key is refused.
+
+paramiko (with cryptography, nacl and invoke: over a tenth of a second) is imported by the first login, not with this
+module: the desktop starts without it (issue 31)."""
 
 from __future__ import annotations
 
@@ -11,49 +14,40 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-
-import paramiko
+from typing import TYPE_CHECKING
 
 from nfstune.errors import ToolMissing
 from nfstune.remote.errors import (
     AuthFailed,
     CommandFailed,
-    HostKeyUnknown,
     PermissionDenied,
     Unreachable,
     shown_command,
 )
 from nfstune.remote.files import FileAccess
-from nfstune.remote.known_hosts import fingerprint
-from nfstune.remote.login_errors import Attempt, explain
+from nfstune.remote.known_hosts import HostKeyPrompt
 from nfstune.remote.process import CommandResult, RemoteProcess, wrap
 from nfstune.remote.proxy import ProxyProcess
 from nfstune.remote.reach import open_tcp, technical, where
 from nfstune.remote.target import SshTarget
 from nfstune.remote.tools import install_hint, missing_command
 
-# (label, key type, SHA256 fingerprint) -> accept?
-HostKeyPrompt = Callable[[str, str, str], bool]
+if TYPE_CHECKING:
+    import paramiko
+
 # (label, what is asked) -> the secret, or None to give up
 SecretPrompt = Callable[[str, str], str | None]
 
 SYSTEM_KNOWN_HOSTS = "~/.ssh/known_hosts"  # expanded when used: HOME may differ (tests, sudo)
 
 
-class _AskOrRefuse(paramiko.MissingHostKeyPolicy):
-    def __init__(self, label: str, where: str, known_hosts: Path, prompt: HostKeyPrompt | None) -> None:
-        self._label, self._where, self._known_hosts, self._prompt = label, where, known_hosts, prompt
+def _broken_connection(*also: type[Exception]) -> tuple[type[Exception], ...]:
+    """What a command's channel raises when the connection breaks: called in an `except` clause, so only once an
+    exception reaches it, by when a login has imported paramiko (a LocalHost's channel, remote/local.py, has
+    none: it imports paramiko then)."""
+    import paramiko
 
-    def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> None:
-        fp = fingerprint(key)
-        if self._prompt is None or not self._prompt(self._label, key.get_name(), fp):
-            raise HostKeyUnknown(self._label, key.get_name(), fp, self._where)
-        keys = paramiko.HostKeys()
-        if self._known_hosts.exists():
-            keys.load(str(self._known_hosts))
-        keys.add(hostname, key.get_name(), key)
-        self._known_hosts.parent.mkdir(parents=True, exist_ok=True)
-        keys.save(str(self._known_hosts))
+    return (*also, OSError, paramiko.SSHException)
 
 
 class Host(FileAccess):
@@ -153,6 +147,11 @@ class Host(FileAccess):
             raise
 
     def _login(self) -> None:
+        import paramiko
+
+        from nfstune.remote.key_policy import AskOrRefuse
+        from nfstune.remote.login_errors import Attempt, explain
+
         t = self.target
         sock, at = self._open_sock()
         client = paramiko.SSHClient()
@@ -163,7 +162,7 @@ class Host(FileAccess):
                 client.load_system_host_keys(str(path))
         if self.known_hosts.exists():
             client.load_host_keys(str(self.known_hosts))
-        client.set_missing_host_key_policy(_AskOrRefuse(self.label, at, self.known_hosts, self._on_unknown_host_key))
+        client.set_missing_host_key_policy(AskOrRefuse(self.label, at, self.known_hosts, self._on_unknown_host_key))
         # paramiko is given the socket: it uses hostname and port only to look the host key up, and with
         # HostKeyAlias ssh looks the key up under the alias as it is, without a port
         look_for_keys = not t.identities_only and t.resolved_by != "ssh -G"
@@ -230,7 +229,7 @@ class Host(FileAccess):
         assert transport is not None
         try:
             return transport.open_channel("direct-tcpip", (hostname, port), ("127.0.0.1", 0))
-        except (OSError, paramiko.SSHException) as exc:
+        except _broken_connection() as exc:
             raise Unreachable(
                 for_label,
                 f"The jump host {self.label} could not connect on to {hostname} port {port} for {for_label}. Check "
@@ -276,7 +275,7 @@ class Host(FileAccess):
             channel.exec_command(wrap(text, prefix))
             if prefix.startswith("sudo -S"):
                 said = self._answer_sudo(channel)
-        except (OSError, paramiko.SSHException) as exc:
+        except _broken_connection() as exc:
             channel.close()
             raise Unreachable(self.label, _broke(text), technical(exc)) from None
         if stdin or prefix.startswith("sudo -S"):
@@ -284,7 +283,7 @@ class Host(FileAccess):
                 channel.sendall(stdin)
                 # end stdin: after a wrong password sudo asks again, and must read EOF rather than wait forever
                 channel.shutdown_write()
-            except (OSError, paramiko.SSHException):
+            except _broken_connection():
                 pass  # the command ended without reading it all: its exit status and stderr say why
         proc = RemoteProcess(self.label, text, channel, lambda kill: self._kill(kill, prefix), timeout, said)
         proc.await_start(self.connect_timeout)
@@ -317,6 +316,8 @@ class Host(FileAccess):
         return result
 
     def _open_channel(self, text: str) -> paramiko.Channel:
+        import paramiko  # the login (connect, below) has imported it
+
         self.connect()
         assert self._client is not None
         transport = self._client.get_transport()
@@ -357,7 +358,7 @@ class Host(FileAccess):
                 channel.shutdown_write()
             channel.recv_exit_status()
             channel.close()
-        except (Unreachable, OSError, paramiko.SSHException):
+        except _broken_connection(Unreachable):
             pass  # the connection is gone: sshd hangs up the session, and our process group with it
 
     # --- root -----------------------------------------------------------------------------------------------

@@ -1,14 +1,20 @@
 """Host keys as the admin checks them: OpenSSH's SHA256 fingerprint, and the file and line of known_hosts that
-holds a key (so that a changed key's message says which entry to check and remove)."""
+holds a key (so that a changed key's message says which entry to check and remove). paramiko is imported where a
+key is looked up, not with this module: the desktop starts without it."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import paramiko
+if TYPE_CHECKING:
+    import paramiko
+
+# (label, key type, SHA256 fingerprint) -> accept?
+HostKeyPrompt = Callable[[str, str, str], bool]
 
 
 def fingerprint(key: paramiko.PKey) -> str:
@@ -20,6 +26,8 @@ def fingerprint(key: paramiko.PKey) -> str:
 def _names_match(names: str, name: str) -> bool:
     """Whether a known_hosts line's first field stands for `name`: one of its comma-separated names, or the
     hashed form ssh writes with HashKnownHosts (|1|salt|hash)."""
+    import paramiko
+
     for entry in names.split(","):
         if entry.startswith("|1|"):
             salt = entry.split("|")[2]

@@ -12,11 +12,12 @@ import shlex
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Literal
-
-import paramiko
+from typing import TYPE_CHECKING, Literal
 
 from nfstune.remote.errors import Timeout, Unreachable
+
+if TYPE_CHECKING:
+    import paramiko
 
 Stream = Literal["out", "err"]
 KILL_GRACE_S = 0.5

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nfstune.errors import ConfigError
-from nfstune.remote import config_fallback
 from nfstune.remote import openssh_config as og
 
 
@@ -116,6 +115,8 @@ def from_ssh_g(o: og.Options, alias: str) -> tuple[SshTarget, str | None]:
 
 
 def _paramiko(config_path: Path | None) -> tuple[Lookup, list[str]]:
+    from nfstune.remote import config_fallback  # paramiko's parser: imported when there is no ssh client to ask
+
     path = config_path if config_path is not None else Path("~/.ssh/config").expanduser()
     config, warnings = config_fallback.load(path)
     if config_path is None and config_fallback.SYSTEM_CONFIG.is_file():

@@ -5,14 +5,20 @@ labels can be searched and copied."""
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Sequence
-from xml.sax.saxutils import escape
 
 WIDTH, HEIGHT = 640, 300
 LEFT, RIGHT, TOP, BOTTOM = 60, 10, 30, 50
 BAR, POINT = "#4a7fb5", "#e07b39"
 TICKS = 4  # about this many steps on the value axis
+
+
+def escape(text: str) -> str:
+    """&, < and > as entities, as xml.sax.saxutils.escape writes them; not that function itself, which imports
+    urllib.request and http.client with it: 40-60 ms of the desktop's start (issue 31)."""
+    return html.escape(text, quote=False)
 
 
 def nice_ticks(top: float, target: int) -> list[float]:

@@ -6,10 +6,9 @@ report/chart.py's charts: no Qt, no display."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from xml.sax.saxutils import escape
 
 from nfstune.bench.stats import format_value
-from nfstune.report.chart import nice_ticks, tick_text
+from nfstune.report.chart import escape, nice_ticks, tick_text
 from nfstune.results.trend import WorkloadTrend, day_text
 
 WIDTH, HEIGHT = 640, 210

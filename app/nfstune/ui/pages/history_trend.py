@@ -11,7 +11,7 @@ import html
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Slot
 from PySide6.QtGui import QShowEvent
@@ -21,7 +21,10 @@ from nfstune.recipes.model import Recipe
 from nfstune.results.trend import WorkloadTrend, changes_by_session, day_text, mark_numbers, workload_trends
 from nfstune.store import HostPair, Results, open_store
 from nfstune.ui.jobs import CRASHED
-from nfstune.ui.widgets.trend_chart import TrendChart
+from nfstune.ui.widgets.tab_order import insert_in_tab_order
+
+if TYPE_CHECKING:
+    from nfstune.ui.widgets.trend_chart import TrendChart
 
 # the newest sessions of a pair drawn: years of weekly sessions, while a pair filled by a script stays quick to read
 SHOWN_SESSIONS = 500
@@ -101,8 +104,9 @@ class TrendPanel(QWidget):
         pairs_label.setBuddy(self.pairs)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.chart = TrendChart()
-        self.chart.setAccessibleName("Trend charts")
+        self._chart: TrendChart | None = None  # made when first needed (`chart`), into this place:
+        self._chart_place = QVBoxLayout()
+        self._chart_place.setContentsMargins(0, 0, 0, 0)
         self.changes = QTextBrowser()
         self.changes.setMaximumHeight(90)
         self.changes.setTabChangesFocus(True)
@@ -112,8 +116,23 @@ class TrendPanel(QWidget):
         row.addWidget(self.status, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
-        layout.addWidget(self.chart, 1)
+        layout.addLayout(self._chart_place, 1)
         layout.addWidget(self.changes)
+
+    @property
+    def chart(self) -> TrendChart:
+        """The charts, made the first time they are needed (the tab shown) rather than with the window, which then
+        need not import pyqtgraph (0.2-0.3 s of its start; issue 31)."""
+        if self._chart is None:
+            from nfstune.ui.widgets.trend_chart import TrendChart
+
+            self._chart = TrendChart()
+            self._chart.setAccessibleName("Trend charts")
+            self._chart_place.addWidget(self._chart)
+            self._chart.show()  # at once in a panel shown (a widget added to a shown one waits for the event loop)
+            # where they were in the keyboard's order when the panel made them first: between the box and the list
+            insert_in_tab_order(self.pairs, self._chart, self.changes)
+        return self._chart
 
     # --- what History tells it ------------------------------------------------------------------------------
 
@@ -123,7 +142,8 @@ class TrendPanel(QWidget):
             return
         self._session = session_id
         self._chosen = None
-        self.chart.set_selected(session_id)
+        if self._chart is not None:  # else the charts are made with this session selected
+            self._chart.set_selected(session_id)
         if self._shown is not None and session_id in self._sessions_shown():
             return  # the same pair: nothing to read
         self.reload()
@@ -151,6 +171,7 @@ class TrendPanel(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)
+        _ = self.chart  # made as the tab shows, empty until the read below
         # read each time it is shown, as History's list is: a run may have ended meanwhile (500 sessions: ~0.1 s)
         self.reload()
 

@@ -8,7 +8,7 @@ import html
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QColor, QResizeEvent
@@ -42,8 +42,10 @@ from nfstune.ui.ceilings import ceilings_html
 from nfstune.ui.pages.recipes import RowsTable
 from nfstune.ui.rich_text import rich
 from nfstune.ui.verdicts import KIND_COLOURS, KIND_WORDS, ci_text, verdict_sentence
-from nfstune.ui.widgets.result_chart import ResultChart
 from nfstune.ui.widgets.scrolled import scrolled
+
+if TYPE_CHECKING:
+    from nfstune.ui.widgets.result_chart import ResultChart
 
 DASH = "\u2013"
 TABLE_HEADER = ("Configuration", "Median", f"Min{DASH}max", "Rounds", "Against the baseline", "Requested vs negotiated")
@@ -413,6 +415,9 @@ class ResultsPage(QWidget):
         return heading
 
     def _chart(self, group: WorkloadResults) -> ResultChart:
+        # imported with the first result, not with the window: pyqtgraph was 0.2-0.3 s of the desktop's start
+        from nfstune.ui.widgets.result_chart import ResultChart
+
         chart = ResultChart()
         chart.note.setWordWrap(True)  # the legend line must not widen the chart past its column
         chart.setFixedSize(CHART_WIDTH, CHART_HEIGHT)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -27,7 +29,10 @@ from PySide6.QtWidgets import (
 from nfstune.session.engine import Event
 from nfstune.session.script import RunOutcome
 from nfstune.ui.controller import Controller
-from nfstune.ui.widgets.live_plot import LIVE_SERIES, LivePlot
+from nfstune.ui.widgets.tab_order import insert_in_tab_order
+
+if TYPE_CHECKING:
+    from nfstune.ui.widgets.live_plot import LivePlot
 
 DRAIN_MS = 250
 LOG_LINES = 5000
@@ -60,7 +65,9 @@ class RunPage(QWidget):
     def __init__(self, controller: Controller, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
-        self.plot = LivePlot()
+        self._plot: LivePlot | None = None  # made when first needed (`plot`), in its place in the splitter:
+        self._plot_place = QWidget()
+        QVBoxLayout(self._plot_place).setContentsMargins(0, 0, 0, 0)
         self.current = QLabel("Not started", wordWrap=True)
         self.current.setStyleSheet("font-weight: bold;")
         self.progress = QProgressBar(minimum=0, maximum=1000)
@@ -87,8 +94,8 @@ class RunPage(QWidget):
         top.addWidget(self.eta)
         top.addWidget(self.save_png_button)
         top.addWidget(self.cancel_button)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.plot)
+        split = self._split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self._plot_place)
         split.addWidget(self.log)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 1)
@@ -108,6 +115,32 @@ class RunPage(QWidget):
         self._configuration = ""
         self._clients_lock = threading.Lock()
         self._client_rates: dict[str, tuple[float, float]] = {}  # role -> its latest (time, NFS bytes/s)
+
+    @property
+    def plot(self) -> LivePlot:
+        """The live plot, made the first time it is needed (the page shown, a run started) rather than with the
+        window: importing pyqtgraph, which draws it, and making the plot took 0.3 s of the desktop's start (issue
+        31). On the GUI thread: the samplers' threads only push to it once start() has made it."""
+        if self._plot is None:
+            from nfstune.ui.widgets.live_plot import LivePlot
+
+            self._plot = LivePlot()
+            layout = self._plot_place.layout()
+            assert layout is not None
+            layout.addWidget(self._plot)
+            if self._plot_place.isVisible():
+                self._plot.show()  # at once (a widget added to a shown one waits for the event loop)
+                # the splitter was laid out with the place empty, the log taking the room: the plot takes all the
+                # log does not need, as when it was there from the start
+                low = self.log.minimumHeight()
+                self._split.setSizes([sum(self._split.sizes()) - low, low])
+            # where it was in the keyboard's order when the page made it first: after the buttons, before the log
+            insert_in_tab_order(self.cancel_button, self._plot, self.log)
+        return self._plot
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        _ = self.plot  # its empty axes show what a run will draw
 
     def start(self) -> None:
         self.plot.clear()
@@ -140,7 +173,7 @@ class RunPage(QWidget):
         sample of the same second: the samplers of the hosts tick apart)."""
         with self._clients_lock:
             self._client_rates[role] = (t, total)
-            if set(self._client_rates) == {"client"} or f"{role}_total" not in LIVE_SERIES:
+            if set(self._client_rates) == {"client"} or f"{role}_total" not in self.plot.buffers:
                 return
             together = sum(v for at, v in self._client_rates.values() if abs(at - t) <= SAME_SECOND_S)
         self.plot.push(f"{role}_total", t, total)
