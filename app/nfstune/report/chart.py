@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 WIDTH, HEIGHT = 640, 300
 LEFT, RIGHT, TOP, BOTTOM = 60, 10, 30, 50
@@ -43,11 +43,38 @@ def tick_text(value: float, step: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def svg_with_value_axis(
+    title: str,
+    size: tuple[int, int],
+    plot: tuple[int, int, int, float],
+    ticks: Sequence[float],
+    y_of: Callable[[float], float],
+) -> list[str]:
+    """The start of a chart: the <svg> element's opening, its title (also written above the plot), and the value
+    axis: a grid line and its figure at each of `ticks` (nice_ticks), and the axis line. `plot`: its left and right
+    margins, its top and its baseline's y. The caller draws the rest, the baseline where it wants it in the order
+    of painting, and closes the element."""
+    width, height = size
+    left, right, top, base_y = plot
+    step = ticks[1] - ticks[0]
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11" role="img">',
+        f"<title>{escape(title)}</title>",
+        f'<text x="{width / 2:g}" y="18" text-anchor="middle" font-size="12">{escape(title)}</text>',
+    ]
+    for value in ticks:
+        y = y_of(value)
+        parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#ddd"/>')
+        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{tick_text(value, step)}</text>')
+    parts.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{base_y}" stroke="#222"/>')
+    return parts
+
+
 def strip_chart_svg(title: str, unit: str, bars: Sequence[tuple[str, float, Sequence[float]]]) -> str:
     """(label, median, every round's figure) as an <svg> element."""
     highest = max((max([median, *points]) for _, median, points in bars), default=1.0)
     ticks = nice_ticks(highest, TICKS)
-    step = ticks[1] - ticks[0]
     top_value = ticks[-1]
     plot_h = HEIGHT - BOTTOM - TOP
     base_y = HEIGHT - BOTTOM
@@ -55,17 +82,7 @@ def strip_chart_svg(title: str, unit: str, bars: Sequence[tuple[str, float, Sequ
     def y_of(value: float) -> float:
         return base_y - plot_h * max(0.0, value) / top_value
 
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="11" role="img">',
-        f"<title>{escape(f'{title} ({unit})')}</title>",
-        f'<text x="{WIDTH / 2:g}" y="18" text-anchor="middle" font-size="12">{escape(f"{title} ({unit})")}</text>',
-    ]
-    for value in ticks:
-        y = y_of(value)
-        parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" stroke="#ddd"/>')
-        parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{tick_text(value, step)}</text>')
-    parts.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base_y}" stroke="#222"/>')
+    parts = svg_with_value_axis(f"{title} ({unit})", (WIDTH, HEIGHT), (LEFT, RIGHT, TOP, base_y), ticks, y_of)
     slot = (WIDTH - LEFT - RIGHT - 10) / max(1, len(bars))
     for i, (label, median, points) in enumerate(bars):
         x = LEFT + 10 + i * slot

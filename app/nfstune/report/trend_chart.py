@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from nfstune.bench.stats import format_value
-from nfstune.report.chart import escape, nice_ticks, tick_text
+from nfstune.report.chart import escape, nice_ticks, svg_with_value_axis
 from nfstune.results.trend import WorkloadTrend, day_text
 
 WIDTH, HEIGHT = 640, 210
@@ -25,7 +25,7 @@ def trend_chart_svg(
     numbers = numbers or {m.session_id: n for n, m in enumerate(trend.marks, 1)}
     points = trend.points
     ticks = nice_ticks(max((v for p in points for v in p.values), default=1.0), TICKS)
-    step, top_value = ticks[1] - ticks[0], ticks[-1]
+    top_value = ticks[-1]
     base_y, plot_h = HEIGHT - BOTTOM, HEIGHT - BOTTOM - TOP
     first, last = (points[0].started_at, points[-1].started_at) if points else (0.0, 0.0)
     inner = WIDTH - LEFT - RIGHT - 20  # 10 px inside each end, so that the first and last points show whole
@@ -38,17 +38,7 @@ def trend_chart_svg(
 
     better = "higher" if trend.higher_is_better else "lower"
     title = f"{trend.workload} ({trend.unit}, {better} is better)"
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="11" role="img">',
-        f"<title>{escape(title)}</title>",
-        f'<text x="{WIDTH / 2:g}" y="18" text-anchor="middle" font-size="12">{escape(title)}</text>',
-    ]
-    for value in ticks:
-        y = y_of(value)
-        parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" stroke="#ddd"/>')
-        parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{tick_text(value, step)}</text>')
-    parts.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base_y}" stroke="#222"/>')
+    parts = svg_with_value_axis(title, (WIDTH, HEIGHT), (LEFT, RIGHT, TOP, base_y), ticks, y_of)
     parts.append(f'<line x1="{LEFT}" y1="{base_y}" x2="{WIDTH - RIGHT}" y2="{base_y}" stroke="#222"/>')
     for mark in trend.marks:
         x, number = x_of(mark.started_at), numbers[mark.session_id]
