@@ -38,6 +38,12 @@ def record_path(home: Path) -> Path:
     return home / "nfstune" / "desktop-entry.json"
 
 
+def places(home: Path) -> file_record.Places:
+    """The folders nfstune's files go in, and what they are called: all the record may name."""
+    roots = (home / "applications", home / "icons" / "hicolor")
+    return file_record.Places(base=home, roots=roots, prefix="nfstune", record=record_path(home))
+
+
 def nfstune_command(argv0: str = sys.argv[0], executable: str = sys.executable) -> Path:
     """The `nfstune` the menu starts: the one running, when it was started by that name; else the one installed
     beside this Python (`python -m nfstune` in a virtual environment); else the first on PATH. Links are kept,
@@ -134,14 +140,14 @@ def refresh_caches(home: Path) -> list[str]:
 
 def install(home: Path, command: Path, say: Callable[[str], None]) -> None:
     record = record_path(home)
-    file_record.write_files(record, entry_files(home, command), lambda path: say(f"wrote {path}"))
+    file_record.write_files(places(home), entry_files(home, command), lambda path: say(f"wrote {path}"))
     for line in refresh_caches(home):
         say(line)
     say(f"recorded in {record}; the menu entry starts {command} gui")
 
 
 def uninstall(home: Path, say: Callable[[str], None]) -> None:
-    removal = file_record.remove_files(record_path(home))
+    removal = file_record.remove_files(places(home))
     if removal is None:
         say(f"nothing to take out: no nfstune menu entry was installed under {home}")
         return
