@@ -348,8 +348,10 @@ def test_filesystems_runs_on_the_scratch_filesystems_the_server_can_make_and_say
         ("client", "rmdir /mnt/nfstune 2>/dev/null; true"),
     ]
     q = shlex.quote("/srv/nfstune-isolated-<stamp>")
-    assert undone[2:] == [
-        ("server", f"rm -rf --one-file-system {shlex.quote('/srv/nfstune-isolated-<stamp>/.nfstune-7')}"),
+    scratch_host, scratch_undo = undone[2]  # the scratch directory, only while nfstune's mark is in it (issue 37)
+    assert scratch_host == "server" and "/.nfstune-7/.nfstune-owner-" in scratch_undo
+    assert f"then rm -rf --one-file-system {shlex.quote('/srv/nfstune-isolated-<stamp>/.nfstune-7')};" in scratch_undo
+    assert undone[3:] == [
         ("server", "rm -f /etc/exports.d/nfstune-isolated.exports"),
         ("server", "exportfs -ra && exportfs -f"),
         ("server", "rmdir /etc/exports.d 2>/dev/null; true"),

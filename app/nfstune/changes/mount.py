@@ -10,18 +10,21 @@ from collections.abc import Collection
 
 from nfstune.changes.steps import Role, Steps, command, shell
 from nfstune.changes.transaction import (
+    NOT_MADE,
     ChangeFailed,
     Transaction,
+    run_make,
     run_step,
     undo_dir,
     undo_mount,
-    undo_scratch,
+    undo_scratch_dir,
     undo_sysfs,
 )
 from nfstune.errors import NfstuneError
 from nfstune.nfs.mounts import ProcMount, mounts_of_server, parse_proc_mounts
-from nfstune.nfs.own_mount import MOUNT_ROOT, SCRATCH_PREFIX, mount_argv
+from nfstune.nfs.own_mount import MOUNT_ROOT, PLAN_OWNER, mount_argv, new_owner_token, new_scratch_name, owner_mark
 from nfstune.remote import Host
+from nfstune.shell_text import sh_line
 
 SCRATCH_SEEN = "NFSTUNE_SCRATCH_SEEN"
 
@@ -60,14 +63,20 @@ def client_directory_steps(role: Role, directory: str) -> Steps:
     return Steps((command(role, ("mkdir", "-p", directory), f"make {role}'s own directory in the scratch directory"),))
 
 
-def scratch_steps(path: str) -> Steps:
+def scratch_steps(path: str, owner: str = PLAN_OWNER) -> Steps:
+    """An exclusive mkdir (a name taken already is left alone: NOT_MADE), then the mark with `owner` inside, by which
+    the undo knows the directory for its own (without it, the directory goes at once)."""
     # open to every user, but not sticky: in a sticky world-writable directory Linux refuses an O_CREAT open of a
     # file someone else owns (fs.protected_regular, on by systemd's default), and behind root_squash the files the
     # client's root makes belong to nobody, so fio's second open of the file it laid out failed with EACCES
-    return Steps(
-        (command("server", ("mkdir", "-m", "0777", path), f"make the scratch directory {path}, open to the clients"),),
-        (undo_scratch("server", path),),
+    line = sh_line(
+        "mkdir -m 0777 {path} || exit {not_made}; mkdir {mark} && exit 0; rmdir {path} && exit {not_made}; exit 1",
+        path=path,
+        mark=posixpath.join(path, owner_mark(owner)),
+        not_made=NOT_MADE,
     )
+    what = f"make the scratch directory {path}, open to the clients, with nfstune's mark in it"
+    return Steps((shell("server", line, what),), (undo_scratch_dir("server", path, owner),))
 
 
 def readahead_steps(path: str, kib: int, before: str = "<the value before>") -> Steps:
@@ -113,7 +122,7 @@ class ClientMount:
             raise NfstuneError(f"{mount_point} is not a mount point of nfstune's (under {MOUNT_ROOT})")
         self.mount_point = mount_point or f"{MOUNT_ROOT}/{stamp}"
         self.own_scratch = scratch_name is None
-        self.scratch_name = scratch_name or f"{SCRATCH_PREFIX}{stamp}"
+        self.scratch_name = scratch_name or new_scratch_name()
         self.negotiated = ""
 
     @property
@@ -156,12 +165,13 @@ def mounts_of(client: Host, servers: Collection[str | None]) -> list[ProcMount]:
 
 
 def make_scratch(server: Host, tx: Transaction, export_path: str, name: str) -> str:
-    """A scratch directory of ours in the export, journaled first; returns its path on the server. Made on the
-    server, so that a root_squash export does not stop the client's root from writing in it."""
+    """A scratch directory of ours in the export, journaled first with its mark's token; returns its path on the
+    server. Made on the server, so that a root_squash export does not stop the client's root from writing in it."""
     path = posixpath.join(export_path, name)
-    (step,) = scratch_steps(path).do
-    tx.record(server, "scratch", path)
-    run_step(server, step, action=f"making the scratch directory {path}")
+    owner = new_owner_token()
+    (step,) = scratch_steps(path, owner).do
+    entry = tx.record(server, "scratch", path, detail={"owner": owner})
+    run_make(tx, server, entry, step, action=f"making the scratch directory {path}")
     return path
 
 

@@ -6,43 +6,63 @@ A server that squashes root (root_squash, the default) maps the client's root to
 write in the share's top folder. The directory is then made as the owner of that folder (AUTH_SYS: the uid the
 client claims is the uid the server uses), open to everyone like the server-made one (mount.scratch_steps), so
 that the workloads' squashed root writes in it; the undo removes the contents as root and the directory as that
-owner."""
+owner.
+
+As on the server, the directory is made by an exclusive mkdir, and holds a mark with a token of its change's (a
+folder named by own_mount.owner_mark): the undo removes only a directory that has it (issue 37)."""
 
 from __future__ import annotations
 
 import posixpath
-import shlex
 
 from nfstune.changes.steps import Steps, shell
-from nfstune.changes.transaction import Transaction, on_share, run_step, undo_nfs_scratch
+from nfstune.changes.transaction import NOT_MADE, Transaction, on_share, run_make, undo_nfs_scratch
 from nfstune.errors import NfstuneError
-from nfstune.nfs.own_mount import SCRATCH_PREFIX
+from nfstune.nfs.own_mount import PLAN_OWNER, SCRATCH_PREFIX, new_owner_token, owner_mark
 from nfstune.remote import Host
+from nfstune.shell_text import sh_line
 
 KIND = "nfs-scratch"
 
 
-def nfs_scratch_steps(server_address: str, share: str, name: str) -> Steps:
-    d = shlex.quote(name)
-    line = on_share(
-        server_address,
-        share,
-        f'mkdir -m 0777 "$m"/{d} 2>/dev/null || as_owner mkdir -m 0777 "$m"/{d} || {{ '
-        f'echo "neither root nor the owner of {share} (uid $(stat -c %u "$m"), mode $(stat -c %a "$m")) may '
-        'write in it over NFS" >&2; exit 1; }',
+def nfs_scratch_steps(server_address: str, share: str, name: str, owner: str = PLAN_OWNER) -> Steps:
+    """An exclusive mkdir (a name taken already is left alone: NOT_MADE), as root or else as the share's owner, then
+    the mark with `owner` inside, by which the undo knows the directory for its own."""
+    path = posixpath.join(share, name)
+    body = sh_line(
+        'if mkdir -m 0777 "$m"/{name} 2>/dev/null || as_owner mkdir -m 0777 "$m"/{name}; then :; '
+        'elif [ -e "$m"/{name} ] || [ -L "$m"/{name} ]; then '
+        "printf '%s exists already: nfstune leaves it as it is\\n' {path} >&2; exit {not_made}; "
+        "else printf 'neither root nor the owner of %s (uid %s, mode %s) may write in it over NFS\\n' "
+        '{share} "$(stat -c %u "$m")" "$(stat -c %a "$m")" >&2; exit {not_made}; fi; '
+        # the mark: a name nobody could take first (its token is drawn now); if it cannot be made, the directory goes
+        'mkdir "$m"/{name}/{mark} && exit 0; '
+        '{{ rmdir "$m"/{name} 2>/dev/null || as_owner rmdir "$m"/{name}; }} && exit {not_made}; exit 1',
+        name=name,
+        path=path,
+        share=share,
+        mark=owner_mark(owner),
+        not_made=NOT_MADE,
     )
-    what = f"make the scratch directory {posixpath.join(share, name)} over NFS, open to the clients"
-    return Steps((shell("client", line, what),), (undo_nfs_scratch("client", server_address, share, name),))
+    what = f"make the scratch directory {path} over NFS, open to the clients, with nfstune's mark in it"
+    return Steps(
+        (shell("client", on_share(server_address, share, body), what),),
+        (undo_nfs_scratch("client", server_address, share, name, owner),),
+    )
 
 
 def make_nfs_scratch(client: Host, tx: Transaction, server_address: str, share: str, name: str) -> str:
-    """A scratch directory of ours in the export, made by the client; journaled first. Returns its path on the
-    server."""
+    """A scratch directory of ours in the export, made by the client; journaled first, with its mark's token.
+    Returns its path on the server."""
     if not name.startswith(SCRATCH_PREFIX) or "/" in name:
         raise NfstuneError(f"{name!r} is not a scratch directory name of nfstune's")
     path = posixpath.join(share, name)
-    (step,) = nfs_scratch_steps(server_address, share, name).do
-    tx.record(client, KIND, path, detail={"server": server_address, "share": share, "name": name})
+    owner = new_owner_token()
+    (step,) = nfs_scratch_steps(server_address, share, name, owner).do
+    entry = tx.record(
+        client, KIND, path, detail={"server": server_address, "share": share, "name": name, "owner": owner}
+    )
     tx.progress(f"{client.label}: making the scratch directory {path} on {server_address} over NFS")
-    run_step(client, step, timeout=300, action=f"making the scratch directory {path} on {server_address} over NFS")
+    action = f"making the scratch directory {path} on {server_address} over NFS"
+    run_make(tx, client, entry, step, timeout=300, action=action)
     return path

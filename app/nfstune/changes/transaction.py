@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping
 
 from nfstune.changes.steps import Role, Step, command, shell, write
 from nfstune.errors import NfstuneError
-from nfstune.nfs.own_mount import SCRATCH_PREFIX, mount_argv
-from nfstune.remote import CommandResult, Host, RemoteError
+from nfstune.nfs.own_mount import SCRATCH_PREFIX, mount_argv, owner_mark
+from nfstune.remote import CommandFailed, CommandResult, Host, RemoteError
+from nfstune.shell_text import sh_line
 from nfstune.store.journal import Journal, JournalEntry
 
 Progress = Callable[[str], None]
@@ -22,6 +23,10 @@ HOST_JOURNAL_DIR = "/var/lib/nfstune/journal"  # the copies of original files, o
 PROCESS_PID_PREFIX = "/var/tmp/nfstune-fio-server-"  # the pid files of servers nfstune starts (changes/fio_server.py)
 PORTLIST = "/proc/fs/nfsd/portlist"  # nfsd's listeners (changes/nfsd_listener.py)
 THREADS = "/proc/fs/nfsd/threads"  # nfsd's running thread count (changes/nfsd_threads.py)
+# the exit status of a step that makes something exclusively (a scratch directory) when it made nothing: the name
+# was taken, or the folder not writable. Its journal entry is closed then, so that no undo touches what is there.
+NOT_MADE = 3
+KEPT = "NFSTUNE_KEPT"  # said by a scratch directory's undo that found one of that name without the change's mark
 
 
 class ChangeFailed(NfstuneError):
@@ -81,30 +86,61 @@ def undo_tempfile(role: Role, target: str) -> Step:
 
 
 def undo_scratch(role: Role, target: str) -> Step:
+    """A scratch file (isolated mode's filesystem image), or a scratch directory journaled before directories
+    carried a mark."""
     return command(role, ("rm", "-rf", "--one-file-system", target), f"remove {target}")
 
 
+def undo_scratch_dir(role: Role, path: str, owner: str) -> Step:
+    """A scratch directory nfstune made (mount.scratch_steps), removed only while it holds the mark with `owner`,
+    the token its change journaled: what else is there under that name (there before, or put there since) is not
+    nfstune's, and is left, said by KEPT. A link is never followed."""
+    line = sh_line(
+        "if [ -d {mark} ] && [ ! -L {path} ]; then rm -rf --one-file-system {path}; "
+        "elif [ -e {path} ] || [ -L {path} ]; then echo {kept}; fi",
+        path=path,
+        mark=posixpath.join(path, owner_mark(owner)),
+        kept=KEPT,
+    )
+    return shell(role, line, f"remove {path} if nfstune's mark is in it")
+
+
 def on_share(server_address: str, share: str, body: str) -> str:
-    """A shell line that runs `body` with the export mounted at "$m" (a temporary mount point, unmounted and
-    removed when the line ends), and `as_owner CMD` running CMD as the owner of the share's top folder."""
-    mount = shlex.join(mount_argv(server_address, share, "", "")[:-1])
+    """A shell line that runs `body` (shell text of ours) with the export mounted at "$m" (a temporary mount point,
+    unmounted and removed when the line ends), and `as_owner CMD` running CMD as the owner of the share's top
+    folder."""
     return (
-        "m=$(mktemp -d /tmp/nfstune-share.XXXXXX) || exit 1; "
-        """trap 'umount "$m" 2>/dev/null || umount -l "$m"; rmdir "$m"' EXIT; """
-        f'{mount} "$m" || exit 1; '
-        'as_owner() { setpriv --reuid="$(stat -c %u "$m")" --regid="$(stat -c %g "$m")" --clear-groups "$@"; }; ' + body
+        sh_line(
+            "m=$(mktemp -d /tmp/nfstune-share.XXXXXX) || exit 1; "
+            """trap 'umount "$m" 2>/dev/null || umount -l "$m"; rmdir "$m"' EXIT; """
+            '{mount} "$m" || exit 1; '
+            'as_owner() {{ setpriv --reuid="$(stat -c %u "$m")" --regid="$(stat -c %g "$m")" --clear-groups "$@"; }}; ',
+            mount=mount_argv(server_address, share, "", "")[:-1],
+        )
+        + body
     )
 
 
-def undo_nfs_scratch(role: Role, server_address: str, share: str, name: str) -> Step:
-    """The scratch directory made over NFS (nfs_scratch.py): its contents as root (squashed or not: they are its
-    files), then what is left as the owner of the share's top folder (who made it when root was squashed)."""
-    d = _q(name)
+def undo_nfs_scratch(role: Role, server_address: str, share: str, name: str, owner: str | None) -> Step:
+    """The scratch directory made over NFS (nfs_scratch.py), while it holds the mark with `owner` (None: an entry
+    journaled before directories carried one): its contents as root (squashed or not: they are its files), then
+    what is left as the owner of the share's top folder (who made it when root was squashed). What else is there
+    under that name is left, said by KEPT."""
+    mine = (
+        ""
+        if owner is None
+        else sh_line(
+            'if [ -L "$d" ] || [ ! -d "$d"/{mark} ]; then echo {kept}; exit 0; fi; ', mark=owner_mark(owner), kept=KEPT
+        )
+    )
     body = (
-        f'd="$m"/{d}; [ -e "$d" ] || exit 0; rm -rf --one-file-system "$d" 2>/dev/null; '
-        '[ ! -e "$d" ] || as_owner rm -rf --one-file-system "$d"; [ ! -e "$d" ]'
+        sh_line('d="$m"/{name}; [ -e "$d" ] || [ -L "$d" ] || exit 0; ', name=name)
+        + mine
+        + 'rm -rf --one-file-system "$d" 2>/dev/null; [ ! -e "$d" ] || as_owner rm -rf --one-file-system "$d"; '
+        '[ ! -e "$d" ]'
     )
-    return shell(role, on_share(server_address, share, body), f"remove {posixpath.join(share, name)} over NFS")
+    what = f"remove {posixpath.join(share, name)} over NFS" + ("" if owner is None else " if nfstune's mark is in it")
+    return shell(role, on_share(server_address, share, body), what)
 
 
 def undo_process(role: Role, pid_file: str) -> Step:
@@ -164,17 +200,31 @@ def undo_steps(role: Role, entry: JournalEntry) -> tuple[Step, ...]:
     if entry.kind == "scratch":
         if not posixpath.basename(target).startswith(SCRATCH_PREFIX):
             raise NfstuneError(f"refusing to remove {target}: not a scratch directory of nfstune's")
-        return (undo_scratch(role, target),)
+        owner = _owner(entry)
+        return (undo_scratch(role, target) if owner is None else undo_scratch_dir(role, target, owner),)
     if entry.kind == "nfs-scratch":
         name, share, server = (str(entry.detail.get(k, "")) for k in ("name", "share", "server"))
         if not name.startswith(SCRATCH_PREFIX) or "/" in name or not share.startswith("/") or not server:
             raise NfstuneError(f"refusing to remove {target}: not a scratch directory of nfstune's")
-        return (undo_nfs_scratch(role, server, share, name),)
+        return (undo_nfs_scratch(role, server, share, name, _owner(entry)),)
     raise NfstuneError(f"journal entry {entry.id} has an unknown kind {entry.kind!r}")
 
 
-def undo_entry(host: Host, entry: JournalEntry) -> None:
+def _owner(entry: JournalEntry) -> str | None:
+    """The token of a scratch directory's mark, as its change journaled it (None: journaled before marks)."""
+    owner = entry.detail.get("owner")
+    if owner is None:
+        return None
+    if not (isinstance(owner, str) and owner.isalnum() and owner.isascii()):
+        raise NfstuneError(f"journal entry {entry.id}: {owner!r} is not the token of a scratch directory's mark")
+    return owner
+
+
+def undo_entry(host: Host, entry: JournalEntry) -> str | None:
+    """Undo one change. Returns what the admin must be told that was not done: a scratch directory left in place
+    because it is not nfstune's (None when all was done)."""
     target = entry.target
+    note = None
     for step in undo_steps("server", entry):  # the role is the plan's word only: here the host is known
         if step.writes is not None:
             assert entry.original is not None
@@ -182,7 +232,12 @@ def undo_entry(host: Host, entry: JournalEntry) -> None:
         elif entry.kind == "listener":
             _drop_listener(host, entry, step)
         elif entry.kind in ("scratch", "nfs-scratch"):
-            host.run(step.line, sudo=True, timeout=600, action=f"removing {target}")
+            said = host.run(step.line, sudo=True, timeout=600, action=f"removing {target}").stdout
+            if KEPT in said.split():
+                note = (
+                    f"kept {target}: the mark nfstune leaves in the scratch directory it makes is not in it, so it "
+                    "may not be nfstune's (there before, or put in its place); nothing in it was removed"
+                )
         elif entry.kind in ("mount", "process"):
             doing = "unmounting" if entry.kind == "mount" else "stopping the process of"
             host.run(step.line, sudo=True, action=f"{doing} {target}")
@@ -190,6 +245,7 @@ def undo_entry(host: Host, entry: JournalEntry) -> None:
             host.run(step.line, sudo=True, action="reloading the restored exports")
         else:
             host.run(step.line, sudo=True)
+    return note
 
 
 def run_step(host: Host, step: Step, *, data: bytes = b"", **kw: object) -> CommandResult | None:
@@ -198,6 +254,17 @@ def run_step(host: Host, step: Step, *, data: bytes = b"", **kw: object) -> Comm
         host.write_file(step.writes, data, sudo=step.sudo)
         return None
     return host.run(step.line, sudo=step.sudo, **kw)  # type: ignore[arg-type]
+
+
+def run_make(tx: Transaction, host: Host, entry_id: int, step: Step, *, action: str, timeout: float = 60.0) -> None:
+    """Run a step that makes something exclusively (journaled first as `entry_id`): when it says NOT_MADE, nothing
+    was made, and the entry is closed before the failure is raised, so that no undo touches what is there."""
+    try:
+        run_step(host, step, action=action, timeout=timeout)
+    except CommandFailed as exc:
+        if exc.exit_status == NOT_MADE:
+            tx.not_made(entry_id)
+        raise
 
 
 def process_log_file(pid_path: str) -> str:
@@ -260,8 +327,10 @@ def recover(hosts: Mapping[str, Host], journal: Journal, progress: Progress) -> 
         if host is None:
             continue
         progress(f"{host.label}: undoing an earlier change left by nfstune (pid {entry.pid}): {entry.target}")
-        undo_entry(host, entry)
+        note = undo_entry(host, entry)
         journal.mark_restored(entry.id)
+        if note is not None:
+            progress(f"{host.label}: {note}")
         undone.append(entry)
     return undone
 
@@ -284,6 +353,11 @@ class Transaction:
         self._entries.append((host, entry_id))
         return entry_id
 
+    def not_made(self, entry_id: int) -> None:
+        """A change journaled but not made (its exclusive create failed): closed, never to be undone."""
+        self.journal.mark_restored(entry_id)
+        self._entries = [(h, e) for h, e in self._entries if e != entry_id]
+
     def undo(self, *, announce: bool = False) -> None:
         """Undo everything; every step is tried, and the first failure is raised at the end. A Ctrl-C or SIGTERM
         that lands during the undo does not cut it short: the step it interrupted is tried once more, the rest
@@ -304,9 +378,11 @@ class Transaction:
                 try:
                     if say and attempt == 1 and (doing := may_wait(entry)) is not None:
                         self.progress(f"{host.label}: {doing}…")
-                    undo_entry(host, entry)
+                    note = undo_entry(host, entry)
                     self.journal.mark_restored(entry_id)
-                    if say:
+                    if note is not None:  # said always: the admin finds a directory left that nfstune named
+                        self.progress(f"{host.label}: {note}")
+                    elif say:
                         self.progress(f"{host.label}: undone: {describe(entry)}")
                 except KeyboardInterrupt as exc:
                     interrupted = interrupted or exc

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -17,7 +16,7 @@ from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.changes.transaction import host_key
 from nfstune.errors import ConfigError
 from nfstune.facts.model import HostFacts
-from nfstune.nfs.own_mount import SCRATCH_PREFIX
+from nfstune.nfs.own_mount import new_scratch_name
 from nfstune.recipes.estimate import Estimate, PastRun, estimate
 from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import FactValue, Recipe, recipe_facts
@@ -160,7 +159,7 @@ def plan_for(
         fio_available=facts.client.fio_version is not None if facts else True,
         share=pair.share if pair else share or "/share",
         server_address=pair.address if pair else address or "server",
-        scratch_name=f"{SCRATCH_PREFIX}{int(time.time() * 1000) % 10**10}",
+        scratch_name=new_scratch_name(),
         appliance=facts.server.appliance if facts else None,
         server_login=server_login,
     )
