@@ -186,7 +186,9 @@ def fstabs(draw: st.DrawFn, server: str, share: str) -> str | None:
         if opts or draw(st.booleans()):
             fields.append(",".join(opts) or "defaults")
             fields += draw(st.sampled_from([[], ["0"], ["0", "0"]]))
-        lines.append(draw(st.sampled_from([" ", "\t", "  "])).join(fields))
+        # libmount reads nothing after the pass number: the admin's comment (or any words) there
+        after_pass = draw(st.sampled_from(["", "  # the NAS", "\t#", " #glued  to\tit", " backups here"]))
+        lines.append(draw(st.sampled_from([" ", "\t", "  "])).join(fields) + (after_pass if len(fields) == 6 else ""))
     return "\n".join(lines) + draw(st.sampled_from(["\n", ""]))
 
 
@@ -282,6 +284,7 @@ def test_applying_a_recommendation_never_weakens_and_keeps_every_other_byte(
         assert entry is not None and was is not None
         assert (entry.device, entry.mount_point, entry.fstype) == (was.device, was.mount_point, was.fstype)
         assert _untuned(str(entry.options or "")) == _untuned(str(was.options or ""))
+        assert new_fstab.lines[index].rest == old_fstab.lines[index].rest  # the admin's comment stays
         if measured.best_version is None:
             assert new_lines[index] == old_lines[index]
     parsed = split_source(entry.device)
