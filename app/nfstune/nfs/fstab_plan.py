@@ -30,7 +30,7 @@ def parse_fstab_line(line: str) -> FstabEntry:
         raise ConfigError(f"mount would skip the new fstab line: it {skipped}: {text!r}")
     entry = parsed.entry
     if entry is None:
-        raise ConfigError(f"the new fstab line's options field holds no option (write defaults): {text!r}")
+        raise ConfigError(f"nfstune cannot read the new fstab line as an entry: {text!r}")
     if not entry.is_nfs:
         raise ConfigError(f"the new fstab line mounts type {entry.fstype!r}, not nfs or nfs4: {text!r}")
     if split_source(entry.device) is None:
