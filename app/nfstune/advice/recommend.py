@@ -25,7 +25,7 @@ from nfstune.nfs.apply_plan import (
 )
 from nfstune.nfs.export_edit import with_options
 from nfstune.nfs.export_options import ASYNC, split_options
-from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, encode_word
+from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, encode_word, same_export
 from nfstune.nfs.exports_findings import findings, matches_everyone
 from nfstune.nfs.fstab import Fstab, FstabEntry
 from nfstune.nfs.fstab_plan import TUNED_MOUNT_OPTIONS, find_nfs_entry, skipped_lines_naming
@@ -208,7 +208,7 @@ def _edit_export(
     notes = [
         f"{file} line {f.line}{f' ({f.client})' if f.client else ''}: {f.finding.message}"
         for f in findings(doc)
-        if f.path == share and f.finding.kind == "risk" and f.finding.option != "async"
+        if same_export(f.path, share) and f.finding.kind == "risk" and f.finding.option != "async"
     ]
     if doc.stop is not None:
         notes.append(
