@@ -412,3 +412,42 @@ def test_a_share_exported_by_two_entries_names_the_one_left_as_it_is(files: dict
         client=("laptop", "me@laptop:22"),
     )
     assert note in plan.findings
+
+
+NAS, LAPTOP = ("nas", "root@nas:22"), ("laptop", "me@laptop:22")
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"/etc/exports": "/srv/x 10.0.0.0/24(rw,sync)\n/srv/x/ 192.168.1.7(rw,async)\n"},
+        {
+            "/etc/exports": "/srv/x 10.0.0.0/24(rw,sync)\n",
+            "/etc/exports.d/laptop.exports": "# the laptop\n/srv//x/ 192.168.1.7(rw,async)\n",
+        },
+    ],
+    ids=["a trailing slash", "a doubled slash in exports.d"],
+)
+def test_a_second_entry_written_with_another_spelling_of_the_path_is_named(files: dict[str, str]) -> None:
+    """exportfs reads "/srv/x/" as /srv/x (realpath(3)): that entry exports the share too."""
+    rec = recommend(share="/srv/x", server="nas", exports=files, measured=Measured())
+    other_file = list(files)[-1]
+    written = files[other_file].splitlines()[-1].split()[0]
+    (note,) = [n for n in rec.notes if "also exports /srv/x" in n]
+    assert note.startswith(f"{other_file} line {len(files[other_file].splitlines())} also exports /srv/x")
+    assert f"written {written}" in note and "192.168.1.7 there still writes async" in note
+    plan = plan_apply(files, None, "/srv/x", rec.exports_line, rec.fstab_line, server=NAS, client=LAPTOP)
+    assert note in plan.findings
+
+
+def test_the_first_entry_written_with_a_trailing_slash_is_the_one_recommended_and_applied() -> None:
+    """Before, "/srv/x/" was passed over: the sync entry after it was taken for the share's, and the async one that
+    exportfs uses first stayed async with no word."""
+    files = {"/etc/exports": "/srv/x/ 10.0.0.0/24(rw,async,insecure)\n/srv/x 192.168.1.7(rw,sync)\n"}
+    rec = recommend(share="/srv/x", server="nas", exports=files, measured=Measured())
+    assert rec.exports_before == "/srv/x/ 10.0.0.0/24(rw,async,insecure)"
+    assert rec.exports_line == "/srv/x/ 10.0.0.0/24(rw,sync,insecure)"
+    assert any(n.startswith("/etc/exports line 1 (10.0.0.0/24): ") and "insecure" in n for n in rec.notes)
+    assert any(n.startswith("/etc/exports line 2 also exports /srv/x (to 192.168.1.7)") for n in rec.notes)
+    plan = plan_apply(files, None, "/srv/x", rec.exports_line, rec.fstab_line, server=NAS, client=LAPTOP)
+    assert plan.server_edit.new.decode() == files["/etc/exports"].replace("async", "sync")

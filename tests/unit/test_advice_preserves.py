@@ -134,8 +134,8 @@ def exports_files(draw: st.DrawFn, share: str) -> dict[str, str]:
         lines = []
         for _ in range(draw(st.integers(0, 4))):
             what = draw(st.sampled_from(["share", "share", "other", "comment", "blank"]))
-            if what == "share":
-                lines.append(draw(entries(share)))
+            if what == "share":  # exportfs reads "/srv/x/" and "/srv//x" as /srv/x (realpath(3))
+                lines.append(draw(entries(share + draw(st.sampled_from(["", "", "/", "//"])))))
             elif what == "other":
                 lines.append(draw(entries(draw(paths()))))
             else:
@@ -186,7 +186,9 @@ def fstabs(draw: st.DrawFn, server: str, share: str) -> str | None:
         if opts or draw(st.booleans()):
             fields.append(",".join(opts) or "defaults")
             fields += draw(st.sampled_from([[], ["0"], ["0", "0"]]))
-        lines.append(draw(st.sampled_from([" ", "\t", "  "])).join(fields))
+        # libmount reads nothing after the pass number: the admin's comment (or any words) there
+        after_pass = draw(st.sampled_from(["", "  # the NAS", "\t#", " #glued  to\tit", " backups here"]))
+        lines.append(draw(st.sampled_from([" ", "\t", "  "])).join(fields) + (after_pass if len(fields) == 6 else ""))
     return "\n".join(lines) + draw(st.sampled_from(["\n", ""]))
 
 
@@ -240,6 +242,11 @@ def test_applying_a_recommendation_never_weakens_and_keeps_every_other_byte(
     except ConfigError as exc:
         assert any(stops.values()), f"refused without a file exportfs stops reading: {exc}"
         return
+    # --- exports: every other entry of the share, whatever its spelling, is named
+    if not any(stops.values()):
+        docs = [parse(text) for text in files.values()]
+        spelled = [e for doc in docs for e in doc.entries if e.path is not None and e.path.rstrip("/") == share]
+        assert len([n for n in rec.notes if f" also exports {share} " in n]) == max(len(spelled) - 1, 0)
     # --- exports: only the share's entry changed, each client as it was with sync where it was async
     edit = plan.server_edit
     assert edit.path in files or (found is None and edit.path == "/etc/exports")
@@ -282,6 +289,7 @@ def test_applying_a_recommendation_never_weakens_and_keeps_every_other_byte(
         assert entry is not None and was is not None
         assert (entry.device, entry.mount_point, entry.fstype) == (was.device, was.mount_point, was.fstype)
         assert _untuned(str(entry.options or "")) == _untuned(str(was.options or ""))
+        assert new_fstab.lines[index].rest == old_fstab.lines[index].rest  # the admin's comment stays
         if measured.best_version is None:
             assert new_lines[index] == old_lines[index]
     parsed = split_source(entry.device)

@@ -218,10 +218,11 @@ def test_fstab_never_replaces_a_local_filesystem() -> None:
 @pytest.mark.parametrize(
     ("line", "problem"),
     [
-        ("nas:/export /mnt/nas", "has 2 fields, not 3 to 6"),
-        ("nas:/export /mnt/nas nfs hard 0 0 extra", "has 7 fields"),
+        ("nas:/export /mnt/nas", "mount would skip the new fstab line: it has 2 fields"),
+        ("nas:/export /mnt/nas nfs hard # the NAS", "it has '#' where the dump number goes: a comment can only"),
+        ("nas:/export /mnt/nas nfs hard 0 0#x", "it has '0#x' where the pass number goes"),
         ("/dev/sdb1 /mnt/nas ext4 defaults 0 0", "type 'ext4', not nfs or nfs4"),
-        ("nas:/export /mnt/nas nfs hard x 0", "does not parse"),
+        ("nas:/export /mnt/nas nfs hard x 0", "it has 'x' where the dump number goes"),
         ("export /mnt/nas nfs hard 0 0", "is not server:/path"),
         ("nas:/export mnt/nas nfs hard 0 0", "not an absolute path"),
         ("# nas:/export /mnt/nas nfs hard 0 0", "is a comment"),

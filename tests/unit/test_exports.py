@@ -431,3 +431,22 @@ def test_encoded_paths_read_back(path: str) -> None:
         assume(False)
     doc = parse(word + " client(rw)\n")
     assert doc.entries[0].path == path and doc.entries[0].clients[0].spec == "client"
+
+
+@pytest.mark.parametrize("spelling", ["/export/a/", "/export//a", "/export/./a", "//export/a///"])
+def test_a_path_exportfs_resolves_to_the_same_directory_is_the_same_export(spelling: str) -> None:
+    """getexportent() puts every path through realpath(3): exportfs -s lists "/export/a/" as /export/a, and
+    the lab's exportfs called "/export/a/ client(rw)" then "/export/a client(ro)" incompatible duplicated
+    entries, the second ignored (tests/captures/exportfs, the multiline case)."""
+    doc = parse(f"{spelling} client(rw)\n/export/a client(ro)\n")
+    assert shown(f"{spelling} client(rw)\n") == {"/export/a": {"client": RW}}
+    assert doc.find("/export/a") is doc.entries[0] and doc.find(spelling) is doc.entries[0]
+    (skipped,) = exported(doc)[1]
+    assert (skipped.entry, skipped.reason) == (doc.entries[1], "duplicated export entries: the first one counts")
+    assert ("noop", "") in kinds(f"{spelling} client(rw)\n/export/a client(ro)\n")
+
+
+def test_a_path_that_may_pass_a_symlink_is_kept_as_written() -> None:
+    # realpath(3) resolves a symbolic link before "..", and what the server's directories hold is not known here
+    assert shown("/export/b/../a client(rw)\n") == {"/export/b/../a": {"client": RW}}
+    assert parse("/export/b/../a client(rw)\n").find("/export/a") is None

@@ -25,10 +25,10 @@ from nfstune.nfs.apply_plan import (
 )
 from nfstune.nfs.export_edit import with_options
 from nfstune.nfs.export_options import ASYNC, split_options
-from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, encode_word
+from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, encode_word, same_export
 from nfstune.nfs.exports_findings import findings, matches_everyone
 from nfstune.nfs.fstab import Fstab, FstabEntry
-from nfstune.nfs.fstab_plan import TUNED_MOUNT_OPTIONS, find_nfs_entry
+from nfstune.nfs.fstab_plan import TUNED_MOUNT_OPTIONS, find_nfs_entry, skipped_lines_naming
 from nfstune.nfs.mount_options import MountOption, MountOptions
 from nfstune.nfs.mounts import mount_source
 
@@ -208,7 +208,7 @@ def _edit_export(
     notes = [
         f"{file} line {f.line}{f' ({f.client})' if f.client else ''}: {f.finding.message}"
         for f in findings(doc)
-        if f.path == share and f.finding.kind == "risk" and f.finding.option != "async"
+        if same_export(f.path, share) and f.finding.kind == "risk" and f.finding.option != "async"
     ]
     if doc.stop is not None:
         notes.append(
@@ -320,6 +320,11 @@ def _fstab(
     version = measured.best_version
     notes: list[str] = []
     if index is None:
+        notes += [
+            f"/etc/fstab line {at + 1} names {source}, but mount skips that line: it {why}. nfstune adds an "
+            "entry of its own; correct or remove that line."
+            for at, why in skipped_lines_naming(fstab, source, aliases)
+        ]
         taken = {entry.mount_point for entry in fstab.entries()}
         point = next(p for p in (mount_point, *(f"{mount_point}-{n}" for n in range(2, 100))) if p not in taken)
         mount = ["vers=" + (version or "4.2"), "hard", "_netdev", "nofail"]

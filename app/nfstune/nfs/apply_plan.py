@@ -110,7 +110,7 @@ def other_entries(files: Mapping[str, str], share: str) -> list[tuple[str, Expor
     found: list[tuple[str, ExportEntry]] = []
     for file, doc in parsed_in_order(files):
         for entry in doc.entries:
-            if entry.path == share:
+            if entry.exports(share):
                 found.append((file, entry))
             if entry.error:
                 break
@@ -127,8 +127,9 @@ def other_entries_notes(files: Mapping[str, str], share: str) -> list[str]:
     notes = []
     for file, entry in other_entries(files, share):
         clients = ", ".join(c.name for c in entry.clients) or "everyone"
+        written = f", written {entry.path}" if entry.path != share else ""
         text = (
-            f"{file} line {entry.line} also exports {share} (to {clients}); exportfs uses both, and nfstune "
+            f"{file} line {entry.line} also exports {share} (to {clients}{written}); exportfs uses both, and nfstune "
             f"recommends and edits only the first, {where}: that entry stays as it is"
         )
         risky = [c.name for c in entry.clients if c.options.flag(ASYNC)]
@@ -212,7 +213,7 @@ def parse_export_text(text: str, share: str) -> ExportEntry:
     entry = doc.entries[0]
     if entry.error:
         raise ConfigError(f"the new exports line does not parse: {entry.error}: {body!r}")
-    if entry.path != share:
+    if not entry.exports(share):
         raise ConfigError(f"the new exports line exports {entry.path!r}, not the share {share!r}: {body!r}")
     return entry
 
@@ -271,7 +272,7 @@ def refuse_unread(files: Mapping[str, str], share: str) -> None:
     export (never a new one to add), and nothing is written to that file until the line is corrected."""
     for file, doc in parsed_in_order(files):
         for entry in doc.entries:
-            if entry.path == share and doc.stop is not None:
+            if entry.exports(share) and doc.stop is not None:
                 raise ConfigError(
                     f"{file} line {entry.line} exports {share}, but exportfs stops reading that file at line "
                     f"{doc.stop.line} ({doc.stop.error}): correct that line first"

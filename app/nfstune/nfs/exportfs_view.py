@@ -12,7 +12,7 @@ from nfstune.nfs.export_options import (
     ExportOptions,
     c_strtol,
 )
-from nfstune.nfs.exports import SPACE, Client, ClientKind, ExportEntry, ExportsFile, parse
+from nfstune.nfs.exports import SPACE, Client, ClientKind, ExportEntry, ExportsFile, parse, same_directory
 
 
 @dataclass(frozen=True)
@@ -52,10 +52,11 @@ class Skipped:
 
 
 def exported(
-    doc: ExportsFile, resolve: Resolver = _resolve_as_is, realpath: Callable[[str], str] = str
+    doc: ExportsFile, resolve: Resolver = _resolve_as_is, realpath: Callable[[str], str] = same_directory
 ) -> tuple[list[Exported], list[Skipped]]:
     """export_read(): the exports up to where exportfs stops reading, each (path, client) once (the first
-    wins), without clients whose name does not resolve or whose address or prefix is invalid."""
+    wins), without clients whose name does not resolve or whose address or prefix is invalid. `realpath`: the
+    server's realpath(3); by default every path is taken for a directory that exists, without symbolic links."""
     records: list[tuple[ClientKind, str, frozenset[str]]] = []  # client_lookup()'s records: kind, name, addresses
     done: set[tuple[int, str]] = set()
     out: list[Exported] = []
@@ -122,7 +123,7 @@ def etab_path(path: str) -> str:
 
 
 def expected_exportfs_s(
-    doc: ExportsFile, resolve: Resolver = _resolve_as_is, realpath: Callable[[str], str] = str
+    doc: ExportsFile, resolve: Resolver = _resolve_as_is, realpath: Callable[[str], str] = same_directory
 ) -> dict[str, dict[str, tuple[str, ...]]]:
     """What `exportfs -s` prints after `exportfs -ra` of this file, as path -> client -> options (the form
     parse_exportfs_s() returns). Like exportfs, this writes etab and reads it back: a host name with a space or

@@ -10,6 +10,7 @@ support/nfs/xio.c); exportfs 2.6.2 agreed with it in the lab. The rules that sur
   same characters where a path should start end the whole file without a message (a blank CRLF line does it).
 - "path" alone, or "path -opts", exports to everyone; "host (rw)" is host with default options plus
   everyone with (rw). A "-opts" word sets defaults for the clients after it on that line.
+- A path goes through realpath(3): "/srv/x/", "/srv//x" and "/srv/./x" export /srv/x (same_directory()).
 - exportfs stops at the first bad option list or option: nothing after it in the file is exported. A path of
   1025 bytes or more also stops it, silently; a client word of 512 bytes or more is a syntax error.
 
@@ -75,6 +76,25 @@ class ExportEntry:
     clients: tuple[Client, ...]
     error: str | None = None
 
+    def exports(self, path: str) -> bool:
+        """Whether this entry exports `path` as exportfs reads it ("/srv/x/" exports /srv/x)."""
+        return same_export(self.path, path)
+
+
+def same_export(path: str | None, other: str) -> bool:
+    """Whether exportfs reads the two paths as one export (None: a path that could not be read)."""
+    return path is not None and same_directory(path) == same_directory(other)
+
+
+def same_directory(path: str) -> str:
+    """The path as exportfs keeps it: getexportent() puts it through realpath(3), which, for a directory that
+    exists, drops repeated and trailing slashes and "." parts. A ".." stays as written: realpath resolves a
+    symbolic link before it, and what the server's directories hold is not known here. A relative path (which
+    exportfs cannot find) stays as written too."""
+    if not path.startswith("/"):
+        return path
+    return "/" + "/".join(part for part in path.split("/") if part not in ("", "."))
+
 
 @dataclass(frozen=True)
 class Trivia:
@@ -105,7 +125,7 @@ class ExportsFile:
         """The first entry for `path` that exportfs reads (an entry with an error still exports the clients
         before it)."""
         for entry in self.entries:
-            if entry.path == path:
+            if entry.exports(path):
                 return entry
             if entry.error:
                 return None

@@ -125,16 +125,35 @@ class FstabLine:
         return FstabLine.parse(leading + "".join(parts) + trailing)
 
 
-def _parse_entry(text: str) -> FstabEntry | None:
+def fields_of(text: str) -> list[str]:
+    """The fields of a line that is neither blank nor a comment, as written (escaped); [] for the others."""
     match = _LINE.fullmatch(text)
     assert match is not None  # the pattern matches any string
     body = match.group(2)
-    if body == "" or body.startswith("#"):
+    return [] if body == "" or body.startswith("#") else _BLANKS.split(body)[::2]
+
+
+def skipped_because(text: str) -> str:
+    """Why libmount skips this line ("parse error at line N -- ignored"), as the end of "mount skips the line:
+    it ..."; "" for an entry, a comment or a blank line."""
+    fields = fields_of(text)
+    if 0 < len(fields) < 3:
+        plural = "s" if len(fields) > 1 else ""
+        return f"has {len(fields)} field{plural}, and an entry needs at least 3 (source, mount point, type)"
+    for name, field in zip(("dump", "pass"), fields[4:6], strict=False):
+        if not is_number(field):
+            hint = ": a comment can only follow the pass number, after a blank" if "#" in field else ""
+            return f"has {field!r} where the {name} number goes{hint}"
+    return ""
+
+
+def _parse_entry(text: str) -> FstabEntry | None:
+    fields = fields_of(text)
+    if not fields:
         return None
-    fields = _BLANKS.split(body)[::2]
     # as libmount reads a line (tab_parse.c, mnt_parse_table_line): dump and pass must be numbers, and whatever
     # follows the pass number (a comment, say) is not read at all
-    if len(fields) < 3 or not all(is_number(field) for field in fields[4:6]):
+    if skipped_because(text):
         return None
     fields = fields[:6]
     device, mount_point, fstype = (unescape_field(field) for field in fields[:3])

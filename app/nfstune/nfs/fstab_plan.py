@@ -10,28 +10,27 @@ from collections.abc import Collection
 
 from nfstune.errors import ConfigError
 from nfstune.nfs.apply_plan import FSTAB, FileEdit, file_edit, one_line, text_bytes
-from nfstune.nfs.fstab import Fstab, FstabEntry, FstabLine
+from nfstune.nfs.fstab import Fstab, FstabEntry, FstabLine, fields_of, skipped_because
 from nfstune.nfs.mount_options import MountOptions
-from nfstune.nfs.mounts import split_source
+from nfstune.nfs.mounts import split_source, unescape_field
 
 TUNED_MOUNT_OPTIONS = frozenset(("vers", "nfsvers", "v2", "v3", "v4", "v4.0", "v4.1", "v4.2"))
 
 
 def parse_fstab_line(line: str) -> FstabEntry:
     """The new fstab line as mount reads it; ConfigError unless it is one NFS entry (server:/path as mount.nfs
-    splits it, an absolute mount point, type nfs or nfs4, 3 to 6 fields)."""
+    splits it, an absolute mount point, type nfs or nfs4). Like libmount, nothing after the pass number is read:
+    the admin's comment there stays in the line."""
     text = one_line(line, "fstab")
-    fields = text.split()
-    if text.lstrip().startswith("#"):
+    parsed = FstabLine.parse(text)
+    if parsed.is_comment:
         raise ConfigError(f"the new fstab line is a comment: {text!r}")
-    if not 3 <= len(fields) <= 6:
-        raise ConfigError(
-            f"the new fstab line has {len(fields)} fields, not 3 to 6 (server:/share, mount point, type, options, "
-            f"dump, pass): {text!r}"
-        )
-    entry = FstabLine.parse(text).entry
+    skipped = skipped_because(text)
+    if skipped:
+        raise ConfigError(f"mount would skip the new fstab line: it {skipped}: {text!r}")
+    entry = parsed.entry
     if entry is None:
-        raise ConfigError(f"the new fstab line does not parse (dump and pass must be numbers): {text!r}")
+        raise ConfigError(f"nfstune cannot read the new fstab line as an entry: {text!r}")
     if not entry.is_nfs:
         raise ConfigError(f"the new fstab line mounts type {entry.fstype!r}, not nfs or nfs4: {text!r}")
     if split_source(entry.device) is None:
@@ -97,6 +96,17 @@ def find_nfs_entry(fstab: Fstab, device: str, aliases: Collection[str] = ()) -> 
         if line.entry is not None and line.entry.is_nfs and same_source(line.entry.device, device, aliases):
             return index
     return None
+
+
+def skipped_lines_naming(fstab: Fstab, device: str, aliases: Collection[str] = ()) -> list[tuple[int, str]]:
+    """(line from 0, why) of each line that starts with this source but that mount skips (a comment where the
+    dump number goes, say): the admin may take it for the share's entry."""
+    found = []
+    for index, line in enumerate(fstab.lines):
+        why = skipped_because(line.text)
+        if why and same_source(unescape_field(fields_of(line.text)[0]), device, aliases):
+            found.append((index, why))
+    return found
 
 
 def plan_fstab_change(
