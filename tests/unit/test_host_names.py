@@ -167,3 +167,61 @@ def test_run_refuses_a_hostile_name_before_anything(tmp_path: Path, argument: st
     assert result.returncode == 2, result.stdout
     assert f"error: argument {argument}: " in result.stderr and message in result.stderr
     assert "Traceback" not in result.stderr and nothing_created(tmp_path)
+
+
+# --- the shares a NAS lists: its own text, offered only when a share path can be it ------------------------------
+
+
+def test_an_export_no_share_path_can_be_is_left_out_and_said() -> None:
+    from nfstune.nfs.names import usable_shares
+    from nfstune.session.nas_view import facts_seen, parse_showmount
+    from nfstune.session.preflight import check
+    from tests.unit.test_nas_view import capture, client_facts
+
+    # what `showmount -e` printed for a NAS whose mountd lists what it likes: a terminal's escape sequence, a tab
+    listed = "/export *\n/srv/\x1b]2;owned\x07 *\n/srv/a\tb 10.0.0.0/24\n/srv/$(id) *\n"
+    usable, refused = usable_shares(parse_showmount(listed))
+    # '$(id)' is a path exportfs takes: every command that carries it quotes it (shell_text.py)
+    assert usable == ["/export", "/srv/$(id)"] and refused == ["/srv/\x1b]2;owned\x07", "/srv/a\tb"]
+    problems = check(
+        facts_seen("nas", capture("versions-lab-export.txt")),
+        client_facts(),
+        server_label="nas (no login)",
+        client_label="client",
+        share="/export",
+        exports=usable,
+        server_login=False,
+        refused_exports=refused,
+    )
+    (said,) = [p for p in problems if p.title == "nas (no login) lists exports nfstune leaves out"]
+    assert said.severity == "warning" and "\x1b" not in said.detail and "\t" not in said.detail
+    assert said.detail == (
+        "'/srv/\\x1b]2;owned\\x07': a share path cannot contain an unprintable character (U+001B); "
+        "'/srv/a\\tb': a share path cannot contain an unprintable character (U+0009). "
+        "They are not offered as shares to test."
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("srv/x", "a share path must be absolute (begin with '/')"),
+        ("", "a share path must be absolute (begin with '/')"),
+        ("/srv/a\0b", "a share path cannot contain an unprintable character (U+0000)"),
+        ("/srv/a\udcffb", "a share path cannot contain an unprintable character (U+DCFF)"),  # a byte not UTF-8
+        ("/" + "é" * 512, "a share path cannot be longer than 1024 bytes (exportfs takes no more)"),
+    ],
+)
+def test_share_paths_exportfs_would_not_take(path: str, message: str) -> None:
+    from nfstune.nfs.names import check_share
+
+    with pytest.raises(ConfigError) as refused:
+        check_share(path, "--share")
+    assert str(refused.value) == f"--share: {message}"
+
+
+@pytest.mark.parametrize("path", ["/", "/srv/my share", "/srv/$(id)", "/srv/naïve", "/" + "a" * 1023])
+def test_share_paths_exportfs_takes(path: str) -> None:
+    from nfstune.nfs.names import share_problem
+
+    assert share_problem(path) is None
