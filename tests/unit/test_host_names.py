@@ -156,6 +156,7 @@ def test_run_without_the_ssh_client_runs_nothing_a_host_name_says(tmp_path: Path
         ("--client", "-oProxyCommand=id", "a host name cannot begin with '-'"),
         ("--server", "nas\u2028x", "a host name cannot contain an unprintable character (U+2028)"),
         ("--share", "/srv/a\rb", "a share path cannot contain an unprintable character (U+000D)"),
+        ("--server-address", "fe80::1%$(id)", "after '%' comes the interface the address is on"),
     ],
 )
 def test_run_refuses_a_hostile_name_before_anything(tmp_path: Path, argument: str, value: str, message: str) -> None:
@@ -225,3 +226,22 @@ def test_share_paths_exportfs_takes(path: str) -> None:
     from nfstune.nfs.names import share_problem
 
     assert share_problem(path) is None
+
+
+# --- the server's address as the client mounts it: an IPv6 address's zone is an interface, nothing else ----------
+
+
+@pytest.mark.parametrize("zone", ["$(id)", "a b", "a\nb", ";id", "eth0'", "x" * 16, "a\x1bb", "é"])
+def test_an_ipv6_zone_that_is_no_interface_is_refused(zone: str) -> None:
+    from nfstune.nfs.addresses import server_address
+
+    for written in (f"fe80::1%{zone}", f"[fe80::1%{zone}]"):
+        with pytest.raises(ValueError, match="interface"):
+            server_address(written)
+
+
+@pytest.mark.parametrize("address", ["fe80::1%eth0", "[fe80::1%enp3s0f1.100]", "fe80::1%2", "fe80::1%br-lan_1"])
+def test_an_ipv6_zone_naming_an_interface_is_taken(address: str) -> None:
+    from nfstune.nfs.addresses import server_address
+
+    assert server_address(address) == address.strip("[]")
