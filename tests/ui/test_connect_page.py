@@ -68,11 +68,9 @@ def test_a_port_int_cannot_read_is_a_failure_with_the_reason_not_a_crash(qtbot: 
     crashes: list[str] = []
     page.controller.crashed.connect(crashes.append)
     page.panels["server"].target.setText("nas.invalid:\u00b2")  # "²".isdigit() holds, but int() refuses it
-    page._connect("server")
-    states = page.controller.states
-    qtbot.waitUntil(lambda: states["server"] is not ConnState.CONNECTING, timeout=10_000)
-    assert states["server"] is ConnState.FAILED and crashes == []
-    assert "the port after ':' must be a number from 1 to 65535" in page.panels["server"].state.text()
+    page._connect("server")  # said on the page, as ssh's other refusals are (the controller's own: below)
+    assert page.controller.states["server"] is ConnState.IDLE and crashes == []
+    assert "Server host: 'nas.invalid:\u00b2': the port after ':' must be a number from 1 to 65535" in page.error.text()
 
 
 def test_a_connecting_host_says_so_once(page: ConnectPage) -> None:
@@ -158,3 +156,42 @@ def test_a_nas_without_login_is_named_by_its_address_and_ready_without_ssh(qtbot
     server.no_login.setChecked(False)
     server.fill(recent["server"])  # a recent pair brings the box back ticked
     assert server.no_login.isChecked() and not server.user.isEnabled()
+
+
+# --- names nobody checked (issue 37): said on the page before anything runs, never a crash -------------------------
+
+
+@pytest.mark.parametrize(
+    ("role", "field", "value", "message"),
+    [
+        ("server", "target", "nas\0x", "Server host: 'nas\\x00x': a host name cannot contain an unprintable character"),
+        ("client", "target", "$(touch${IFS}/tmp/nfstune-never)", "a host name cannot contain '$'"),
+        ("server", "target", "`id`@nas", "Server host: '`id`@nas': a user name cannot contain '`'"),
+        ("server", "user", "ad\0min", "Server user: a user name cannot contain an unprintable character (U+0000)"),
+        ("client", "user", "-oProxyCommand=id", "Client user: a user name cannot begin with '-'"),
+        ("client", "user", "a;b", "Client user: a user name cannot contain ';'"),
+        ("server", "key", "/tmp/k\0ey", "Server key file: a file name cannot contain an unprintable character"),
+    ],
+)
+def test_a_hostile_host_user_or_key_is_said_on_the_page_and_nothing_starts(
+    qtbot: QtBot, page: ConnectPage, role: str, field: str, value: str, message: str
+) -> None:
+    crashes: list[str] = []
+    page.controller.crashed.connect(crashes.append)
+    for r in ("server", "client"):
+        page.panels[r].target.setText(f"{r}.invalid")  # text only: nothing is contacted
+    getattr(page.panels[role], field).setText(value)
+    qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
+    assert message in page.error.text()
+    assert page.controller.states == {"server": ConnState.IDLE, "client": ConnState.IDLE} and crashes == []
+    page._connect(role)  # the Retry path checks the same
+    assert page.controller.states[role] is ConnState.IDLE and message in page.error.text()
+
+
+def test_a_hostile_further_client_is_said_before_anything_starts(qtbot: QtBot, page: ConnectPage) -> None:
+    page.panels["server"].target.setText("nas.invalid")
+    page.panels["client"].target.setText("client.invalid")
+    page.more.setText("pc2.invalid, pc3;id")
+    qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
+    assert page.error.text() == "Further clients: 'pc3;id': a host name cannot contain ';'"
+    assert page.controller.states == {"server": ConnState.IDLE, "client": ConnState.IDLE}

@@ -177,3 +177,19 @@ def test_a_nas_without_login_shows_what_the_client_saw_and_what_is_lost(page: Pr
     assert {rows[label][0] for label in ("Kernel", "fio", "iperf3", "RDMA devices")} == {"\u2013"}
     shown = " ".join(label.text() for label in page.findChildren(QLabel))
     assert "page cache cannot be dropped" in shown
+
+
+def test_an_export_no_share_can_be_is_said_and_not_offered(page: PreflightPage) -> None:
+    page.show_facts(
+        facts("lab-nas-root.txt"),
+        facts("lab-client-root.txt"),
+        server_label="nas",
+        client_label="client",
+        exports=EXPORTS,
+        share="/export",
+        client_mounts_of_server=[],
+        refused_exports=["/srv/a\nb"],  # session/script.py's survey left it out of the exports
+    )
+    assert [page.share_combo.itemText(i) for i in range(page.share_combo.count())] == EXPORTS
+    (said,) = [p for p in page.problems() if p.title == "nas lists exports nfstune leaves out"]
+    assert said.severity == "warning" and "'/srv/a\\nb': a share path cannot contain" in said.detail

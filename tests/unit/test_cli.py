@@ -114,8 +114,8 @@ def nothing_created(tmp_path: Path) -> bool:
 @pytest.mark.parametrize(
     ("args", "argument", "message"),
     [
-        (["--share", "relative/path"], "--share", "'relative/path' is not an absolute path"),
-        (["--share", "/srv/a\nb"], "--share", "holds a NUL or a line break"),
+        (["--share", "relative/path"], "--share", "'relative/path': a share path must be absolute"),
+        (["--share", "/srv/a\nb"], "--share", "a share path cannot contain an unprintable character (U+000A)"),
         (["--share", "/srv", "--server-address", "x y"], "--server-address", "'x y' is not a host name"),
         (["--share", "/srv", "--server-address", "[2001:db8::1"], "--server-address", "is not a host name"),
         (["--share", "/srv", "--server-address", "[nas]"], "--server-address", "not an IPv6 address in brackets"),
@@ -247,7 +247,7 @@ def test_lab_up_refuses_a_limit_it_could_only_fail_on_after_building(args: list[
 @pytest.mark.parametrize(
     ("server", "message"),
     [
-        ("nas name", "is not a host to connect to"),
+        ("nas name", "'nas name': a host name cannot contain a blank"),
         ("nas:" + "2" * 5000, "the port after ':' must be a number from 1 to 65535"),
         ("nas:\u00b2", "the port after ':' must be a number from 1 to 65535"),  # isdigit() holds; int() refuses
         ("nas:99999", "the port after ':' must be a number from 1 to 65535"),

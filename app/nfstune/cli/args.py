@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from nfstune.cli.output import Output, StandardOutput
-from nfstune.nfs import addresses
+from nfstune.nfs import addresses, names
 
 SESSION_ID_LIMIT = 2**63  # SQLite's integers are signed 64-bit
 
@@ -25,12 +25,11 @@ def server_address(text: str) -> str:
 
 
 def ssh_destination(text: str) -> str:
-    """What ssh takes: [user@]host[:port] or an alias of ~/.ssh/config; never blanks or control characters."""
+    """What ssh takes: [user@]host[:port] or an alias of ~/.ssh/config, its host and user held to ssh's own rules
+    (nfs/names.py): no shell character, blank or control character, no leading '-'."""
     from nfstune.errors import ConfigError
     from nfstune.remote.target import split_spec
 
-    if not text or re.search(r"[\s\x00-\x1f\x7f]", text) or text.startswith("-"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a host to connect to (as you would give it to ssh)")
     try:
         split_spec(text)
     except ConfigError as error:
@@ -39,11 +38,10 @@ def ssh_destination(text: str) -> str:
 
 
 def share_path(text: str) -> str:
-    """An exported path: absolute, one line, no NUL (exportfs and mount take nothing else)."""
-    if not text.startswith("/"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not an absolute path: the share is a path on the server")
-    if "\0" in text or "\n" in text or "\r" in text:
-        raise argparse.ArgumentTypeError(f"{text!r} holds a NUL or a line break, which no exported path can")
+    """An exported path: absolute, no control character, within exportfs's length (nfs/names.py)."""
+    problem = names.share_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{text!r}: {problem}")
     return text
 
 

@@ -1,7 +1,11 @@
 """~/.ssh/config without the ssh client: paramiko's parser, which honours HostName, User, Port, IdentityFile,
 IdentitiesOnly, ProxyJump, ProxyCommand, HostKeyAlias, UserKnownHostsFile, Host and most of Match, but not
 everything OpenSSH reads. What it cannot honour is named, by file and line, in a warning: a host defined in an
-Included file resolving to some other machine must never pass unnoticed."""
+Included file resolving to some other machine must never pass unnoticed.
+
+paramiko finds the values; their %tokens are expanded afterwards as ssh does (remote/target.py), not by paramiko,
+which expands the host's own text (a typed "nas%h" became "nasnas%h") and replaces one token after another (the
+host's "%p" then became the port)."""
 
 from __future__ import annotations
 
@@ -27,7 +31,6 @@ UNHONOURED = {
 }
 # the Match criteria paramiko evaluates; any other criterion it treats as matching
 MATCH_KNOWN = {"all", "canonical", "final", "host", "originalhost", "user", "localuser", "exec"}
-PARAMIKO_PROXY_TOKENS = {"h", "p", "r"}
 _LINE = re.compile(r"\s*(\w+)(?:\s*=\s*|\s+)(.*)")
 
 
@@ -59,20 +62,22 @@ def unhonoured(path: Path) -> list[str]:
                     words.pop(0)  # the criterion's argument
                 if name not in MATCH_KNOWN or (name == "exec" and not can_exec):
                     out.append(f"{where} {name}: not evaluated; the block applies as if it matched")
-        elif key == "proxycommand":
-            others = sorted({t for t in re.findall(r"%(.)", value) if t not in PARAMIKO_PROXY_TOKENS})
-            if others:
-                shown = ", ".join(f"%{t}" for t in others)
-                out.append(f"{where}: {shown} not expanded (only %h, %p and %r are)")
     return out
+
+
+class Unexpanded(paramiko.SSHConfig):
+    """paramiko's reading and matching, without its expansion of the values found (Match exec's own is kept)."""
+
+    def _expand_variables(self, config: paramiko.SSHConfigDict, target_hostname: str) -> paramiko.SSHConfigDict:
+        return config
 
 
 def load(path: Path) -> tuple[paramiko.SSHConfig, list[str]]:
     """The parsed file (empty when there is none) and the warnings about it."""
     if not path.is_file():
-        return paramiko.SSHConfig(), []
+        return Unexpanded(), []
     try:
-        config = paramiko.SSHConfig.from_path(str(path))
+        config = Unexpanded.from_path(str(path))
     except (OSError, ValueError, paramiko.SSHException) as exc:
         raise ConfigError(f"cannot read the SSH config {path}: {exc}") from None
     return config, unhonoured(path)

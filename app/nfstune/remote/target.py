@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nfstune.errors import ConfigError
+from nfstune.nfs import names
 from nfstune.remote import openssh_config as og
 
 
@@ -48,8 +49,16 @@ class _Resolver:
     lookup: Lookup
     seen: set[str] = field(default_factory=set)
 
-    def resolve(self, spec: str, user: str | None, port: int | None, keys: tuple[Path, ...]) -> SshTarget:
-        alias, spec_user, spec_port = split_spec(spec)
+    def resolve(
+        self, spec: str, user: str | None, port: int | None, keys: tuple[Path, ...], via: str | None = None
+    ) -> SshTarget:
+        """`via`: the host whose ProxyJump names `spec`, for a message about it."""
+        try:
+            alias, spec_user, spec_port = split_spec(spec)
+        except ConfigError as error:
+            if via is None:
+                raise
+            raise ConfigError(f"the ProxyJump of {via!r} in the SSH config: {error}") from None
         if alias in self.seen:
             raise ConfigError(f"ProxyJump loop in the SSH config at {alias!r}")
         self.seen.add(alias)
@@ -58,7 +67,7 @@ class _Resolver:
         # "a,b,c": connect to a, through it to b, through b to c, through c to the target
         for hop in (s.strip() for s in (jump_spec or "").split(",")):
             if hop:
-                jump = _with_jump(self.resolve(hop.removeprefix("ssh://"), None, None, ()), jump)
+                jump = _with_jump(self.resolve(hop.removeprefix("ssh://"), None, None, (), alias), jump)
         # a key given here is tried first, then the config's (ssh -i does the same)
         files = keys + tuple(p for p in found.identity_files if p not in keys)
         warnings = found.warnings + (jump.warnings if jump else ())  # a hop's too: the admin sees only this one
@@ -124,20 +133,30 @@ def _paramiko(config_path: Path | None) -> tuple[Lookup, list[str]]:
 
     def lookup(alias: str, user: str | None, port: int | None) -> tuple[SshTarget, str | None]:
         found = config_fallback.lookup(config, alias)
+        # as ssh: the typed host is the HostName unless the config sets one, whose %h is then the typed host
+        hostname = str(found["hostname"])
+        if hostname != alias:  # paramiko fills in the typed host itself when the config sets none
+            hostname = og.expand(hostname, {"%": "%", "h": alias}, "%h", "HostName")
+        port = port or _port(str(found.get("port", 22)), alias)
+        user = user or str(found.get("user") or getpass.getuser())
+        key_alias = str(found.get("hostkeyalias") or "") or None
+        options = {"hostname": [hostname], "port": [str(port)], "user": [user], "hostkeyalias": [key_alias or "none"]}
+        values = og.tokens(options, alias)  # the host, port and user this connection uses, as ssh fills them in
         ids = found.get("identityfile") or []
         assert isinstance(ids, list)
+        files = [og.expand(str(f), values, og.FILE_TOKENS, "IdentityFile", path=True) for f in ids]
         known = str(found.get("userknownhostsfile") or "").split()
         jump = str(found.get("proxyjump") or "")
         proxy = found.get("proxycommand")
         target = SshTarget(
             alias=alias,
-            hostname=str(found.get("hostname", alias)),
-            port=port or _port(str(found.get("port", 22)), alias),
-            user=user or str(found.get("user") or getpass.getuser()),
-            identity_files=tuple(Path(str(p)).expanduser() for p in ids),
+            hostname=hostname,
+            port=port,
+            user=user,
+            identity_files=tuple(Path(f) for f in files),
             identities_only=str(found.get("identitiesonly", "no")).lower() == "yes",
-            proxy_command=str(proxy) if proxy else None,
-            host_key_alias=str(found["hostkeyalias"]) if found.get("hostkeyalias") else None,
+            proxy_command=og.expand(str(proxy), values, og.PROXY_TOKENS, "ProxyCommand") if proxy else None,
+            host_key_alias=key_alias,
             known_hosts_files=tuple(Path(k).expanduser() for k in known if k.lower() != "none"),
             resolved_by="paramiko",
         )
@@ -152,8 +171,9 @@ def _is_port(text: str) -> bool:
 
 
 def split_spec(spec: str) -> tuple[str, str | None, int | None]:
-    """'user@host:port' -> (host, user, port), as ProxyJump and the connect form accept it."""
-    user, _, rest = spec.rpartition("@")
+    """'user@host:port' -> (host, user, port), as ProxyJump and the connect form accept it. The host and the user
+    are held to what ssh takes (nfs/names.py): a ProxyCommand's shell gets them."""
+    user, at, rest = spec.rpartition("@")
     host, port = rest, None
     if rest.startswith("["):  # [v6addr]:port
         host, _, tail = rest[1:].partition("]")
@@ -163,8 +183,9 @@ def split_spec(spec: str) -> tuple[str, str | None, int | None]:
         if not _is_port(p):
             raise ConfigError(f"{spec!r}: the port after ':' must be a number from 1 to 65535")
         port = int(p)
-    if not host or any(c.isspace() for c in host):
-        raise ConfigError(f"{spec!r} is not a host name or address")
+    problem = names.host_problem(host) or (names.user_problem(user) if at else None)
+    if problem is not None:
+        raise ConfigError(f"{spec!r}: {problem}")
     return host, user or None, port
 
 
@@ -179,6 +200,10 @@ def resolve(
     """A host as typed ('nas', 'admin@nas:2222', an alias from ~/.ssh/config) -> where and how to connect.
     Values given here win over the SSH config, as they do on ssh's command line. `ssh_config`: that file alone
     (as ssh -F); by default ~/.ssh/config and /etc/ssh/ssh_config, as ssh reads them."""
+    if user is not None:
+        names.check_user(user, "the user")
+    if identity_file is not None and "\0" in str(identity_file):
+        raise ConfigError("the key file: a file name cannot contain an unprintable character (U+0000)")
     keys = (identity_file,) if identity_file else ()
     binary = og.ssh_binary()
     if binary is not None:

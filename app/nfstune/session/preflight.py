@@ -17,6 +17,7 @@ from nfstune.nfs.export_options import ASYNC_RISK, FSID_ROOT_RISK, INSECURE_RISK
 from nfstune.nfs.exports import parsed_in_order
 from nfstune.nfs.exports_findings import findings
 from nfstune.nfs.kernel_view import offered_versions
+from nfstune.nfs.names import share_problem
 from nfstune.remote.tools import PACKAGES, install_hint
 from nfstune.session.server_guards import firewall_findings, selinux_findings
 
@@ -114,11 +115,13 @@ def check(
     export_files: Mapping[str, str] | None = None,
     more: Sequence[tuple[str, HostFacts]] = (),
     server_login: bool = True,
+    refused_exports: Sequence[str] = (),
 ) -> list[Problem]:
     """Every problem found, errors first (stable within a severity). `export_files`: the server's exports files
     by path (changes.transaction.read_export_files), whose risks are reported with their file and line. `more`:
     the further clients (label, facts), for a load from several clients at once. `server_login` False: the
-    server's facts are what the client saw of it (session/nas_view.py)."""
+    server's facts are what the client saw of it (session/nas_view.py). `refused_exports`: what the server lists
+    that no share path can be (nfs/names.py), left out of `exports`."""
     found: list[Problem] = []
     add = found.append
     hosts: list[tuple[HostFacts, HostRole, str]] = [(server, "server", server_label), (client, "client", client_label)]
@@ -153,6 +156,11 @@ def check(
     elif share is not None and _normal(share) not in {_normal(e) for e in exports}:
         what = f"{server_label} exports {', '.join(exports) or 'nothing'}. Pick an exported share, or export it first."
         add(Problem("error", "server", f"{share} is not exported by {server_label}", what))
+    if refused_exports:
+        # shown as Python writes them: a control character in one must not reach a terminal as itself
+        why = "; ".join(f"{path!r}: {share_problem(path)}" for path in refused_exports)
+        what = f"{why}. They are not offered as shares to test."
+        add(Problem("warning", "server", f"{server_label} lists exports nfstune leaves out", what))
     if _missing(client, "mount.nfs", None):
         add(_tool_problem(client, "client", client_label, "mount.nfs", "error", WHY["mount.nfs"]))
     mtus = mtu_mismatch(server, client)

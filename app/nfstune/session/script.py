@@ -17,6 +17,7 @@ from nfstune.advice.session import keep_current, kept_recommendation
 from nfstune.changes.export import exportfs_table, read_export_files
 from nfstune.changes.mount import mounts_of
 from nfstune.errors import Cancelled, ConfigError, NfstuneError
+from nfstune.nfs.names import usable_shares
 from nfstune.nfs.own_mount import MOUNT_ROOT
 from nfstune.recipes.model import Recipe
 from nfstune.session.engine import Event
@@ -44,6 +45,7 @@ class Survey:
     exports: list[str]  # the server's exported paths (exportfs -s)
     client_mounts_of_server: list[str]  # "server:/path on /mnt/x" already mounted on the client, not by nfstune
     export_files: dict[str, str]  # the server's exports files, by path
+    refused_exports: tuple[str, ...] = ()  # what the server lists that no share path can be: not in `exports`
 
 
 def survey(pair: Pair) -> Survey:
@@ -53,7 +55,7 @@ def survey(pair: Pair) -> Survey:
     its exports as `showmount -e` on the client lists them (or the share alone, which the probe then mounts)."""
     if pair.server is None:
         return _survey_without_login(pair)
-    exports = sorted({path for path, _client in exportfs_table(pair.server)})
+    exports, refused = usable_shares(sorted({path for path, _client in exportfs_table(pair.server)}))
     exported = {_normal(path) for path in exports}
     share = pair.share if pair.share and _normal(pair.share) in exported else (exports[0] if exports else "/")
     facts = probe_pair(replace(pair, share=share))
@@ -62,7 +64,7 @@ def survey(pair: Pair) -> Survey:
         for m in mounts_of(pair.client, (pair.address, facts.server.hostname))
         if posixpath.dirname(m.mount_point) != MOUNT_ROOT
     ]
-    return Survey(facts, exports, mounts, read_export_files(pair.server))
+    return Survey(facts, exports, mounts, read_export_files(pair.server), tuple(refused))
 
 
 def _survey_without_login(pair: Pair) -> Survey:
@@ -70,13 +72,14 @@ def _survey_without_login(pair: Pair) -> Survey:
     facts = probe_pair(pair)
     # a share that mounted is exported to this client, whether or not the server answers showmount
     mounted = [pair.share] if facts.server.nfsd_versions_enabled else []
-    exports = sorted(set(listed or []) | set(mounted))
+    # the NAS's list is its own to write: a path no share can be is left out, and said (preflight)
+    exports, refused = usable_shares(sorted(set(listed or []) | set(mounted)))
     mounts = [
         f"{m.device} on {m.mount_point}"
         for m in mounts_of(pair.client, (pair.address,))
         if posixpath.dirname(m.mount_point) != MOUNT_ROOT
     ]
-    return Survey(facts, exports, mounts, {})
+    return Survey(facts, exports, mounts, {}, tuple(refused))
 
 
 def _normal(path: str) -> str:
@@ -96,6 +99,7 @@ def preflight(pair: Pair, found: Survey) -> list[Problem]:
         export_files=found.export_files,
         more=[(host.label, f) for host, f in zip(pair.more, found.facts.more, strict=True)],
         server_login=pair.server is not None,
+        refused_exports=found.refused_exports,
     )
 
 

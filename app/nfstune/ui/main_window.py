@@ -291,6 +291,7 @@ class MainWindow(QMainWindow):
             export_files=p.export_files,
             more=[(c.hosts[role].label, facts) for role, facts in zip(c.connected_more(), p.facts.more, strict=False)],
             server_login="server" in c.hosts,
+            refused_exports=p.refused_exports,
         )
         self._update_nav()
 

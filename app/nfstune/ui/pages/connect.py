@@ -23,7 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from nfstune.errors import ConfigError
+from nfstune.nfs import names
 from nfstune.nfs.addresses import server_address
+from nfstune.remote.target import split_spec
 from nfstune.ui.controller import MORE_CLIENTS, ConnState, Controller, HostSpec
 from nfstune.ui.rich_text import rich
 from nfstune.ui.widgets.scrolled import scrolled
@@ -141,6 +144,23 @@ class HostPanel(QGroupBox):
             self.port.value() or None,
             self.key.text().strip() or None,
         )
+
+    def problem(self) -> tuple[str, QLineEdit] | None:
+        """What ssh would refuse in the host, user or key file typed here (nfs/names.py), and that field; None
+        when nothing (or when there is no login to make)."""
+        if self.this_computer.isChecked() or self.no_login.isChecked():
+            return None
+        who = "Server" if self.role == "server" else "Client"
+        spec = self.spec()
+        try:
+            split_spec(spec.target)
+        except ConfigError as error:
+            return f"{who} host: {error}", self.target
+        if spec.user is not None and (why := names.user_problem(spec.user)):
+            return f"{who} user: {why}", self.user
+        if spec.identity_file is not None and "\0" in spec.identity_file:
+            return f"{who} key file: a file name cannot contain an unprintable character (U+0000)", self.key
+        return None
 
     def fill(self, data: dict[str, object]) -> None:
         self.target.setText(str(data.get("target") or ""))
@@ -262,6 +282,9 @@ class ConnectPage(QWidget):
             self.error.setText(f"Enter the {role}'s host name or address first.")
             self.panels[role].target.setFocus()
             return
+        elif refused := self.panels[role].problem():
+            self._refuse(*refused)
+            return
         address = None
         if role == "server" and spec.no_login:
             try:  # no login: the name the client mounts it by, not an ssh destination
@@ -300,6 +323,10 @@ class ConnectPage(QWidget):
         if missing:
             self.error.setText(f"Enter the {' and the '.join(missing)} host first, or use the practice lab.")
             return
+        for panel in self.panels.values():  # before either host is contacted
+            if refused := panel.problem():
+                self._refuse(*refused)
+                return
         _, problem = self._server_address(self.panels["server"].spec())
         if problem:  # before either host is contacted
             self.error.setText(problem)
@@ -315,6 +342,10 @@ class ConnectPage(QWidget):
         self.controller.connect_more(more)
         self._remember()
 
+    def _refuse(self, message: str, field: QLineEdit) -> None:
+        self.error.setText(message)
+        field.setFocus()
+
     def _more_specs(self) -> tuple[list[HostSpec], str]:
         """The further clients typed, and what is wrong with the list ("" when nothing)."""
         targets = [t.strip() for t in self.more.text().split(",") if t.strip()]
@@ -324,6 +355,11 @@ class ConnectPage(QWidget):
         twice = [t for i, t in enumerate(targets) if t in targets[:i] or t == client]
         if twice:
             return [], f"Further clients: {twice[0]} is given twice; each client once."
+        for target in targets:
+            try:
+                split_spec(target)
+            except ConfigError as error:
+                return [], f"Further clients: {error}"
         return [HostSpec(t) for t in targets], ""
 
     @Slot()

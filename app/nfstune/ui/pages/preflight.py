@@ -58,6 +58,7 @@ class PreflightPage(QWidget):
         self._export_files: dict[str, str] = {}
         self._more: list[tuple[str, HostFacts]] = []  # the further clients (label, facts)
         self._server_login = True  # False: the server is seen from the client alone (no login)
+        self._refused_exports: tuple[str, ...] = ()  # what the server lists that no share can be (names.py)
         self._problems: list[Problem] = []
         # (host role, tool) -> (Install button, status label) of the problem rows shown now
         self._installs: dict[tuple[str, str], tuple[QPushButton, QLabel]] = {}
@@ -137,11 +138,14 @@ class PreflightPage(QWidget):
         export_files: Mapping[str, str] | None = None,
         more: Sequence[tuple[str, HostFacts]] = (),
         server_login: bool = True,
+        refused_exports: Sequence[str] = (),
     ) -> None:
         """`export_files`: the server's exports files by path; their traps are listed with file and line. `more`:
         the further clients (label, facts), checked for what a load from several clients needs. `server_login`
-        False: the server's facts are what the client saw of it (no login)."""
+        False: the server's facts are what the client saw of it (no login). `refused_exports`: what the server
+        lists that no share can be, said and not offered."""
         self._server_login = server_login
+        self._refused_exports = tuple(refused_exports)
         self.reading.hide()
         self.busy.hide()
         self.table.show()
@@ -227,6 +231,7 @@ class PreflightPage(QWidget):
             export_files=self._export_files,
             more=self._more,
             server_login=self._server_login,
+            refused_exports=self._refused_exports,
         )
         while self._problems_box.count():
             item = self._problems_box.takeAt(0)
