@@ -228,6 +228,14 @@ def test_share_paths_exportfs_takes(path: str) -> None:
     assert share_problem(path) is None
 
 
+@pytest.mark.parametrize(("typed", "kept"), [("/srv/x/", "/srv/x"), ("/srv//x/./", "/srv/x"), ("/srv/x", "/srv/x")])
+def test_share_is_spelt_as_exportfs_keeps_it(typed: str, kept: str) -> None:
+    # Apply looks the share up in `exportfs -s`, which lists it as realpath spells it: `/srv/x/` would be missed
+    from nfstune.cli.args import share_path
+
+    assert share_path(typed) == kept
+
+
 # --- the server's address as the client mounts it: an IPv6 address's zone is an interface, nothing else ----------
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from nfstune.cli.output import Output, StandardOutput
 from nfstune.nfs import addresses, names
+from nfstune.nfs.exports import same_directory
 
 SESSION_ID_LIMIT = 2**63  # SQLite's integers are signed 64-bit
 
@@ -38,11 +39,12 @@ def ssh_destination(text: str) -> str:
 
 
 def share_path(text: str) -> str:
-    """An exported path: absolute, no control character, within exportfs's length (nfs/names.py)."""
+    """An exported path: absolute, no control character, within exportfs's length (nfs/names.py); spelt as
+    exportfs keeps it (`/srv/x/` is `/srv/x`), so that what the server lists and reports matches it."""
     problem = names.share_problem(text)
     if problem is not None:
         raise argparse.ArgumentTypeError(f"{text!r}: {problem}")
-    return text
+    return same_directory(text)
 
 
 def mount_point(text: str) -> str:
