@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from nfstune.advice.session import kept_recommendation
-from nfstune.cli.output import Output, StandardOutput, others_to_stderr, write_output
+from nfstune.cli.output import Output, others_to_stderr, write_output
 from nfstune.cli.run import advice_text, report_text
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import recipes_by_id
@@ -93,13 +93,7 @@ def report(args: argparse.Namespace) -> int:
     if args.html:
         outputs.append((args.html, session_html(results, args.session, recipes)))
     for target, text in outputs:
-        if isinstance(target, StandardOutput):
-            write_output(target, text)  # a reader that stops early is main's to say nothing of (exit 141)
-            continue
-        try:
-            write_output(target, text)
-        except OSError as error:  # checked before, but the disk may fill or the folder go meanwhile
-            raise ConfigError(f"cannot write {target}: {error.strerror or error}") from None
+        write_output(target, text)
     with others_to_stderr(*(target for target, _ in outputs)):
         for target, _ in outputs:
             if isinstance(target, Path):
