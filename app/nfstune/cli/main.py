@@ -449,6 +449,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exits.BAD_INPUT
 
 
+def _explained(exc: NfstuneError) -> int:
+    print(f"\nnfstune: error: {exc}", file=sys.stderr)
+    if exc.details:  # the technical text, for a search or a bug report: after the plain words, set apart
+        print(textwrap.indent(f"details: {exc.details.strip()}", "  "), file=sys.stderr)
+    return exits.BAD_INPUT
+
+
 def _command(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -502,16 +509,23 @@ def _command(argv: Sequence[str] | None) -> int:
     except OutputError:
         raise  # main's to say, once what is still buffered has been tried
     except NfstuneError as exc:
-        print(f"\nnfstune: error: {exc}", file=sys.stderr)
-        if exc.details:  # the technical text, for a search or a bug report: after the plain words, set apart
-            print(textwrap.indent(f"details: {exc.details.strip()}", "  "), file=sys.stderr)
-        return exits.BAD_INPUT
+        return _explained(exc)
     except KeyboardInterrupt:
         print("\nnfstune: interrupted", file=sys.stderr)
         return exits.INTERRUPTED
     except Exception as exc:
         if exits.reader_gone(exc):
             raise  # `| head -1`: main ends quietly
+        import sqlite3  # loaded already if exc is one of its errors
+
+        if isinstance(exc, sqlite3.Error):
+            from nfstune.store import default_path, failure
+
+            # the results database locked by another program, made read-only, on a full disk, ...: at any
+            # statement of any command, not only while it is opened
+            problem = failure(exc, default_path())
+            if problem is not None:
+                return _explained(problem)
         traceback.print_exc()
         print(
             f"\nnfstune {__version__}: this is a bug in nfstune; please report it with the text above.", file=sys.stderr

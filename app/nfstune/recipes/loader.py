@@ -67,13 +67,6 @@ def load_recipes(dirs: Sequence[Path]) -> tuple[list[Recipe], list[RecipeError]]
 
 
 RECIPE_SIZE_LIMIT = 1 << 20  # far more than a recipe needs (the shipped ones are under 10 KiB)
-_KINDS = {
-    stat.S_IFIFO: "a named pipe (FIFO)",
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-    stat.S_IFSOCK: "a socket",
-    stat.S_IFDIR: "a folder",
-}
 
 
 class _Unreadable(Exception):
@@ -82,8 +75,7 @@ class _Unreadable(Exception):
 
 def _check_regular(mode: int, size: int) -> None:
     if not stat.S_ISREG(mode):
-        kind = _KINDS.get(stat.S_IFMT(mode), "not a file")
-        raise _Unreadable(f"not a regular file but {kind}: a recipe is read from a regular file only")
+        raise _Unreadable(f"not a regular file but {paths.file_kind(mode)}: a recipe is read from a regular file only")
     if size > RECIPE_SIZE_LIMIT:
         raise _Unreadable(f"{size} bytes, more than a recipe may be ({RECIPE_SIZE_LIMIT >> 20} MiB)")
 
