@@ -80,7 +80,7 @@ def _check_regular(mode: int, size: int) -> None:
         raise _Unreadable(f"{size} bytes, more than a recipe may be ({RECIPE_SIZE_LIMIT >> 20} MiB)")
 
 
-def read_bounded(path: Path) -> bytes:
+def _read_bounded(path: Path) -> bytes:
     """A recipe file's bytes, from a regular file of at most RECIPE_SIZE_LIMIT bytes. A named pipe would block
     every command that loads recipes, a link to /dev/zero would be read for ever: each is refused without being
     read, and checked again on the open file (it may have been swapped in between)."""
@@ -109,7 +109,7 @@ _TOML_POSITION = re.compile(r"^(?P<message>.*?) \(at line (?P<line>\d+), column 
 def load_recipe_file(path: Path, *, user_provided: bool = False) -> tuple[Recipe | None, list[RecipeError]]:
     """One recipe file: the recipe, or None and every error found in it."""
     try:
-        raw = read_bounded(path)
+        raw = _read_bounded(path)
     except _Unreadable as error:
         return None, [RecipeError(path, None, "", str(error))]
     try:
