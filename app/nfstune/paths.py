@@ -6,6 +6,7 @@ The wheel carries the top-level `resources/` and `recipes/` folders as `nfstune/
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import platformdirs
@@ -58,3 +59,16 @@ def log_dir() -> Path:
 def known_hosts() -> Path:
     """Host keys the admin accepted in nfstune (their ~/.ssh/known_hosts is read too, never written)."""
     return data_dir() / "known_hosts"
+
+
+def file_kind(mode: int) -> str:
+    """What a path that is not a regular file is, from its st_mode: said when nfstune refuses to read it."""
+    kinds = {
+        stat.S_IFIFO: "a named pipe (FIFO)",
+        stat.S_IFCHR: "a character device",
+        stat.S_IFBLK: "a block device",
+        stat.S_IFSOCK: "a socket",
+        stat.S_IFDIR: "a folder",
+        stat.S_IFLNK: "a symbolic link",
+    }
+    return kinds.get(stat.S_IFMT(mode), "a regular file" if stat.S_ISREG(mode) else "not a file")

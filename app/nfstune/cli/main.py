@@ -30,6 +30,7 @@ from nfstune.cli.args import (
     vm_memory,
 )
 from nfstune.cli.output import StandardOutput, others_to_stderr
+from nfstune.cli.stdout import OutputError, checked_stdout
 from nfstune.errors import NfstuneError
 from nfstune.lab.config import ALL_VM_NAMES, DEFAULT_RELEASE, RELEASES
 
@@ -432,16 +433,27 @@ def _check_apply(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command; its exit status (cli/exits.py lists them)."""
-    try:
+    with checked_stdout():
         try:
-            return _command(argv)
-        finally:
-            # a reader that stopped reading shows here, with what is still buffered, and not at the interpreter's
-            # exit, where Python would print "Exception ignored" and exit 120
-            sys.stdout.flush()
-    except BrokenPipeError:
-        exits.silence_stdout()
-        return exits.READER_GONE
+            try:
+                return _command(argv)
+            finally:
+                # a reader that stopped reading or a full disk shows here, with what is still buffered, and not at
+                # the interpreter's exit, where Python would print "Exception ignored" and exit 120
+                sys.stdout.flush()
+        except BrokenPipeError:
+            exits.silence_stdout()
+            return exits.READER_GONE
+        except OutputError as error:
+            print(f"nfstune: error: could not write the output: {error}", file=sys.stderr)
+            return exits.BAD_INPUT
+
+
+def _explained(exc: NfstuneError) -> int:
+    print(f"\nnfstune: error: {exc}", file=sys.stderr)
+    if exc.details:  # the technical text, for a search or a bug report: after the plain words, set apart
+        print(textwrap.indent(f"details: {exc.details.strip()}", "  "), file=sys.stderr)
+    return exits.BAD_INPUT
 
 
 def _command(argv: Sequence[str] | None) -> int:
@@ -494,17 +506,26 @@ def _command(argv: Sequence[str] | None) -> int:
         from nfstune.ui.app import run_lab_window
 
         return int(run_lab_window(_lab_config()))
+    except OutputError:
+        raise  # main's to say, once what is still buffered has been tried
     except NfstuneError as exc:
-        print(f"\nnfstune: error: {exc}", file=sys.stderr)
-        if exc.details:  # the technical text, for a search or a bug report: after the plain words, set apart
-            print(textwrap.indent(f"details: {exc.details.strip()}", "  "), file=sys.stderr)
-        return exits.BAD_INPUT
+        return _explained(exc)
     except KeyboardInterrupt:
         print("\nnfstune: interrupted", file=sys.stderr)
         return exits.INTERRUPTED
     except Exception as exc:
         if exits.reader_gone(exc):
             raise  # `| head -1`: main ends quietly
+        import sqlite3  # loaded already if exc is one of its errors
+
+        if isinstance(exc, sqlite3.Error):
+            from nfstune.store import default_path, failure
+
+            # the results database locked by another program, made read-only, on a full disk, ...: at any
+            # statement of any command, not only while it is opened
+            problem = failure(exc, default_path())
+            if problem is not None:
+                return _explained(problem)
         traceback.print_exc()
         print(
             f"\nnfstune {__version__}: this is a bug in nfstune; please report it with the text above.", file=sys.stderr

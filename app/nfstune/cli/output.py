@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from nfstune.errors import ConfigError
+
 
 @dataclass(frozen=True)
 class StandardOutput:
@@ -32,8 +34,11 @@ def write_output(target: Output, text: str) -> None:
     if isinstance(target, StandardOutput):
         target.stream.write(text)
         target.stream.flush()
-    else:
+        return
+    try:
         target.write_text(text)
+    except OSError as error:  # its folder was checked with the arguments; the disk may fill or the folder go since
+        raise ConfigError(f"cannot write {target}: {error.strerror or error}") from None
 
 
 def to_stdout(*targets: Output | None) -> bool:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from nfstune.advice.session import kept_recommendation
-from nfstune.cli.output import Output, StandardOutput, others_to_stderr, write_output
+from nfstune.cli.output import Output, others_to_stderr, write_output
 from nfstune.cli.run import advice_text, report_text
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import recipes_by_id
@@ -18,12 +19,20 @@ from nfstune.recipes.model import Recipe
 from nfstune.report.json_report import iso_time, report_json
 from nfstune.report.trend import session_trends, sessions_in
 from nfstune.results.trend import trend_lines
-from nfstune.store import Results, SessionRow, open_store
+from nfstune.store import Results, SessionRow, default_path, open_store, read_only
 
 
 def history(as_json: bool = False) -> int:
-    results = Results(open_store())
-    results.mark_interrupted()  # a session whose process is gone says so instead of "running" for ever
+    conn = open_store(reading=True)
+    results = Results(conn)
+    if read_only(conn):
+        print(
+            f"nfstune: note: {default_path()} is read-only for this user: the sessions are shown as they were "
+            "stored (one whose nfstune stopped may still say running)",
+            file=sys.stderr,
+        )
+    else:
+        results.mark_interrupted()  # a session whose process is gone says so instead of "running" for ever
     rows = results.sessions()
     if as_json:
         print(json.dumps([session_row(r) for r in rows], indent=2))
@@ -71,7 +80,7 @@ def session_row(row: SessionRow) -> dict[str, Any]:
 def report(args: argparse.Namespace) -> int:
     from nfstune.report.html import session_html
 
-    results = Results(open_store())
+    results = Results(open_store(reading=True))
     try:
         data = results.session(args.session)
     except KeyError:
@@ -93,13 +102,7 @@ def report(args: argparse.Namespace) -> int:
     if args.html:
         outputs.append((args.html, session_html(results, args.session, recipes)))
     for target, text in outputs:
-        if isinstance(target, StandardOutput):
-            write_output(target, text)  # a reader that stops early is main's to say nothing of (exit 141)
-            continue
-        try:
-            write_output(target, text)
-        except OSError as error:  # checked before, but the disk may fill or the folder go meanwhile
-            raise ConfigError(f"cannot write {target}: {error.strerror or error}") from None
+        write_output(target, text)
     with others_to_stderr(*(target for target, _ in outputs)):
         for target, _ in outputs:
             if isinstance(target, Path):

@@ -103,6 +103,7 @@ MOUNT_CHOICES = {
     "write": ("lazy", "eager", "wait"),
 }
 MOUNT_TEXTS = frozenset({"clientaddr", "mounthost"})
+HOST_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:%-]*")  # a name, an IPv4 or IPv6 address (with its %zone)
 SECURITY_FLAVOURS = ("sys", "krb5", "krb5i", "krb5p", "none")
 MOUNT_REFUSED = {
     "remount": "NFS options cannot be changed by a remount (nfs(5)); nfstune mounts afresh for each configuration",
@@ -151,7 +152,9 @@ def describe(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f"'{value}'" if len(value) <= 40 else f"'{value[:37]}...'"
+        shown = value if len(value) <= 40 else f"{value[:37]}..."
+        # a NUL or a control character shown as it was escaped in the file, not sent raw to the terminal
+        return f"'{shown}'" if shown.isprintable() else f"'{repr(shown)[1:-1]}'"
     if isinstance(value, int | float):
         return str(value)
     if isinstance(value, list):
@@ -194,6 +197,10 @@ def check_mount_option(name: str, value: object) -> tuple[str | None, str | None
         return None, f"'{name}' must be one of {', '.join(MOUNT_CHOICES[name])}, not {describe(value)}"
     if name == "sec" and not all(flavour in SECURITY_FLAVOURS for flavour in text.split(":")):
         return None, f"'sec' takes flavours from {', '.join(SECURITY_FLAVOURS)} joined by ':', not {describe(value)}"
+    if name in MOUNT_TEXTS and not HOST_TEXT.fullmatch(text):
+        # mount(8) hands the options to libmount as one C string: a NUL ends it there, a double quote starts a
+        # quoted value, and the recipe's later options would be lost or misread without a word
+        return None, f"'{name}' must be a host name or an IP address, not {describe(value)}"
     if not text or re.search(r"[\s,]", text):
         return None, f"'{name}' must be one word without commas, not {describe(value)}"
     return text, None

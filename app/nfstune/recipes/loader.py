@@ -6,7 +6,9 @@ recipes/checker.py, their lines found by recipes/toml_lines.py.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import sys
 import tomllib
 from collections.abc import Iterator, Sequence
@@ -43,11 +45,17 @@ def load_recipes(dirs: Sequence[Path]) -> tuple[list[Recipe], list[RecipeError]]
     loaded: dict[str, Recipe] = {}
     errors: list[RecipeError] = []
     for index, directory in enumerate(dirs):
-        if not directory.is_dir():
+        try:
+            names = sorted(os.listdir(directory))
+        except (FileNotFoundError, NotADirectoryError):
             continue  # the user's folder usually does not exist
-        for path in sorted(directory.glob("*.toml")):
-            if path.name.startswith("."):
+        except OSError as error:
+            errors.append(RecipeError(directory, None, "", f"cannot read the folder: {error.strerror or error}"))
+            continue
+        for name in names:
+            if not name.endswith(".toml") or name.startswith("."):
                 continue  # editor lock and backup files
+            path = directory / name
             recipe, found = load_recipe_file(path, user_provided=index > 0)
             errors.extend(found)
             if recipe is not None:
@@ -58,15 +66,52 @@ def load_recipes(dirs: Sequence[Path]) -> tuple[list[Recipe], list[RecipeError]]
     return list(loaded.values()), errors
 
 
+RECIPE_SIZE_LIMIT = 1 << 20  # far more than a recipe needs (the shipped ones are under 10 KiB)
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _check_regular(mode: int, size: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise _Unreadable(f"not a regular file but {paths.file_kind(mode)}: a recipe is read from a regular file only")
+    if size > RECIPE_SIZE_LIMIT:
+        raise _Unreadable(f"{size} bytes, more than a recipe may be ({RECIPE_SIZE_LIMIT >> 20} MiB)")
+
+
+def _read_bounded(path: Path) -> bytes:
+    """A recipe file's bytes, from a regular file of at most RECIPE_SIZE_LIMIT bytes. A named pipe would block
+    every command that loads recipes, a link to /dev/zero would be read for ever: each is refused without being
+    read, and checked again on the open file (it may have been swapped in between)."""
+    try:
+        status = os.stat(path)
+        _check_regular(status.st_mode, status.st_size)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as error:
+        raise _Unreadable(f"cannot read the file: {error.strerror or error}") from None
+    try:
+        status = os.fstat(fd)
+        _check_regular(status.st_mode, status.st_size)
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            data = file.read(RECIPE_SIZE_LIMIT + 1)
+    except OSError as error:
+        raise _Unreadable(f"cannot read the file: {error.strerror or error}") from None
+    finally:
+        os.close(fd)
+    _check_regular(stat.S_IFREG, len(data))  # it grew since fstat
+    return data
+
+
 _TOML_POSITION = re.compile(r"^(?P<message>.*?) \(at line (?P<line>\d+), column (?P<column>\d+)\)$", re.DOTALL)
 
 
 def load_recipe_file(path: Path, *, user_provided: bool = False) -> tuple[Recipe | None, list[RecipeError]]:
     """One recipe file: the recipe, or None and every error found in it."""
     try:
-        raw = path.read_bytes()
-    except OSError as error:
-        return None, [RecipeError(path, None, "", f"cannot read the file: {error.strerror or error}")]
+        raw = _read_bounded(path)
+    except _Unreadable as error:
+        return None, [RecipeError(path, None, "", str(error))]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -1,6 +1,7 @@
 """nfstune's SQLite store: one file in the user data folder, migrated in order, never downgraded."""
 
-from nfstune.store.db import SCHEMA_VERSION, StoreError, default_path, open_store
+from nfstune.store.db import SCHEMA_VERSION, default_path, open_store, read_only
+from nfstune.store.files import StoreError, failure
 from nfstune.store.journal import Journal, JournalEntry
 from nfstune.store.pair_sessions import HostPair
 from nfstune.store.results import Results, SessionRow
@@ -14,5 +15,7 @@ __all__ = [
     "SessionRow",
     "StoreError",
     "default_path",
+    "failure",
     "open_store",
+    "read_only",
 ]

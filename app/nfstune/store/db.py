@@ -1,17 +1,27 @@
 """Open the store: WAL, foreign keys, `PRAGMA user_version` migrations (all in one transaction, a backup of the
-file before they run), and a refusal to open a file written by a newer nfstune."""
+file before they run), and a refusal to open a file written by a newer nfstune. The file itself (its folder, its
+kind, its mode, SQLite's errors about it): store/files.py."""
 
 from __future__ import annotations
 
 import functools
-import os
 import sqlite3
 import threading
 import time
 from pathlib import Path
 
 from nfstune import paths
-from nfstune.errors import NfstuneError
+from nfstune.store.files import (
+    BUSY_SECONDS,
+    StoreError,
+    create,
+    existing,
+    failure,
+    make_folder,
+    make_private,
+    read_only_message,
+    writable,
+)
 
 # Each migration is a list of statements, run in one transaction; never edit one that has shipped.
 MIGRATIONS: list[list[str]] = [
@@ -186,29 +196,8 @@ MIGRATIONS: list[list[str]] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class StoreError(NfstuneError):
-    pass
-
-
 def default_path() -> Path:
     return paths.data_dir() / "nfstune.sqlite3"
-
-
-def _private(path: Path) -> None:
-    """Create the file empty and 0600 (SQLite gives its -wal and -shm files the database's mode), or take the
-    group's and others' access away from one an older nfstune made: it holds copies of /etc/fstab, which can
-    carry credentials."""
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-            try:
-                if p.stat().st_mode & 0o077:
-                    p.chmod(0o600)
-            except FileNotFoundError:
-                # none, or a -wal/-shm file SQLite removed just now as another thread closed the last connection
-                # (seen in the suite under load: "cannot create ...: No such file or directory")
-                continue
 
 
 # One opening at a time in this process: the desktop's connect jobs open the store on two threads at once, and
@@ -217,9 +206,23 @@ def _private(path: Path) -> None:
 _OPENING = threading.Lock()
 
 
-def open_store(path: Path | None = None) -> sqlite3.Connection:
+def open_store(path: Path | None = None, *, reading: bool = False) -> sqlite3.Connection:
+    """The store at `path` (default: the user's), made or brought up to date. A file this user may not write is
+    refused, unless `reading`: it is then opened read-only as it is (read_only() says so)."""
+    path = path or default_path()
     with _OPENING:
-        return _open_store(path)
+        try:
+            return _open_store(path, reading)
+        except sqlite3.Error as exc:
+            problem = failure(exc, path)
+            if problem is None:
+                raise
+            raise problem from None
+
+
+def read_only(conn: sqlite3.Connection) -> bool:
+    """Whether `conn` was opened read-only (open_store's `reading`, on a file this user may not write)."""
+    return bool(conn.execute("PRAGMA query_only").fetchone()[0])
 
 
 @functools.cache
@@ -235,79 +238,99 @@ def _tables() -> frozenset[str]:
         conn.close()
 
 
-def _folder(path: Path) -> None:
-    """The store's folder, made if missing; an error that says what is in the way (a dangling symbolic link, a
-    file, no permission)."""
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError as exc:
-        blocking = next((p for p in (path.parent, *path.parent.parents) if p.is_symlink() and not p.exists()), None)
-        if blocking is not None:
-            raise StoreError(
-                f"cannot make the folder {path.parent} for the results: {blocking} is a symbolic link to "
-                f"{os.readlink(blocking)}, which does not exist; make that folder, or point the link elsewhere "
-                "(nothing was changed)"
-            ) from None
-        raise StoreError(
-            f"cannot make the folder {path.parent} for the results: {exc.strerror or exc} (nothing was changed)"
-        ) from None
-
-
-def _open_store(path: Path | None) -> sqlite3.Connection:
-    path = path or default_path()
-    _folder(path)
-    existed = path.exists() and path.stat().st_size > 0
-    try:
-        _private(path)
-    except OSError as exc:
-        raise StoreError(f"cannot create {path}: {exc.strerror or exc}") from None
-    try:
-        conn = sqlite3.connect(path, isolation_level=None, timeout=10)  # transactions are explicit
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(f"{path} is not an nfstune database ({exc}); move it aside to start afresh") from None
+def _open_store(path: Path, reading: bool) -> sqlite3.Connection:
+    make_folder(path)
+    existed = existing(path)
+    if not existed:
+        create(path)
+    can_write = writable(path)
+    if not can_write and not reading:
+        raise StoreError(read_only_message(path))
+    if can_write:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_SECONDS)  # transactions are explicit
+    else:
+        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, isolation_level=None)
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:  # checked before anything (even WAL mode) touches the file
         conn.close()
         raise StoreError(
             f"{path} was written by a newer nfstune (schema {version}, this one knows {SCHEMA_VERSION}): "
             "update nfstune; the file was not changed"
         )
+    make_private(path)  # only now: a file that is not SQLite, or a newer nfstune's, keeps its mode
+    if not can_write:
+        if version < SCHEMA_VERSION:
+            conn.close()
+            raise StoreError(
+                f"{path} is read-only for this user and was written by an older nfstune (schema {version}): make "
+                f"it writable once (chmod u+w {path}), so that nfstune can bring it up to date"
+            )
+        conn.execute("PRAGMA query_only = ON")
+        _check_tables(conn, path)
+        return conn
     # switched once, when the file is new: the switch needs the file to itself, and another thread's connection
     # closing at that moment answers it "database is locked" whatever the busy timeout
     if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA foreign_keys=ON")
     if version < SCHEMA_VERSION:
-        backup = None
-        if existed:
-            backup = path.with_name(f"{path.name}.v{version}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
-            _private(backup)
-            with sqlite3.connect(backup) as copy:
-                conn.backup(copy)
-            copy.close()
-        # all of them in one transaction: a file they cannot move (e.g. a user_version lowered by hand over tables
-        # that are already there) is left exactly as it was
+        _migrate(conn, path, version, existed)
+    _check_tables(conn, path)
+    return conn
+
+
+def _backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
+    backup = path.with_name(f"{path.name}.v{version}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
+    try:
+        create(backup)
+        make_private(backup)
+        with sqlite3.connect(backup) as copy:
+            conn.backup(copy)
+        copy.close()
+    except (OSError, sqlite3.Error, StoreError) as exc:
+        backup.unlink(missing_ok=True)
+        conn.close()
+        raise StoreError(
+            f"cannot copy {path} to {backup} before bringing it up to date ({exc}); nothing was changed"
+        ) from None
+    return backup
+
+
+def _migrate(conn: sqlite3.Connection, path: Path, version: int, existed: bool) -> None:
+    backup = _backup(conn, path, version) if existed else None
+    try:
         conn.execute("BEGIN IMMEDIATE")
-        number = version
-        try:
-            # another connection may have migrated since the version was read (the desktop connects to the server
-            # and the client at once, each job opening the store): only the write lock makes it certain
-            for number in range(conn.execute("PRAGMA user_version").fetchone()[0], SCHEMA_VERSION):
-                for statement in MIGRATIONS[number]:
-                    conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {number + 1}")
-            conn.execute("COMMIT")
-        except sqlite3.DatabaseError as exc:
-            conn.execute("ROLLBACK")
-            conn.close()
-            kept = f"; a copy from before is {backup}" if backup is not None else ""
+    except BaseException:
+        if backup is not None:
+            backup.unlink(missing_ok=True)  # nothing was changed: no copy to keep
+        conn.close()
+        raise
+    # all of them in one transaction: a file they cannot move (e.g. a user_version lowered by hand over tables that
+    # are already there) is left exactly as it was, and the copy made for it is removed, so that each attempt
+    # does not leave one more
+    number = version
+    try:
+        # another connection may have migrated since the version was read (the desktop connects to the server and
+        # the client at once, each job opening the store): only the write lock makes it certain
+        for number in range(conn.execute("PRAGMA user_version").fetchone()[0], SCHEMA_VERSION):
+            for statement in MIGRATIONS[number]:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number + 1}")
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        conn.execute("ROLLBACK")
+        conn.close()
+        if backup is not None:
+            backup.unlink(missing_ok=True)
+        if isinstance(exc, sqlite3.DatabaseError) and failure(exc, path) is None:
             raise StoreError(
                 f"{path}: says schema {version}, but moving it to schema {number + 1} failed ({exc}): it was "
-                f"changed outside nfstune. The file was left as it was{kept}; move it aside to start afresh"
+                "changed outside nfstune. The file was left as it was; move it aside to start afresh"
             ) from None
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        raise
+
+
+def _check_tables(conn: sqlite3.Connection, path: Path) -> None:
     present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     missing = sorted(_tables() - present)
     if missing:
@@ -317,4 +340,3 @@ def _open_store(path: Path | None) -> sqlite3.Connection:
             f"{'are' if len(missing) > 1 else 'is'} missing: the file was changed outside nfstune. Nothing was "
             "changed; move it aside to start afresh (nfstune then makes a new one)"
         )
-    return conn
