@@ -87,3 +87,31 @@ def test_the_scratch_directory_it_made_is_removed(make: tuple[Make, Path], tmp_p
         recover_on_connect([LocalHost()], Journal(open_store(tmp_path / "db.sqlite3")), lambda _line: None)
     assert list(export.iterdir()) == []
     assert journal.pending() == []
+
+
+@pytest.mark.parametrize("undone", ["at once", "at the next start"])
+def test_an_isolated_image_name_taken_already_is_neither_formatted_nor_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, undone: str
+) -> None:
+    """Isolated mode's filesystem image (changes/isolated.py): a file already there under its name (the name is
+    random; here it is made to collide) is not truncated, formatted, or removed by any undo."""
+    from nfstune.changes import isolated
+
+    export = tmp_path / "export"
+    export.mkdir()
+    monkeypatch.setattr(isolated, "new_stamp", lambda: "collides")
+    theirs = Path(isolated.isolated_paths(str(export), "collides")[0])
+    theirs.write_text("someone's disk image\n")
+    journal = Journal(open_store(tmp_path / "db.sqlite3"))
+    log: list[str] = []
+    tx = Transaction(journal, log.append)
+    iso = isolated.IsolatedExport(LocalHost(), tx, share_path=str(export), client_spec="127.0.0.1", options="rw")
+    with pytest.raises(NfstuneError):
+        iso.apply()
+    left = journal.pending()
+    if undone == "at once":
+        tx.undo(announce=True)
+    else:
+        recover_on_connect([LocalHost()], Journal(open_store(tmp_path / "db.sqlite3")), log.append)
+    assert theirs.read_text() == "someone's disk image\n"
+    assert left == []

@@ -11,13 +11,14 @@ configurations runs on one, made, exported, unexported and removed by the visit.
 from __future__ import annotations
 
 import posixpath
-import time
+import secrets
 
 from nfstune.changes.export import ApplianceRefused, ExportChange, export_steps
-from nfstune.changes.steps import Steps, command
-from nfstune.changes.transaction import Transaction, run_step, undo_mount, undo_scratch
+from nfstune.changes.steps import Steps, command, shell
+from nfstune.changes.transaction import NOT_MADE, Transaction, run_make, run_step, undo_mount, undo_scratch
 from nfstune.nfs.own_mount import SCRATCH_PREFIX
 from nfstune.remote import Host
+from nfstune.shell_text import sh_line
 
 # mkfs of each filesystem, quiet and forced (the file is ours and new); xfs needs at least 300 MiB
 MKFS = {
@@ -31,25 +32,37 @@ EXPORTS_FILE = "/etc/exports.d/nfstune-isolated.exports"
 
 
 def isolated_paths(share_path: str, stamp: str) -> tuple[str, str]:
-    """The scratch filesystem's file, on the share's own disk, and where it is mounted on the server."""
+    """The scratch filesystem's file, on the share's own disk, and where it is mounted on the server. `stamp` is
+    random (new_stamp): a name another run, tool or user could take first would have its file truncated and
+    formatted, and removed by the undo."""
     return posixpath.join(share_path, f"{SCRATCH_PREFIX}isolated-{stamp}.img"), f"/srv/nfstune-isolated-{stamp}"
 
 
 def isolated_steps(image: str, path: str, filesystem: str, size_mib: int, options: str) -> Steps:
     """A scratch filesystem in a sparse file on the share's disk, loop-mounted on the server at `path` and exported
     alone in EXPORTS_FILE (/etc/exports.d made when it is missing)."""
+    # noclobber makes the redirection an exclusive create (O_EXCL): a file of that name already there is left as
+    # it is (NOT_MADE), never truncated, formatted or removed
+    create = sh_line(
+        "(set -C; : > {image}) || exit {not_made}; truncate -s {size} {image}",
+        image=image,
+        size=f"{size_mib}M",
+        not_made=NOT_MADE,
+    )
     made = Steps(
         (
-            command(
-                "server", ("truncate", "-s", f"{size_mib}M", image), f"a sparse {size_mib} MiB file on the share's disk"
-            ),
+            shell("server", create, f"a new sparse {size_mib} MiB file on the share's disk"),
             command("server", (*MKFS[filesystem], image), f"make a {filesystem} filesystem in it"),
         ),
         (undo_scratch("server", image),),
     )
     mounted = Steps(
         (
-            command("server", ("mkdir", "-p", path), f"make {path}"),
+            shell(
+                "server",
+                sh_line("mkdir -p {parent} && mkdir {path}", parent=posixpath.dirname(path), path=path),
+                f"make {path}",
+            ),
             command("server", ("mount", "-o", "loop", image, path), "loop-mount the filesystem there"),
             command("server", ("chmod", "1777", path), "open it to the clients (root is squashed)"),
         ),
@@ -87,9 +100,8 @@ class IsolatedExport:
                 "make or export filesystems of its own there"
             )
         self.filesystem, self.appliance = filesystem, appliance
-        stamp = f"{int(time.time() * 1000) % 10**10}"
         self.server, self.tx = server, tx
-        self.image, self.path = isolated_paths(share_path, stamp)
+        self.image, self.path = isolated_paths(share_path, new_stamp())
         self.client_spec, self.options, self.size_mib = client_spec, options, size_mib
         self.change: ExportChange | None = None
 
@@ -103,8 +115,8 @@ class IsolatedExport:
             self.image, self.path, self.filesystem, self.size_mib, self.options
         ).do
         tx.progress(f"{s.label}: creating a {self.size_mib} MiB scratch {self.filesystem} filesystem in {self.image}")
-        tx.record(s, "scratch", self.image)
-        run_step(s, truncate)
+        made = tx.record(s, "scratch", self.image)
+        run_make(tx, s, made, truncate, action=f"creating {self.image}")
         run_step(s, mkfs, timeout=300, action=f"making a {self.filesystem}")
         tx.record(s, "mount", self.path)
         for step in (mkdir, mount, chmod):
@@ -119,6 +131,10 @@ class IsolatedExport:
             appliance=self.appliance,
         )
         self.change.apply()
+
+
+def new_stamp() -> str:
+    return secrets.token_hex(8)
 
 
 def scratch_size_mib(files_bytes: int, filesystem: str) -> int:
