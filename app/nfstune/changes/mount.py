@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import posixpath
 import shlex
-import time
 from collections.abc import Collection
 
 from nfstune.changes.steps import Role, Steps, command, shell
@@ -22,7 +21,15 @@ from nfstune.changes.transaction import (
 )
 from nfstune.errors import NfstuneError
 from nfstune.nfs.mounts import ProcMount, mounts_of_server, parse_proc_mounts
-from nfstune.nfs.own_mount import MOUNT_ROOT, PLAN_OWNER, mount_argv, new_owner_token, new_scratch_name, owner_mark
+from nfstune.nfs.own_mount import (
+    MOUNT_ROOT,
+    PLAN_OWNER,
+    mount_argv,
+    mount_point_for,
+    new_owner_token,
+    new_scratch_name,
+    owner_mark,
+)
 from nfstune.remote import Host
 from nfstune.shell_text import sh_line
 
@@ -117,12 +124,12 @@ class ClientMount:
         instead of making one for this mount. `mount_point`: the one a plan named (under MOUNT_ROOT)."""
         self.client, self.server, self.tx = client, server, tx
         self.server_address, self.export_path, self.options = server_address, export_path, options
-        stamp = f"{int(time.time() * 1000) % 10**10}"
         if mount_point is not None and posixpath.dirname(mount_point) != MOUNT_ROOT:
             raise NfstuneError(f"{mount_point} is not a mount point of nfstune's (under {MOUNT_ROOT})")
-        self.mount_point = mount_point or f"{MOUNT_ROOT}/{stamp}"
         self.own_scratch = scratch_name is None
         self.scratch_name = scratch_name or new_scratch_name()
+        # named after the scratch directory (random), not the time: another mount's point is never taken for ours
+        self.mount_point = mount_point or mount_point_for(self.scratch_name)
         self.negotiated = ""
 
     @property
