@@ -15,14 +15,21 @@ import shlex
 import string
 from collections.abc import Sequence
 
+from nfstune.errors import NfstuneError
+
 Value = str | int | Sequence[str]
+
+
+class NulInValue(NfstuneError, ValueError):
+    """A value holding a NUL byte: no command can be given one (the host's exec cuts the line there). An error the
+    admin reads, wherever the value came from."""
 
 
 def quote(value: str | int) -> str:
     """One word for sh, whatever `value` holds. A NUL cannot be passed in a word at all: refused."""
     text = str(value)
     if "\0" in text:
-        raise ValueError(f"a NUL byte cannot be part of a command's word: {text!r}")
+        raise NulInValue(f"{text!r} holds a NUL byte, which no command on a host can be given")
     return shlex.quote(text)
 
 

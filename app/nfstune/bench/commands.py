@@ -4,7 +4,6 @@ workloads.py."""
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 
 from nfstune.bench import fallback, fio
@@ -16,6 +15,7 @@ from nfstune.bench.workloads import (
     WorkloadParser,
     WorkloadSizes,
 )
+from nfstune.shell_text import join
 
 FIO_WORKLOADS = (WorkloadId.SEQ_WRITE, WorkloadId.SEQ_READ, WorkloadId.SYNC_4K, WorkloadId.FILE_CREATE)
 # printed before the mount's counters, so that whatever a prepare step prints cannot be read as them
@@ -65,9 +65,9 @@ class RepeatSteps:
 
 def repeat_steps(commands: WorkloadCommands) -> RepeatSteps:
     cold = commands.needs_cold_cache
-    before = [*(shlex.join(argv) for argv in commands.prepare), DROP_CACHES if cold else "sync", READ_COUNTERS]
+    before = [*(join(argv) for argv in commands.prepare), DROP_CACHES if cold else "sync", READ_COUNTERS]
     cleanup = () if commands.workload in (WorkloadId.SEQ_WRITE, WorkloadId.SEQ_READ) else commands.cleanup
-    after = [*(shlex.join(argv) for argv in cleanup), READ_COUNTERS]
+    after = [*(join(argv) for argv in cleanup), READ_COUNTERS]
     return RepeatSteps(
         before_client=("sh", "-c", " && ".join(before)),
         before_server=("sh", "-c", DROP_CACHES) if cold else ("sync",),

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import re
-import shlex
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ import psutil
 from nfstune.nfs.counters import is_number
 from nfstune.nfs.mounts import escape_field
 from nfstune.nfs.mountstats import parse_mountstats
+from nfstune.shell_text import sh_line
 
 SECTOR_BYTES = 512  # /proc/diskstats counts 512-byte sectors whatever the device's own sector size
 START = "NFSTUNE_SAMPLE"
@@ -109,25 +109,30 @@ def sampler_command(mount_point: str | None, interval_s: float = 1.0, *, ticking
     done, if it took longer). `ticking` False gives the loop alone (its benchmark compares the two)."""
     if not interval_s > 0:
         raise ValueError(f"interval_s must be positive, not {interval_s}")
-    files = " ".join(FILES)
+    files = list(FILES)
     prefix = ""
     if mount_point is not None:
         mount_point = mount_point.rstrip("/") or "/"  # the kernel prints no trailing slash
-        prefix = f"NFSTUNE_MP={shlex.quote(escape_field(mount_point))}; export NFSTUNE_MP; "
-        files += " " + MOUNTSTATS
-    loop = (
-        f'while :; do sleep {interval_s:g} & echo "{START} $(date +%s.%N)"; '
-        f"awk {shlex.quote(SNAPSHOT_AWK)} {files}; echo {END}; wait; done"
+        prefix = sh_line("NFSTUNE_MP={mp}; export NFSTUNE_MP; ", mp=escape_field(mount_point))
+        files.append(MOUNTSTATS)
+    loop = sh_line(
+        'while :; do sleep {interval} & echo "' + START + ' $(date +%s.%N)"; awk {awk} {files}; echo {end}; wait; done',
+        interval=f"{interval_s:g}",
+        awk=SNAPSHOT_AWK,
+        files=files,
+        end=END,
     )
     if not ticking or interval_s != int(interval_s):
         return prefix + loop
     # mawk reads a pipe a block at a time unless told to read it a line at a time
-    ticked = (
+    ticked = sh_line(
         'A=awk; case "$(awk -W version 2>&1)" in mawk*) A="awk -W interactive";; esac; '
-        'NFSTUNE_EPOCH=$(awk -v now="$(date +%s.%N)" \'{printf "%.6f", now - $1}\' /proc/uptime); '
-        f"export NFSTUNE_EPOCH; vmstat -n {int(interval_s)} | $A {shlex.quote(TICKING_AWK)}"
+        'NFSTUNE_EPOCH=$(awk -v now="$(date +%s.%N)" \'{{printf "%.6f", now - $1}}\' /proc/uptime); '
+        "export NFSTUNE_EPOCH; vmstat -n {interval} | $A {awk}",
+        interval=int(interval_s),
+        awk=TICKING_AWK,
     )
-    return f"{prefix}if command -v vmstat >/dev/null 2>&1; then {ticked}; else {loop}; fi"
+    return prefix + "if command -v vmstat >/dev/null 2>&1; then " + ticked + "; else " + loop + "; fi"
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-import shlex
 import time
 import uuid
 from collections.abc import Callable, Collection, Mapping
@@ -46,6 +45,7 @@ from nfstune.nfs.nfs_conf import parse as parse_nfs_conf
 from nfstune.nfs.nfs_conf import threads_text, winner
 from nfstune.remote import Host, RemoteError
 from nfstune.remote.lookup import addresses_of
+from nfstune.shell_text import sh_line
 from nfstune.store.journal import Journal
 
 Log = Callable[[str], None]
@@ -258,13 +258,22 @@ def _backup(host: Host, edit: FileEdit, tx: Transaction, ids: list[int], detail:
     ids.append(tx.record(host, "file", edit.path, original=edit.old, backup_path=backup, detail=detail))
     if edit.old is not None and backup is not None:
         host.write_file(backup, edit.old, sudo=True)
-        q, b = shlex.quote(edit.path), shlex.quote(backup)
         host.run(
-            f"chown --reference={q} {b} && chmod --reference={q} {b}",
+            keep_owner_line(edit.path, backup),
             sudo=True,
             action=f"giving {backup} the owner and mode of {edit.path}",
         )
     return backup
+
+
+def keep_owner_line(path: str, backup: str) -> str:
+    """`backup` given the owner and mode of `path`."""
+    return sh_line("chown --reference={path} {backup} && chmod --reference={path} {backup}", path=path, backup=backup)
+
+
+def missing_dirs_line(dirs: Collection[str]) -> str:
+    """Each of `dirs` that is not a directory, one a line."""
+    return sh_line('for d in {dirs}; do [ -d "$d" ] || echo "$d"; done', dirs=list(dirs))
 
 
 def _apply_server(
@@ -352,7 +361,7 @@ def _apply_client(
     parts = mount_point.strip("/").split("/")
     ancestors = ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
     probe = client.run(
-        f'for d in {shlex.join(ancestors)}; do [ -d "$d" ] || echo "$d"; done',
+        missing_dirs_line(ancestors),
         sudo=True,
         action=f"looking for the directories above {mount_point}",
     )

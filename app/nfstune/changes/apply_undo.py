@@ -10,7 +10,6 @@ restored, so that the same Apply is not offered twice."""
 from __future__ import annotations
 
 import posixpath
-import shlex
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from nfstune.changes.transaction import Transaction, host_key
 from nfstune.errors import ConfigError
 from nfstune.nfs.apply_plan import FSTAB, sha256, unified_diff
 from nfstune.remote import Host, RemoteError
+from nfstune.shell_text import sh_line
 from nfstune.store.journal import Journal, JournalEntry
 
 
@@ -200,9 +200,8 @@ def _remove_dirs(
     removed = []
     for entry in reversed(dirs):
         host = hosts[entry.host]
-        q = shlex.quote(entry.target)
         try:
-            gone = host.run(f"! mountpoint -q {q} && rmdir {q}", sudo=True, check=False).exit_status == 0
+            gone = host.run(remove_dir_line(entry.target), sudo=True, check=False).exit_status == 0
         except RemoteError as exc:
             gone = False
             warnings.append(f"{host.label}: {entry.target}: {exc}")
@@ -214,12 +213,21 @@ def _remove_dirs(
     return tuple(removed)
 
 
+def remove_dir_line(directory: str) -> str:
+    """`directory` removed if it is empty and nothing is mounted on it."""
+    return sh_line("! mountpoint -q {d} && rmdir {d}", d=directory)
+
+
+def drop_backup_line(backup: str, path: str) -> str:
+    """`backup` removed if it holds the same bytes as `path`."""
+    return sh_line("cmp -s {backup} {path} && rm -f {backup}", backup=backup, path=path)
+
+
 def _drop_backup(f: FileUndo, host: Host, warnings: list[str]) -> None:
     """The dated copy Apply kept goes once the file holds the same bytes again; any other copy stays."""
     if f.backup_path is None or f.back is None:
         return
-    b, p = shlex.quote(f.backup_path), shlex.quote(f.path)
-    result = host.run(f"cmp -s {b} {p} && rm -f {b}", sudo=True, check=False)
+    result = host.run(drop_backup_line(f.backup_path, f.path), sudo=True, check=False)
     if result.exit_status:
         warnings.append(
             f"{host.label}: the backup {posixpath.basename(f.backup_path)} differs from the restored file and was kept"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from nfstune.nfs.kernel_view import (
     parse_exportfs_s,
 )
 from nfstune.remote import Host
+from nfstune.shell_text import join
 
 RELOAD = ("exportfs", "-ra")
 KERNEL_CACHES = "cat /proc/net/rpc/nfsd.export/content; echo '== fh'; cat /proc/net/rpc/nfsd.fh/content"
@@ -56,7 +56,7 @@ class Reloaded:
 def reload_exports(server: Host) -> Reloaded:
     """`exportfs -ra` after an exports file was written, and the table the kernel runs then: the one reload and
     check both the measurement's change and Apply go through."""
-    result = server.run(shlex.join(RELOAD), sudo=True, check=False)
+    result = server.run(join(RELOAD), sudo=True, check=False)
     if result.exit_status != 0:
         return Reloaded((result.stderr + result.stdout).strip() or f"exit status {result.exit_status}", (), "", {})
     shown = server.run("exportfs -s", sudo=True, action=READ_TABLE).stdout

@@ -12,7 +12,6 @@ fio's own --daemonize sends it to /dev/null and the error of a port already take
 from __future__ import annotations
 
 import ipaddress
-import shlex
 import time
 from dataclasses import dataclass
 
@@ -27,6 +26,7 @@ from nfstune.changes.transaction import (
 )
 from nfstune.errors import NfstuneError
 from nfstune.remote import Host
+from nfstune.shell_text import sh_line
 
 DEFAULT_PORT = 8765
 LISTENING = "LISTENING"
@@ -56,10 +56,11 @@ def server_steps(role: Role, address: str, port: int = DEFAULT_PORT) -> Steps:
     log_path = process_log_file(pid_path)
     # setsid: the server outlives this SSH command; a background job of a non-interactive shell is not a group
     # leader, so setsid execs fio in place and $! is fio's own pid
-    argv = ["fio", f"--server=ip:{address},{port}"]
-    start = (
-        f"setsid {shlex.join(argv)} > {shlex.quote(log_path)} 2>&1 < /dev/null & "
-        f"echo $! > {shlex.quote(pid_path)}; cat {shlex.quote(pid_path)}"
+    start = sh_line(
+        "setsid {argv} > {log} 2>&1 < /dev/null & echo $! > {pid}; cat {pid}",
+        argv=["fio", f"--server=ip:{address},{port}"],
+        log=log_path,
+        pid=pid_path,
     )
     return Steps(
         (shell(role, start, f"start fio's server on {address}:{port} (journaled, stopped at the end)"),),
@@ -97,10 +98,7 @@ def _check_port_free(host: Host, port: int) -> None:
     """Nothing may listen on the port yet, on any address: fio's server sets SO_REUSEPORT, so a second one binds
     beside the first and the kernel shares the front end's connections between them (seen on the lab: a second
     server on a taken port started without an error)."""
-    listening = host.run(
-        f"cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4 == \"0A\" && $2 ~ /:{port:04X}$/' | wc -l",
-        action=f"checking that port {port} is free",
-    ).stdout.strip()
+    listening = host.run(port_free_line(port), action=f"checking that port {port} is free").stdout.strip()
     if listening != "0":
         raise NfstuneError(
             f"{host.label}: port {port} is already in use there (a program listens on it); fio's server was not "
@@ -113,13 +111,7 @@ def _wait_listening(host: Host, pid: int, log_path: str, address: str, port: int
     inode among the pid's open files): fio's own "server listening" line sits in stdio's buffer, unseen, and a
     socket of another program on that port must not pass for it."""
     deadline = time.monotonic() + START_LIMIT_S
-    local = f"{_proc_net_hex(address)}:{port:04X}"
-    check = (
-        f'inode=$(awk \'$2 == "{local}" && $4 == "0A" {{print $10}}\' /proc/net/tcp); '
-        f'if [ -n "$inode" ] && ls -l /proc/{pid}/fd 2>/dev/null | grep -q "socket:\\[$inode\\]"; then '
-        f"echo {LISTENING}; elif kill -0 {pid} 2>/dev/null; then echo ALIVE; else "
-        f"cat {shlex.quote(log_path)} 2>/dev/null; echo; echo GONE; fi"
-    )
+    check = listening_line(address, port, pid, log_path)
     while True:
         lines = host.run(check, sudo=True, action="checking fio's server").stdout.strip().splitlines()
         state, said = (lines[-1], lines[:-1]) if lines else ("GONE", [])
@@ -132,6 +124,30 @@ def _wait_listening(host: Host, pid: int, log_path: str, address: str, port: int
             limit = f"{START_LIMIT_S:g} s"
             raise ChangeFailed(f"{host.label}: fio's server on {address}:{port} was not listening after {limit}")
         time.sleep(0.2)
+
+
+def port_free_line(port: int) -> str:
+    """How many sockets listen on `port` (TCP, any address)."""
+    return sh_line(
+        "cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v end={end} "
+        "'$4 == \"0A\" && substr($2, length($2) - 4) == end' | wc -l",
+        end=f":{port:04X}",
+    )
+
+
+def listening_line(address: str, port: int, pid: int, log_path: str) -> str:
+    """LISTENING when process `pid` listens on address:port (its socket's inode among its open files), ALIVE while
+    it runs without, else what it logged and GONE."""
+    return sh_line(
+        "inode=$(awk -v local={local} '$2 == local && $4 == \"0A\" {{print $10}}' /proc/net/tcp); "
+        'if [ -n "$inode" ] && ls -l /proc/{pid}/fd 2>/dev/null | grep -q "socket:\\[$inode\\]"; then '
+        "echo {listening}; elif kill -0 {pid} 2>/dev/null; then echo ALIVE; else "
+        "cat {log} 2>/dev/null; echo; echo GONE; fi",
+        local=f"{_proc_net_hex(address)}:{port:04X}",
+        pid=int(pid),
+        listening=LISTENING,
+        log=log_path,
+    )
 
 
 def _proc_net_hex(address: str) -> str:

@@ -4,7 +4,6 @@ journaled in the transaction before it is made."""
 from __future__ import annotations
 
 import posixpath
-import shlex
 from collections.abc import Collection
 
 from nfstune.changes.steps import Role, Steps, command, shell
@@ -92,12 +91,18 @@ def readahead_steps(path: str, kib: int, before: str = "<the value before>") -> 
         (
             shell(
                 "client",
-                f"echo {int(kib)} > {shlex.quote(path)}",
+                sh_line("echo {kib} > {path}", kib=int(kib), path=path),
                 f"read_ahead_kb {kib} for that mount (the value before is journaled)",
             ),
         ),
         (undo_sysfs("client", path, before, "put read_ahead_kb back (gone with the mount anyway)"),),
     )
+
+
+def mounts_and_scratch_line(scratch: str) -> str:
+    """/proc/mounts, then SCRATCH_SEEN when `scratch` is a directory: one command for both (each costs ~0.4 s in the
+    lab VMs)."""
+    return sh_line("cat /proc/mounts && {{ [ ! -d {scratch} ] || echo {seen}; }}", scratch=scratch, seen=SCRATCH_SEEN)
 
 
 def readahead_path(device: str) -> str:
@@ -155,8 +160,8 @@ class ClientMount:
             if self.server is None:
                 raise NfstuneError("a mount of its own scratch directory needs a login on the server")
             make_scratch(self.server, tx, self.export_path, self.scratch_name)
-        # one command for both (each costs ~0.4 s in the lab VMs): the mount's options and the scratch directory
-        seen = c.run(f"cat /proc/mounts && {{ [ ! -d {shlex.quote(self.scratch)} ] || echo {SCRATCH_SEEN}; }}")
+        # the mount's options and the scratch directory
+        seen = c.run(mounts_and_scratch_line(self.scratch))
         mounts, marker, _ = seen.stdout.partition(f"{SCRATCH_SEEN}\n")
         scratch_seen = bool(marker)
         ours = [m for m in parse_proc_mounts(mounts) if m.mount_point == self.mount_point]

@@ -16,6 +16,7 @@ from nfstune.changes.transaction import PORTLIST, Transaction, run_step, undo_li
 from nfstune.errors import NfstuneError
 from nfstune.nfs.mount_options import RDMA_PORT
 from nfstune.remote import Host
+from nfstune.shell_text import sh_line
 
 __all__ = ["PORTLIST", "add_rdma_listener", "listener_steps", "read_listeners"]
 
@@ -31,7 +32,13 @@ def listener_steps(port: int, threads: int | str = "<the count now>", systemd: b
     else rpc.nfsd with the thread count it ran)."""
     listener = f"rdma {port}"
     return Steps(
-        (shell("server", f"echo {listener} > {PORTLIST}", f"add nfsd's RDMA listener on port {port}"),),
+        (
+            shell(
+                "server",
+                sh_line("echo rdma {port} > {portlist}", port=int(port), portlist=PORTLIST),
+                f"add nfsd's RDMA listener on port {port}",
+            ),
+        ),
         (undo_listener("server", listener, threads, systemd),),
     ).only("unless nfsd listens for RDMA there already")
 

@@ -11,6 +11,7 @@ from nfstune.changes.steps import Steps, shell
 from nfstune.changes.transaction import THREADS, Transaction, run_step, undo_sysfs
 from nfstune.errors import NfstuneError
 from nfstune.remote import Host
+from nfstune.shell_text import sh_line
 
 MOST = 1024  # far above what a small office's NAS runs (nfs-utils' default is 8, 16 from 2.8.2)
 
@@ -26,7 +27,9 @@ def threads_steps(count: int, before: int | str = "<the count before>") -> Steps
     return Steps(
         (
             shell(
-                "server", f"echo {int(count)} > {THREADS}", f"run {count} nfsd threads (the count before is journaled)"
+                "server",
+                sh_line("echo {count} > {threads}", count=int(count), threads=THREADS),
+                f"run {count} nfsd threads (the count before is journaled)",
             ),
         ),
         (undo_sysfs("server", THREADS, str(before), "put the nfsd thread count back"),),

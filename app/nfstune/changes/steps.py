@@ -9,8 +9,9 @@ plan's steps as a placeholder in angle brackets, `<the count before>`.
 from __future__ import annotations
 
 import dataclasses
-import shlex
 from dataclasses import dataclass
+
+from nfstune.shell_text import join
 
 Role = str  # "server", "client", or a further client's name ("client2", ...)
 
@@ -30,7 +31,7 @@ class Step:
         quoted for that shell."""
         if len(self.argv) == 3 and self.argv[:2] == ("sh", "-c"):
             return self.argv[2]
-        return shlex.join(self.argv)
+        return join(self.argv)
 
     def text(self) -> str:
         """One line: a multi-line script shows its first line and how many more it has."""
@@ -40,7 +41,7 @@ class Step:
             a if "\n" not in a.strip() else f"{a.splitlines()[0]} ...({a.strip().count(chr(10))} more lines)"
             for a in self.argv
         ]
-        return f"{self.host}$ {'sudo ' if self.sudo else ''}{shlex.join(shown)}"
+        return f"{self.host}$ {'sudo ' if self.sudo else ''}{join(shown)}"
 
 
 def shell(host: Role, line: str, what: str, *, sudo: bool = True) -> Step:

@@ -7,7 +7,6 @@ isolated.py, nfsd_threads.py and nfsd_listener.py."""
 from __future__ import annotations
 
 import posixpath
-import shlex
 from collections.abc import Callable, Mapping
 
 from nfstune.changes.steps import Role, Step, command, shell, write
@@ -38,10 +37,6 @@ def host_key(host: Host) -> str:
     return f"{t.user}@{t.hostname}:{t.port}"
 
 
-def _q(path: str) -> str:
-    return shlex.quote(path)
-
-
 # --- undo, the one place that knows how to reverse each kind of change ------------------------------------------
 # Each kind's undo as steps (steps.py): what undo_entry runs, and what a plan shows as a change's undo.
 
@@ -58,26 +53,24 @@ def undo_file(role: Role, target: str, *, original: bool, exportfs: bool, backup
         steps.append(shell(role, "exportfs -ra && exportfs -f", "reload the exports and drop the kernel's cached ones"))
     if backup:
         parent = posixpath.dirname(HOST_JOURNAL_DIR)
-        steps.append(
-            shell(role, f"rm -f {_q(backup)}; rmdir {HOST_JOURNAL_DIR} {parent} 2>/dev/null; true", "remove the copy")
-        )
+        line = sh_line("rm -f {backup}; rmdir {dirs} 2>/dev/null; true", backup=backup, dirs=(HOST_JOURNAL_DIR, parent))
+        steps.append(shell(role, line, "remove the copy"))
     return tuple(steps)
 
 
 def undo_dir(role: Role, target: str) -> Step:
-    return shell(role, f"rmdir {_q(target)} 2>/dev/null; true", f"remove {target} if empty")
+    return shell(role, sh_line("rmdir {target} 2>/dev/null; true", target=target), f"remove {target} if empty")
 
 
 def undo_mount(role: Role, target: str) -> Step:
-    q = _q(target)
-    line = f"if mountpoint -q {q}; then umount {q} || umount -l {q}; fi; rmdir {q} 2>/dev/null; true"
+    line = sh_line("if mountpoint -q {t}; then umount {t} || umount -l {t}; fi; rmdir {t} 2>/dev/null; true", t=target)
     return shell(role, line, f"unmount {target} and remove it")
 
 
 def undo_sysfs(role: Role, target: str, value: str, what: str = "") -> Step:
     """A setting under /proc or /sys written back; a per-mount one (the NFS mount's read_ahead_kb) is gone with
     the mount if that is gone."""
-    line = f"if [ -e {_q(target)} ]; then echo {_q(value)} > {_q(target)}; fi"
+    line = sh_line("if [ -e {target} ]; then echo {value} > {target}; fi", target=target, value=value)
     return shell(role, line, what or f"put {target} back")
 
 
@@ -148,13 +141,14 @@ def undo_process(role: Role, pid_file: str) -> Step:
     the program journaled (a pid reused after a reboot belongs to someone else). The whole process group: the
     server was started as its leader (setsid), and fio runs each job in a child it forks. TERM first; KILL
     after 5 s."""
-    pid_path, log_path = _q(pid_file), _q(process_log_file(pid_file))
-    line = (
-        f"if [ -f {pid_path} ]; then p=$(cat {pid_path}); "
+    line = sh_line(
+        "if [ -f {pid} ]; then p=$(cat {pid}); "
         'if [ -n "$p" ] && tr "\\0" " " < /proc/"$p"/cmdline 2>/dev/null | grep -q "^fio --server="; then '
         'kill -TERM -"$p"; i=0; while kill -0 -"$p" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; '
         'kill -KILL -"$p" 2>/dev/null; fi; fi; '
-        f"rm -f {pid_path} {log_path}"
+        "rm -f {pid} {log}",
+        pid=pid_file,
+        log=process_log_file(pid_file),
     )
     return shell(role, line, f"stop the server of {pid_file} and remove its files")
 
@@ -163,11 +157,18 @@ def undo_listener(role: Role, listener: str, threads: int | str, systemd: bool) 
     """A listener nfstune added to nfsd (nfsd_listener.py): the kernel cannot remove one while nfsd runs, so the
     NFS server restarts (systemd's unit where it ran under systemd, else rpc.nfsd) and gets back the thread count
     it had. Nothing is done when the listener is gone already (a reboot, or a restart since)."""
-    restart = "systemctl restart nfs-server" if systemd else f"rpc.nfsd 0 && rpc.nfsd {threads or ''}"
-    line = (
-        f"if grep -qx {_q(listener)} {PORTLIST} 2>/dev/null; then {restart} || exit 1; "
-        f'if [ {threads} -gt 0 ] && [ "$(cat {THREADS})" != {threads} ]; then '
-        f"echo {threads} > {THREADS}; fi; fi"
+    # no count known: rpc.nfsd with none starts its default
+    restart = (
+        "systemctl restart nfs-server" if systemd else "rpc.nfsd 0 && rpc.nfsd" + (" {threads}" if threads else "")
+    )
+    line = sh_line(
+        "if grep -qx {listener} {portlist} 2>/dev/null; then " + restart + " || exit 1; "
+        'if [ {threads} -gt 0 ] && [ "$(cat {counts})" != {threads} ]; then '
+        "echo {threads} > {counts}; fi; fi",
+        listener=listener,
+        portlist=PORTLIST,
+        threads=threads,
+        counts=THREADS,
     )
     return shell(role, line, f"restart the NFS server (the only way to drop its {listener} listener)")
 

@@ -3,13 +3,13 @@ dropped on both VMs, and the file is read back cold. Used by `nfstune demo` and 
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 
 from nfstune.bench.workloads import DROP_CACHES
 from nfstune.lab.config import EXPORT_PATH, LabConfig
 from nfstune.lab.image import Progress
 from nfstune.lab.vms import host
+from nfstune.shell_text import sh_line
 
 MOUNT_POINT = "/mnt/nfstune-check"
 SOURCE = "/root/nfstune-check.src"
@@ -28,32 +28,39 @@ class RoundTrip:
 
 
 def _timed(command: str) -> str:
-    return f"s=$(date +%s.%N); {command}; e=$(date +%s.%N); echo \"$e $s\" | awk '{{print $1 - $2}}'"
+    """`command`, then the seconds it took."""
+    return "s=$(date +%s.%N); " + command + "; e=$(date +%s.%N); echo \"$e $s\" | awk '{print $1 - $2}'"
 
 
 def nfs_roundtrip(cfg: LabConfig, progress: Progress, *, size_mib: int = 16, vers: str = "4.2") -> RoundTrip:
     remote_file = f"{MOUNT_POINT}/{FILE_NAME}"
-    q = shlex.quote
     with host(cfg, "client") as client, host(cfg, "nas") as nas:
         progress(f"client: mount -t nfs -o vers={vers} nas:{EXPORT_PATH} {MOUNT_POINT}")
-        client.run(f"mkdir -p {MOUNT_POINT} && mount -t nfs -o vers={q(vers)} nas:{EXPORT_PATH} {MOUNT_POINT}")
+        mount = "mkdir -p {mp} && mount -t nfs -o {opts} {source} {mp}"
+        client.run(sh_line(mount, mp=MOUNT_POINT, opts=f"vers={vers}", source=f"nas:{EXPORT_PATH}"))
         try:
-            options = client.run(f"awk '$2 == \"{MOUNT_POINT}\" {{print $4}}' /proc/mounts").stdout.strip()
-            client.run(f"head -c {size_mib}M /dev/urandom > {SOURCE}")
-            source_sha = client.run(f"sha256sum {SOURCE}").stdout.split()[0]
+            in_force = sh_line("awk -v mp={mp} '$2 == mp {{print $4}}' /proc/mounts", mp=MOUNT_POINT)
+            options = client.run(in_force).stdout.strip()
+            client.run(sh_line("head -c {size} /dev/urandom > {src}", size=f"{int(size_mib)}M", src=SOURCE))
+            source_sha = client.run(["sha256sum", SOURCE]).stdout.split()[0]
             progress(f"client: writing {size_mib} MiB with fsync")
-            write_s = client.run(_timed(f"dd if={SOURCE} of={remote_file} bs=1M conv=fsync status=none"), timeout=600)
+            dd = sh_line("dd if={src} of={dst} bs=1M conv=fsync status=none", src=SOURCE, dst=remote_file)
+            write_s = client.run(_timed(dd), timeout=600)
             progress("dropping caches on both VMs")
             client.run(DROP_CACHES)
             nas.run(DROP_CACHES)
-            server_sha = nas.run(f"sha256sum {EXPORT_PATH}/{FILE_NAME}").stdout.split()[0]
+            server_sha = nas.run(["sha256sum", f"{EXPORT_PATH}/{FILE_NAME}"]).stdout.split()[0]
             nas.run(DROP_CACHES)
             progress("client: reading it back cold")
-            read = client.run(_timed(f"sha256sum {remote_file} > /tmp/nfstune-check.sum"), timeout=600)
+            read = client.run(_timed(sh_line("sha256sum {f} > /tmp/nfstune-check.sum", f=remote_file)), timeout=600)
             read_sha = client.run("cat /tmp/nfstune-check.sum").stdout.split()[0]
         finally:
             client.run(
-                f"rm -f {remote_file} {SOURCE} /tmp/nfstune-check.sum; umount {MOUNT_POINT}; rmdir {MOUNT_POINT}",
+                sh_line(
+                    "rm -f {files}; umount {mp}; rmdir {mp}",
+                    files=[remote_file, SOURCE, "/tmp/nfstune-check.sum"],
+                    mp=MOUNT_POINT,
+                ),
                 check=False,
             )
     return RoundTrip(

@@ -20,6 +20,7 @@ from pathlib import Path
 from nfstune import paths
 from nfstune.errors import ConfigError, NfstuneError, ToolMissing
 from nfstune.lab.config import DEFAULT_RELEASE, RELEASES
+from nfstune.shell_text import sh_line
 
 Progress = Callable[[str], None]
 
@@ -302,7 +303,7 @@ def _build(image: Image, progress: Progress) -> None:
     progress(f"building the lab image {image.input_hash} (Debian {image.release}, about a minute)")
     hooks = [
         # our guest files, owned by root whoever installed nfstune
-        f'tar -C "{guest}" --owner=0 --group=0 -cf - . | tar -C "$1" -xf -',
+        sh_line('tar -C {guest} --owner=0 --group=0 -cf - . | tar -C "$1" -xf -', guest=str(guest)),
         'chmod 0755 "$1/usr/local/sbin/lab-setup"',
         'chroot "$1" systemctl enable lab-setup.service',
         'chroot "$1" systemctl mask ' + " ".join(UNNEEDED_UNITS),
@@ -321,7 +322,8 @@ def _build(image: Image, progress: Progress) -> None:
     # the initramfs settings before the kernels are installed: each kernel's postinst then packs the small initrd
     # (MODULES=most took about 15 s a kernel), and the customize hook's update-initramfs adds the guest's modules
     conf_d = "etc/initramfs-tools/conf.d"
-    argv.append(f'--essential-hook=mkdir -p "$1/{conf_d}" && cp "{guest}/{conf_d}/lab.conf" "$1/{conf_d}/"')
+    copy = sh_line('mkdir -p "$1"/{d} && cp {conf} "$1"/{d}/', d=conf_d, conf=f"{guest}/{conf_d}/lab.conf")
+    argv.append(f"--essential-hook={copy}")
     argv += [f"--customize-hook={hook}" for hook in hooks]
     argv += [image.release, str(rootfs), "-"]
     try:

@@ -10,7 +10,6 @@ import dataclasses
 import json
 import posixpath
 import random
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -40,6 +39,7 @@ from nfstune.facts.appliance import async_setting_hint, server_setting_hint
 from nfstune.nfs.export_edit import ExportOptionEdit
 from nfstune.nfs.own_mount import MOUNT_ROOT, mount_point_for
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
+from nfstune.shell_text import join
 
 # Seconds a visit takes beyond its workloads, and per run of each workload (cache drop or sync included).
 # "small": measured on the practice lab (hdd profile, three quick-check sessions, 2026-11-23): an export change, the
@@ -428,7 +428,7 @@ class _Context:
                 write(
                     "client",
                     job,
-                    f"{workload}: {name}'s fio job file (journaled, removed at the end): {shlex.join(commands.run)}",
+                    f"{workload}: {name}'s fio job file (journaled, removed at the end): {join(commands.run)}",
                 ),
             ]
             cleanups.append(Step(name, steps.after_client, True, f"{workload}: clean up"))

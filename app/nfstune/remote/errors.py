@@ -4,10 +4,10 @@ from is in `details`."""
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 from nfstune.errors import NfstuneError
+from nfstune.shell_text import sh_line
 
 
 class RemoteError(NfstuneError):
@@ -70,7 +70,7 @@ class HostKeyChanged(RemoteError):
         self.name, self.entry = name, entry
         held = f"the one on line {entry[1]} of {entry[0]}" if entry else "the one in known_hosts"
         remove = (
-            f"`ssh-keygen -R {shlex.quote(name)} -f {shlex.quote(str(entry[0]))}`"
+            sh_line("`ssh-keygen -R {name} -f {file}`", name=name, file=str(entry[0]))
             if entry and name
             else "ssh-keygen -R and the host's name"
         )

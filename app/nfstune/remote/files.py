@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import base64
 import secrets
-import shlex
 from collections.abc import Sequence
 
 from nfstune.remote.errors import CommandFailed, FileAccessFailed, Timeout, Unreachable, shown_command
 from nfstune.remote.process import CommandResult
+from nfstune.shell_text import sh_line
 
 MAX_WRITE_BYTES = 64 << 20  # a sanity limit: exports and fstab files are far smaller
 
@@ -35,8 +35,7 @@ class FileAccess:
 
     def read_file(self, path: str, *, sudo: bool = False) -> bytes | None:
         """A file's exact bytes, or None if it does not exist."""
-        q = shlex.quote(path)
-        script = f"if [ -e {q} ]; then base64 < {q}; else echo MISSING; fi"
+        script = sh_line("if [ -e {path} ]; then base64 < {path}; else echo MISSING; fi", path=path)
         try:
             result = self.run(script, sudo=sudo, timeout=120)
         except (CommandFailed, Timeout, Unreachable) as exc:
@@ -54,18 +53,21 @@ class FileAccess:
         does not ask (cached credentials, NOPASSWD for this command) the script skips that line itself."""
         if len(data) > MAX_WRITE_BYTES:
             raise FileAccessFailed(self.label, "writing", path, f"{len(data)} bytes is more than nfstune writes")
-        q = shlex.quote(path)
         marker = secrets.token_hex(16)
-        keep = f'chown --reference={q} "$t" && chmod --reference={q} "$t"'
-        set_mode = f'chmod {shlex.quote(mode)} "$t"' if mode else "true"
-        script = (
-            f"set -e; t=$(mktemp {q}.nfstune.XXXXXX); trap 'rm -f \"$t\"' EXIT; found=; "
-            f'while IFS= read -r line; do if [ "$line" = {marker} ]; then found=1; break; fi; done; '
-            '[ -n "$found" ] || { echo "the data did not arrive" >&2; exit 1; }; '
-            f'cat > "$t"; n=$(wc -c < "$t"); '
-            f'[ "$n" -eq {len(data)} ] || {{ echo "only $n of {len(data)} bytes arrived" >&2; exit 1; }}; '
-            f'if [ -e {q} ]; then {keep}; else chmod 644 "$t"; fi; {set_mode}; '
-            f'sync "$t"; mv -f "$t" {q}; trap - EXIT; sync "$(dirname {q})"'
+        keep = 'chown --reference={path} "$t" && chmod --reference={path} "$t"'
+        set_mode = 'chmod {mode} "$t"' if mode else "true"
+        script = sh_line(
+            "set -e; t=$(mktemp {path}.nfstune.XXXXXX); trap 'rm -f \"$t\"' EXIT; found=; "
+            'while IFS= read -r line; do if [ "$line" = {marker} ]; then found=1; break; fi; done; '
+            '[ -n "$found" ] || {{ echo "the data did not arrive" >&2; exit 1; }}; '
+            'cat > "$t"; n=$(wc -c < "$t"); '
+            '[ "$n" -eq {size} ] || {{ echo "only $n of" {size} "bytes arrived" >&2; exit 1; }}; '
+            "if [ -e {path} ]; then " + keep + '; else chmod 644 "$t"; fi; ' + set_mode + "; "
+            'sync "$t"; mv -f "$t" {path}; trap - EXIT; sync "$(dirname {path})"',
+            path=path,
+            marker=marker,
+            size=len(data),
+            **({"mode": mode} if mode else {}),
         )
         try:
             self.run(script, sudo=sudo, stdin=marker.encode() + b"\n" + data, timeout=120)

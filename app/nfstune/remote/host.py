@@ -8,7 +8,6 @@ module: the desktop starts without it (issue 31)."""
 from __future__ import annotations
 
 import secrets
-import shlex
 import socket
 import threading
 import time
@@ -31,6 +30,7 @@ from nfstune.remote.proxy import ProxyProcess
 from nfstune.remote.reach import open_tcp, technical, where
 from nfstune.remote.target import SshTarget
 from nfstune.remote.tools import install_hint, missing_command
+from nfstune.shell_text import join, sh_line
 
 if TYPE_CHECKING:
     import paramiko
@@ -267,7 +267,7 @@ class Host(FileAccess):
         """Start a command; a sequence is quoted for the remote shell, a string is sent as it is (ours only).
         With sudo=True it runs as root (directly when the login is root). `stdin` is sent to the command (after
         sudo's password line), then its stdin is closed."""
-        text = command if isinstance(command, str) else shlex.join(command)
+        text = command if isinstance(command, str) else join(command)
         prefix = self.sudo_prefix() if sudo else ""
         channel = self._open_channel(text)
         said = ""
@@ -351,7 +351,7 @@ class Host(FileAccess):
         """Run a kill line as the same user as the process it kills (best effort: used while cancelling)."""
         try:
             channel = self._open_channel(command)
-            channel.exec_command(f"{prefix}sh -c {shlex.quote(command)}")
+            channel.exec_command(prefix + sh_line("sh -c {command}", command=command))
             if prefix.startswith("sudo -S"):
                 self._answer_sudo(channel)
                 # end stdin: after a wrong password sudo asks again, and must read EOF rather than wait forever
@@ -381,7 +381,7 @@ class Host(FileAccess):
             self._sudo_password = password
             # a prompt no command prints: the password is sent when it appears (_answer_sudo), never before
             self._sudo_prompt = f"[nfstune: sudo asks {secrets.token_hex(8)}]"
-            self._sudo_prefix = f"sudo -S -p {shlex.quote(self._sudo_prompt)} "
+            self._sudo_prefix = sh_line("sudo -S -p {prompt} ", prompt=self._sudo_prompt)
             check = self.start("true", sudo=True, timeout=30)
             said = "".join(text for stream, text in check.chunks() if stream == "err")
             said = " ".join(said.replace(self._sudo_prompt, "").split())  # sudo asks again after a wrong one

@@ -9,7 +9,6 @@ thread count then comes from the world-readable /proc/net/rpc/nfsd instead. Like
 from __future__ import annotations
 
 import ipaddress
-import shlex
 
 from nfstune.facts.appliance import APPLIANCE_MARKERS
 from nfstune.facts.model import HostFacts
@@ -17,6 +16,7 @@ from nfstune.facts.probe_output import SECTION_MARK, UNREADABLE, parse_probe_out
 from nfstune.facts.selinux import EXPORT_BOOLEANS
 from nfstune.remote.errors import CommandFailed
 from nfstune.remote.host import Host
+from nfstune.shell_text import sh_line
 
 # Tools whose presence is reported (HostFacts.tools); sbin directories are added to PATH first, because an
 # ordinary login on Debian has no /usr/sbin in PATH and exportfs, tc and friends live there.
@@ -148,7 +148,7 @@ def build_probe_script(path: str | None = None, peer: str | None = None) -> str:
         address = str(ipaddress.ip_address(peer)) if peer else ""
     except ValueError:
         address = ""  # a name: resolved on the host, as the host itself would resolve it
-    values = f"p={shlex.quote(path or '')}; peer={shlex.quote(peer or '')}; addr={shlex.quote(address)}\n"
+    values = sh_line("p={p}; peer={peer}; addr={addr}\n", p=path or "", peer=peer or "", addr=address)
     prelude = _PRELUDE.replace("__MARK__", SECTION_MARK).replace("__UNREADABLE__", UNREADABLE)
     body = (
         _BODY.replace("__TOOLS__", " ".join(CHECKED_TOOLS))

@@ -8,13 +8,13 @@ process group (`setsid -w`), prints that group's id first, and cancel kills the 
 from __future__ import annotations
 
 import codecs
-import shlex
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from nfstune.remote.errors import Timeout, Unreachable
+from nfstune.shell_text import sh_line
 
 if TYPE_CHECKING:
     import paramiko
@@ -36,7 +36,7 @@ def wrap(command: str, sudo_prefix: str) -> str:
     # eval, not another `sh -c`: each exec costs ~75 ms in the emulated lab VMs, a fifth of a short command's time;
     # `set --` first, so that the command sees no positional parameters, as under `sh -c`
     inner = 'echo $$; eval "set --; $1"'
-    return f"exec {sudo_prefix}setsid -w sh -c {shlex.quote(inner)} sh {shlex.quote(command)}"
+    return "exec " + sudo_prefix + sh_line("setsid -w sh -c {inner} sh {command}", inner=inner, command=command)
 
 
 class RemoteProcess:
@@ -150,10 +150,12 @@ class RemoteProcess:
             return
         self.cancelled = True
         if self.pgid is not None:
-            pg = f"-{self.pgid}"  # a negative pid: the whole group (dash's kill takes no `--`)
-            steps = int(KILL_GRACE_S * 10)
             self._killer(
-                f"kill -TERM {pg} 2>/dev/null; for i in $(seq {steps}); do kill -0 {pg} 2>/dev/null || exit 0; "
-                f"sleep 0.1; done; kill -KILL {pg} 2>/dev/null; true"
+                sh_line(
+                    "kill -TERM {pg} 2>/dev/null; for i in $(seq {steps}); do kill -0 {pg} 2>/dev/null || exit 0; "
+                    "sleep 0.1; done; kill -KILL {pg} 2>/dev/null; true",
+                    pg=f"-{int(self.pgid)}",  # a negative pid: the whole group (dash's kill takes no `--`)
+                    steps=int(KILL_GRACE_S * 10),
+                )
             )
         self._channel.close()

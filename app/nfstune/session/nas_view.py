@@ -8,11 +8,10 @@ command's own trap unmounts and removes the point however it ends, so nothing is
 
 from __future__ import annotations
 
-import shlex
-
 from nfstune.facts.model import HostFacts
 from nfstune.nfs.mounts import mount_source
 from nfstune.remote import Host
+from nfstune.shell_text import sh_line
 
 # most recent first, as mount.nfs names them
 TRIED_VERSIONS = ("4.2", "4.1", "4.0", "3")
@@ -43,15 +42,16 @@ def no_login_label(address: str) -> str:
 def versions_script(address: str, share: str) -> str:
     """Mount `share` with each version in turn (once, no retries) and say which mounted: `vers 4.2 yes`, or
     `vers 3 no <mount's message>`."""
-    source = shlex.quote(mount_source(address, share))
-    return (
+    return sh_line(
         "m=$(mktemp -d /tmp/nfstune-versions.XXXXXX) || exit 1; "
-        """gone() { umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; rmdir "$m" 2>/dev/null; }; """
+        """gone() {{ umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; rmdir "$m" 2>/dev/null; }}; """
         "trap gone EXIT; trap 'gone; exit 1' HUP INT TERM; "
-        f"for v in {' '.join(TRIED_VERSIONS)}; do "
-        f'if out=$(mount -t nfs -o nosharecache,vers=$v,retry=0 {source} "$m" 2>&1); then '
+        "for v in {versions}; do "
+        'if out=$(mount -t nfs -o nosharecache,vers=$v,retry=0 {source} "$m" 2>&1); then '
         'echo "vers $v yes"; umount "$m" || umount -l "$m"; '
-        """else echo "vers $v no $(printf '%s' "$out" | tr '\\n' ' ')"; fi; done"""
+        """else echo "vers $v no $(printf '%s' "$out" | tr '\\n' ' ')"; fi; done""",
+        versions=TRIED_VERSIONS,
+        source=mount_source(address, share),
     )
 
 

@@ -11,19 +11,25 @@ from typing import Literal
 
 from nfstune.facts.firewall import MOUNTD_PORT, NFS_PORT, RPCBIND_PORT, FirewallFacts
 from nfstune.facts.model import HostFacts
+from nfstune.shell_text import sh_line
 
 # (severity, title, detail), as preflight.Problem takes them for the server
 Finding = tuple[Literal["error", "warning", "info"], str, str]
 
 
+# the zone's name and the client's address come from the hosts: quoted, as the admin pastes these commands
 def _firewalld_commands(zone: str, services: tuple[str, ...]) -> str:
-    adds = " ".join(f"--add-service={s}" for s in services)
-    return f"`sudo firewall-cmd --permanent --zone={zone} {adds} && sudo firewall-cmd --reload`"
+    adds = [f"--add-service={s}" for s in services]
+    return sh_line(
+        "`sudo firewall-cmd --permanent {zone} {adds} && sudo firewall-cmd --reload`", zone=f"--zone={zone}", adds=adds
+    )
 
 
 def _ufw_command(client: str | None, ports: tuple[str, ...]) -> str:
-    source = f"from {client} " if client else ""
-    return " and ".join(f"`sudo ufw allow {source}to any port {p.split('/')[0]} proto tcp`" for p in ports)
+    source = sh_line("from {client} ", client=client) if client else ""
+    return " and ".join(
+        "`sudo ufw allow " + source + sh_line("to any port {port} proto tcp`", port=p.split("/")[0]) for p in ports
+    )
 
 
 def firewall_findings(server: HostFacts, label: str, client_address: str | None) -> list[Finding]:
@@ -36,7 +42,8 @@ def firewall_findings(server: HostFacts, label: str, client_address: str | None)
     where = f"{fw.name} on {label}" + (f" (zone {zone})" if fw.name == "firewalld" else "")
     if fw.open_ports is None:
         look = (
-            f"`sudo firewall-cmd --zone={zone} --list-all` should list nfs (and mountd, rpc-bind for NFSv3)"
+            sh_line("`sudo firewall-cmd {zone} --list-all`", zone=f"--zone={zone}")
+            + " should list nfs (and mountd, rpc-bind for NFSv3)"
             if fw.name == "firewalld"
             else "`sudo ufw status` should allow 2049 (and 20048, 111 for NFSv3)"
         )
