@@ -511,3 +511,13 @@ def test_only_shell_text_quotes() -> None:
         tree = ast.parse(path.read_text(), name)
         found += [f"{name}:{line}: {what}" for line, what in _quoting_calls(tree)]
     assert found == []
+
+
+@pytest.mark.parametrize("client", ["10.0.0.7 *", "10.0.0.7\n/ *(rw,no_root_squash)", "host\x00"])
+def test_an_isolated_export_is_one_line_for_one_client(client: str) -> None:
+    """The scratch filesystem's exports line is no shell line, but a blank or a newline in its client would export
+    it to another client, or add an export of its own: refused before anything is made."""
+    from nfstune.changes.isolated import IsolatedExport
+
+    with pytest.raises(NfstuneError, match="one client"):
+        IsolatedExport(None, None, share_path="/srv/x", client_spec=client, options="rw")  # type: ignore[arg-type]

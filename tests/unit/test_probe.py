@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nfstune.errors import NfstuneError
 from nfstune.facts.appliance import async_setting_hint
 from nfstune.facts.model import BlockDevice, HostFacts, RdmaDevice
 from nfstune.facts.probe_output import SECTION_MARK, parse_df, parse_nfsd_versions, parse_probe_output
@@ -277,9 +278,9 @@ def test_script_arguments_are_quoted_and_checked() -> None:
     assert local.complete and local.filesystem is not None and local.filesystem.path == path
     assert local.route is not None and local.route.interface == "lo"
     for bad_path in ("export", "-x"):
-        with pytest.raises(ValueError):
+        with pytest.raises(NfstuneError):  # said to the admin, not a crash
             build_probe_script(bad_path, None)
     for bad_peer in ("-oProxyCommand", "a b", ""):
-        with pytest.raises(ValueError):
+        with pytest.raises(NfstuneError):
             build_probe_script(None, bad_peer)
     assert "p=''; peer=''; addr=''" in build_probe_script()

@@ -16,6 +16,7 @@ import secrets
 from nfstune.changes.export import ApplianceRefused, ExportChange, export_steps
 from nfstune.changes.steps import Steps, command, shell
 from nfstune.changes.transaction import NOT_MADE, Transaction, run_make, run_step, undo_mount, undo_scratch
+from nfstune.errors import NfstuneError
 from nfstune.nfs.own_mount import SCRATCH_PREFIX
 from nfstune.remote import Host
 from nfstune.shell_text import sh_line
@@ -94,6 +95,9 @@ class IsolatedExport:
             raise ValueError(f"no scratch filesystem of type {filesystem!r}: {', '.join(MKFS)}")
         if size_mib < SMALLEST_MIB[filesystem]:
             raise ValueError(f"a scratch {filesystem} needs at least {SMALLEST_MIB[filesystem]} MiB")
+        if any(c.isspace() or not c.isprintable() for c in client_spec + options):
+            # one exports line: a blank or a newline here would export to another client, or add a line of its own
+            raise NfstuneError(f"not one client and its options for an exports line: {client_spec!r} ({options!r})")
         if appliance:  # before anything is made: an appliance owns its exports, and its disks
             raise ApplianceRefused(
                 f"{server.label} is a {appliance} appliance, which owns its NFS configuration: nfstune does not "

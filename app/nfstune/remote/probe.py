@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 
+from nfstune.errors import NfstuneError
 from nfstune.facts.appliance import APPLIANCE_MARKERS
 from nfstune.facts.model import HostFacts
 from nfstune.facts.probe_output import SECTION_MARK, UNREADABLE, parse_probe_output
@@ -141,9 +142,9 @@ def build_probe_script(path: str | None = None, peer: str | None = None) -> str:
     """The probe as one sh script. `path` (absolute) selects the filesystem to describe, `peer` (an address or a
     name the host can resolve) the route and NIC to describe."""
     if path is not None and not path.startswith("/"):
-        raise ValueError(f"the path to probe must be absolute: {path!r}")
+        raise NfstuneError(f"the path to probe must be absolute: {path!r}")
     if peer is not None and (not peer.strip() or peer.startswith("-") or any(c.isspace() for c in peer)):
-        raise ValueError(f"not a peer address or host name: {peer!r}")
+        raise NfstuneError(f"not a peer address or host name: {peer!r}")
     try:
         address = str(ipaddress.ip_address(peer)) if peer else ""
     except ValueError:
