@@ -168,14 +168,17 @@ def test_a_destination_is_taken_exactly_when_ssh_takes_it(destination: str) -> N
 
 @pytest.mark.parametrize(
     "value",
-    [f"$(touch${{IFS}}{MARKER})", "nas\nid", "-oProxyCommand=id", "%h'%p", "a@b@`id`", "☃\u202e@nas"],
+    # {m}: the marker's path, put in here: a parameter's id must be the same in every pytest-xdist worker
+    ["$(touch${{IFS}}{m})", "nas\nid", "-oProxyCommand=id", "%h'%p", "a@b@`id`", "☃\u202e@nas"],
 )
 def test_the_command_line_refuses_them_with_exit_2(tmp_path: Path, value: str) -> None:
     from tests.unit.test_cli import nfstune
 
+    value = value.format(m=MARKER)
     for argument in ("--server", "--client"):
         given = {"--server": "nas.invalid", "--client": "client.invalid", argument: value}
         cli = [f"{name}={v}" for name, v in given.items()]
         result = nfstune(tmp_path, "run", *cli, "--share", "/srv", "--recipe", "quick-check", "--dry-run")
         assert result.returncode == 2 and f"error: argument {argument}: " in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
+        assert not MARKER.exists()
