@@ -249,7 +249,7 @@ def _firewall_commands(v: str) -> Iterator[str]:
 
 def _probe(v: str) -> Iterator[str]:
     yield build_probe_script(f"/srv/{v}", None)
-    with contextlib.suppress(ValueError):  # a peer with a blank or a leading dash is refused before any text is built
+    with contextlib.suppress(NfstuneError):  # a peer with a blank or a leading dash is refused before any text is built
         yield build_probe_script(None, v)
 
 
