@@ -96,7 +96,7 @@ def engine_for(
         journal=Journal(conn),
         emit=emit,
         cancel=threading.Event(),
-        baselines=False,
+        ceilings=False,
         confirm=confirm,
     )
 
@@ -199,7 +199,7 @@ def test_another_client_is_listed_and_the_admin_decides(
                 "no-wdelay",
                 "--scale",
                 "small",
-                "--no-baselines",
+                "--no-ceilings",
             ],
             capture_output=True,
             text=True,

@@ -135,7 +135,11 @@ def _add_run_parsers(sub: Any) -> None:
         "default: small with --lab, else normal",
     )
     run.add_argument(
-        "--no-baselines", action="store_true", help="skip the iperf3 and server-disk ceilings measured first"
+        "--no-ceilings",
+        "--no-baselines",  # its earlier name: kept, so that scripts written with it still run
+        action="store_true",
+        dest="no_ceilings",
+        help="skip the iperf3 and server-disk ceilings measured first",
     )
     run.add_argument(
         "--no-server-login",

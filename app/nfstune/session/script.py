@@ -138,7 +138,7 @@ def run_session(
     cancel: threading.Event,
     confirm: Callable[[ServerChange], bool] | None = None,
     seed: int | None = None,
-    baselines: bool = True,
+    ceilings: bool = True,
     known: Mapping[str, Recipe] | None = None,
 ) -> RunOutcome:
     """Plan the session (the configurations it skips said through `emit` as log events), store it with its plan,
@@ -159,7 +159,7 @@ def run_session(
         journal=journal,
         emit=emit,
         cancel=cancel,
-        baselines=baselines,
+        ceilings=ceilings,
         confirm=confirm,
         likely=likely,
     )

@@ -190,7 +190,7 @@ def make_engine(
     journal: Journal,
     emit: Callable[[Event], None],
     cancel: threading.Event,
-    baselines: bool = True,
+    ceilings: bool = True,
     confirm: Callable[[ServerChange], bool] | None = None,
     likely: Mapping[str, Estimate] | None = None,
 ) -> Engine:
@@ -217,7 +217,7 @@ def make_engine(
     settings = SessionSettings(
         sizes_for(scale, facts)[0],
         facts.client.fio_version is not None,
-        baselines=baselines,
+        ceilings=ceilings,
         iperf_available=facts.server.iperf3_version is not None and facts.client.iperf3_version is not None,
         iperf_seconds=IPERF_SECONDS.get(scale, 10),
         likely=likely or {},
