@@ -21,7 +21,7 @@ from nfstune.recipes.loader import load_recipe_file
 from nfstune.recipes.plan import Plan
 from nfstune.remote import Host
 from nfstune.session.engine import Declined, Engine, Event
-from nfstune.session.guard import ServerChange
+from nfstune.session.server_change import ServerChange
 from nfstune.session.workflow import Facts, Pair, make_engine, plan_for, probe_pair
 from nfstune.store import Journal, Results, open_store
 

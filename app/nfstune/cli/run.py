@@ -24,8 +24,8 @@ from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
 from nfstune.results.summary import aa_checks, aa_summary, results_text, summarize_session
 from nfstune.session.ceilings import ceiling_label
 from nfstune.session.engine import Event
-from nfstune.session.guard import ServerChange
 from nfstune.session.script import preflight, refuse_if_blocked, run_session, survey
+from nfstune.session.server_change import ServerChange
 from nfstune.session.workflow import Pair, pick_recipes, plan_for
 from nfstune.signals import terminate_as_interrupt
 from nfstune.store import Journal, Results, open_store

@@ -25,7 +25,7 @@ from nfstune.session.load_clients import LoadHost, SessionLoad, clients_needed
 from nfstune.session.progress import SessionProgress
 from nfstune.session.recipe_rounds import RecipeRounds
 from nfstune.session.samplers import LiveSamples
-from nfstune.session.server_guard import guard_server
+from nfstune.session.server_change_consent import guard_server
 from nfstune.session.visit import VisitExecutor
 from nfstune.session.workload_run import WorkloadRunner
 

@@ -21,9 +21,9 @@ from nfstune.nfs.names import usable_shares
 from nfstune.nfs.own_mount import MOUNT_ROOT
 from nfstune.recipes.model import Recipe
 from nfstune.session.engine import Event
-from nfstune.session.guard import ServerChange
 from nfstune.session.nas_view import nas_exports
 from nfstune.session.preflight import Problem, blocking, check
+from nfstune.session.server_change import ServerChange
 from nfstune.session.workflow import (
     Facts,
     Pair,

@@ -25,10 +25,10 @@ from nfstune.remote import Host, PermissionDenied
 from nfstune.remote.probe import probe
 from nfstune.session.admin import Admin
 from nfstune.session.engine import Engine, Event
-from nfstune.session.guard import ServerChange
 from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
 from nfstune.session.load_clients import LoadHost
 from nfstune.session.nas_view import NO_LOGIN_NOTES, NO_ROOT_HINT, nas_facts, no_login_label
+from nfstune.session.server_change import ServerChange
 from nfstune.store import Journal, Results
 
 IPERF_SECONDS = {"small": 5, "normal": 10}
