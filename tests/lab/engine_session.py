@@ -75,7 +75,7 @@ def run_session(
             ),
             SessionStore(results, journal),
             Admin(events.append),
-            SessionSettings(sizes, fio_available=True, baselines=False),
+            SessionSettings(sizes, fio_available=True, ceilings=False),
         ).run(sid, plan)
         after = nas.run(snapshot, sudo=True).stdout
         mounts = client.run("cat /proc/mounts").stdout

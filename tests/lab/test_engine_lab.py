@@ -107,7 +107,7 @@ def test_sync_vs_async_small_files(lab: LabConfig, tmp_path: Path) -> None:
             SessionHosts(nas, client, "nas", "/export", client_address="10.99.0.2"),
             SessionStore(results, journal),
             Admin(events.append),
-            SessionSettings(SIZES["small"], fio_available=True, baselines=False),
+            SessionSettings(SIZES["small"], fio_available=True, ceilings=False),
         )
         engine.run(sid, plan)
         after = nas.run(SNAPSHOT).stdout
@@ -173,7 +173,7 @@ def test_cancel_mid_run_undoes_everything(lab: LabConfig, tmp_path: Path) -> Non
             SessionHosts(nas, client, "nas", "/export", client_address="10.99.0.2"),
             SessionStore(results, journal),
             Admin(cancel_on_first_repeat),
-            SessionSettings(SIZES["small"], fio_available=True, baselines=False),
+            SessionSettings(SIZES["small"], fio_available=True, ceilings=False),
         )
         with pytest.raises(Cancelled):
             engine.run(sid, planned)
@@ -330,7 +330,7 @@ def test_files_grow_between_rounds_and_a_read_only_visit_lays_out_the_new_file(l
             SessionHosts(nas, client, "nas", "/export"),
             SessionStore(results, journal),
             Admin(events.append),
-            SessionSettings(sizes, fio_available=True, baselines=False),
+            SessionSettings(sizes, fio_available=True, ceilings=False),
         ).run(sid, planned)
         assert nas.run("ls -A /export").stdout.split() == ["lost+found"]
     logs = [e.message for e in events if e.kind == "log"]

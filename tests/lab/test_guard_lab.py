@@ -21,7 +21,7 @@ from nfstune.recipes.loader import load_recipe_file
 from nfstune.recipes.plan import Plan
 from nfstune.remote import Host
 from nfstune.session.engine import Declined, Engine, Event
-from nfstune.session.guard import ServerChange
+from nfstune.session.server_change import ServerChange
 from nfstune.session.workflow import Facts, Pair, make_engine, plan_for, probe_pair
 from nfstune.store import Journal, Results, open_store
 
@@ -96,7 +96,7 @@ def engine_for(
         journal=Journal(conn),
         emit=emit,
         cancel=threading.Event(),
-        baselines=False,
+        ceilings=False,
         confirm=confirm,
     )
 
@@ -199,7 +199,7 @@ def test_another_client_is_listed_and_the_admin_decides(
                 "no-wdelay",
                 "--scale",
                 "small",
-                "--no-baselines",
+                "--no-ceilings",
             ],
             capture_output=True,
             text=True,

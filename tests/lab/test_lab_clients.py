@@ -264,7 +264,7 @@ def test_many_clients_runs_from_three_clients_and_leaves_every_host_as_it_was(la
 
     nfstune = nfstune_in(env, timeout=1500)
 
-    run = nfstune("run", "--lab", "--recipe", "many-clients", "--no-baselines", "--yes")
+    run = nfstune("run", "--lab", "--recipe", "many-clients", "--no-ceilings", "--yes")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     out = run.stdout
     assert "probing lab nas" in out and "client3" in out

@@ -85,7 +85,7 @@ def run_engine(real: Pair, pair: Pair, facts: Facts, plan: Plan, results: Result
         journal=journal,
         emit=events.append,
         cancel=threading.Event(),
-        baselines=False,
+        ceilings=False,
     )
     engine.run(sid, plan)
     return sid

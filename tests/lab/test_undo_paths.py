@@ -106,7 +106,7 @@ def test_sigterm_during_a_run_undoes_before_exiting(
     argv = [sys.executable, "-m", "nfstune", "run", "--lab", "--recipe", "sigterm-test", "--scale", "small", "--yes"]
     with out.open("w") as sink:
         proc = subprocess.Popen(
-            [*argv, "--no-baselines"], stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT, env=env
+            [*argv, "--no-ceilings"], stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT, env=env
         )
     try:
         deadline = time.monotonic() + 600

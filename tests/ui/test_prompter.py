@@ -7,7 +7,7 @@ import threading
 from pytestqt.qtbot import QtBot
 
 from nfstune.nfs.kernel_view import NfsClient
-from nfstune.session.guard import ServerChange
+from nfstune.session.server_change import ServerChange
 from nfstune.ui.jobs import Job, Prompter
 
 CHANGE = ServerChange("nas", "/export", (NfsClient("10.99.0.7:812", "4.2", "laptop"),), None, "client", 2, ())

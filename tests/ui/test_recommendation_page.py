@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from nfstune.advice.recommend import EXPORTS_ASYNC_WARNING, PLAIN_RISK, Measured, Recommendation, recommend
-from nfstune.bench.verdict import Question, Verdict, judge
+from nfstune.statistics.verdict import Question, Verdict, judge
 from nfstune.ui.pages.recommendation import RecommendationPage
 
 SYNC_S = [26.0, 25.8, 26.3, 26.1, 25.9]  # lab-poc figures: untar on a sync export, hdd profile (seconds)

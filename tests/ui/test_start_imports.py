@@ -73,7 +73,9 @@ def test_the_window_starts_without_the_statistics_libraries() -> None:
 
 def test_the_first_verdict_brings_the_statistics_libraries_in() -> None:
     # the check above can see them: the same chain, then the t quantile every verdict's interval needs
-    modules = loaded(f"{WINDOW_CHAIN}\nfrom nfstune.bench.stats import t_quantile\nt_quantile(0.975, 4)", STATISTICS)
+    modules = loaded(
+        f"{WINDOW_CHAIN}\nfrom nfstune.statistics.stats import t_quantile\nt_quantile(0.975, 4)", STATISTICS
+    )
     assert {"scipy.stats", "numpy"} <= set(modules)
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from nfstune.advice.recommend import EXPORTS_ASYNC_WARNING, Measured, recommend
-from nfstune.bench.verdict import Question, Verdict, judge
 from nfstune.changes.apply import plan_apply
 from nfstune.errors import ConfigError
 from nfstune.nfs.apply_plan import plan_exports_change
@@ -16,6 +15,7 @@ from nfstune.nfs.exports import parse
 from nfstune.nfs.fstab import Fstab
 from nfstune.nfs.fstab_plan import plan_fstab_change
 from nfstune.nfs.mounts import split_source
+from nfstune.statistics.verdict import Question, Verdict, judge
 
 SYNC_S = [26.0, 25.8, 26.3, 26.1, 25.9]  # lab-poc figures: untar on a sync export, hdd profile (seconds)
 ASYNC_S = [6.4, 6.1, 5.9, 6.2, 6.0]

@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nfstune.advice.recommend import Measured, recommend
-from nfstune.bench.verdict import Question, judge
 from nfstune.changes.apply import plan_apply
 from nfstune.errors import ConfigError
 from nfstune.nfs.apply_plan import defining_entry
@@ -21,6 +20,7 @@ from nfstune.nfs.exports import ExportEntry, encode_word, files_in_order, parse
 from nfstune.nfs.fstab import Fstab
 from nfstune.nfs.fstab_plan import TUNED_MOUNT_OPTIONS, find_nfs_entry
 from nfstune.nfs.mounts import escape_field, mount_source, split_source
+from nfstune.statistics.verdict import Question, judge
 
 SYNC_S = dict(enumerate([26.0, 25.8, 26.3, 26.1, 25.9], 1))  # seconds per round
 FASTER, SAME = judge(

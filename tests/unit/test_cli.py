@@ -168,9 +168,9 @@ def test_run_refuses_a_missing_or_ignored_argument_before_anything(
     "address", ["nas.example.org", "nas", "10.99.0.1", "2001:db8::1", "[2001:db8::1]", "fe80::1%eth0"]
 )
 def test_server_addresses_that_are_accepted(address: str) -> None:
-    from nfstune.cli.main import _parser
+    from nfstune.cli.parser import build_parser
 
-    args = _parser().parse_args(["run", *REMOTE, "--share", "/srv", "--server-address", address])
+    args = build_parser().parse_args(["run", *REMOTE, "--share", "/srv", "--server-address", address])
     assert args.server_address == address.strip("[]")  # the brackets are written back where a mount needs them
 
 
@@ -237,10 +237,10 @@ def test_broken_user_recipes_are_warnings_and_the_run_goes_on(tmp_path: Path) ->
     ],
 )
 def test_lab_up_refuses_a_limit_it_could_only_fail_on_after_building(args: list[str]) -> None:
-    from nfstune.cli.main import _parser
+    from nfstune.cli.parser import build_parser
 
     with pytest.raises(SystemExit) as stop:  # parsing only: nothing is built or started
-        _parser().parse_args(["lab", "up", *args])
+        build_parser().parse_args(["lab", "up", *args])
     assert stop.value.code == 2
 
 

@@ -18,7 +18,7 @@ from nfstune.nfs.export_edit import ExportOptionEdit, export_edit
 from nfstune.nfs.kernel_view import NfsClient
 from nfstune.recipes import load_recipes
 from nfstune.remote import Host
-from nfstune.session.guard import AsyncStep, ServerChange
+from nfstune.session.server_change import AsyncStep, ServerChange
 from nfstune.session.workflow import Facts, Pair, make_engine, plan_for
 from nfstune.store import Journal, Results, open_store
 

@@ -11,7 +11,6 @@ import pytest
 
 from nfstune.advice.session import CurrentConfig, keep_current, kept_recommendation
 from nfstune.advice.threads import ThreadsFinding, threads_advice
-from nfstune.bench.verdict import Verdict
 from nfstune.cli.run import advice_text
 from nfstune.paths import recipes_dir
 from nfstune.recipes import load_recipes
@@ -19,6 +18,7 @@ from nfstune.report.advice import recommendation_html
 from nfstune.report.html import session_html
 from nfstune.results.compare import compare_sessions
 from nfstune.results.summary import effective_settings, results_text, session_scaling, summarize_session
+from nfstune.statistics.verdict import Verdict
 from nfstune.store import Results, open_store
 
 ROUNDS = 6

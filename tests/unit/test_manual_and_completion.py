@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.cli.main import _parser, main
+from nfstune.cli.main import main
+from nfstune.cli.parser import build_parser
 
 
 def commands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], list[str]]:
@@ -37,7 +38,7 @@ def test_the_manual_page_has_every_command_and_option(capsys: pytest.CaptureFixt
         named = re.search(r"'nfstune ?([^']*)'", heading)
         key = named.group(1) if named else ""
         sections[key] = sections.get(key, "") + body
-    for path, options in commands(_parser()).items():
+    for path, options in commands(build_parser()).items():
         assert " ".join(path) in sections, path
         for option in set(options) - {"-h", "--help"}:
             assert f"\\fB{option}\\fR" in sections[" ".join(path)], (path, option)
@@ -73,7 +74,7 @@ def test_bash_completes_commands_options_and_choices(capsys: pytest.CaptureFixtu
     script = tmp_path / "nfstune.bash"
     script.write_text(printed(["completion", "bash"], capsys))
     (tmp_path / "report.html").write_text("")
-    parser_commands = sorted(path[0] for path in commands(_parser()) if len(path) == 1)
+    parser_commands = sorted(path[0] for path in commands(build_parser()) if len(path) == 1)
     assert complete(script, "nfstune ", tmp_path) == parser_commands
     assert complete(script, "nfstune desktop-entry --", tmp_path) == ["--help", "--install", "--uninstall"]
     assert complete(script, "nfstune lab ", tmp_path) == ["build", "down", "ssh", "status", "up"]

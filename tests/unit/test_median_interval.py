@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from nfstune.bench.median_interval import median_interval
+from nfstune.statistics.median_interval import median_interval
 
 
 @pytest.mark.parametrize(

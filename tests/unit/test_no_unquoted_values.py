@@ -54,7 +54,7 @@ from nfstune.remote.files import FileAccess
 from nfstune.remote.local import LocalHost
 from nfstune.remote.probe import build_probe_script
 from nfstune.remote.process import CommandResult, wrap
-from nfstune.session import server_guards
+from nfstune.session import firewall_and_selinux
 from nfstune.session.nas_view import facts_seen, versions_script
 from nfstune.shell_text import quote
 from nfstune.store.journal import JournalEntry
@@ -239,11 +239,11 @@ def _host_key_command(v: str) -> Iterator[str]:
 
 def _firewall_commands(v: str) -> Iterator[str]:
     """The commands a finding tells the admin to run, with the zone and the client's address the hosts gave."""
-    yield server_guards._firewalld_commands(v, ("nfs", "mountd")).strip("`")
-    yield server_guards._ufw_command(v, ("2049/tcp",)).strip("`")
+    yield firewall_and_selinux._firewalld_commands(v, ("nfs", "mountd")).strip("`")
+    yield firewall_and_selinux._ufw_command(v, ("2049/tcp",)).strip("`")
     unread = FirewallFacts("firewalld", v, False, None)
     facts = dataclasses.replace(facts_seen("192.0.2.1", "vers 4.2 yes\n"), firewall=unread)
-    ((_, _, said),) = server_guards.firewall_findings(facts, "nas", None)
+    ((_, _, said),) = firewall_and_selinux.firewall_findings(facts, "nas", None)
     yield said[said.index("`sudo firewall-cmd ") + 1 : said.index("` should list")]
 
 

@@ -239,7 +239,7 @@ def test_estimate_runs_from_the_minimum_rounds_to_the_budget(shipped: dict[str, 
 
 
 def test_the_last_round_is_the_last_the_budget_holds_at_the_plans_pace(shipped: dict[str, Recipe]) -> None:
-    """The verdicts are corrected for a look after every round up to rounds.max (bench/sequential.py): the plan
+    """The verdicts are corrected for a look after every round up to rounds.max (statistics/sequential.py): the plan
     cuts rounds.max to what the budget holds, so that no look is paid for that the budget never allows."""
     recipe = shipped["quick-check"]
     item = quick_plan(shipped).recipes[0]

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from nfstune import paths
-from nfstune.bench.verdict import judge
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.recipes import Recipe, load_recipes
 from nfstune.recipes.estimate import Estimate
 from nfstune.recipes.plan import Plan, build_plan, visit_seconds
 from nfstune.session.rounds import EXPECT_AHEAD, Eta, RecipeFigures, rounds_to_expect, stop_reason
+from nfstune.statistics.verdict import judge
 
 SIZES = WorkloadSizes(seq_file_bytes=8 * MIB, small_file_count=30, small_file_bytes=4096, sync_4k_count=40)
 

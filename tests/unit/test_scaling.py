@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nfstune.bench.scaling import Scaling, fairness, read_scaling, scaling_questions
-from nfstune.bench.verdict import judge
+from nfstune.statistics.verdict import judge
 
 # a round's wobble shared by every count (drift that pairing cancels), and a small one of each count's own
 DRIFT = [1.00, 0.93, 1.06, 0.97, 1.04, 0.95, 1.02, 0.99]

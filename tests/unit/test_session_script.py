@@ -64,7 +64,7 @@ def test_a_run_the_engine_cannot_carry_out_is_the_outcome_and_stored_as_failed(t
         journal=Journal(conn),
         emit=events.append,
         cancel=threading.Event(),
-        baselines=False,
+        ceilings=False,
     )
     assert outcome.status == "failed" and isinstance(outcome.error, Unreachable)
     assert outcome.message == str(outcome.error) and "refused the connection" in outcome.message

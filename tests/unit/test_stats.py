@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nfstune.bench.stats import (
+from nfstune.statistics.stats import (
     format_value,
     summarize,
     t_quantile,

@@ -174,7 +174,7 @@ def test_rounds_are_paired_when_the_session_has_a_plan(results: Results) -> None
 
 
 def test_a_paired_session_is_judged_over_the_rounds_its_plan_could_stop_at(results: Results) -> None:
-    """As the engine's stop rule judged it (bench.verdict's looks): rounds.min to rounds.max of the stored plan,
+    """As the engine's stop rule judged it (statistics.verdict's looks): rounds.min to rounds.max of the stored plan,
     else of the recipe as it is now (sync-vs-async: 3-8), else the default; an old session without a plan is judged
     once."""
     runs: list[StoredRun] = [

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nfstune.bench.verdict import Question, Verdict, format_change, judge, speed_ratios
+from nfstune.statistics.verdict import Question, Verdict, format_change, judge, speed_ratios
 
 DRIFT = [100.0, 60.0, 140.0, 80.0, 120.0, 90.0, 70.0, 130.0]  # a host whose speed swings +-40 % between rounds
 

@@ -1,6 +1,6 @@
-"""Verdicts of a session that may stop at any of several looks (bench/sequential.py, bench/verdict.py `looks`): the
-boundary reduces to the fixed t test with one look, tightens as the looks grow, keeps the false effects of an A/A
-session that stops at its first settled look near 5 %, and its intervals agree with its verdicts."""
+"""Verdicts of a session that may stop at any of several looks (statistics/sequential.py, statistics/verdict.py
+`looks`): the boundary reduces to the fixed t test with one look, tightens as the looks grow, keeps the false effects
+of an A/A session that stops at its first settled look near 5 %, and its intervals agree with its verdicts."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nfstune.bench.sequential import DRAWS, boundary
-from nfstune.bench.verdict import Question, Verdict, judge
+from nfstune.statistics.sequential import DRAWS, boundary
+from nfstune.statistics.verdict import Question, Verdict, judge
 
 MC = 4 * math.sqrt(0.05 * 0.95 / DRAWS)  # four Monte Carlo standard errors of a tail chance near 0.05
 

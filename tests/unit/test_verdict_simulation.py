@@ -12,7 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from nfstune.bench import stats
+from nfstune.statistics import stats
 
 SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "bench" / "verdict_simulation.py"
 

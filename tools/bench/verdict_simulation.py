@@ -12,7 +12,7 @@ order, which the pairing does not cancel), and an optional outlier (one visit pe
 on all its workloads). In an effect cell the first comparison carries the effect and the others none.
 
 Every stop rule of RULES runs on the same data of each session: "sequential" (the engine's stop_reason and verdicts
-as they are: each comparison judged with the boundary of the looks rounds.min..rounds.max, bench/sequential.py),
+as they are: each comparison judged with the boundary of the looks rounds.min..rounds.max, statistics/sequential.py),
 "present" (the rule before it, kept for comparison: the same stop_reason, every look judged as if it were the only
 one: the questions without their looks) and "fixed-5" (five rounds whatever the budget, judged once: KDiskMark's and
 pbench-fio's default). A new rule is one more entry of RULES; --rules picks some, and a cell run again with
@@ -55,13 +55,13 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import binomtest  # type: ignore[import-untyped]
 
-import nfstune.bench.verdict as verdict_module
-from nfstune.bench.stats import t_quantile, t_quantiles
-from nfstune.bench.verdict import Question, Verdict, judge
+import nfstune.statistics.verdict as verdict_module
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.recipes.model import WORKLOADS, Config, Recipe, Rounds
 from nfstune.recipes.plan import RecipePlan, build_plan, visit_seconds
 from nfstune.session.rounds import RecipeFigures, stop_reason
+from nfstune.statistics.stats import t_quantile, t_quantiles
+from nfstune.statistics.verdict import Question, Verdict, judge
 
 ROOT = Path(__file__).resolve().parents[2]
 SCALE = "small"
@@ -651,7 +651,8 @@ def document(results: Sequence[tuple[Cell, dict[str, Tally]]], runs: Sequence[Ru
         "**fixed-5** = the first 5 rounds judged once (KDiskMark's and pbench-fio's default of 5 runs; it ignores "
         "the budget, so at a cap below 5 it measures rounds the budget would not allow); **sequential** = the "
         "engine now: the same stop_reason, each comparison judged with the boundary of the looks rounds.min to "
-        "rounds.max (bench/sequential.py; the `cap` column says `(max N)` where rounds.max is not the shipped 20). "
+        "rounds.max (statistics/sequential.py; the `cap` column says `(max N)` where rounds.max is not the shipped "
+        "20). "
         "Margin 5 % (every shipped recipe's).",
         "",
         "Columns: rates in % of sessions with their exact (Clopper-Pearson) binomial 95 % interval. *False "

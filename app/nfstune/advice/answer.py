@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 from nfstune.advice.next_steps import worth_running
 from nfstune.advice.recommend import NEVER, PLAIN_RISK
-from nfstune.bench.verdict import Verdict
 from nfstune.recipes.model import Config, Recipe
 from nfstune.results.diagnosis import Diagnosis, percent
 from nfstune.results.summary import WorkloadResults
+from nfstune.statistics.verdict import Verdict
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from nfstune.advice.threads import ThreadsAdvice, ThreadsFinding, threads_advice
-from nfstune.bench.verdict import Verdict
 from nfstune.errors import ConfigError
 from nfstune.nfs.apply_plan import (
     EXPORTS,
@@ -31,6 +30,7 @@ from nfstune.nfs.fstab import Fstab, FstabEntry
 from nfstune.nfs.fstab_plan import TUNED_MOUNT_OPTIONS, find_nfs_entry, skipped_lines_naming
 from nfstune.nfs.mount_options import MountOption, MountOptions
 from nfstune.nfs.mounts import mount_source
+from nfstune.statistics.verdict import Verdict
 
 EXPORTS_ASYNC_WARNING = (
     '"This option allows the NFS server to violate the NFS protocol and reply to requests before any changes made '

@@ -12,11 +12,11 @@ from typing import Any
 
 from nfstune.advice.recommend import DEFAULT_MOUNT_POINT, Measured, Recommendation, recommend
 from nfstune.advice.threads import threads_finding
-from nfstune.bench.verdict import Verdict
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import Recipe
 from nfstune.results.summary import RunOptions, WorkloadResults, summarize_session
+from nfstune.statistics.verdict import Verdict
 from nfstune.store import Results
 
 

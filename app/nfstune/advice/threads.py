@@ -17,11 +17,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nfstune.bench.verdict import Verdict
 from nfstune.errors import ConfigError
 from nfstune.nfs.nfs_conf import NFS_CONF, threads_text
 from nfstune.results.load_summary import load_of
 from nfstune.results.summary import WorkloadResults
+from nfstune.statistics.verdict import Verdict
 
 TAKES_EFFECT = "rpc.nfsd reads it when the NFS server starts: `systemctl restart nfs-server` (clients wait a moment)"
 

@@ -1,6 +1,6 @@
 """Where adding a client stops adding throughput (issue 13), with the verdict rules of the rest of nfstune.
 
-Each step from k to k+1 clients at once is one paired question (bench/verdict.py): the aggregate figure of every
+Each step from k to k+1 clients at once is one paired question (statistics/verdict.py): the aggregate figure of every
 round with k+1 clients against the same round's with k. These questions join the session's family, so that they
 are corrected with every other comparison (Holm); this module only builds them and reads their verdicts:
 
@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from nfstune.bench.verdict import Question, Verdict
+from nfstune.statistics.verdict import Question, Verdict
 
 ScalingKind = Literal["grows", "knee", "not settled"]
 
@@ -43,7 +43,7 @@ def scaling_questions(
     looks: tuple[int, int] | None = None,
 ) -> list[Question]:
     """`aggregate`: client count -> {round: the aggregate figure of that round}. One question per step between
-    consecutive counts that were both run. `looks`: the rounds after which the session could stop (bench.verdict):
+    consecutive counts that were both run. `looks`: the rounds after which the session could stop (statistics.verdict):
     the steps' rounds were measured in the same session as the comparisons its stop rule looked at."""
     counts = sorted(aggregate)
     questions = []

@@ -22,10 +22,10 @@ from nfstune.remote.target import split_spec
 from nfstune.results.caveats import WITHOUT_SERVER, caveats
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
 from nfstune.results.summary import aa_checks, aa_summary, results_text, summarize_session
-from nfstune.session.baselines import baseline_label
+from nfstune.session.ceilings import ceiling_label
 from nfstune.session.engine import Event
-from nfstune.session.guard import ServerChange
 from nfstune.session.script import preflight, refuse_if_blocked, run_session, survey
+from nfstune.session.server_change import ServerChange
 from nfstune.session.workflow import Pair, pick_recipes, plan_for
 from nfstune.signals import terminate_as_interrupt
 from nfstune.store import Journal, Results, open_store
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             journal=journal,
             emit=on_event,
             cancel=threading.Event(),
-            baselines=not getattr(args, "no_baselines", False),
+            ceilings=not getattr(args, "no_ceilings", False),
             confirm=confirm,
             known=by_id,
         )
@@ -257,7 +257,7 @@ def report_text(
     latencies = data.get("latencies") or []
     if data["baselines"] or latencies:
         lines.append("\nceilings (measured before the recipes)")
-        lines += [f"  {baseline_label(b)}: {b['mb_per_s']:.3g} MB/s" for b in data["baselines"]]
+        lines += [f"  {ceiling_label(b)}: {b['mb_per_s']:.3g} MB/s" for b in data["baselines"]]
         lines += [f"  {latency_label(t)}: {latency_text(t)}" for t in latencies]
         if latencies:
             lines.append(f"  {LATENCY_NOTE}")

@@ -239,7 +239,7 @@ class Rounds:
     settled, when another would not fit in the scale's time budget, or at `max`."""
 
     min: int = 3
-    # the last look the verdicts are corrected for (bench/sequential.py), cut further to what the budget holds
+    # the last look the verdicts are corrected for (statistics/sequential.py), cut further to what the budget holds
     # (recipes/plan.rounds_in_budget): at 8 looks a 10 % effect at 5 % noise on a round's ratio settles within 6
     # rounds in more than 80 % of sessions (docs/bench/verdict-simulation.md); at 20, in 70 %
     max: int = 8

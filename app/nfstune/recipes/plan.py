@@ -152,7 +152,7 @@ def visit_seconds(visit: Visit, scale: str) -> float:
 def rounds_in_budget(rounds: Rounds, budget_s: float, warmup_s: float, round_s: float) -> int:
     """The last round a recipe may reach: its rounds.max, or fewer when the budget holds fewer at the plan's pace,
     never fewer than rounds.min. The verdicts are corrected for a look after every round up to this one
-    (bench/sequential.py): looks the budget can never allow would only widen every interval, and a host faster
+    (statistics/sequential.py): looks the budget can never allow would only widen every interval, and a host faster
     than the plan still stops here, so the correction always covers every look taken."""
     if round_s <= 0:
         return rounds.max

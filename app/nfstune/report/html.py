@@ -16,7 +16,6 @@ from typing import Any
 
 from nfstune.advice.findings import Findings, session_findings
 from nfstune.advice.session import kept_recommendation
-from nfstune.bench.stats import format_value
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report.advice import recommendation_html
 from nfstune.report.chart import strip_chart_svg
@@ -36,7 +35,8 @@ from nfstune.results.summary import (
     summarize_session,
     verdict_lines,
 )
-from nfstune.session.baselines import baseline_label
+from nfstune.session.ceilings import ceiling_label
+from nfstune.statistics.stats import format_value
 from nfstune.store import Results
 
 HEADER = (
@@ -135,7 +135,7 @@ def _ceilings(baselines: list[dict[str, Any]], latencies: list[dict[str, Any]]) 
     parts = ["<h2>Ceilings</h2>"]
     if baselines:
         rows = "".join(
-            f"<tr><td>{html.escape(baseline_label(b))}</td><td class=n>{format_value(b['mb_per_s'])} MB/s</td></tr>"
+            f"<tr><td>{html.escape(ceiling_label(b))}</td><td class=n>{format_value(b['mb_per_s'])} MB/s</td></tr>"
             for b in baselines
         )
         parts.append(

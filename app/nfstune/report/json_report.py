@@ -26,7 +26,6 @@ from nfstune import __version__
 from nfstune.advice.findings import session_findings
 from nfstune.advice.recommend import AsyncAlternative, Reason, Recommendation
 from nfstune.advice.session import kept_recommendation
-from nfstune.bench.verdict import Verdict
 from nfstune.recipes.model import Recipe
 from nfstune.report.trend import session_trends, trend_document
 from nfstune.results.caveats import caveats
@@ -42,7 +41,8 @@ from nfstune.results.summary import (
     session_scaling,
     summarize_session,
 )
-from nfstune.session.baselines import baseline_label
+from nfstune.session.ceilings import ceiling_label
+from nfstune.statistics.verdict import Verdict
 from nfstune.store import Results
 
 FORMAT = "nfstune-report/1"  # a change that removes or renames a key is /2; a new key is not
@@ -78,7 +78,7 @@ def session_document(results: Results, session_id: int, recipes: Mapping[str, Re
             recipe_id: recipe_notes(data, recipes.get(recipe_id))
             for recipe_id in dict.fromkeys(g.recipe for g in groups)
         },
-        "ceilings": [{"label": baseline_label(b), **b} for b in data["baselines"]],
+        "ceilings": [{"label": ceiling_label(b), **b} for b in data["baselines"]],
         "latencies": [{"label": latency_label(t), **t} for t in data.get("latencies") or []],
         "recommendation": _recommendation(rec),
         "caveats": caveats(data),

@@ -12,10 +12,10 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nfstune.bench.stats import format_value
 from nfstune.recipes.model import Recipe
 from nfstune.report.trend_chart import trend_chart_svg
 from nfstune.results.trend import WorkloadTrend, changes_by_session, day_text, mark_numbers, workload_trends
+from nfstune.statistics.stats import format_value
 from nfstune.store import Results
 
 TREND_SESSIONS = 20

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from nfstune.bench.stats import format_value
 from nfstune.report.chart import escape, nice_ticks, svg_with_value_axis
 from nfstune.results.trend import WorkloadTrend, day_text
+from nfstune.statistics.stats import format_value
 
 WIDTH, HEIGHT = 640, 210
 LEFT, RIGHT, TOP, BOTTOM = 60, 24, 30, 34

@@ -9,9 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nfstune.bench.verdict import Question, Verdict, judge
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.results.summary import ConfigResult, WorkloadResults, judgeable, margin_of, summarize_session
+from nfstune.statistics.verdict import Question, Verdict, judge
 
 # the two sides, as they appear in the texts ("B is 12 % faster than A")
 SIDE_NAMES = ("A", "B")

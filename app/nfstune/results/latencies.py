@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nfstune.bench.stats import format_value
+from nfstune.statistics.stats import format_value
 
 ROUND_TRIP = "round-trip"  # the network: client → server → client, ping to the address the client mounts
 SYNC_WRITE = "sync-write"  # the server's disk: one 4 KiB O_DSYNC write on the export's filesystem, on the server

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nfstune.bench.scaling import Scaling, fairness, read_scaling, scaling_questions, step_key
-from nfstune.bench.verdict import Question, Verdict
+from nfstune.statistics.verdict import Question, Verdict
 
 Series = tuple[str, ...]
 

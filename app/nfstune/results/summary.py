@@ -4,7 +4,7 @@ text report and the HTML report all read the same figures and verdicts from here
 
 Values are the figure of every stored repeat that is not a warm-up (bench.figure), so the figures here are
 exactly those the engine measured and the stop rule judged. Every comparison of a session is judged in ONE family
-(bench.verdict.judge, Holm-corrected): paired by round when the session stored its plan (the rounds were
+(statistics.verdict.judge, Holm-corrected): paired by round when the session stored its plan (the rounds were
 interleaved), as independent samples for older sessions, whose repeat numbers are only a counter.
 """
 
@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from nfstune.bench.figure import figure
-from nfstune.bench.stats import Summary, summarize
-from nfstune.bench.verdict import Question, Verdict, judge
 from nfstune.facts.model import HostFacts
 from nfstune.nfs.export_options import split_options
 from nfstune.nfs.mount_options import MountOptions
@@ -36,6 +34,8 @@ from nfstune.results.load_summary import (
     step_questions,
     step_verdicts,
 )
+from nfstune.statistics.stats import Summary, summarize
+from nfstune.statistics.verdict import Question, Verdict, judge
 
 # what /proc/mounts says that a recipe can change; the rest of its option list is noise next to the requested ones
 NEGOTIATED_KEYS = ("vers", "rsize", "wsize", "nconnect")
@@ -229,7 +229,7 @@ def planned_margins(session: Mapping[str, Any]) -> dict[str, float]:
 
 
 def looks_of(recipe: Recipe | None, planned: tuple[int, int] | None = None) -> tuple[int, int]:
-    """The first and last round after which the session could stop (bench.verdict's looks): its stored plan's,
+    """The first and last round after which the session could stop (statistics.verdict's looks): its stored plan's,
     else the recipe's as it is now, else the default rounds."""
     if planned is not None:
         return planned

@@ -4,7 +4,7 @@ section lists. Pure: sessions as Results.pair_sessions (or Results.session) give
 
 The headline figure of a session, per workload, is the one the report's diagnosis starts from: the median over the
 rounds of the baseline configuration (summary.baseline_of: what the recipe compares the others with), with a 95 %
-confidence interval of that median from the rounds themselves (bench.median_interval: none below 6 rounds, where
+confidence interval of that median from the rounds themselves (statistics.median_interval: none below 6 rounds, where
 the rounds are too few to bound it; every round's figure is kept, so that their spread still shows). When a session
 measured a workload in several recipes, the first recipe that measured it speaks for the session, as the runs
 went.
@@ -19,11 +19,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nfstune.bench.median_interval import median_interval
-from nfstune.bench.stats import format_value
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.results.settings_in_force import SettingChange, Settings, changes, settings_in_force
 from nfstune.results.summary import baseline_of, measured_rounds
+from nfstune.statistics.median_interval import median_interval
+from nfstune.statistics.stats import format_value
 
 
 @dataclass(frozen=True)

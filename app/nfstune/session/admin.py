@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from nfstune.errors import Cancelled
-from nfstune.session.guard import ServerChange
+from nfstune.session.server_change import ServerChange
 
 
 class Declined(Cancelled):

@@ -1,7 +1,7 @@
 """Executes a plan (recipes.plan) on a server and its clients: the session from its start to its end. Before
 anything is changed: what an earlier run left is undone, the clients are checked, and the server guarded
 (server_guard.py). Then the session's own changes (its scratch directory, fio's servers, nfsd's RDMA listeners),
-journaled in one transaction; the ceilings (baselines.py); and each recipe's rounds (recipe_rounds.py), whose visits
+journaled in one transaction; the ceilings (ceilings.py); and each recipe's rounds (recipe_rounds.py), whose visits
 (visit.py) change the hosts, run the workloads (workload_run.py) under the samplers (samplers.py) and undo their
 changes. The session's changes are undone at its end, on cancel and on failure, and its end stored. Reports plain
 events (admin.py) through a callback; never imports Qt.
@@ -18,14 +18,14 @@ from nfstune.changes.transaction import Transaction, recover_on_connect
 from nfstune.errors import Cancelled, NfstuneError
 from nfstune.recipes.plan import Plan, rdma_ports_needed
 from nfstune.session.admin import Admin, Declined, Event
-from nfstune.session.baselines import Baseline, measure_all
+from nfstune.session.ceilings import Ceiling, measure_all
 from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
 from nfstune.session.latency import Latency, measure_latencies
 from nfstune.session.load_clients import LoadHost, SessionLoad, clients_needed
 from nfstune.session.progress import SessionProgress
 from nfstune.session.recipe_rounds import RecipeRounds
 from nfstune.session.samplers import LiveSamples
-from nfstune.session.server_guard import guard_server
+from nfstune.session.server_change_consent import guard_server
 from nfstune.session.visit import VisitExecutor
 from nfstune.session.workload_run import WorkloadRunner
 
@@ -106,8 +106,8 @@ class Engine:
                 if clients_needed(plan):
                     self.progress.say(f"starting fio's server on {clients_needed(plan)} clients")
                     self.load.start(plan, session_tx)
-                if self.settings.baselines:
-                    self._measure_baselines(session_id, scratch, sizes)
+                if self.settings.ceilings:
+                    self._measure_ceilings(session_id, scratch, sizes)
                 for item in plan.recipes:
                     admin.check_cancel()
                     rounds.run(session_id, item)
@@ -123,17 +123,17 @@ class Engine:
             raise
         results.end_session(session_id, "completed")
 
-    def _measure_baselines(self, session_id: int, scratch: str, sizes: WorkloadSizes) -> None:
+    def _measure_ceilings(self, session_id: int, scratch: str, sizes: WorkloadSizes) -> None:
         """The ceilings: without a login on the server, only the network round trip (ping from the client)."""
         if self.hosts.server is None:
             self.progress.say("ceilings: the network round trip (ping); the others need a login on the server")
         else:
-            self.progress.say("baselines: the network (iperf3 and ping) and the server's own disk")
+            self.progress.say("ceilings: the network (iperf3 and ping) and the server's own disk")
         self._measure_latencies(session_id, scratch, sizes)
         if self.hosts.server is None:
             return
 
-        def found(b: Baseline) -> None:
+        def found(b: Ceiling) -> None:
             self.store.results.add_baseline(
                 session_id,
                 kind=b.kind,

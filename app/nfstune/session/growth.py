@@ -39,7 +39,7 @@ class Growth:
 def spread(figures: RecipeFigures, workload: str) -> float | None:
     """The largest standard deviation of per-round log speed ratios among the recipe's comparisons on `workload`
     (the pairs the verdicts judge); None with fewer than two paired rounds."""
-    from nfstune.bench.verdict import speed_ratios  # as rounds.py: scipy loads only when a recipe is judged
+    from nfstune.statistics.verdict import speed_ratios  # as rounds.py: scipy loads only when a recipe is judged
 
     found: list[float] = []
     for question in figures.questions():

@@ -30,7 +30,7 @@ class SessionHosts:
 
 @dataclass(frozen=True)
 class SessionStore:
-    results: Results  # sessions, runs, repeats, samples, baselines
+    results: Results  # sessions, runs, repeats, samples, ceilings
     journal: Journal  # every change before it is made, for its undo (also after a crash)
 
 
@@ -38,7 +38,7 @@ class SessionStore:
 class SessionSettings:
     sizes: WorkloadSizes  # a plan made with sizes (Plan.sizes) runs with those instead
     fio_available: bool  # on the client; likewise the plan's when it says
-    baselines: bool = True  # the network's and the server disk's ceilings, measured first
+    ceilings: bool = True  # the network's and the server disk's ceilings, measured first
     iperf_available: bool = False  # on both hosts
     iperf_seconds: int = 5
     sample_interval_s: float = 1.0

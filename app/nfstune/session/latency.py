@@ -1,4 +1,4 @@
-"""The two latency ceilings, measured with the throughput ones (baselines.py): the network round trip (ping from
+"""The two latency ceilings, measured with the throughput ones (ceilings.py): the network round trip (ping from
 the client to the address it mounts; needs no login on the server) and the server disk's own synchronous write (a
 short run of 4 KiB O_DSYNC writes with dd, on the server, in the session's scratch directory on the export's
 filesystem: journaled with it, removed with it). A synchronous write or a metadata operation over NFS cannot be

@@ -19,7 +19,7 @@ from nfstune.nfs.exports_findings import findings
 from nfstune.nfs.kernel_view import offered_versions
 from nfstune.nfs.names import share_problem
 from nfstune.remote.tools import PACKAGES, install_hint
-from nfstune.session.server_guards import firewall_findings, selinux_findings
+from nfstune.session.firewall_and_selinux import firewall_findings, selinux_findings
 
 Severity = Literal["error", "warning", "info"]
 HostRole = Literal["server", "client", "both"]

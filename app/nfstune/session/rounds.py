@@ -16,8 +16,8 @@ from nfstune.recipes.model import WORKLOADS
 from nfstune.recipes.plan import Plan, RecipePlan, Visit, visit_seconds
 
 if TYPE_CHECKING:
-    from nfstune.bench.verdict import Question
     from nfstune.recipes.estimate import Estimate
+    from nfstune.statistics.verdict import Question
 
 # The time left counts at most this many rounds beyond the current one: a verdict's own estimate of the rounds it
 # needs is noisy after a few rounds (no-wdelay on the lab: "about 6 min left" at round 4, then settled 70 s later),
@@ -41,9 +41,9 @@ class RecipeFigures:
                 self.seconds.setdefault((workload, label), {})[round_number] = seconds
 
     def questions(self) -> list[Question]:
-        """Each configuration against the baseline, per workload both ran: one family (bench.verdict), each judged
+        """Each configuration against the baseline, per workload both ran: one family (statistics.verdict), each judged
         with the boundary of the looks stop_reason takes (rounds.min to rounds.max)."""
-        from nfstune.bench.verdict import Question  # scipy loads only when a recipe is judged
+        from nfstune.statistics.verdict import Question  # scipy loads only when a recipe is judged
 
         recipe = self.item.recipe
         found: list[Question] = []
@@ -74,14 +74,14 @@ class RecipeFigures:
         """The rounds in all that the comparisons not settled yet would take to settle, as their verdicts
         estimate it (a comparison more rounds alone will not settle counts as the recipe's maximum); at least one
         more than `rounds_done`. What the time left is worked out from, beyond the minimum rounds."""
-        from nfstune.bench.verdict import judge
+        from nfstune.statistics.verdict import judge
 
         needed = [v.rounds_needed or self.item.rounds.max for v in judge(self.questions()) if not v.settled]
         return min(self.item.rounds.max, max([rounds_done + 1, *needed]))
 
     def unsettled(self) -> list[str]:
         """The comparisons not settled yet, as their verdicts' texts."""
-        from nfstune.bench.verdict import judge
+        from nfstune.statistics.verdict import judge
 
         questions = self.questions()
         return [v.text for v in judge(questions) if not v.settled]

@@ -21,9 +21,9 @@ from nfstune.nfs.names import usable_shares
 from nfstune.nfs.own_mount import MOUNT_ROOT
 from nfstune.recipes.model import Recipe
 from nfstune.session.engine import Event
-from nfstune.session.guard import ServerChange
 from nfstune.session.nas_view import nas_exports
 from nfstune.session.preflight import Problem, blocking, check
+from nfstune.session.server_change import ServerChange
 from nfstune.session.workflow import (
     Facts,
     Pair,
@@ -138,7 +138,7 @@ def run_session(
     cancel: threading.Event,
     confirm: Callable[[ServerChange], bool] | None = None,
     seed: int | None = None,
-    baselines: bool = True,
+    ceilings: bool = True,
     known: Mapping[str, Recipe] | None = None,
 ) -> RunOutcome:
     """Plan the session (the configurations it skips said through `emit` as log events), store it with its plan,
@@ -159,7 +159,7 @@ def run_session(
         journal=journal,
         emit=emit,
         cancel=cancel,
-        baselines=baselines,
+        ceilings=ceilings,
         confirm=confirm,
         likely=likely,
     )

@@ -25,10 +25,10 @@ from nfstune.remote import Host, PermissionDenied
 from nfstune.remote.probe import probe
 from nfstune.session.admin import Admin
 from nfstune.session.engine import Engine, Event
-from nfstune.session.guard import ServerChange
 from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
 from nfstune.session.load_clients import LoadHost
 from nfstune.session.nas_view import NO_LOGIN_NOTES, NO_ROOT_HINT, nas_facts, no_login_label
+from nfstune.session.server_change import ServerChange
 from nfstune.store import Journal, Results
 
 IPERF_SECONDS = {"small": 5, "normal": 10}
@@ -190,7 +190,7 @@ def make_engine(
     journal: Journal,
     emit: Callable[[Event], None],
     cancel: threading.Event,
-    baselines: bool = True,
+    ceilings: bool = True,
     confirm: Callable[[ServerChange], bool] | None = None,
     likely: Mapping[str, Estimate] | None = None,
 ) -> Engine:
@@ -217,7 +217,7 @@ def make_engine(
     settings = SessionSettings(
         sizes_for(scale, facts)[0],
         facts.client.fio_version is not None,
-        baselines=baselines,
+        ceilings=ceilings,
         iperf_available=facts.server.iperf3_version is not None and facts.client.iperf3_version is not None,
         iperf_seconds=IPERF_SECONDS.get(scale, 10),
         likely=likely or {},

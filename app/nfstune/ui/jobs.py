@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QInputDialog, QLineEdit, QMessageBox, QWidget
 
 from nfstune.errors import NfstuneError
 from nfstune.remote.errors import RemoteError
-from nfstune.session.guard import ServerChange
+from nfstune.session.server_change import ServerChange
 
 log = logging.getLogger(__name__)
 EVENT_BUFFER = 2000  # events kept for the GUI between two ticks; a run makes a few a second

@@ -1,9 +1,9 @@
 """A verdict as the desktop shows it: its kind in plain words, the estimate with its CI in a few words for a table
-cell, the full sentence (with what would settle it) for a tooltip or a detail. The words are bench.verdict's."""
+cell, the full sentence (with what would settle it) for a tooltip or a detail. The words are statistics.verdict's."""
 
 from __future__ import annotations
 
-from nfstune.bench.verdict import Verdict, format_change
+from nfstune.statistics.verdict import Verdict, format_change
 
 KIND_WORDS = {
     "faster": "faster",

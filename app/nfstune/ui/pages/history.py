@@ -39,13 +39,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from nfstune.bench.stats import format_value
-from nfstune.bench.verdict import Verdict, format_change
 from nfstune.errors import NfstuneError
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report.html import write_html
 from nfstune.results.compare import ComparisonRow, compare_sessions
 from nfstune.results.summary import WorkloadResults, negotiated_view, summarize_session
+from nfstune.statistics.stats import format_value
+from nfstune.statistics.verdict import Verdict, format_change
 from nfstune.store import Results, SessionRow, open_store
 from nfstune.ui.jobs import CRASHED
 from nfstune.ui.pages.history_trend import TrendPanel

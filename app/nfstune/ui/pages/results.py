@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.advice.findings import Findings
-from nfstune.bench.stats import format_value
 from nfstune.recipes.info import size_text
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.results.load_summary import SeriesScaling, scaling_lines
@@ -38,6 +37,7 @@ from nfstune.results.summary import (
     session_scaling,
     summarize_session,
 )
+from nfstune.statistics.stats import format_value
 from nfstune.ui.ceilings import ceilings_html
 from nfstune.ui.pages.recipes import RowsTable
 from nfstune.ui.rich_text import rich

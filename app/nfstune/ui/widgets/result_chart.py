@@ -14,8 +14,8 @@ import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from nfstune.bench.stats import format_value
 from nfstune.report.chart import nice_ticks, tick_text
+from nfstune.statistics.stats import format_value
 
 # a configuration's label and its figure in each round (round number -> figure)
 Strip = tuple[str, Mapping[int, float]]

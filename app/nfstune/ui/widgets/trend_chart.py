@@ -15,9 +15,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
-from nfstune.bench.stats import format_value
 from nfstune.report.chart import nice_ticks
 from nfstune.results.trend import WorkloadTrend, day_text, figure_text, mark_numbers
+from nfstune.statistics.stats import format_value
 
 TEXT_COLOR = "#202020"
 LINE_COLOR = "#1f5fa0"

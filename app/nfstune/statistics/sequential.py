@@ -1,4 +1,4 @@
-"""The boundary of a comparison that a session may stop on at any of several looks (bench/verdict.py says why).
+"""The boundary of a comparison that a session may stop on at any of several looks (statistics/verdict.py says why).
 
 A paired comparison looked at after rounds first..last (the recipe's rounds.min and rounds.max) has at look k the
 nominal two-sided t-test p-value p_k (df = k - 1). With i.i.d. Gaussian log ratios and no difference, the sequence

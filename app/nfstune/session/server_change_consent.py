@@ -1,5 +1,5 @@
 """The checks on the server before a session changes anything: an appliance's exports are refused, and a change
-of the export while other NFS clients use the server is put to the admin (guard.py says what they are told).
+of the export while other NFS clients use the server is put to the admin (server_change.py says what they are told).
 nfstune's own client host, holding only the lease of its last unmount, is no other client."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from nfstune.nfs.mounts import parse_proc_mounts
 from nfstune.nfs.own_mount import MOUNT_ROOT
 from nfstune.recipes.plan import Plan
 from nfstune.session.admin import Admin, Declined
-from nfstune.session.guard import AsyncStep, ServerChange
 from nfstune.session.inputs import SessionHosts
 from nfstune.session.load_clients import LoadHost
+from nfstune.session.server_change import AsyncStep, ServerChange
 
 
 def guard_server(

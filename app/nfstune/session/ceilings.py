@@ -22,7 +22,7 @@ LISTEN_WAIT_S = 15.0
 
 
 @dataclass(frozen=True)
-class Baseline:
+class Ceiling:
     kind: str  # network | disk
     direction: str  # network: to-server | from-server; disk: write | read
     mb_per_s: float
@@ -32,10 +32,10 @@ class Baseline:
 
     @property
     def label(self) -> str:
-        return baseline_label({"kind": self.kind, "direction": self.direction})
+        return ceiling_label({"kind": self.kind, "direction": self.direction})
 
 
-def baseline_label(row: Mapping[str, Any]) -> str:
+def ceiling_label(row: Mapping[str, Any]) -> str:
     """'network (iperf3, client → server)', 'server disk write': a stored or fresh baseline in words."""
     if row["kind"] == "network":
         way = "client → server" if row["direction"] == "to-server" else "server → client"
@@ -43,7 +43,7 @@ def baseline_label(row: Mapping[str, Any]) -> str:
     return f"server disk {row['direction']}"
 
 
-class BaselineFailed(NfstuneError):
+class CeilingFailed(NfstuneError):
     pass
 
 
@@ -57,12 +57,12 @@ def _wait_listening(server: Host, proc: RemoteProcess, port: int) -> None:
             return
         time.sleep(0.2)
     proc.cancel()
-    raise BaselineFailed(f"{server.label}: `iperf3 -s -p {port}` was not listening after {LISTEN_WAIT_S:.0f} s")
+    raise CeilingFailed(f"{server.label}: `iperf3 -s -p {port}` was not listening after {LISTEN_WAIT_S:.0f} s")
 
 
 def network(
     server: Host, client: Host, address: str, *, to_server: bool, seconds: int, port: int = DEFAULT_PORT
-) -> Baseline:
+) -> Ceiling:
     """One iperf3 run: client → server (the direction of NFS writes) or, reversed, server → client (reads)."""
     proc = server.start(iperf_server_argv(port), timeout=seconds + 60)
     try:
@@ -72,15 +72,15 @@ def network(
         try:
             result = parse_iperf_json(out.stdout)
         except IperfOutputError as exc:
-            raise BaselineFailed(f"{client.label}: `{' '.join(argv)}`: {exc} {out.stderr.strip()[-200:]}") from None
+            raise CeilingFailed(f"{client.label}: `{' '.join(argv)}`: {exc} {out.stderr.strip()[-200:]}") from None
     finally:
         proc.cancel()  # a one-shot server exits by itself after the test; this covers a client that never came
     direction = "to-server" if to_server else "from-server"
     received = result.received_bytes
-    return Baseline("network", direction, result.mb_per_s, result.seconds, received, out.stdout)
+    return Ceiling("network", direction, result.mb_per_s, result.seconds, received, out.stdout)
 
 
-def server_disk(server: Host, directory: str, sizes: WorkloadSizes) -> list[Baseline]:
+def server_disk(server: Host, directory: str, sizes: WorkloadSizes) -> list[Ceiling]:
     """Sequential write (ending in fsync) then a cold read of the same file, on the server, in `directory` (the
     session's scratch directory inside the export: journaled, and removed by whoever made it)."""
     found = []
@@ -92,7 +92,7 @@ def server_disk(server: Host, directory: str, sizes: WorkloadSizes) -> list[Base
         out = server.run(list(commands.run), sudo=True, timeout=3600)
         parser.feed(out.stdout)
         result = parser.result()
-        found.append(Baseline("disk", direction, result.mb_per_s, result.seconds, result.bytes, result.raw))
+        found.append(Ceiling("disk", direction, result.mb_per_s, result.seconds, result.bytes, result.raw))
     return found
 
 
@@ -107,7 +107,7 @@ def measure_all(
     iperf_available: bool,
     cancel: threading.Event,
     warn: Callable[[str], None],
-    found: Callable[[Baseline], None],
+    found: Callable[[Ceiling], None],
 ) -> None:
     """Every baseline that can be measured; one that cannot is a warning, never the end of the session."""
     if iperf_available:

@@ -24,7 +24,7 @@ rounds.max and stops once every comparison is settled would call noise an effect
 look were a fixed-design test (docs/bench/verdict-simulation.md: 11-24 % with one comparison). A paired question
 with `looks` = (first, last) is therefore judged as a group-sequential design with a Pocock-type boundary on the
 nominal p scale (Pocock 1977; Jennison & Turnbull 2000, "Group Sequential Methods with Applications to Clinical
-Trials", ch. 2-3), calibrated by simulation for t tests (bench/sequential.py): its p-value is the chance that some
+Trials", ch. 2-3), calibrated by simulation for t tests (statistics/sequential.py): its p-value is the chance that some
 look's nominal p would be that small (valid at whichever look the session stopped), Holm runs on those, and its
 interval at a Holm level L is the t interval at the nominal level whose intervals cover the truth at every look
 at once with chance 1 - L: a finite-horizon confidence sequence. Why this and not an anytime-valid confidence
@@ -43,8 +43,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from nfstune.bench.sequential import Boundary, boundary
-from nfstune.bench.stats import (
+from nfstune.statistics.sequential import Boundary, boundary
+from nfstune.statistics.stats import (
     TIMES_FROM,
     format_factor,
     format_percent,
@@ -108,7 +108,7 @@ class _Estimate:
     p_value: float
     spread: float  # se * sqrt(n): what the standard error would be divided by sqrt(n') with n' rounds
     df_per_round: float  # df = df_per_round * (n - 1): 1 paired; Welch's ratio (1 to 2) unpaired
-    boundary: Boundary | None = None  # the looks' boundary (bench/sequential.py); None: one look
+    boundary: Boundary | None = None  # the looks' boundary (statistics/sequential.py); None: one look
 
     def nominal(self, level: float) -> float:
         """The level of a single look's t interval that holds at `level` over all the looks."""
