@@ -1,17 +1,18 @@
 """Executes a plan (recipes.plan) on a server and its clients: the session from its start to its end. Before
 anything is changed: what an earlier run left is undone, the clients are checked, and the server guarded
-(server_guard.py). Then the session's own changes (its scratch directory, fio's servers, nfsd's RDMA listeners),
-journaled in one transaction; the ceilings (ceilings.py); and each recipe's rounds (recipe_rounds.py), whose visits
-(visit.py) change the hosts, run the workloads (workload_run.py) under the samplers (samplers.py) and undo their
-changes. The session's changes are undone at its end, on cancel and on failure, and its end stored. Reports plain
-events (admin.py) through a callback; never imports Qt.
+(server_guard.py). Then the session's own changes as the plan lists them (Plan.session_changes: its scratch
+directory, fio's servers, nfsd's RDMA listeners), journaled in one transaction; the ceilings (ceilings.py); and
+each recipe's rounds (recipe_rounds.py), whose visits (visit.py) make the changes the plan lists for them, run the
+workloads (workload_run.py) under the samplers (samplers.py) and undo their changes. The session's changes are
+undone at its end, on cancel and on failure, and its end stored. Reports plain events (admin.py) through a
+callback; never imports Qt.
 """
 
 from __future__ import annotations
 
 from nfstune.bench.runner import ClientRunner
 from nfstune.bench.workloads import WorkloadSizes
-from nfstune.changes.host_change import OnHosts, apply_all
+from nfstune.changes.host_change import apply_all
 from nfstune.changes.transaction import Transaction, recover_on_connect
 from nfstune.errors import Cancelled, NfstuneError
 from nfstune.recipes.plan import Plan
@@ -93,16 +94,7 @@ class Engine:
                 # servers and their job files
                 if clients_needed(plan):
                     self.progress.say(f"starting fio's server on {clients_needed(plan)} clients")
-                on = OnHosts(
-                    visits.where(),
-                    session_tx,
-                    hosts.server,
-                    self.load.by_role,
-                    self.load.addresses,
-                    hosts.client_address,
-                    self.settings.appliance,
-                    admin.log,
-                )
+                on = visits.on_hosts(session_tx)
                 apply_all(plan.session_changes, on, admin.check_cancel)
                 self.load.started(on, session_tx)
                 scratch = on.scratch

@@ -56,15 +56,7 @@ class VisitExecutor:
         name = "warm-up" if visit.warmup else f"round {visit.round}"
         self.progress.say(f"{recipe.id} {name}: {config.label}")
         tx = Transaction(self.store.journal, self.admin.log)
-        on = OnHosts(
-            self.where(),
-            tx,
-            server,
-            self.load.by_role,
-            client_address=self.hosts.client_address,
-            appliance=self.appliance,
-            log=self.admin.log,
-        )
+        on = self.on_hosts(tx)
         try:
             apply_all(visit.changes, on, self.admin.check_cancel)
             if on.new_filesystem:
@@ -103,8 +95,19 @@ class VisitExecutor:
             )
         )
 
-    def where(self) -> Where:
-        return Where(self.hosts.share, self.hosts.server_address, self.plan.mount_point, self.plan.scratch_name)
+    def on_hosts(self, tx: Transaction) -> OnHosts:
+        """The session's hosts and places, for a list of the plan's changes journaled in `tx`."""
+        hosts, plan = self.hosts, self.plan
+        return OnHosts(
+            Where(hosts.share, hosts.server_address, plan.mount_point, plan.scratch_name),
+            tx,
+            hosts.server,
+            self.load.by_role,
+            self.load.addresses,
+            client_address=hosts.client_address,
+            appliance=self.appliance,
+            log=self.admin.log,
+        )
 
     def _open_run(
         self, session_id: int, recipe: str, config: Config, workload: str, negotiated: str, export_opts: str | None
