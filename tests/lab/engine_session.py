@@ -11,7 +11,8 @@ from nfstune.bench.workloads import WorkloadSizes
 from nfstune.lab import LabConfig, host
 from nfstune.lab.config import LAB_IPS
 from nfstune.recipes.model import FactValue, Recipe, recipe_facts
-from nfstune.recipes.plan import Plan, build_plan, plan_json
+from nfstune.recipes.plan import Plan, build_plan
+from nfstune.recipes.plan_text import plan_json
 from nfstune.remote.probe import probe
 from nfstune.session.admin import Admin
 from nfstune.session.engine import Engine, Event

@@ -17,7 +17,8 @@ from nfstune.lab import LabConfig, host
 from nfstune.nfs.own_mount import SCRATCH_PREFIX
 from nfstune.recipes.loader import load_recipe_file
 from nfstune.recipes.model import Recipe, recipe_facts
-from nfstune.recipes.plan import Plan, build_plan, plan_json
+from nfstune.recipes.plan import Plan, build_plan
+from nfstune.recipes.plan_text import plan_json
 from nfstune.remote.probe import probe
 from nfstune.session.admin import Admin
 from nfstune.session.engine import Cancelled, Engine, Event

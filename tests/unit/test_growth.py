@@ -10,7 +10,8 @@ from nfstune import paths
 from nfstune.bench.sizing import GIB, growth_limits, plan_sizes
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.recipes import Recipe, load_recipes
-from nfstune.recipes.plan import Plan, build_plan, plan_json, plan_text
+from nfstune.recipes.plan import Plan, build_plan
+from nfstune.recipes.plan_text import plan_json, plan_text
 from nfstune.session.growth import next_sizes, spread
 from nfstune.session.rounds import RecipeFigures
 

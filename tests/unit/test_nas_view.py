@@ -13,7 +13,8 @@ from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.facts.probe_output import parse_probe_output
 from nfstune.recipes import load_recipes
 from nfstune.recipes.model import recipe_facts
-from nfstune.recipes.plan import build_plan, plan_json
+from nfstune.recipes.plan import build_plan
+from nfstune.recipes.plan_text import plan_json
 from nfstune.results.caveats import caveats
 from nfstune.session.nas_view import facts_seen, parse_showmount, parse_versions
 from nfstune.session.preflight import check

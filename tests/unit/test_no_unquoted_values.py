@@ -23,14 +23,19 @@ from nfstune.bench.fio_clients import ClientJob, front_end_argv
 from nfstune.bench.iperf import iperf_client_argv, iperf_server_argv
 from nfstune.bench.ping import ping_argv
 from nfstune.bench.sampler import sampler_command
-from nfstune.bench.workloads import MIB, WorkloadId, WorkloadSizes
+from nfstune.bench.workloads import FRONT_END_WORKLOADS, MIB, WorkloadId, WorkloadSizes
 from nfstune.changes import apply, apply_undo, config_files, fio_server, mount
 from nfstune.changes.export import export_steps
-from nfstune.changes.isolated import MKFS, isolated_paths, isolated_steps
-from nfstune.changes.nfs_scratch import nfs_scratch_steps
-from nfstune.changes.nfsd_listener import listener_steps
-from nfstune.changes.nfsd_threads import threads_steps
+from nfstune.changes.fio_server import FioServerOn
+from nfstune.changes.host_change import HostChange, Where, steps_of
+from nfstune.changes.isolated import MKFS, ScratchFilesystem, isolated_paths, isolated_steps
+from nfstune.changes.mount import ClientDirectory, Mount, ReadAhead, ScratchDirectory
+from nfstune.changes.nfs_scratch import ScratchOverNfs, nfs_scratch_steps
+from nfstune.changes.nfsd_listener import RdmaListener, listener_steps
+from nfstune.changes.nfsd_threads import NfsdThreads, threads_steps
+from nfstune.changes.share_export import ExportOptions
 from nfstune.changes.steps import Step, Steps
+from nfstune.changes.tempfile import Tempfile
 from nfstune.changes.transaction import (
     on_share,
     run_step,
@@ -47,8 +52,10 @@ from nfstune.changes.transaction import (
 )
 from nfstune.errors import NfstuneError
 from nfstune.facts.firewall import FirewallFacts
+from nfstune.nfs.export_edit import ExportOptionEdit
 from nfstune.recipes import Recipe, load_recipes
 from nfstune.recipes.plan import Plan, build_plan
+from nfstune.recipes.workload_steps import WorkloadSteps
 from nfstune.remote.errors import HostKeyChanged
 from nfstune.remote.files import FileAccess
 from nfstune.remote.local import LocalHost
@@ -265,6 +272,23 @@ def _direct(v: str) -> Iterator[str]:
     yield mount.mounts_and_scratch_line(f"/mnt/nfstune/{v}/.nfstune-1")
 
 
+def _where(v: str) -> Where:
+    return Where(f"/srv/{v}", v, f"/mnt/nfstune/{v}", f".nfstune-{v}")
+
+
+def _host_changes(v: str, changes: Iterable[HostChange]) -> Iterator[str]:
+    """Each change's steps as a plan shows them, with every place the hosts gave holding `v`."""
+    for change in changes:
+        yield from step_lines(steps_of([change], _where(v)))
+
+
+def _workload_steps(v: str) -> Iterator[str]:
+    for login in (True, False):
+        steps = WorkloadSteps(SIZES, True, f"/mnt/nfstune/{v}/.nfstune-{v}", login)
+        yield from step_lines([s for w in WorkloadId for s in steps.of(w, None)])
+        yield from step_lines([s for w in FRONT_END_WORKLOADS for s in steps.of(w, 2)])
+
+
 BUILDERS: dict[str, Callable[[str], Iterable[str]]] = {
     "undo_file": lambda v: step_lines(undo_file("server", f"/etc/{v}", original=True, exportfs=True, backup=f"/b/{v}")),
     "undo_file new": lambda v: step_lines(
@@ -299,6 +323,22 @@ BUILDERS: dict[str, Callable[[str], Iterable[str]]] = {
     "fio server_steps": lambda v: step_lines(fio_server.server_steps("client", v)),
     "listener_steps": lambda v: step_lines(listener_steps(20049, v)),
     "threads_steps": lambda v: step_lines(threads_steps(16, v)),
+    "host changes": lambda v: _host_changes(
+        v,
+        [
+            ExportOptions(ExportOptionEdit(("async", f"anonuid={v}"), ("wdelay",))),
+            NfsdThreads(16),
+            Mount(f"vers=4.2,{v}"),
+            Mount(f"vers=4.2,{v}", "client2"),
+            ClientDirectory("client2"),
+            ReadAhead(512),
+            RdmaListener(20049),
+            FioServerOn("client2"),
+            Tempfile("client", f"/var/tmp/nfstune-{v}"),
+            *(ScratchFilesystem(fs, v, 300) for fs in MKFS),
+        ],
+    ),
+    "workload steps": _workload_steps,
     "files": _files,
     "bench": _bench,
     "probe": _probe,
@@ -313,6 +353,7 @@ SCRATCH_BUILDERS: dict[str, Callable[[str], Iterable[str]]] = {
     "nfs_scratch_steps": lambda v: step_lines(nfs_scratch_steps(v, f"/srv/{v}", f".nfstune-{v}")),
     "undo_nfs_scratch": lambda v: step_lines([undo_nfs_scratch("client", v, f"/srv/{v}", f".nfstune-{v}", "0" * 32)]),
     "on_share": lambda v: [on_share(v, f"/srv/{v}", "true")],
+    "session's scratch directory": lambda v: _host_changes(v, [ScratchDirectory(), ScratchOverNfs()]),
     "undo_steps nfs-scratch": lambda v: step_lines(
         undo_steps("client", _entry("nfs-scratch", f"/srv/{v}", name=".nfstune-1", share=f"/srv/{v}", server=v))
     ),

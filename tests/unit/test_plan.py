@@ -15,9 +15,11 @@ import pytest
 
 from nfstune import paths
 from nfstune.bench.workloads import MIB, WorkloadSizes
+from nfstune.changes.mount import Mount
 from nfstune.recipes import Recipe, load_recipes
 from nfstune.recipes.model import FactValue
-from nfstune.recipes.plan import RUN_S, Plan, build_plan, plan_json, plan_text, round_orders, visit_seconds
+from nfstune.recipes.plan import RUN_S, Plan, build_plan, round_orders, visit_seconds
+from nfstune.recipes.plan_text import plan_json, plan_text
 
 SIZES = WorkloadSizes(seq_file_bytes=8 * MIB, small_file_count=30, small_file_bytes=4096, sync_4k_count=40)
 FIVE = ["baseline", "async", "no_wdelay", "rsize=128K", "vers=3"]
@@ -146,8 +148,8 @@ def test_a_visit_carries_its_exact_remote_argv(shipped: dict[str, Recipe]) -> No
 
 
 def test_an_rsize_goes_from_the_recipe_file_to_the_mount_argv_through_the_plan(tmp_path: Path) -> None:
-    """The value a recipe file gives is in the argv of the mount the plan shows, and in the options the engine
-    mounts with (Visit.mount_options): one path, no second rendering of the configuration."""
+    """The value a recipe file gives is in the argv of the mount the plan shows, and in the mount the engine makes
+    (the visit's Mount change, whose steps the plan shows): one path, no second rendering of the configuration."""
     (tmp_path / "one.toml").write_text(
         'id = "one"\ntitle = "One"\nsummary = "s"\nwhy = "w"\nchanges_host = "client"\nworkloads = ["seq-read"]\n'
         'baseline = "a"\n[[configs]]\nlabel = "a"\nmount = { vers = "4.2" }\n'
@@ -167,7 +169,7 @@ def test_an_rsize_goes_from_the_recipe_file_to_the_mount_argv_through_the_plan(t
         scratch_name=".nfstune-1",
     )
     visit = next(v for v in plan.recipes[0].visits if v.label == "b")
-    assert visit.mount_options == "vers=4.2,rsize=65536"
+    assert Mount("vers=4.2,rsize=65536") in visit.changes
     mount = next(s for s in visit.setup if s.argv[0] == "mount")
     assert mount.argv == (
         "mount",

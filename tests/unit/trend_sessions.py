@@ -18,7 +18,7 @@ from nfstune.facts.model import HostFacts
 from nfstune.facts.probe_output import parse_probe_output
 from nfstune.recipes import load_recipes
 from nfstune.recipes.model import Recipe
-from nfstune.recipes.plan import plan_json
+from nfstune.recipes.plan_text import plan_json
 from nfstune.session.workflow import Facts, plan_for
 from nfstune.store import Results
 from nfstune.store import results as store_results

@@ -8,7 +8,7 @@ every client (dd cannot start on several machines at one moment) and the servers
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from nfstune.bench.commands import repeat_steps
@@ -34,11 +34,20 @@ class ClientsRunner:
     """Runs repeats from the clients given to run(), the first of them hosting the front end."""
 
     def __init__(
-        self, server: Host | None, tx: Transaction, *, cancel: threading.Event, log: Callable[[str], None]
+        self,
+        server: Host | None,
+        tx: Transaction,
+        *,
+        cancel: threading.Event,
+        log: Callable[[str], None],
+        journaled: Collection[str] = (),
     ) -> None:
-        """`server`: None when nfstune cannot log in to it (nothing is flushed there)."""
+        """`server`: None when nfstune cannot log in to it (nothing is flushed there). `journaled`: the job files the
+        session journaled already, on the front end's host (the first client)."""
         self.server, self.tx, self.cancel, self.log = server, tx, cancel, log
-        self._job_files: set[tuple[str, str]] = set()  # (front end, path) already journaled
+        # (front end, path) journaled here
+        self._job_files: set[tuple[str, str]] = set()
+        self._journaled = frozenset(journaled)
         self._seq_file_bytes: dict[str, int] = {}  # client name -> size of the sequential file seq-write left
 
     def run(self, workload: WorkloadId, sizes: WorkloadSizes, clients: Sequence[LoadClient]) -> ClientsResult:
@@ -57,7 +66,7 @@ class ClientsRunner:
             steps = repeat_steps(commands)
             client.host.run(list(steps.before_client), sudo=True, timeout=600, action=f"preparing {workload}")
             path = f"{JOB_PREFIX}{client.name}.fio"
-            if (front_end.label, path) not in self._job_files:
+            if path not in self._journaled and (front_end.label, path) not in self._job_files:
                 self.tx.record(front_end, "tempfile", path)
                 self._job_files.add((front_end.label, path))
             front_end.write_file(path, job_file(commands.run).encode(), sudo=True)

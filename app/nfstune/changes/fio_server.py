@@ -15,6 +15,7 @@ import ipaddress
 import time
 from dataclasses import dataclass
 
+from nfstune.changes.host_change import OnHosts, Where
 from nfstune.changes.steps import Role, Steps, shell
 from nfstune.changes.transaction import (
     PROCESS_PID_PREFIX,
@@ -92,6 +93,19 @@ def start_server(host: Host, tx: Transaction, address: str, port: int = DEFAULT_
     pid = int(out)
     _wait_listening(host, pid, log_path, address, port)
     return FioServer(host, address, port, pid)
+
+
+@dataclass(frozen=True)
+class FioServerOn:
+    """fio's server on `role`'s host for the session, listening on that client's own address towards the server."""
+
+    role: Role
+
+    def steps(self, where: Where) -> Steps:
+        return server_steps(self.role, f"<the address of {self.role}>")
+
+    def apply(self, on: OnHosts) -> None:
+        on.fio_servers[self.role] = start_server(on.host(self.role), on.tx, on.addresses[self.role]).reached_as
 
 
 def _check_port_free(host: Host, port: int) -> None:

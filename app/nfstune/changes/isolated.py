@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import posixpath
 import secrets
+from dataclasses import dataclass
 
-from nfstune.changes.export import ApplianceRefused, ExportChange, export_steps
+from nfstune.changes.export import ApplianceRefused, ExportChange, export_steps, exportfs_table
+from nfstune.changes.host_change import OnHosts, Where
+from nfstune.changes.mount import make_scratch, scratch_steps
 from nfstune.changes.steps import Steps, command, shell
 from nfstune.changes.transaction import NOT_MADE, Transaction, run_make, run_step, undo_mount, undo_scratch
 from nfstune.errors import NfstuneError
@@ -152,3 +155,43 @@ def export_options(edit_set: tuple[str, ...]) -> str:
     async, and the configuration's own options; root is squashed (the scratch directory is open to all)."""
     mode = () if {"sync", "async"} & set(edit_set) else ("sync",)
     return ",".join(("rw", "no_subtree_check", *mode, *edit_set))
+
+
+@dataclass(frozen=True)
+class ScratchFilesystem:
+    """A visit's own scratch filesystem of type `filesystem` (`size_mib`, exported with `options`), with the
+    session's scratch directory in it: the visit's mounts mount it instead of the share, and it goes at the undo."""
+
+    filesystem: str
+    options: str
+    size_mib: int
+
+    def steps(self, where: Where) -> Steps:
+        image, where.export_path = isolated_paths(where.share, "<stamp>")
+        made = isolated_steps(image, where.export_path, self.filesystem, self.size_mib, self.options)
+        return made.then(scratch_steps(posixpath.join(where.export_path, where.scratch_name)))
+
+    def apply(self, on: OnHosts) -> None:
+        """Exported alone to this client, or to the share's own clients when its address is not known: never to
+        more than the share is."""
+        server, share = on.host("server"), on.where.share
+        spec = on.client_address or next((client for path, client in exportfs_table(server) if path == share), None)
+        if not spec:
+            raise NfstuneError(
+                f"{server.label}: the share {share} is not exported, so nfstune cannot tell which client "
+                "a scratch filesystem may be exported to"
+            )
+        scratch = IsolatedExport(
+            server,
+            on.tx,
+            share_path=share,
+            client_spec=spec,
+            options=self.options,
+            size_mib=self.size_mib,
+            filesystem=self.filesystem,
+            appliance=on.appliance,
+        )
+        scratch.apply()
+        # the session's scratch directory, on this filesystem too (it goes with the filesystem at the undo)
+        make_scratch(server, on.tx, scratch.path, on.where.scratch_name)
+        on.where.export_path, on.new_filesystem = scratch.path, True

@@ -1,11 +1,14 @@
 """nfstune's own mount of the export on the client, its scratch directory and the mount's read-ahead, each
-journaled in the transaction before it is made."""
+journaled in the transaction before it is made; as the changes a plan lists (Mount, ClientDirectory, ReadAhead,
+ScratchDirectory: host_change.py), their steps and how each is made."""
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Collection
+from dataclasses import dataclass
 
+from nfstune.changes.host_change import OnHosts, Where
 from nfstune.changes.steps import Role, Steps, command, shell
 from nfstune.changes.transaction import (
     NOT_MADE,
@@ -198,3 +201,66 @@ def set_readahead(client: Host, tx: Transaction, mount_point: str, kib: int) -> 
     tx.progress(f"{client.label}: read_ahead_kb {before} -> {kib} for {mount_point}")
     run_step(client, step, action=f"setting read_ahead_kb of {mount_point}")
     return int(before)
+
+
+@dataclass(frozen=True)
+class ScratchDirectory:
+    """The session's scratch directory in the export, made on the server (so that a root_squash export does not
+    stop the client's root from writing in it)."""
+
+    def steps(self, where: Where) -> Steps:
+        return scratch_steps(posixpath.join(where.share, where.scratch_name))
+
+    def apply(self, on: OnHosts) -> None:
+        on.scratch = make_scratch(on.host("server"), on.tx, on.where.share, on.where.scratch_name)
+
+
+@dataclass(frozen=True)
+class Mount:
+    """The visit's export mounted with `options` on `role`'s host, at the session's mount point."""
+
+    options: str
+    role: Role = "client"
+
+    def steps(self, where: Where) -> Steps:
+        return mount_steps(where.server_address, where.export_path, self.options, where.mount_point, role=self.role)
+
+    def apply(self, on: OnHosts) -> None:
+        mount = ClientMount(
+            on.host(self.role),
+            on.server,
+            on.tx,
+            server_address=on.where.server_address,
+            export_path=on.where.export_path,
+            options=self.options,
+            scratch_name=on.where.scratch_name,
+            mount_point=on.where.mount_point,
+        )
+        on.negotiated[self.role] = mount.mount()
+
+
+@dataclass(frozen=True)
+class ClientDirectory:
+    """`role`'s own directory in the scratch directory, for a load from several clients at once."""
+
+    role: Role
+
+    def steps(self, where: Where) -> Steps:
+        return client_directory_steps(self.role, f"{where.scratch}/{self.role}")
+
+    def apply(self, on: OnHosts) -> None:
+        (make,) = self.steps(on.where).do
+        run_step(on.host(self.role), make, action=f"making {on.where.scratch}/{self.role}")
+
+
+@dataclass(frozen=True)
+class ReadAhead:
+    """The client's read_ahead_kb for nfstune's mount (its device is known once it is mounted)."""
+
+    kib: int
+
+    def steps(self, where: Where) -> Steps:
+        return readahead_steps(readahead_path(f"<the device of {where.mount_point}>"), self.kib)
+
+    def apply(self, on: OnHosts) -> None:
+        set_readahead(on.host("client"), on.tx, on.where.mount_point, self.kib)

@@ -14,7 +14,9 @@ folder named by own_mount.owner_mark): the undo removes only a directory that ha
 from __future__ import annotations
 
 import posixpath
+from dataclasses import dataclass
 
+from nfstune.changes.host_change import OnHosts, Where
 from nfstune.changes.steps import Steps, shell
 from nfstune.changes.transaction import NOT_MADE, Transaction, on_share, run_make, undo_nfs_scratch
 from nfstune.errors import NfstuneError
@@ -66,3 +68,15 @@ def make_nfs_scratch(client: Host, tx: Transaction, server_address: str, share: 
     action = f"making the scratch directory {path} on {server_address} over NFS"
     run_make(tx, client, entry, step, timeout=300, action=action)
     return path
+
+
+@dataclass(frozen=True)
+class ScratchOverNfs:
+    """The session's scratch directory, made by the client over NFS (no login on the server)."""
+
+    def steps(self, where: Where) -> Steps:
+        return nfs_scratch_steps(where.server_address, where.share, where.scratch_name)
+
+    def apply(self, on: OnHosts) -> None:
+        w = on.where
+        on.scratch = make_nfs_scratch(on.host("client"), on.tx, w.server_address, w.share, w.scratch_name)

@@ -10,6 +10,9 @@ again from its own configuration, and puts back the thread count it ran. The rec
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from nfstune.changes.host_change import OnHosts, Where
 from nfstune.changes.nfsd_threads import read_threads
 from nfstune.changes.steps import Steps, shell
 from nfstune.changes.transaction import PORTLIST, Transaction, run_step, undo_listener
@@ -18,7 +21,7 @@ from nfstune.nfs.mount_options import RDMA_PORT
 from nfstune.remote import Host
 from nfstune.shell_text import sh_line
 
-__all__ = ["PORTLIST", "add_rdma_listener", "listener_steps", "read_listeners"]
+__all__ = ["PORTLIST", "RdmaListener", "add_rdma_listener", "listener_steps", "read_listeners"]
 
 
 def read_listeners(server: Host) -> frozenset[str]:
@@ -63,3 +66,16 @@ def add_rdma_listener(server: Host, tx: Transaction, port: int = RDMA_PORT) -> b
         why = result.stderr.strip() or "it is not in nfsd's listeners afterwards"
         raise NfstuneError(f"{server.label}: nfsd could not listen for RDMA on port {port}: {why}")
     return True
+
+
+@dataclass(frozen=True)
+class RdmaListener:
+    """nfsd listens for RDMA on `port` for the rest of the session (a proto=rdma configuration mounts through it)."""
+
+    port: int
+
+    def steps(self, where: Where) -> Steps:
+        return listener_steps(self.port)
+
+    def apply(self, on: OnHosts) -> None:
+        add_rdma_listener(on.host("server"), on.tx, self.port)

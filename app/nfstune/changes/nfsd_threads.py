@@ -6,7 +6,10 @@ so that the undo (at the end, on cancel, on failure, or at the next connect afte
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from nfstune.changes.config_files import read_config_files
+from nfstune.changes.host_change import OnHosts, Where
 from nfstune.changes.steps import Steps, shell
 from nfstune.changes.transaction import THREADS, Transaction, run_step, undo_sysfs
 from nfstune.errors import NfstuneError
@@ -53,6 +56,19 @@ def set_threads(server: Host, tx: Transaction, count: int) -> int:
     if now != count:
         raise NfstuneError(f"{server.label}: asked for {count} nfsd threads, the kernel runs {now}")
     return before
+
+
+@dataclass(frozen=True)
+class NfsdThreads:
+    """The server runs `count` nfsd threads for a visit."""
+
+    count: int
+
+    def steps(self, where: Where) -> Steps:
+        return threads_steps(self.count)
+
+    def apply(self, on: OnHosts) -> None:
+        set_threads(on.host("server"), on.tx, self.count)
 
 
 def read_nfs_conf_files(server: Host) -> dict[str, str]:

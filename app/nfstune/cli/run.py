@@ -162,7 +162,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
 def dry_run_text(args: argparse.Namespace, chosen: list[Any]) -> str:
     """The plan without connecting to any host (the lab need not be up): the share and the server's address come
     from the arguments."""
-    from nfstune.recipes.plan import plan_text
+    from nfstune.recipes.plan_text import plan_text
 
     if args.lab:
         share, address = getattr(args, "share", None) or "/export", "nas"

@@ -1,22 +1,21 @@
 """Executes a plan (recipes.plan) on a server and its clients: the session from its start to its end. Before
 anything is changed: what an earlier run left is undone, the clients are checked, and the server guarded
-(server_guard.py). Then the session's own changes (its scratch directory, fio's servers, nfsd's RDMA listeners),
-journaled in one transaction; the ceilings (ceilings.py); and each recipe's rounds (recipe_rounds.py), whose visits
-(visit.py) change the hosts, run the workloads (workload_run.py) under the samplers (samplers.py) and undo their
-changes. The session's changes are undone at its end, on cancel and on failure, and its end stored. Reports plain
-events (admin.py) through a callback; never imports Qt.
+(server_guard.py). Then the session's own changes as the plan lists them (Plan.session_changes: its scratch
+directory, fio's servers, nfsd's RDMA listeners), journaled in one transaction; the ceilings (ceilings.py); and
+each recipe's rounds (recipe_rounds.py), whose visits (visit.py) make the changes the plan lists for them, run the
+workloads (workload_run.py) under the samplers (samplers.py) and undo their changes. The session's changes are
+undone at its end, on cancel and on failure, and its end stored. Reports plain events (admin.py) through a
+callback; never imports Qt.
 """
 
 from __future__ import annotations
 
 from nfstune.bench.runner import ClientRunner
-from nfstune.bench.workloads import SMALL_FILES_TAR, WorkloadSizes
-from nfstune.changes.mount import make_scratch
-from nfstune.changes.nfs_scratch import make_nfs_scratch
-from nfstune.changes.nfsd_listener import add_rdma_listener
+from nfstune.bench.workloads import WorkloadSizes
+from nfstune.changes.host_change import apply_all
 from nfstune.changes.transaction import Transaction, recover_on_connect
 from nfstune.errors import Cancelled, NfstuneError
-from nfstune.recipes.plan import Plan, rdma_ports_needed
+from nfstune.recipes.plan import Plan
 from nfstune.session.admin import Admin, Declined, Event
 from nfstune.session.ceilings import Ceiling, measure_all
 from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
@@ -91,21 +90,14 @@ class Engine:
         session_tx = Transaction(self.store.journal, admin.log)
         try:
             try:
-                if hosts.server is not None:
-                    scratch = make_scratch(hosts.server, session_tx, hosts.share, plan.scratch_name)
-                else:  # the client makes it, over NFS
-                    scratch = make_nfs_scratch(
-                        hosts.client, session_tx, hosts.server_address, hosts.share, plan.scratch_name
-                    )
-                if any("small-files" in v.workloads for item in plan.recipes for v in item.visits):
-                    # its tar is built once on the client's own disk, kept for every visit, and ours to remove
-                    session_tx.record(hosts.client, "tempfile", SMALL_FILES_TAR)
-                for port in rdma_ports_needed(plan):  # none without a login: the plan skips proto=rdma then
-                    assert hosts.server is not None
-                    add_rdma_listener(hosts.server, session_tx, port)
+                # the plan's own list: the scratch directory, the small-files tar, nfsd's RDMA listeners, fio's
+                # servers and their job files
                 if clients_needed(plan):
                     self.progress.say(f"starting fio's server on {clients_needed(plan)} clients")
-                    self.load.start(plan, session_tx)
+                on = visits.on_hosts(session_tx)
+                apply_all(plan.session_changes, on, admin.check_cancel)
+                self.load.started(on, session_tx)
+                scratch = on.scratch
                 if self.settings.ceilings:
                     self._measure_ceilings(session_id, scratch, sizes)
                 for item in plan.recipes:

@@ -1,7 +1,8 @@
 """The engine's load from several clients at once (issue 13): the session's clients, checked before anything is
-changed; fio's server on each of them, started once per session and journaled in it; and for each visit the export
-mounted on every further client, each client with a directory of its own in the session's scratch directory.
-bench/clients_runner.py runs the repeats.
+changed; the fio servers the session's changes started on them (changes/fio_server.py FioServerOn); and for each
+visit the clients it loads the server from, each mounted and with a directory of its own in the session's scratch
+directory by the visit's changes (changes/mount.py Mount, ClientDirectory). bench/clients_runner.py runs the
+repeats.
 """
 
 from __future__ import annotations
@@ -10,12 +11,11 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from nfstune.bench.clients_runner import ClientsRunner, LoadClient
-from nfstune.changes.fio_server import FioServer, start_server
-from nfstune.changes.mount import ClientMount, client_directory_steps
-from nfstune.changes.transaction import Transaction, run_step
-from nfstune.errors import Cancelled, NfstuneError
-from nfstune.recipes.plan import Plan, client_name
+from nfstune.bench.clients_runner import JOB_PREFIX, ClientsRunner, LoadClient
+from nfstune.changes.host_change import OnHosts, client_name
+from nfstune.changes.transaction import Transaction
+from nfstune.errors import NfstuneError
+from nfstune.recipes.plan import Plan
 from nfstune.remote import Host
 
 
@@ -48,7 +48,7 @@ class SessionLoad:
     ) -> None:
         self.server, self.hosts, self.server_address, self.share = server, tuple(hosts), server_address, share
         self.cancel, self.log = cancel, log
-        self.servers: list[FioServer] = []
+        self.servers: dict[str, str] = {}  # how fio's front end reaches each client's server, by its name
         self.runner: ClientsRunner | None = None
 
     def check(self, plan: Plan) -> None:
@@ -71,40 +71,24 @@ class SessionLoad:
                     "probe), so its fio server has nowhere to listen. Nothing was changed."
                 )
 
-    def start(self, plan: Plan, tx: Transaction) -> None:
-        """fio's server on every client the plan needs, journaled in the session's transaction."""
-        for load in self.hosts[: clients_needed(plan)]:
-            if self.cancel.is_set():
-                raise Cancelled("cancelled: every change was undone")
-            self.servers.append(start_server(load.host, tx, load.address))
-        if self.servers:
-            self.runner = ClientsRunner(self.server, tx, cancel=self.cancel, log=self.log)
+    @property
+    def by_role(self) -> dict[str, Host]:
+        """The session's clients by the names the plan gives them (client, client2, ...)."""
+        return {client_name(number): load.host for number, load in enumerate(self.hosts, start=1)}
 
-    def mount(
-        self, tx: Transaction, clients: int, first: ClientMount, options: str, scratch_name: str, mount_point: str
-    ) -> list[LoadClient]:
-        """The export mounted on the further clients as on the first (`first`, already mounted), and each client's
-        own directory in the scratch directory (removed with it); the first `clients` of them."""
-        mounts = [first]
-        for load in self.hosts[1:clients]:
-            if self.cancel.is_set():
-                raise Cancelled("cancelled: every change was undone")
-            mount = ClientMount(
-                load.host,
-                self.server,
-                tx,
-                server_address=self.server_address,
-                export_path=self.share,
-                options=options,
-                scratch_name=scratch_name,
-                mount_point=mount_point,
-            )
-            mount.mount()
-            mounts.append(mount)
-        loads = []
-        for number, (mount, server) in enumerate(zip(mounts, self.servers, strict=False), start=1):
-            directory = f"{mount.scratch}/{client_name(number)}"
-            (make,) = client_directory_steps(client_name(number), directory).do
-            run_step(mount.client, make, action=f"making {directory}")
-            loads.append(LoadClient(client_name(number), mount.client, directory, server.reached_as))
-        return loads
+    @property
+    def addresses(self) -> dict[str, str]:
+        return {client_name(number): load.address for number, load in enumerate(self.hosts, start=1)}
+
+    def started(self, on: OnHosts, tx: Transaction) -> None:
+        """The fio servers the session's changes started (`on.fio_servers`): fio's front end reaches them."""
+        self.servers = dict(on.fio_servers)
+        if self.servers:
+            # the job files are the session's own changes (a Tempfile each), journaled before the first is written
+            journaled = {path for path in on.tempfiles if path.startswith(JOB_PREFIX)}
+            self.runner = ClientsRunner(self.server, tx, cancel=self.cancel, log=self.log, journaled=journaled)
+
+    def loads(self, clients: int, on: OnHosts) -> list[LoadClient]:
+        """The first `clients` clients as a visit's changes left them: mounted, each with its own directory."""
+        names = [client_name(number) for number in range(1, clients + 1)]
+        return [LoadClient(n, on.host(n), f"{on.where.scratch}/{n}", self.servers[n]) for n in names]

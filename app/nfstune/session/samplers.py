@@ -7,7 +7,7 @@ from collections.abc import Collection, Sequence
 
 from nfstune.bench.live import HostSampler, RunSamples, Samplers
 from nfstune.bench.stall import StallWatch, stall_message
-from nfstune.recipes.plan import client_name
+from nfstune.changes.host_change import client_name
 from nfstune.remote import Host
 from nfstune.remote.local import is_local
 from nfstune.session.admin import Admin, Event

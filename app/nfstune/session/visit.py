@@ -1,19 +1,15 @@
-"""One visit of a configuration: its host changes (a scratch filesystem or the export's options, nfsd's threads,
-the client's mount and read-ahead, the further clients' mounts), journaled in the visit's own transaction; the run
-of each workload it opens in the store; its workloads under the samplers; and the undo of every change, whether
-the visit ends, fails or is cancelled."""
+"""One visit of a configuration: the host changes its plan lists (recipes/visit_changes.py: a scratch filesystem or
+the export's options, nfsd's threads, the mounts and read-ahead), applied in the visit's own transaction; the run of
+each workload it opens in the store; its workloads under the samplers; and the undo of every change, whether the
+visit ends, fails or is cancelled."""
 
 from __future__ import annotations
 
-from nfstune.bench.sizing import files_bytes
 from nfstune.bench.workloads import WorkloadSizes
-from nfstune.changes.export import ExportChange, exportfs_table, read_export_files
-from nfstune.changes.isolated import IsolatedExport, export_options, scratch_size_mib
-from nfstune.changes.mount import ClientMount, make_scratch, set_readahead
-from nfstune.changes.nfsd_threads import set_threads
+from nfstune.changes.export import exportfs_table
+from nfstune.changes.host_change import OnHosts, Where, apply_all
 from nfstune.changes.transaction import Transaction
 from nfstune.errors import NfstuneError
-from nfstune.nfs.export_edit import export_edit
 from nfstune.recipes.model import Config
 from nfstune.recipes.plan import Plan, RecipePlan, Visit
 from nfstune.remote import Host, RemoteError
@@ -55,45 +51,27 @@ class VisitExecutor:
         sizes: WorkloadSizes,
     ) -> None:
         """`runs`: the recipe's runs by (configuration, workload), opened here at their first visit."""
-        server, client, share = self.hosts.server, self.hosts.client, self.hosts.share
+        server, client = self.hosts.server, self.hosts.client
         recipe, config = item.recipe, item.recipe.config(visit.label)
         name = "warm-up" if visit.warmup else f"round {visit.round}"
         self.progress.say(f"{recipe.id} {name}: {config.label}")
         tx = Transaction(self.store.journal, self.admin.log)
+        on = self.on_hosts(tx)
         try:
-            export_path, change = share, None
-            if config.filesystem is not None:
-                export_path = self._scratch_filesystem(tx, config, sizes)
-            else:
-                change = self._change_export(tx, config)
-            if config.nfsd_threads is not None:
-                set_threads(self._server(), tx, config.nfsd_threads)
-            mount = ClientMount(
-                client,
-                server,
-                tx,
-                server_address=self.hosts.server_address,
-                export_path=export_path,
-                options=visit.mount_options,
-                scratch_name=self.plan.scratch_name,
-                mount_point=self.plan.mount_point,
-            )
-            negotiated = mount.mount()
-            loads = []
-            if config.clients is not None:
-                loads = self.load.mount(
-                    tx, config.clients, mount, visit.mount_options, self.plan.scratch_name, self.plan.mount_point
-                )
-            if config.read_ahead_kb is not None:
-                set_readahead(client, tx, mount.mount_point, config.read_ahead_kb)
-            if change is not None:
-                client.run(["ls", mount.scratch])  # the kernel fills its caches when a client uses them
-                change.verify_kernel(change.expect)
+            apply_all(visit.changes, on, self.admin.check_cancel)
+            if on.new_filesystem:
+                self.runner.forget_seq_file()
+            negotiated = on.negotiated["client"]
+            loads = self.load.loads(config.clients, on) if config.clients is not None else []
+            if on.after_mount:
+                client.run(["ls", on.where.scratch])  # the kernel fills its caches when a client uses them
+                for check in on.after_mount:
+                    check()
             # the options in force are kept with each run: read only when this visit opens one (its first round)
             opens = any((config.label, workload) not in runs for workload in visit.workloads)
-            export_opts = self._export_in_force(export_path, required=bool(config.export)) if opens else None
+            export_opts = self._export_in_force(on.where.export_path, required=bool(config.export)) if opens else None
             roles = (*(("server",) if server is not None else ()), "client", *(load.name for load in loads[1:]))
-            with self.samples.samplers(mount.mount_point, [load.host for load in loads[1:]]):
+            with self.samples.samplers(on.where.mount_point, [load.host for load in loads[1:]]):
                 for workload in visit.workloads:
                     self.admin.check_cancel()
                     run_id = runs.get((config.label, workload))
@@ -101,7 +79,7 @@ class VisitExecutor:
                         run_id = runs[(config.label, workload)] = self._open_run(
                             session_id, recipe.id, config, workload, negotiated, export_opts
                         )
-                    self.runner.run(visit, workload, run_id, sizes, figures, mount, loads)
+                    self.runner.run(visit, workload, run_id, sizes, figures, on.where, loads)
                 self.samples.wait_closed(roles)
         except BaseException:
             self.samples.flush()
@@ -115,6 +93,20 @@ class VisitExecutor:
                 f"{recipe.id} {name}: {config.label} done",
                 {"recipe": recipe.id, "config": config.label, "round": visit.round},
             )
+        )
+
+    def on_hosts(self, tx: Transaction) -> OnHosts:
+        """The session's hosts and places, for a list of the plan's changes journaled in `tx`."""
+        hosts, plan = self.hosts, self.plan
+        return OnHosts(
+            Where(hosts.share, hosts.server_address, plan.mount_point, plan.scratch_name),
+            tx,
+            hosts.server,
+            self.load.by_role,
+            self.load.addresses,
+            client_address=hosts.client_address,
+            appliance=self.appliance,
+            log=self.admin.log,
         )
 
     def _open_run(
@@ -158,47 +150,3 @@ class VisitExecutor:
         if self.hosts.server is None:
             raise NfstuneError(f"nfstune cannot log in to {self.hosts.server_address}: nothing can change there")
         return self.hosts.server
-
-    def _scratch_filesystem(self, tx: Transaction, config: Config, sizes: WorkloadSizes) -> str:
-        """A scratch filesystem of the configuration's type, exported alone to this client (or to the share's own
-        clients when its address is not known: never to more than the share is), undone with the visit. Its
-        path on the server."""
-        assert config.filesystem is not None
-        server, share = self._server(), self.hosts.share
-        spec = self.hosts.client_address or next(iter(self._table(share)), None)
-        if not spec:
-            raise NfstuneError(
-                f"{server.label}: the share {share} is not exported, so nfstune cannot tell which client "
-                "a scratch filesystem may be exported to"
-            )
-        limits = self.plan.size_limits or sizes
-        scratch = IsolatedExport(
-            server,
-            tx,
-            share_path=share,
-            client_spec=spec,
-            options=export_options(config.export.set),
-            size_mib=scratch_size_mib(files_bytes(limits), config.filesystem),
-            filesystem=config.filesystem,
-            appliance=self.appliance,
-        )
-        scratch.apply()
-        # the session's scratch directory, on this filesystem too (it goes with the filesystem at the undo)
-        make_scratch(server, tx, scratch.path, self.plan.scratch_name)
-        self.runner.forget_seq_file()
-        return scratch.path
-
-    def _change_export(self, tx: Transaction, config: Config) -> ExportChange | None:
-        """None when the configuration changes no export option, or when the file already says what it would
-        (nothing is written nor journaled then)."""
-        if not config.export:
-            return None
-        server, share = self._server(), self.hosts.share
-        files = read_export_files(server)
-        file, new_text, mode = export_edit(files, share, config.export)
-        if new_text == files[file].encode("utf-8", "surrogateescape"):
-            self.admin.log(f"{server.label}: {file} already has {config.label}'s options: not written")
-            return None
-        change = ExportChange(server, tx, file=file, new_text=new_text, expect={share: mode}, appliance=self.appliance)
-        change.apply()
-        return change

@@ -20,7 +20,8 @@ from nfstune.nfs.own_mount import new_scratch_name
 from nfstune.recipes.estimate import Estimate, PastRun, estimate
 from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import FactValue, Recipe, recipe_facts
-from nfstune.recipes.plan import Plan, build_plan, plan_json
+from nfstune.recipes.plan import Plan, build_plan
+from nfstune.recipes.plan_text import plan_json
 from nfstune.remote import Host, PermissionDenied
 from nfstune.remote.probe import probe
 from nfstune.session.admin import Admin

@@ -13,7 +13,7 @@ from nfstune.bench.figure import client_shares, clients_record, figure, repeat_r
 from nfstune.bench.fio_clients import ClientsResult
 from nfstune.bench.runner import ClientRunner
 from nfstune.bench.workloads import WorkloadId, WorkloadSizes
-from nfstune.changes.mount import ClientMount
+from nfstune.changes.host_change import Where
 from nfstune.recipes.model import WORKLOADS
 from nfstune.recipes.plan import Visit
 from nfstune.session.admin import Admin, Event
@@ -49,14 +49,14 @@ class WorkloadRunner:
         run_id: int,
         sizes: WorkloadSizes,
         figures: RecipeFigures,
-        mount: ClientMount,
+        where: Where,
         loads: Sequence[LoadClient],
     ) -> None:
-        """`loads`: the clients a configuration of several clients runs from (the first on `mount`); empty for the
-        client alone."""
+        """`where`: the visit's mount point and scratch directory. `loads`: the clients a configuration of several
+        clients runs from; empty for the client alone."""
         self.samples.begin(run_id)
         try:
-            repeat = self._measure(workload, sizes, mount, loads)
+            repeat = self._measure(workload, sizes, where, loads)
             value = figure(workload, repeat.record)
             repeat_id = self.results.add_repeat(run_id, visit.round, warmup=visit.warmup, values=repeat.record)
             if repeat.clients is not None:
@@ -75,10 +75,10 @@ class WorkloadRunner:
             data["clients"] = {name: r.mb_per_s for name, r in per_client.items()}
         self.admin.emit(Event("repeat", message, data))
 
-    def _measure(self, workload: str, sizes: WorkloadSizes, mount: ClientMount, loads: Sequence[LoadClient]) -> Repeat:
+    def _measure(self, workload: str, sizes: WorkloadSizes, where: Where, loads: Sequence[LoadClient]) -> Repeat:
         if loads:
             assert self.load.runner is not None
             result = self.load.runner.run(WorkloadId(workload), sizes, loads)
             return Repeat(clients_record(result), result.seconds, result)
-        measured = self.client.run(WorkloadId(workload), sizes, scratch=mount.scratch, mount_point=mount.mount_point)
+        measured = self.client.run(WorkloadId(workload), sizes, scratch=where.scratch, mount_point=where.mount_point)
         return Repeat(repeat_record(measured.result, measured.wire_bytes), measured.result.seconds)

@@ -30,7 +30,7 @@ from nfstune.errors import NfstuneError
 from nfstune.recipes.estimate import Estimate, PastRun, estimate, noise_text
 from nfstune.recipes.info import describe, format_duration, size_text
 from nfstune.recipes.model import Config, Recipe
-from nfstune.recipes.plan import plan_text
+from nfstune.recipes.plan_text import plan_text
 from nfstune.session.workflow import Facts, Pair, plan_for
 from nfstune.ui.plan_dialog import PlanDialog
 from nfstune.ui.widgets.accessible import name_qt_buttons

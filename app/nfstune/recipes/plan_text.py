@@ -1,0 +1,126 @@
+"""The plan as the admin reads it before it runs (`nfstune run --dry-run`, the desktop's "Show the plan"), and as a
+session stores it (its seed, rounds and visit orders)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+
+from nfstune.bench.sizing import GROWS, growth_rule_text
+from nfstune.bench.workloads import SMALL_FILES_TAR
+from nfstune.changes.fio_server import DEFAULT_PORT as FIO_SERVER_PORT
+from nfstune.changes.nfsd_listener import PORTLIST
+from nfstune.changes.steps import Step
+from nfstune.nfs.own_mount import MOUNT_ROOT
+from nfstune.recipes.plan import Plan, RecipePlan, rdma_ports_needed
+
+
+def _grows(item: RecipePlan) -> bool:
+    """Whether a workload of the recipe can grow (growth.GROWS) in a comparison."""
+    grows = {w for _, workloads, _ in GROWS for w in workloads}
+    return any(
+        set(c.workloads or item.recipe.workloads) & grows for c in item.configs if c.label != item.recipe.baseline
+    )
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
+    """The plan as the admin reads it before it runs: per recipe the visit order of every round up to the minimum,
+    and every command of the warm-up and the first `rounds_shown` rounds, with how each change is undone."""
+    low, high = plan.estimate_s
+    lines = [
+        f"Plan: scale {plan.scale}, seed {plan.seed}; at the plan's own pace (the practice lab's), about "
+        f"{_minutes(low)} for the minimum rounds, at most {_minutes(high)} (the budgets)",
+        f"Mount point {plan.mount_point or MOUNT_ROOT + '/...'}, scratch directory {plan.scratch_name} in the export "
+        "(both removed at the end). Every change of a visit is undone when the visit ends, on cancel and on failure.",
+    ]
+    most = max((c.clients or 0 for item in plan.recipes for c in item.configs), default=0)
+    if most:
+        lines.append(
+            f"fio --server is started once on each of the first {most} clients, bound to its address on the link to "
+            f"the server (port {FIO_SERVER_PORT}; journaled, stopped at the end)."
+        )
+    for port in rdma_ports_needed(plan):
+        lines.append(
+            f"The NFS server is made to listen for RDMA on port {port} (`echo rdma {port} > {PORTLIST}`; journaled). "
+            "The kernel cannot remove that listener while the server runs: at the end nfstune restarts the NFS server "
+            "(clients pause for a few seconds; NFSv4 clients reclaim their state) and puts back its thread count."
+        )
+    if any("small-files" in v.workloads for item in plan.recipes for v in item.visits):
+        lines.append(f"The small-files tree is packed once into {SMALL_FILES_TAR} on the client (removed at the end).")
+    lines += [f"Note: {note}" for note in plan.notes]
+    lines += [f"Skipped: {text}" for text in plan.skipped]
+    lines += ["", "session (before the first recipe; undone at the end):"]
+    lines += _steps_text(("set up", plan.session.do), ("undo", plan.session.undo), indent="  ")
+    for item in plan.recipes:
+        rounds = item.rounds
+        cut = (
+            f"; {rounds.max} is what the {_minutes(item.budget_s)} budget holds at the plan's pace"
+            if rounds.max < item.recipe.rounds.max
+            else ""
+        )
+        lines += [
+            "",
+            f"{item.recipe.id}: {len(item.configs)} configurations, {rounds.min} to {rounds.max} rounds (stops when "
+            f"every comparison is settled, at round {rounds.max}, or before the {_minutes(item.budget_s)} budget is "
+            f"spent{cut}); about {_minutes(item.round_s(plan.scale))} a round",
+        ]
+        if rounds.warmup:
+            lines.append(f"  warm-up: {', '.join(item.order(0))} (not counted)")
+        for number in range(1, rounds.min + 1):
+            lines.append(f"  round {number}: {', '.join(item.order(number))}")
+        if rounds.max > rounds.min:
+            lines.append(f"  rounds {rounds.min + 1} to {rounds.max}, while needed: each in a new order")
+        if plan.sizes is not None and plan.size_limits is not None and _grows(item):
+            lines.append("  " + growth_rule_text(rounds.min, rounds.grow_spread_percent, plan.size_limits, plan.sizes))
+        for visit in item.visits:
+            if visit.round > rounds_shown:
+                break
+            name = "warm-up" if visit.warmup else f"round {visit.round}"
+            lines.append(f"  {name}, {visit.label}: {', '.join(visit.workloads)}")
+            lines += _steps_text(("set up", visit.setup), ("run", visit.run), ("undo", visit.undo), indent="    ")
+    return "\n".join(lines)
+
+
+def _steps_text(*parts: tuple[str, Sequence[Step]], indent: str) -> list[str]:
+    lines = []
+    for title, steps in parts:
+        lines.append(f"{indent}{title}:")
+        lines += [f"{indent}  {step.text()}    # {step.what}{f' ({step.when})' if step.when else ''}" for step in steps]
+    return lines
+
+
+def plan_json(plan: Plan) -> str:
+    """What a session stores of its plan: the seed, the rounds and the visit order of every round."""
+    return json.dumps(
+        {
+            "seed": plan.seed,
+            "scale": plan.scale,
+            "estimate_s": list(plan.estimate_s),
+            "skipped": list(plan.skipped),
+            "server_login": plan.server_login,
+            "sizes": None if plan.sizes is None else dataclasses.asdict(plan.sizes),
+            "size_limits": None if plan.size_limits is None else dataclasses.asdict(plan.size_limits),
+            "recipes": [
+                {
+                    "id": item.recipe.id,
+                    "configs": [c.label for c in item.configs],
+                    "rounds": {
+                        "min": item.rounds.min,
+                        "max": item.rounds.max,
+                        "warmup": item.rounds.warmup,
+                        "margin_percent": item.rounds.margin_percent,
+                        "grow_spread_percent": item.rounds.grow_spread_percent,
+                    },
+                    "budget_s": item.budget_s,
+                    "order": [item.order(n) for n in range(item.rounds.max + 1)],
+                }
+                for item in plan.recipes
+            ],
+        },
+        sort_keys=True,
+    )
