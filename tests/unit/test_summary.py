@@ -28,7 +28,7 @@ NEGOTIATED_1M = "rw,relatime,vers=4.2,rsize=1048576,wsize=1048576,namlen=255,har
 
 
 def plan(margin_percent: float = 5.0, *recipes: str) -> str:
-    """A stored plan, as recipes.plan.plan_json writes it: the session ran interleaved rounds (repeat number =
+    """A stored plan, as recipes.plan_text.plan_json writes it: the session ran interleaved rounds (repeat number =
     round), with this margin for each recipe."""
     rounds = {"min": 3, "max": 20, "warmup": 1, "margin_percent": margin_percent}
     return json.dumps({"seed": 1, "recipes": [{"id": r, "rounds": rounds} for r in recipes]})

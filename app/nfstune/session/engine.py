@@ -1,6 +1,6 @@
 """Executes a plan (recipes.plan) on a server and its clients: the session from its start to its end. Before
 anything is changed: what an earlier run left is undone, the clients are checked, and the server guarded
-(server_guard.py). Then the session's own changes as the plan lists them (Plan.session_changes: its scratch
+(server_change_consent.py). Then the session's own changes as the plan lists them (Plan.session_changes: its scratch
 directory, fio's servers, nfsd's RDMA listeners), journaled in one transaction; the ceilings (ceilings.py); and
 each recipe's rounds (recipe_rounds.py), whose visits (visit.py) make the changes the plan lists for them, run the
 workloads (workload_run.py) under the samplers (samplers.py) and undo their changes. The session's changes are

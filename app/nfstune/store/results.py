@@ -95,7 +95,7 @@ class Results:
         client_facts: str | None = None,
         plan: str | None = None,
     ) -> int:
-        """`plan`: recipes.plan.plan_json of the plan the session runs (its repeats are then paired by round)."""
+        """`plan`: recipes.plan_text.plan_json of the plan the session runs (its repeats are then paired by round)."""
         cur = self._conn.execute(
             "INSERT INTO sessions (started_at, server_host, client_host, share, scale, recipes, server_facts, "
             "client_facts, plan, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
