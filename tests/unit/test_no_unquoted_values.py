@@ -24,7 +24,7 @@ from nfstune.bench.iperf import iperf_client_argv, iperf_server_argv
 from nfstune.bench.ping import ping_argv
 from nfstune.bench.sampler import sampler_command
 from nfstune.bench.workloads import MIB, WorkloadId, WorkloadSizes
-from nfstune.changes import apply, apply_undo, config_files, fio_server, mount
+from nfstune.changes import apply, apply_steps, apply_undo, config_files, fio_server, mount
 from nfstune.changes.export import export_steps
 from nfstune.changes.isolated import MKFS, isolated_paths, isolated_steps
 from nfstune.changes.nfs_scratch import nfs_scratch_steps
@@ -255,7 +255,7 @@ def _probe(v: str) -> Iterator[str]:
 
 def _direct(v: str) -> Iterator[str]:
     """The lines the changes run on a host without a Step of their own."""
-    yield apply.keep_owner_line(f"/etc/{v}", f"/etc/{v}.nfstune-1.bak")
+    yield apply_steps.keep_owner_line(f"/etc/{v}", f"/etc/{v}.nfstune-1.bak")
     yield apply.missing_dirs_line(["/mnt", f"/mnt/{v}"])
     yield apply_undo.remove_dir_line(f"/mnt/{v}")
     yield apply_undo.drop_backup_line(f"/etc/{v}.bak", f"/etc/{v}")
@@ -452,7 +452,7 @@ def test_hostile_file_names_run_nothing_on_a_real_shell(
     assert host.read_file(path) == b"text\n"
     backup = f"{path}.bak"
     host.write_file(backup, b"text\n", mode="0600")
-    host.run(apply.keep_owner_line(path, backup))
+    host.run(apply_steps.keep_owner_line(path, backup))
     assert (tmp_path / f"{name}.bak").stat().st_mode & 0o777 == (tmp_path / name).stat().st_mode & 0o777
     host.run(apply_undo.drop_backup_line(backup, path))
     assert not (tmp_path / f"{name}.bak").exists()

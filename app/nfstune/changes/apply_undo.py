@@ -1,5 +1,8 @@
-"""Undoing an Apply: the files nfstune applied are put back as Apply found them, after the admin has seen the diff,
-and verified as Apply verifies (`exportfs -ra` and `exportfs -s` on the server, `findmnt --verify` on the client).
+"""Undoing an Apply: the files nfstune applied are put back as Apply found them, after the admin has seen the diff
+and the steps (apply_steps.file_steps, run here as they are shown), and verified as Apply verifies: the same
+export.verify_exports on the server (`exportfs -ra` takes the restored file, `exportfs -s` lists each export it
+changes back with its original options, nothing else moved, and every export resolves to itself in nfsd's
+caches), nfs-utils' own reader for nfs.conf, `findmnt --verify` on the client.
 
 Apply journals each file's old bytes and a sha256 of what it wrote, and commits them; the last Apply on a pair of
 hosts is found there. A file changed since Apply wrote it is refused (putting the old bytes back would lose that
@@ -18,17 +21,19 @@ from nfstune.changes.apply import (
     NFSCONF_GET,
     SYSTEMD_RELOAD,
     ApplyRefused,
-    CheckFailed,
     Log,
     findmnt_verify,
     nfs_conf_check,
     roll_back,
     threads_value,
 )
-from nfstune.changes.export import reload_exports
-from nfstune.changes.transaction import Transaction, host_key
+from nfstune.changes.apply_steps import file_steps
+from nfstune.changes.export import CheckFailed, Expected, exportfs_table, reload_exports, rows_changed, verify_exports
+from nfstune.changes.steps import Steps
+from nfstune.changes.transaction import Transaction, host_key, run_step
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply_plan import FSTAB, sha256, unified_diff
+from nfstune.nfs.file_edit import sha256, unified_diff
+from nfstune.nfs.fstab_rewrite import FSTAB
 from nfstune.remote import Host, RemoteError
 from nfstune.shell_text import sh_line
 from nfstune.store.journal import Journal, JournalEntry
@@ -63,6 +68,16 @@ class FileUndo:
     def noop(self) -> bool:
         return self.now == self.back
 
+    def steps(self, *, exportfs: bool) -> Steps:
+        """Putting the file back: Apply's bytes journaled, then the old bytes written (or the file removed, when
+        Apply made it); a failure puts Apply's bytes back."""
+        existed, written = self.now is not None, self.back is not None
+        return file_steps(self.role, self.path, existed=existed, written=written, backup=None, exportfs=exportfs)
+
+    @property
+    def role(self) -> str:
+        return "client" if self.path == FSTAB else "server"
+
 
 @dataclass(frozen=True)
 class UndoPlan:
@@ -77,6 +92,20 @@ class UndoPlan:
             f"# {f.host}: {f.path}: put back as it was before the Apply of {self.applied.when}\n{f.diff}"
             for f in self.files
         )
+
+    @property
+    def steps(self) -> Steps:
+        """What undo_apply() runs, in order (each exports file is verified after it)."""
+        steps = Steps()
+        for f in self.files:
+            if not f.noop:
+                steps = steps.then(f.steps(exportfs=reloads_exports(f, self.server_host)))
+        return steps
+
+
+def reloads_exports(f: FileUndo, server_host: str) -> bool:
+    """Whether putting `f` back reloads the exports: the server's exports file, not its nfs.conf."""
+    return f.host_key == server_host and f.path != FSTAB and not f.nfs_conf
 
 
 @dataclass(frozen=True)
@@ -168,12 +197,11 @@ def _restore(
         return
     exportfs = is_server and f.path != FSTAB and not f.nfs_conf
     before = findmnt_verify(host) if not exportfs and not f.nfs_conf and f.now is not None else (0, 0, "")
+    table = exportfs_table(host) if exportfs else {}
     ids.append(tx.record(host, "file", f.path, original=f.now, detail={"undo_apply": apply_id, "exportfs": exportfs}))
     tx.progress(f"{host.label}: putting {f.path} back as it was before the Apply")
-    if f.back is None:
-        host.run(["rm", "-f", f.path], sudo=True, action=f"removing {f.path}")
-    else:
-        host.write_file(f.path, f.back, sudo=True)
+    for step in f.steps(exportfs=exportfs).do:
+        run_step(host, step, data=f.back or b"", action=step.what)
     if f.nfs_conf:
         problem, shown = nfs_conf_check(host, threads_value(f.back))
         if problem:
@@ -181,10 +209,14 @@ def _restore(
         tx.progress(f"{host.label}: nfs-utils reads the thread count of the restored {f.path}")
     elif exportfs:
         reloaded = reload_exports(host)
-        if reloaded.refused:
-            raise CheckFailed(host.label, "exportfs -ra", reloaded.refused, "exportfs refused the restored file")
         warnings += [f"{host.label}: exportfs: {ln}" for ln in reloaded.warnings]
-        tx.progress(f"{host.label}: exportfs -ra accepts the restored {f.path}")
+        # the exports Apply changed must come back with their original options, as Apply checked the new ones
+        expected = Expected(rows=rows_changed(f.now, f.back))
+        verify_exports(host, reloaded, table, expected, file=f"the restored {f.path}", kernel=True)
+        tx.progress(
+            f"{host.label}: exportfs -ra accepts the restored {f.path}, and exportfs -s and nfsd's caches show its "
+            "exports as it says"
+        )
     elif f.back is not None:
         parse_errors, errors, report = findmnt_verify(host)
         if parse_errors > before[0] or errors > before[1]:

@@ -112,7 +112,7 @@ class Expected:
         return path in self.modes or client in self.rows.get(path, {})
 
 
-def rows_changed(old: bytes | None, new: bytes) -> Rows:
+def rows_changed(old: bytes | None, new: bytes | None) -> Rows:
     """The exports whose rows differ between two versions of an exports file, as exportfs reads `new`: what
     `exportfs -s` must list after `new` is written over `old` (an export `new` drops has no rows: it must be gone
     from the table, which changed_elsewhere() cannot see, so it is listed with none)."""
