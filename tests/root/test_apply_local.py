@@ -55,6 +55,7 @@ def test_the_files_apply_writes_are_the_write_steps_of_its_plan_in_order(
     plan = the_plan(host, tmp_path)
     planned = [step.writes for step in plan.steps.do if step.writes is not None]
     assert "/etc/exports" in planned and "/etc/fstab" in planned  # both files, each after its dated copy
+    assert all(step.text() in plan.review for step in plan.steps.do)  # what the admin confirms
     host.written.clear()
     apply(plan, host, host, journal, lambda _m: None)
     # the plan cannot know the time of the Apply: its copies' names hold a placeholder the run fills in
@@ -63,16 +64,15 @@ def test_the_files_apply_writes_are_the_write_steps_of_its_plan_in_order(
     assert all(re.fullmatch(p, w) for p, w in zip(pattern, host.written, strict=True)), (planned, host.written)
     assert host.etc("exports").read_text() == SYNC_TEXT
     assert host.etc("fstab").read_text() == FSTAB + f"nas:/export/a {tmp_path / 'mnt' / 'a'} nfs vers=4.2 0 0\n"
-    # and every command step ran, in the plan's order, with the backup's real name
-    stamp = re.search(r"nfstune-(.*)\.bak", host.written[0])
-    assert stamp is not None
+    # and every command step ran, in the plan's order, with each copy's real name (its own second)
+    copies = {c.split(".nfstune-")[0] + ".nfstune-<date>.bak": c for c in host.written if c.endswith(".bak")}
     words = [
-        [w.replace("<date>", stamp[1]) for w in shlex.split(step.line)]
+        [copies.get(w, w) for w in shlex.split(step.line)]
         for step in plan.steps.do
         if step.writes is None and not step.when  # the mount point's only when it is missing (it is made, here)
     ]
     sent = iter(shlex.split(cmd) for cmd in host.sent)
-    assert len(words) == 3 and all(any(w == cmd for cmd in sent) for w in words), (words, host.sent)
+    assert len(words) == 4 and all(any(w == cmd for cmd in sent) for w in words), (words, host.sent)
     assert journal.pending() == []
 
 
@@ -83,9 +83,16 @@ def test_undo_puts_the_bytes_back_and_checks_the_export_came_back(
     assert "client(sync," in host.run(["exportfs", "-s"]).stdout
     undo = prepare_undo(host, host, journal)
     assert [s.writes for s in undo.steps.do if s.writes] == ["/etc/exports", "/etc/fstab"]
+    assert all(step.text() in undo.review for step in undo.steps.do)
+    sent = len(host.sent)
     log: list[str] = []
     undo_apply(undo, host, host, journal, log.append)
     assert host.etc("exports").read_text() == ASYNC_TEXT and host.etc("fstab").read_text() == FSTAB
+    # the copies Apply kept and the mount point it made are gone, by the plan's own steps
+    assert sorted(p.name for p in host.etc("").iterdir()) == ["exports", "fstab"]
+    assert not (tmp_path / "mnt" / "a").exists()
+    ran = host.sent[sent:]
+    assert all(step.line in ran for step in undo.steps.do if step.writes is None)
     assert "client(async," in host.run(["exportfs", "-s"]).stdout
     assert any("exportfs -ra accepts the restored /etc/exports" in line for line in log)
     assert last_apply(journal, [host_key(host)]) is None and journal.pending() == []

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.changes.apply import findmnt_section
+from nfstune.changes.fstab_check import findmnt_section
 from nfstune.errors import ConfigError
 from nfstune.nfs.exports_rewrite import exports_edit
 from nfstune.nfs.file_edit import unified_diff

@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 import time
 import uuid
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
-from nfstune.changes.apply_steps import backup_name, file_steps, mount_point_steps, reload_step
+from nfstune.changes.apply_steps import (
+    backup_name,
+    file_steps,
+    mount_point_steps,
+    reload_step,
+    steps_text,
+    systemd_reload_step,
+)
 from nfstune.changes.export import (
     ApplianceRefused,
     CheckFailed,
@@ -27,6 +33,7 @@ from nfstune.changes.export import (
     rows_changed,
     verify_exports,
 )
+from nfstune.changes.fstab_check import findmnt_verify, verify_fstab
 from nfstune.changes.nfsd_threads import read_nfs_conf_files
 from nfstune.changes.steps import Role, Steps
 from nfstune.changes.transaction import ChangeFailed, Transaction, host_key, run_step
@@ -44,9 +51,7 @@ from nfstune.store.journal import Journal
 
 Log = Callable[[str], None]
 
-SYSTEMD_RELOAD = "if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi"
 NFSCONF_GET = "nfsconf --get nfsd threads"
-_FINDMNT_SUMMARY = re.compile(r"(\d+) parse errors?, (\d+) errors?, (\d+) warnings?")
 
 
 class ApplyRefused(NfstuneError):
@@ -100,7 +105,13 @@ class ApplyPlan:
         steps = steps.then(mount_point_steps("client", self.mount_point))
         if not self.client_edit.noop:
             steps = steps.then(edit_steps("client", self.client_edit, exportfs=False))
+            steps = steps.then(Steps((systemd_reload_step(),)))
         return steps
+
+    @property
+    def review(self) -> str:
+        """What the admin confirms: the diff, then the steps that make it."""
+        return f"{self.diff}\n{steps_text(self.steps)}\n"
 
 
 def edit_steps(role: Role, edit: FileEdit, *, exportfs: bool, backup: str | None = None) -> Steps:
@@ -238,8 +249,8 @@ def apply(plan: ApplyPlan, server: Host, client: Host, journal: Journal, log: Lo
     log(f"applied for good: {'; '.join(edit.summary for edit in plan.edits)}")
     if not plan.client_edit.noop:  # systemd makes its mount units from fstab: let it read the new one
         try:
-            reload = client.run(SYSTEMD_RELOAD, sudo=True, check=False)
-            failed = reload.stderr.strip() if reload.exit_status else ""
+            reload = run_step(client, systemd_reload_step(), check=False)
+            failed = reload.stderr.strip() if reload is not None and reload.exit_status else ""
         except RemoteError as exc:  # the change is made and committed: this is only a warning
             failed = str(exc)
         if failed:
@@ -365,55 +376,10 @@ def _apply_client(
     if not edit.noop:
         tx.progress(f"{client.label}: writing {edit.path} (the old one is kept beside it)")
         backup = write_edit(client, "client", edit, tx, ids, {**applied, "written_sha256": sha256(edit.new)})
-    parse_errors, errors, report = findmnt_verify(client)
-    section = findmnt_section(report, mount_point)
-    command = f"findmnt --verify --verbose --tab-file {FSTAB}"
-    if section is None:
-        raise CheckFailed(client.label, command, report, f"findmnt does not read an entry for {mount_point}")
-    if any("[E]" in ln for ln in section):
-        raise CheckFailed(client.label, command, report, f"findmnt reports an error for {mount_point}")
-    if parse_errors > baseline[0] or errors > baseline[1]:
-        problem = (
-            f"the new {FSTAB} has {parse_errors} parse errors and {errors} errors for findmnt, the old one had "
-            f"{baseline[0]} and {baseline[1]}"
-        )
-        raise CheckFailed(client.label, command, report, problem)
-    checks: list[str] = []  # a check is "[X] text", continued on lines without a mark
-    for line in section:
-        text = line.strip()
-        if text.startswith("[") or not checks:
-            checks.append(text)
-        else:
-            checks[-1] += " " + text
-    warnings += [f"{client.label}: findmnt: {mount_point}: {check}" for check in checks if check.startswith("[W]")]
+    report, found = verify_fstab(client, mount_point, baseline)
+    warnings += found
     tx.progress(f"{client.label}: findmnt --verify accepts {mount_point}")
     return backup, missing, report
-
-
-def findmnt_verify(client: Host) -> tuple[int, int, str]:
-    """(parse errors, errors, the whole report) of `findmnt --verify` on the client's fstab as it is now."""
-    result = client.run(["findmnt", "--verify", "--verbose", "--tab-file", FSTAB], sudo=True, check=False)
-    report = result.stdout + result.stderr
-    counts = _FINDMNT_SUMMARY.search(result.stderr)
-    if counts:
-        return int(counts[1]), int(counts[2]), report
-    if result.exit_status == 0:
-        return 0, 0, report
-    raise CheckFailed(client.label, "findmnt --verify", report, f"findmnt --verify failed ({result.exit_status})")
-
-
-def findmnt_section(report: str, mount_point: str) -> list[str] | None:
-    """The check lines findmnt prints under one target (indented lines after the target's own line)."""
-    lines = report.splitlines()
-    for i, line in enumerate(lines):
-        if line == mount_point:
-            section = []
-            for check in lines[i + 1 :]:
-                if not check.startswith(" "):
-                    break
-                section.append(check)
-            return section
-    return None
 
 
 def roll_back(tx: Transaction, exc: BaseException, log: Log) -> None:

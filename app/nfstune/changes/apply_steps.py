@@ -11,6 +11,7 @@ from nfstune.changes.transaction import undo_dir, undo_file
 from nfstune.shell_text import sh_line
 
 DATE = "<date>"  # the time of the Apply, in the dated copy's name
+SYSTEMD_RELOAD = "if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi"
 
 
 def backup_name(path: str, stamp: str = DATE) -> str:
@@ -43,6 +44,37 @@ def file_steps(role: Role, path: str, *, existed: bool, written: bool, backup: s
 def reload_step(role: Role = "server") -> Step:
     """The exports reloaded after an exports file was written; verified after (export.verify_exports)."""
     return command(role, RELOAD, "reload the exports, then check what exportfs -s and nfsd's caches show")
+
+
+def systemd_reload_step(role: Role = "client") -> Step:
+    """systemd makes its mount units from fstab: after a change it reads the new one (a failure is a warning)."""
+    return shell(role, SYSTEMD_RELOAD, "let systemd read the new fstab (systemctl daemon-reload)")
+
+
+def remove_dir_line(directory: str) -> str:
+    """`directory` removed if it is empty and nothing is mounted on it."""
+    return sh_line("! mountpoint -q {d} && rmdir {d}", d=directory)
+
+
+def remove_made_dir_step(role: Role, directory: str) -> Step:
+    """A directory Apply made for the mount point, removed by its Undo while it is empty and not mounted on."""
+    return shell(role, remove_dir_line(directory), f"remove {directory} (Apply made it) if it is empty and unused")
+
+
+def drop_backup_line(backup: str, path: str) -> str:
+    """`backup` removed if it holds the same bytes as `path`."""
+    return sh_line("cmp -s {backup} {path} && rm -f {backup}", backup=backup, path=path)
+
+
+def drop_backup_step(role: Role, backup: str, path: str) -> Step:
+    """Apply's dated copy, removed by its Undo once the file holds the same bytes again; any other copy stays."""
+    return shell(role, drop_backup_line(backup, path), f"remove {backup} if {path} holds its bytes again")
+
+
+def steps_text(steps: Steps) -> str:
+    """The steps as the admin reviews them under the diff, one a line, in the order they run."""
+    lines = [f"{s.text()}{f'  ({s.when})' if s.when else ''}  # {s.what}" for s in steps.do]
+    return "# the steps, in this order (a failure puts back what was done, newest first):\n" + "\n".join(lines)
 
 
 def mount_point_steps(role: Role, mount_point: str, made: tuple[str, ...] | None = None) -> Steps:

@@ -19,23 +19,28 @@ from dataclasses import dataclass
 
 from nfstune.changes.apply import (
     NFSCONF_GET,
-    SYSTEMD_RELOAD,
     ApplyRefused,
     Log,
-    findmnt_verify,
     nfs_conf_check,
     roll_back,
     threads_value,
 )
-from nfstune.changes.apply_steps import file_steps
+from nfstune.changes.apply_steps import (
+    drop_backup_step,
+    file_steps,
+    reload_step,
+    remove_made_dir_step,
+    steps_text,
+    systemd_reload_step,
+)
 from nfstune.changes.export import CheckFailed, Expected, exportfs_table, reload_exports, rows_changed, verify_exports
+from nfstune.changes.fstab_check import findmnt_verify
 from nfstune.changes.steps import Steps
 from nfstune.changes.transaction import Transaction, host_key, run_step
 from nfstune.errors import ConfigError
 from nfstune.nfs.file_edit import sha256, unified_diff
 from nfstune.nfs.fstab_rewrite import FSTAB
 from nfstune.remote import Host, RemoteError
-from nfstune.shell_text import sh_line
 from nfstune.store.journal import Journal, JournalEntry
 
 
@@ -95,12 +100,30 @@ class UndoPlan:
 
     @property
     def steps(self) -> Steps:
-        """What undo_apply() runs, in order (each exports file is verified after it)."""
+        """What undo_apply() runs, in order: each file put back (an exports file verified after it), then, once
+        all are, the mount point Apply made and its dated copies removed, and systemd told of the fstab."""
         steps = Steps()
         for f in self.files:
             if not f.noop:
-                steps = steps.then(f.steps(exportfs=reloads_exports(f, self.server_host)))
-        return steps
+                exportfs = reloads_exports(f, self.server_host)
+                steps = steps.then(f.steps(exportfs=exportfs))
+                steps = steps.then(Steps((reload_step(),) if exportfs else ()))
+        after = [remove_made_dir_step(role_of(d.host, self.server_host), d.target) for d in reversed(self.applied.dirs)]
+        after += [
+            drop_backup_step(f.role, f.backup_path, f.path) for f in self.files if f.backup_path and f.back is not None
+        ]
+        if any(f.path == FSTAB and f.host_key == self.client_host for f in self.files):
+            after.append(systemd_reload_step())
+        return steps.then(Steps(tuple(after)))
+
+    @property
+    def review(self) -> str:
+        """What the admin confirms: the diff back to the files Apply found, then the steps that make it."""
+        return f"{self.diff}\n{steps_text(self.steps)}\n"
+
+
+def role_of(host: str, server_host: str) -> str:
+    return "server" if host == server_host else "client"
 
 
 def reloads_exports(f: FileUndo, server_host: str) -> bool:
@@ -183,8 +206,8 @@ def undo_apply(plan: UndoPlan, server: Host, client: Host, journal: Journal, log
     for f in plan.files:
         _drop_backup(f, hosts[f.host_key], warnings)
     if any(f.path == FSTAB and f.host_key == plan.client_host for f in plan.files):
-        reload = client.run(SYSTEMD_RELOAD, sudo=True, check=False)
-        if reload.exit_status:
+        reload = run_step(client, systemd_reload_step(), check=False)
+        if reload is not None and reload.exit_status:
             warnings.append(f"{client.label}: `systemctl daemon-reload` failed: {reload.stderr.strip()}")
     log(f"the Apply of {plan.applied.when} is undone")
     return UndoResult(tuple(f"{f.host}: {f.path}" for f in plan.files), removed, tuple(warnings))
@@ -233,7 +256,8 @@ def _remove_dirs(
     for entry in reversed(dirs):
         host = hosts[entry.host]
         try:
-            gone = host.run(remove_dir_line(entry.target), sudo=True, check=False).exit_status == 0
+            result = run_step(host, remove_made_dir_step("client", entry.target), check=False)
+            gone = result is not None and result.exit_status == 0
         except RemoteError as exc:
             gone = False
             warnings.append(f"{host.label}: {entry.target}: {exc}")
@@ -245,22 +269,12 @@ def _remove_dirs(
     return tuple(removed)
 
 
-def remove_dir_line(directory: str) -> str:
-    """`directory` removed if it is empty and nothing is mounted on it."""
-    return sh_line("! mountpoint -q {d} && rmdir {d}", d=directory)
-
-
-def drop_backup_line(backup: str, path: str) -> str:
-    """`backup` removed if it holds the same bytes as `path`."""
-    return sh_line("cmp -s {backup} {path} && rm -f {backup}", backup=backup, path=path)
-
-
 def _drop_backup(f: FileUndo, host: Host, warnings: list[str]) -> None:
     """The dated copy Apply kept goes once the file holds the same bytes again; any other copy stays."""
     if f.backup_path is None or f.back is None:
         return
-    result = host.run(drop_backup_line(f.backup_path, f.path), sudo=True, check=False)
-    if result.exit_status:
+    result = run_step(host, drop_backup_step(f.role, f.backup_path, f.path), check=False)
+    if result is None or result.exit_status:
         warnings.append(
             f"{host.label}: the backup {posixpath.basename(f.backup_path)} differs from the restored file and was kept"
         )

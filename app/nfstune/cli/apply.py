@@ -13,7 +13,6 @@ from nfstune.advice.recommend import DEFAULT_MOUNT_POINT
 from nfstune.advice.session import recommendation
 from nfstune.changes.apply import ApplyResult, apply, prepare
 from nfstune.changes.apply_undo import UndoResult, prepare_undo, undo_apply
-from nfstune.changes.steps import Steps
 from nfstune.changes.transaction import recover_on_connect
 from nfstune.cli.run import connect_pair
 from nfstune.errors import ConfigError
@@ -69,8 +68,7 @@ def apply_command(args: argparse.Namespace, printer: Any) -> int:
         if plan.noop:
             print("Every file already reads as recommended: nothing to change.")
             return 0
-        print(plan.diff)
-        _print_steps(plan.steps)
+        print(plan.review)
         for finding in plan.findings:
             print(f"note: look at this in the server's exports files: {finding}")
         if not _confirmed(args, "Apply these changes (a dated backup of each file is kept beside it)?"):
@@ -82,20 +80,12 @@ def apply_command(args: argparse.Namespace, printer: Any) -> int:
 
 def _undo(args: argparse.Namespace, pair: Any, journal: Journal, printer: Any) -> int:
     plan = prepare_undo(pair.server, pair.client, journal)
-    print(plan.diff)
-    _print_steps(plan.steps)
+    print(plan.review)
     if not _confirmed(args, f"Put these files back as they were before the Apply of {plan.applied.when}?"):
         print("Not undone: nothing was changed.")
         return 1
     _say_undone(undo_apply(plan, pair.server, pair.client, journal, printer))
     return 0
-
-
-def _print_steps(steps: Steps) -> None:
-    """The steps that run, as they run (a failure undoes them, newest first)."""
-    print("Steps:")
-    for step in steps.do:
-        print(f"  {step.text()}{f'  ({step.when})' if step.when else ''}: {step.what}")
 
 
 def _confirmed(args: argparse.Namespace, question: str) -> bool:
