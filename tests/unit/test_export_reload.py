@@ -92,3 +92,14 @@ def test_a_refused_file_a_wrong_mode_and_a_dropped_export_still_listed_are_caugh
     assert dropped == {"/export/b": {}}
     with pytest.raises(CheckFailed, match="/export/b is still exported"):
         verify_exports(LocalHost(), two_reload, two_reload.table, Expected(rows=dropped), file="x", kernel=False)
+    # gone as it should be, it is no change elsewhere; /export/a moving is
+    gone = {key: opts for key, opts in two_reload.table.items() if key[0] != "/export/b"}
+    shown = "".join(f"{p}  {c}({','.join(o)})\n" for (p, c), o in gone.items())
+    verify_exports(
+        LocalHost(), Reloaded("", (), shown, gone), two_reload.table, Expected(rows=dropped), file="x", kernel=False
+    )
+    moved = {**gone, ("/export/a", "client"): ("sync", *gone[("/export/a", "client")][1:])}
+    with pytest.raises(CheckFailed, match="also changed an export the change was not meant to touch: /export/a"):
+        verify_exports(
+            LocalHost(), Reloaded("", (), "", moved), two_reload.table, Expected(rows=dropped), file="x", kernel=False
+        )

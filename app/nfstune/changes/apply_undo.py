@@ -194,8 +194,8 @@ def undo_apply(plan: UndoPlan, server: Host, client: Host, journal: Journal, log
     warnings: list[str] = []
     try:
         for f in plan.files:
-            is_server = f.host_key == plan.server_host
-            _restore(f, hosts[f.host_key], tx, ids, plan.applied.apply_id, warnings, is_server=is_server)
+            exportfs = reloads_exports(f, plan.server_host)
+            _restore(f, hosts[f.host_key], tx, ids, plan.applied.apply_id, warnings, exportfs=exportfs)
     except BaseException as exc:
         roll_back(tx, exc, log)
         raise
@@ -214,11 +214,10 @@ def undo_apply(plan: UndoPlan, server: Host, client: Host, journal: Journal, log
 
 
 def _restore(
-    f: FileUndo, host: Host, tx: Transaction, ids: list[int], apply_id: str, warnings: list[str], *, is_server: bool
+    f: FileUndo, host: Host, tx: Transaction, ids: list[int], apply_id: str, warnings: list[str], *, exportfs: bool
 ) -> None:
     if f.noop:
         return
-    exportfs = is_server and f.path != FSTAB and not f.nfs_conf
     before = findmnt_verify(host) if not exportfs and not f.nfs_conf and f.now is not None else (0, 0, "")
     table = exportfs_table(host) if exportfs else {}
     ids.append(tx.record(host, "file", f.path, original=f.now, detail={"undo_apply": apply_id, "exportfs": exportfs}))

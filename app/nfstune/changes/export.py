@@ -109,7 +109,10 @@ class Expected:
     modes: dict[str, str] = field(default_factory=dict)
 
     def changes(self, path: str, client: str) -> bool:
-        return path in self.modes or client in self.rows.get(path, {})
+        """Whether the change may alter this export: its path's mode, a client of its rows, or any client of an
+        export it drops."""
+        rows = self.rows.get(path)
+        return path in self.modes or (rows is not None and (not rows or client in rows))
 
 
 def rows_changed(old: bytes | None, new: bytes | None) -> Rows:
