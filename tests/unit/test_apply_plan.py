@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from nfstune.changes.apply import plan_apply
 from nfstune.changes.fstab_check import findmnt_section
 from nfstune.errors import ConfigError
 from nfstune.nfs.exports_rewrite import exports_edit
@@ -270,3 +271,42 @@ def test_committed_journal_entries_are_no_longer_pending(tmp_path: Path) -> None
     journal.mark_committed([])
     state = journal._conn.execute("SELECT state FROM journal WHERE id = ?", (kept,)).fetchone()[0]
     assert state == "committed"  # not 'restored': it was never undone
+
+
+def test_the_plan_shows_every_file_apply_writes_as_a_step_with_its_undo() -> None:
+    """The steps under the diff: each file's dated copy before the file, the exports reloaded after the exports
+    file, fstab last; a failure puts fstab back before the exports file (newest first)."""
+    plan = plan_apply(
+        FILES,
+        "UUID=1 / ext4 defaults 0 1\n",
+        "/srv/projects",
+        RECOMMENDED,
+        "nas:/srv/projects /mnt/projects nfs vers=4.2 0 0",
+        server=("nas", "root@nas:22"),
+        client=("laptop", "me@laptop:22"),
+    )
+    exports, fstab = "/etc/exports.d/projects.exports", "/etc/fstab"
+    written = [(s.host, s.writes) for s in plan.steps.do if s.writes]
+    assert written == [
+        ("server", f"{exports}.nfstune-<date>.bak"),
+        ("server", exports),
+        ("client", f"{fstab}.nfstune-<date>.bak"),
+        ("client", fstab),
+    ]
+    lines = [s.line for s in plan.steps.do]
+    assert lines.index("exportfs -ra") == [s.writes for s in plan.steps.do].index(exports) + 1
+    put_back = [s.writes for s in plan.steps.undo if s.writes]
+    assert put_back == [fstab, exports]
+    assert "exportfs -ra && exportfs -f" in [s.line for s in plan.steps.undo]
+    assert plan.review.startswith(plan.diff) and all(s.text() in plan.review for s in plan.steps.do)
+    # an edit that changes nothing writes nothing
+    same = plan_apply(
+        {"/etc/exports": f"{RECOMMENDED}\n"},
+        "nas:/srv/projects /mnt/projects nfs vers=4.2 0 0\n",
+        "/srv/projects",
+        RECOMMENDED,
+        "nas:/srv/projects /mnt/projects nfs vers=4.2 0 0",
+        server=("nas", "root@nas:22"),
+        client=("laptop", "me@laptop:22"),
+    )
+    assert same.noop and not [s for s in same.steps.do if s.writes]
