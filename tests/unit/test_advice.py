@@ -9,11 +9,11 @@ import pytest
 from nfstune.advice.recommend import EXPORTS_ASYNC_WARNING, Measured, recommend
 from nfstune.changes.apply import plan_apply
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply_plan import plan_exports_change
 from nfstune.nfs.export_options import ASYNC
 from nfstune.nfs.exports import parse
+from nfstune.nfs.exports_rewrite import exports_edit
 from nfstune.nfs.fstab import Fstab
-from nfstune.nfs.fstab_plan import plan_fstab_change
+from nfstune.nfs.fstab_rewrite import fstab_edit
 from nfstune.nfs.mounts import split_source
 from nfstune.statistics.verdict import Question, Verdict, judge
 
@@ -187,7 +187,7 @@ def test_a_bare_path_stays_read_only_for_the_world() -> None:
     assert rec.exports_line == "/srv/ro"
     assert effective(rec.exports_line, "/srv/ro") == {"*": (True, True, False)}
     assert any("read-only" in r.why for r in rec.exports_reasons)
-    edit = plan_exports_change({"/etc/exports": "/srv/ro\n"}, "/srv/ro", rec.exports_line)
+    edit = exports_edit({"/etc/exports": "/srv/ro\n"}, "/srv/ro", rec.exports_line)
     assert edit.noop
 
 
@@ -197,7 +197,7 @@ def test_the_defaults_word_and_implied_ro_are_kept() -> None:
     rec = recommend(share="/srv/a", server="nas", exports=text, measured=FASTER)
     assert rec.exports_line == "/srv/a -ro,no_root_squash,async host1(sync)"
     assert effective(rec.exports_line, "/srv/a") == {"host1": (True, False, False)}
-    edit = plan_exports_change({"/etc/exports": text}, "/srv/a", rec.exports_line)
+    edit = exports_edit({"/etc/exports": text}, "/srv/a", rec.exports_line)
     assert edit.new == b"/srv/a -ro,no_root_squash,async host1(sync)\n"
     # already sync: nothing to change, the words stay as written
     rec = recommend(share="/srv/a", server="nas", exports="/srv/a -ro,no_root_squash host1\n", measured=FASTER)
@@ -222,7 +222,7 @@ def test_every_client_and_the_continuation_style_are_kept() -> None:
     text = "# c\n/srv/m -async a(rw) \\\n   b(ro,sec=krb5p)  # note\n/srv/other *(ro)\n"
     rec = recommend(share="/srv/m", server="nas", exports=text, measured=Measured())
     assert rec.exports_line == "/srv/m -async a(rw,sync) \\\n   b(ro,sec=krb5p,sync)"
-    edit = plan_exports_change({"/etc/exports": text}, "/srv/m", rec.exports_line)
+    edit = exports_edit({"/etc/exports": text}, "/srv/m", rec.exports_line)
     assert edit.new.decode() == "# c\n/srv/m -async a(rw,sync) \\\n   b(ro,sec=krb5p,sync)  # note\n/srv/other *(ro)\n"
 
 
@@ -235,7 +235,7 @@ def test_the_host_space_rw_trap_is_reported_and_never_rewritten() -> None:
     assert any(r.option == "*" and "RISK: every host may write" in r.why for r in rec.exports_reasons)
     # the dangerous edit the old advice made is refused by the apply plan
     with pytest.raises(ConfigError, match="rw where it was ro"):
-        plan_exports_change({"/etc/exports": "/srv/l host (rw)\n"}, "/srv/l", "/srv/l host(rw,sync) (rw)")
+        exports_edit({"/etc/exports": "/srv/l host (rw)\n"}, "/srv/l", "/srv/l host(rw,sync) (rw)")
 
 
 def test_no_root_squash_to_everyone_is_flagged() -> None:
@@ -263,7 +263,7 @@ def test_the_users_fstab_entry_is_kept() -> None:
     """The old Apply replaced it: mount point moved, ro, sec=krb5p, noexec, x-systemd.automount dropped."""
     rec = recommend(share="/srv/data", server="nas", exports="/srv/data h(rw)\n", fstab=USER_FSTAB, measured=Measured())
     assert rec.fstab_line == USER_FSTAB.splitlines()[2] == rec.fstab_before
-    assert plan_fstab_change(USER_FSTAB, rec.fstab_line).noop
+    assert fstab_edit(USER_FSTAB, rec.fstab_line).noop
     assert any(r.why.startswith("kept as you have it") for r in rec.fstab_reasons)
 
 
@@ -273,11 +273,11 @@ def test_only_a_measured_version_changes_the_users_entry() -> None:
     assert rec.fstab_line == (
         "nas:/srv/data/\t/home/me/My\\040Data  nfs4  ro,sec=krb5p,noexec,x-systemd.automount,vers=4.2  0  0"
     )
-    edit = plan_fstab_change(USER_FSTAB, rec.fstab_line)
+    edit = fstab_edit(USER_FSTAB, rec.fstab_line)
     assert edit.new.decode() == USER_FSTAB.replace("vers=4.1", "vers=4.2")
     # the old kind of line, which moves the mount and drops the user's options, is refused
     with pytest.raises(ConfigError, match=r"line 3 .*mount point would move.*ro would be dropped"):
-        plan_fstab_change(USER_FSTAB, "nas:/srv/data /mnt/nfs nfs vers=4.2,hard,_netdev,nofail 0 0")
+        fstab_edit(USER_FSTAB, "nas:/srv/data /mnt/nfs nfs vers=4.2,hard,_netdev,nofail 0 0")
 
 
 def test_a_new_fstab_line_avoids_a_mount_point_in_use() -> None:
@@ -305,7 +305,7 @@ def test_a_share_with_a_space_is_escaped_in_both_files() -> None:
     assert len(line.text.split()) == 6
     assert line.entry is not None and line.entry.device == "nas:/srv/my share"
     assert line.entry.mount_point == "/mnt/nfs"
-    edit = plan_exports_change({}, "/srv/my share", rec.exports_line)
+    edit = exports_edit({}, "/srv/my share", rec.exports_line)
     assert parse(edit.new.decode()).find("/srv/my share") is not None
 
 
@@ -329,7 +329,7 @@ def test_an_ipv6_server_is_bracketed() -> None:
     rec = recommend(share="/srv/v6", server="2001:db8::1", exports="/srv/v6 h(rw)\n", fstab=fstab, measured=Measured())
     assert rec.fstab_line == fstab.rstrip("\n")
     with pytest.raises(ConfigError, match=r"IPv6 server goes in brackets"):
-        plan_fstab_change(None, "2001:db8::1:/srv/v6 /mnt/v6 nfs hard 0 0")
+        fstab_edit(None, "2001:db8::1:/srv/v6 /mnt/v6 nfs hard 0 0")
 
 
 def test_a_new_fstab_line_pins_the_version_and_says_why_without_contradicting_itself() -> None:
@@ -364,13 +364,13 @@ def test_an_entry_naming_the_server_by_address_is_the_shares_entry() -> None:
     assert rec.fstab_line == "10.0.0.5:/srv/data  /home/me/data  nfs  ro,vers=4.2  0  0"
     # Apply, told the same addresses, edits that line's options only
     new_line = "nas:/srv/data /home/me/data nfs ro,vers=4.2 0 0"
-    edit = plan_fstab_change(ADDRESS_FSTAB, new_line, server_aliases=("nas", "10.0.0.5"))
+    edit = fstab_edit(ADDRESS_FSTAB, new_line, server_aliases=("nas", "10.0.0.5"))
     assert edit.new.decode() == ADDRESS_FSTAB.replace("vers=4.1", "vers=4.2")
     with pytest.raises(ConfigError, match=r"already mounts 10\.0\.0\.5:/srv/data .* choose another mount point"):
-        plan_fstab_change(ADDRESS_FSTAB, new_line)  # without them: the same mount point, refused
+        fstab_edit(ADDRESS_FSTAB, new_line)  # without them: the same mount point, refused
     # another server's address is not an alias
     assert (
-        plan_fstab_change(ADDRESS_FSTAB, "nas:/srv/data /mnt/d nfs vers=4.2 0 0", server_aliases=("nas", "10.0.0.6"))
+        fstab_edit(ADDRESS_FSTAB, "nas:/srv/data /mnt/d nfs vers=4.2 0 0", server_aliases=("nas", "10.0.0.6"))
         .new.decode()
         .count("\n")
         == 3

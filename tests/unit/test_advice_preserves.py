@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from nfstune.advice.recommend import Measured, recommend
 from nfstune.changes.apply import plan_apply
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply_plan import defining_entry
 from nfstune.nfs.export_options import ASYNC, ExportOptions
 from nfstune.nfs.exports import ExportEntry, encode_word, files_in_order, parse
+from nfstune.nfs.exports_rewrite import defining_entry
 from nfstune.nfs.fstab import Fstab
-from nfstune.nfs.fstab_plan import TUNED_MOUNT_OPTIONS, find_nfs_entry
+from nfstune.nfs.fstab_rewrite import TUNED_MOUNT_OPTIONS, find_nfs_entry
 from nfstune.nfs.mounts import escape_field, mount_source, split_source
 from nfstune.statistics.verdict import Question, judge
 

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.changes.apply import findmnt_section
+from nfstune.changes.apply import plan_apply
+from nfstune.changes.fstab_check import findmnt_section
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply_plan import plan_exports_change, unified_diff
-from nfstune.nfs.fstab_plan import plan_fstab_change
+from nfstune.nfs.exports_rewrite import exports_edit
+from nfstune.nfs.file_edit import unified_diff
+from nfstune.nfs.fstab_rewrite import fstab_edit
 from nfstune.store import Journal, open_store
 
 EXPORTS = """# NAS exports, hand-edited
@@ -27,7 +29,7 @@ FILES = {"/etc/exports": EXPORTS, "/etc/exports.d/projects.exports": PROJECTS}
 
 
 def test_the_export_is_replaced_in_the_exports_d_file_that_defines_it() -> None:
-    edit = plan_exports_change(FILES, "/srv/projects", RECOMMENDED, host="nas")
+    edit = exports_edit(FILES, "/srv/projects", RECOMMENDED, host="nas")
     assert edit.path == "/etc/exports.d/projects.exports"
     assert edit.old == PROJECTS.encode()
     assert edit.old_sha256 == hashlib.sha256(PROJECTS.encode()).hexdigest()
@@ -49,17 +51,17 @@ def test_the_export_is_replaced_in_the_exports_d_file_that_defines_it() -> None:
 
 def test_etc_exports_wins_over_exports_d() -> None:
     files = {**FILES, "/etc/exports": EXPORTS + "/srv/projects 10.0.0.5(ro,async)\n"}
-    edit = plan_exports_change(files, "/srv/projects", "/srv/projects 10.0.0.5(ro,sync)")
+    edit = exports_edit(files, "/srv/projects", "/srv/projects 10.0.0.5(ro,sync)")
     assert edit.path == "/etc/exports"
     assert edit.new.decode() == EXPORTS + "/srv/projects 10.0.0.5(ro,sync)\n"
     # the entry in exports.d is not the one exportfs uses: its clients would be new ones here
     with pytest.raises(ConfigError, match=r"10\.0\.0\.0/24 would become a new client.*10\.0\.0\.5 would no longer be"):
-        plan_exports_change(files, "/srv/projects", RECOMMENDED)
+        exports_edit(files, "/srv/projects", RECOMMENDED)
 
 
 def test_comments_other_clients_and_the_continuation_style_are_kept() -> None:
     entry = "/srv/media   192.168.1.0/24(ro,all_squash)  \\\n             laptop(rw,sync,no_subtree_check)"
-    edit = plan_exports_change(FILES, "/srv/media", entry)
+    edit = exports_edit(FILES, "/srv/media", entry)
     assert edit.path == "/etc/exports"
     assert edit.new.decode() == EXPORTS.replace("laptop(rw,async,", "laptop(rw,sync,")
     assert edit.diff == (
@@ -76,18 +78,18 @@ def test_comments_other_clients_and_the_continuation_style_are_kept() -> None:
 
 def test_a_new_client_or_a_dropped_one_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"/etc/exports line 2: .*desk would become a new client"):
-        plan_exports_change(FILES, "/srv/media", "/srv/media 192.168.1.0/24(ro,all_squash) laptop(rw) desk(ro)")
+        exports_edit(FILES, "/srv/media", "/srv/media 192.168.1.0/24(ro,all_squash) laptop(rw) desk(ro)")
     with pytest.raises(ConfigError, match=r"192.168.1.0/24 would no longer be a client"):
-        plan_exports_change(FILES, "/srv/media", "/srv/media laptop(rw,sync,no_subtree_check)")
+        exports_edit(FILES, "/srv/media", "/srv/media laptop(rw,sync,no_subtree_check)")
 
 
 def test_a_share_exported_nowhere_is_appended_to_etc_exports() -> None:
-    edit = plan_exports_change(FILES, "/srv/new", "/srv/new 10.0.0.0/24(rw,sync,no_subtree_check)", host="nas")
+    edit = exports_edit(FILES, "/srv/new", "/srv/new 10.0.0.0/24(rw,sync,no_subtree_check)", host="nas")
     assert edit.path == "/etc/exports"
     assert edit.new == (EXPORTS + "/srv/new 10.0.0.0/24(rw,sync,no_subtree_check)\n").encode()
     assert "is not exported yet" in edit.summary
     # a file without a final newline gets one before the new line, and the diff says so
-    edit = plan_exports_change({"/etc/exports": "/a *(ro)"}, "/b", "/b *(ro)\n")
+    edit = exports_edit({"/etc/exports": "/a *(ro)"}, "/b", "/b *(ro)\n")
     assert edit.new == b"/a *(ro)\n/b *(ro)\n"
     assert edit.diff == (
         "--- a/etc/exports\n+++ b/etc/exports\n@@ -1 +1,2 @@\n"
@@ -96,19 +98,19 @@ def test_a_share_exported_nowhere_is_appended_to_etc_exports() -> None:
 
 
 def test_a_missing_etc_exports_is_created() -> None:
-    edit = plan_exports_change({}, "/b", "/b *(ro)")
+    edit = exports_edit({}, "/b", "/b *(ro)")
     assert edit.old is None and edit.old_sha256 is None and edit.new == b"/b *(ro)\n"
     assert edit.diff == "--- /dev/null\n+++ b/etc/exports\n@@ -0,0 +1 @@\n+/b *(ro)\n"
 
 
 def test_nothing_is_appended_after_a_line_where_exportfs_stops_reading() -> None:
     with pytest.raises(ConfigError, match=r"line 1: .*correct that line first"):
-        plan_exports_change({"/etc/exports": "/a host(rw,bogus)\n"}, "/b", "/b *(ro)")
+        exports_edit({"/etc/exports": "/a host(rw,bogus)\n"}, "/b", "/b *(ro)")
 
 
 def test_a_line_already_in_force_is_a_no_op() -> None:
     line = "/srv/projects 10.0.0.0/24(rw,async,no_subtree_check)"
-    edit = plan_exports_change(FILES, "/srv/projects", line, host="nas")
+    edit = exports_edit(FILES, "/srv/projects", line, host="nas")
     assert edit.noop and edit.diff == "" and edit.old == edit.new
     assert edit.summary == "nas: /etc/exports.d/projects.exports already reads as recommended: nothing to change"
 
@@ -127,7 +129,7 @@ def test_a_line_already_in_force_is_a_no_op() -> None:
 )
 def test_bad_exports_lines_are_refused(line: str, problem: str) -> None:
     with pytest.raises(ConfigError, match=problem.replace("(", r"\(")):
-        plan_exports_change(FILES, "/srv/projects", line)
+        exports_edit(FILES, "/srv/projects", line)
 
 
 @pytest.mark.parametrize(
@@ -141,24 +143,24 @@ def test_bad_exports_lines_are_refused(line: str, problem: str) -> None:
 )
 def test_bad_new_exports_are_refused(line: str, problem: str) -> None:
     with pytest.raises(ConfigError, match=problem):
-        plan_exports_change(FILES, "/srv/new", line)
+        exports_edit(FILES, "/srv/new", line)
 
 
 def test_defaults_count_as_the_clients_options() -> None:
     # "-async" is overridden by the word's own "sync": only that word changes
-    edit = plan_exports_change({"/etc/exports": "/srv/x -async a(rw)\n"}, "/srv/x", "/srv/x -async a(rw,sync)")
+    edit = exports_edit({"/etc/exports": "/srv/x -async a(rw)\n"}, "/srv/x", "/srv/x -async a(rw,sync)")
     assert edit.new == b"/srv/x -async a(rw,sync)\n"
     # dropping "-no_root_squash" changes what a gets, even if it squashes more: nothing nfstune does not tune changes
     with pytest.raises(ConfigError, match="a: root_squash where it was no_root_squash"):
-        plan_exports_change({"/etc/exports": "/srv/x -no_root_squash a(rw)\n"}, "/srv/x", "/srv/x a(rw,sync)")
+        exports_edit({"/etc/exports": "/srv/x -no_root_squash a(rw)\n"}, "/srv/x", "/srv/x a(rw,sync)")
     # "-ro" makes the implied ro explicit: rw for it is refused
     with pytest.raises(ConfigError, match="a: rw where it was ro"):
-        plan_exports_change({"/etc/exports": "/srv/x -ro a\n"}, "/srv/x", "/srv/x a(rw)")
+        exports_edit({"/etc/exports": "/srv/x -ro a\n"}, "/srv/x", "/srv/x a(rw)")
 
 
 def test_bytes_that_are_not_utf8_are_kept() -> None:
     old = b"# caf\xe9\n/srv/x a(rw,async)\n"
-    edit = plan_exports_change({"/etc/exports": old.decode("utf-8", "surrogateescape")}, "/srv/x", "/srv/x a(rw,sync)")
+    edit = exports_edit({"/etc/exports": old.decode("utf-8", "surrogateescape")}, "/srv/x", "/srv/x a(rw,sync)")
     assert edit.old == old and edit.new == b"# caf\xe9\n/srv/x a(rw,sync)\n"
     assert "# caf\\xe9" in edit.diff
 
@@ -168,7 +170,7 @@ LINE = "nas:/export /mnt/nas nfs vers=4.2,hard,_netdev,nofail 0 0"
 
 
 def test_fstab_edits_only_the_version_of_the_entry_of_the_same_share_keeping_its_blanks() -> None:
-    edit = plan_fstab_change(FSTAB, "nas:/export /data nfs rw,soft,vers=3 0 0", host="client")
+    edit = fstab_edit(FSTAB, "nas:/export /data nfs rw,soft,vers=3 0 0", host="client")
     assert edit.new.decode() == (
         "# /etc/fstab\nUUID=1234  /  ext4  defaults  0 1\nnas:/export/  /data\tnfs  rw,soft,vers=3  0 0\n"
     )
@@ -185,34 +187,34 @@ def test_fstab_never_moves_or_strips_the_users_entry() -> None:
         match=r"line 3 already mounts nas:/export/ on /data; .*mount point would move "
         r"from /data to /mnt/nas; rw would be dropped; soft would be dropped; hard would be added",
     ):
-        plan_fstab_change(FSTAB, LINE)
+        fstab_edit(FSTAB, LINE)
 
 
 def test_fstab_never_replaces_another_mount_on_the_same_mount_point() -> None:
     text = "other:/x /mnt/nas nfs4 ro 0 0\n" + FSTAB.replace("nas:/export/", "nas:/elsewhere")
     with pytest.raises(ConfigError, match=r"line 1 already mounts other:/x \(nfs4\) on /mnt/nas"):
-        plan_fstab_change(text, LINE)
+        fstab_edit(text, LINE)
 
 
 def test_fstab_appends_a_new_mount() -> None:
-    edit = plan_fstab_change("/dev/vda / ext4 rw,noatime 0 0", "nas:/srv/x /mnt/x nfs4 hard\n")
+    edit = fstab_edit("/dev/vda / ext4 rw,noatime 0 0", "nas:/srv/x /mnt/x nfs4 hard\n")
     assert edit.new == b"/dev/vda / ext4 rw,noatime 0 0\nnas:/srv/x /mnt/x nfs4 hard\n"
     assert edit.diff.endswith(
         "-/dev/vda / ext4 rw,noatime 0 0\n\\ No newline at end of file\n"
         "+/dev/vda / ext4 rw,noatime 0 0\n+nas:/srv/x /mnt/x nfs4 hard\n"
     )
-    assert plan_fstab_change(None, LINE).diff == f"--- /dev/null\n+++ b/etc/fstab\n@@ -0,0 +1 @@\n+{LINE}\n"
+    assert fstab_edit(None, LINE).diff == f"--- /dev/null\n+++ b/etc/fstab\n@@ -0,0 +1 @@\n+{LINE}\n"
 
 
 def test_fstab_no_op() -> None:
     text = "/dev/vda / ext4 rw 0 0\n" + LINE + "\n"
-    edit = plan_fstab_change(text, LINE, host="client")
+    edit = fstab_edit(text, LINE, host="client")
     assert edit.noop and edit.diff == "" and "nothing to change" in edit.summary
 
 
 def test_fstab_never_replaces_a_local_filesystem() -> None:
     with pytest.raises(ConfigError, match=r"line 2 already mounts /dev/sdb1 \(ext4\) on /mnt/nas"):
-        plan_fstab_change("/dev/vda / ext4 rw 0 0\n/dev/sdb1 /mnt/nas ext4 defaults 0 2\n", LINE)
+        fstab_edit("/dev/vda / ext4 rw 0 0\n/dev/sdb1 /mnt/nas ext4 defaults 0 2\n", LINE)
 
 
 @pytest.mark.parametrize(
@@ -231,7 +233,7 @@ def test_fstab_never_replaces_a_local_filesystem() -> None:
 )
 def test_bad_fstab_lines_are_refused(line: str, problem: str) -> None:
     with pytest.raises(ConfigError, match=problem.replace("(", r"\(").replace(")", r"\)")):
-        plan_fstab_change(FSTAB, line)
+        fstab_edit(FSTAB, line)
 
 
 def test_diff_keeps_carriage_returns_inside_their_lines() -> None:
@@ -269,3 +271,42 @@ def test_committed_journal_entries_are_no_longer_pending(tmp_path: Path) -> None
     journal.mark_committed([])
     state = journal._conn.execute("SELECT state FROM journal WHERE id = ?", (kept,)).fetchone()[0]
     assert state == "committed"  # not 'restored': it was never undone
+
+
+def test_the_plan_shows_every_file_apply_writes_as_a_step_with_its_undo() -> None:
+    """The steps under the diff: each file's dated copy before the file, the exports reloaded after the exports
+    file, fstab last; a failure puts fstab back before the exports file (newest first)."""
+    plan = plan_apply(
+        FILES,
+        "UUID=1 / ext4 defaults 0 1\n",
+        "/srv/projects",
+        RECOMMENDED,
+        "nas:/srv/projects /mnt/projects nfs vers=4.2 0 0",
+        server=("nas", "root@nas:22"),
+        client=("laptop", "me@laptop:22"),
+    )
+    exports, fstab = "/etc/exports.d/projects.exports", "/etc/fstab"
+    written = [(s.host, s.writes) for s in plan.steps.do if s.writes]
+    assert written == [
+        ("server", f"{exports}.nfstune-<date>.bak"),
+        ("server", exports),
+        ("client", f"{fstab}.nfstune-<date>.bak"),
+        ("client", fstab),
+    ]
+    lines = [s.line for s in plan.steps.do]
+    assert lines.index("exportfs -ra") == [s.writes for s in plan.steps.do].index(exports) + 1
+    put_back = [s.writes for s in plan.steps.undo if s.writes]
+    assert put_back == [fstab, exports]
+    assert "exportfs -ra && exportfs -f" in [s.line for s in plan.steps.undo]
+    assert plan.review.startswith(plan.diff) and all(s.text() in plan.review for s in plan.steps.do)
+    # an edit that changes nothing writes nothing
+    same = plan_apply(
+        {"/etc/exports": f"{RECOMMENDED}\n"},
+        "nas:/srv/projects /mnt/projects nfs vers=4.2 0 0\n",
+        "/srv/projects",
+        RECOMMENDED,
+        "nas:/srv/projects /mnt/projects nfs vers=4.2 0 0",
+        server=("nas", "root@nas:22"),
+        client=("laptop", "me@laptop:22"),
+    )
+    assert same.noop and not [s for s in same.steps.do if s.writes]

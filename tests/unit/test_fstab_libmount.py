@@ -13,7 +13,7 @@ import pytest
 from nfstune.advice.recommend import Measured, recommend
 from nfstune.changes.apply import plan_apply
 from nfstune.nfs.fstab import Fstab, FstabEntry
-from nfstune.nfs.fstab_plan import plan_fstab_change
+from nfstune.nfs.fstab_rewrite import fstab_edit
 from nfstune.nfs.mount_options import MountOptions
 
 LINES = [
@@ -67,7 +67,7 @@ def test_an_edit_keeps_the_comment_after_the_pass_number() -> None:
 
 def test_apply_edits_the_commented_entry_instead_of_adding_a_second_one_without_ro() -> None:
     text = "UUID=1234 / ext4 errors=remount-ro 0 1\n" + LINES[0] + "\n"
-    edit = plan_fstab_change(text, "nas:/export /mnt/nas nfs ro,vers=3 0 0", host="laptop")
+    edit = fstab_edit(text, "nas:/export /mnt/nas nfs ro,vers=3 0 0", host="laptop")
     after = edit.new.decode()
     assert after == text.replace("vers=4.2", "vers=3")  # that line's options only; no second line
     assert "line 2" in edit.summary

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nfstune.nfs.fstab_plan import same_source
+from nfstune.nfs.fstab_rewrite import same_source
 from nfstune.nfs.mounts import mount_source, split_source
 
 

@@ -24,7 +24,7 @@ from nfstune.bench.iperf import iperf_client_argv, iperf_server_argv
 from nfstune.bench.ping import ping_argv
 from nfstune.bench.sampler import sampler_command
 from nfstune.bench.workloads import FRONT_END_WORKLOADS, MIB, WorkloadId, WorkloadSizes
-from nfstune.changes import apply, apply_undo, config_files, fio_server, mount
+from nfstune.changes import apply, apply_steps, config_files, fio_server, mount
 from nfstune.changes.export import export_steps
 from nfstune.changes.fio_server import FioServerOn
 from nfstune.changes.host_change import HostChange, Where, steps_of
@@ -262,10 +262,10 @@ def _probe(v: str) -> Iterator[str]:
 
 def _direct(v: str) -> Iterator[str]:
     """The lines the changes run on a host without a Step of their own."""
-    yield apply.keep_owner_line(f"/etc/{v}", f"/etc/{v}.nfstune-1.bak")
+    yield apply_steps.keep_owner_line(f"/etc/{v}", f"/etc/{v}.nfstune-1.bak")
     yield apply.missing_dirs_line(["/mnt", f"/mnt/{v}"])
-    yield apply_undo.remove_dir_line(f"/mnt/{v}")
-    yield apply_undo.drop_backup_line(f"/etc/{v}.bak", f"/etc/{v}")
+    yield apply_steps.remove_dir_line(f"/mnt/{v}")
+    yield apply_steps.drop_backup_line(f"/etc/{v}.bak", f"/etc/{v}")
     yield config_files.listing_line(f"/etc/{v}.d", f".{v}")
     yield fio_server.port_free_line(8765)
     yield fio_server.listening_line("192.0.2.7", 8765, 4242, f"/var/tmp/{v}.log")
@@ -339,6 +339,21 @@ BUILDERS: dict[str, Callable[[str], Iterable[str]]] = {
         ],
     ),
     "workload steps": _workload_steps,
+    "apply file_steps": lambda v: step_lines(
+        apply_steps.file_steps("server", f"/etc/{v}", existed=True, written=True, backup=f"/etc/{v}.bak", exportfs=True)
+    ),
+    "undo apply file_steps": lambda v: step_lines(
+        apply_steps.file_steps("client", f"/etc/{v}", existed=False, written=False, backup=None, exportfs=False)
+    ),
+    "apply mount_point_steps": lambda v: step_lines(apply_steps.mount_point_steps("client", f"/mnt/{v}", ("/mnt",))),
+    "undo apply dirs and copies": lambda v: step_lines(
+        [
+            apply_steps.remove_made_dir_step("client", f"/mnt/{v}"),
+            apply_steps.drop_backup_step("server", f"/etc/{v}.bak", f"/etc/{v}"),
+            apply_steps.reload_step(),
+            apply_steps.systemd_reload_step(),
+        ]
+    ),
     "files": _files,
     "bench": _bench,
     "probe": _probe,
@@ -493,9 +508,9 @@ def test_hostile_file_names_run_nothing_on_a_real_shell(
     assert host.read_file(path) == b"text\n"
     backup = f"{path}.bak"
     host.write_file(backup, b"text\n", mode="0600")
-    host.run(apply.keep_owner_line(path, backup))
+    host.run(apply_steps.keep_owner_line(path, backup))
     assert (tmp_path / f"{name}.bak").stat().st_mode & 0o777 == (tmp_path / name).stat().st_mode & 0o777
-    host.run(apply_undo.drop_backup_line(backup, path))
+    host.run(apply_steps.drop_backup_line(backup, path))
     assert not (tmp_path / f"{name}.bak").exists()
     drop_ins = tmp_path / f"{name}.d"
     drop_ins.mkdir()

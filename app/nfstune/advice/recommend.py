@@ -14,7 +14,11 @@ from dataclasses import dataclass, field
 
 from nfstune.advice.threads import ThreadsAdvice, ThreadsFinding, threads_advice
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply_plan import (
+from nfstune.nfs.export_edit import with_options
+from nfstune.nfs.export_options import ASYNC, split_options
+from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, encode_word, same_export
+from nfstune.nfs.exports_findings import findings, matches_everyone
+from nfstune.nfs.exports_rewrite import (
     EXPORTS,
     defining_entry,
     other_entries_notes,
@@ -22,12 +26,8 @@ from nfstune.nfs.apply_plan import (
     refuse_unread,
     weakens,
 )
-from nfstune.nfs.export_edit import with_options
-from nfstune.nfs.export_options import ASYNC, split_options
-from nfstune.nfs.exports import Client, ExportEntry, ExportsFile, encode_word, same_export
-from nfstune.nfs.exports_findings import findings, matches_everyone
 from nfstune.nfs.fstab import Fstab, FstabEntry
-from nfstune.nfs.fstab_plan import TUNED_MOUNT_OPTIONS, find_nfs_entry, skipped_lines_naming
+from nfstune.nfs.fstab_rewrite import TUNED_MOUNT_OPTIONS, find_nfs_entry, skipped_lines_naming
 from nfstune.nfs.mount_options import MountOption, MountOptions
 from nfstune.nfs.mounts import mount_source
 from nfstune.statistics.verdict import Verdict

@@ -1,45 +1,46 @@
-"""Applying a recommendation for good, on the hosts: prepare() reads the files and makes the exact diff the admin
-is shown; apply() takes that plan, refuses if a file changed since, keeps a dated copy of each file beside it,
-writes, verifies (`exportfs -ra` and `exportfs -s` plus the kernel's own view on the server, `findmnt --verify`
-on the client), and on any failure puts both files back byte for byte. Each step is journaled before it is
-made, so a crash half-way is undone at the next connect; a finished apply is committed in the journal, so that
-it is never undone. Nothing is mounted."""
+"""Applying a recommendation for good, on the hosts: prepare() reads the files and makes the exact diff and the
+steps the admin is shown (apply_steps.py); apply() takes that plan, refuses if a file changed since, and runs
+those steps: keeps a dated copy of each file beside it, writes, verifies (export.verify_exports: `exportfs -ra`,
+`exportfs -s` and the kernel's own view on the server; `findmnt --verify` on the client), and on any failure the
+transaction puts both files back byte for byte. Each change is journaled before it is made, so a crash half-way
+is undone at the next connect; a finished apply is committed in the journal, so that it is never undone. Nothing
+is mounted."""
 
 from __future__ import annotations
 
 import os
 import posixpath
-import re
 import time
 import uuid
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
+from nfstune.changes.apply_steps import (
+    backup_name,
+    file_steps,
+    mount_point_steps,
+    reload_step,
+    steps_text,
+    systemd_reload_step,
+)
 from nfstune.changes.export import (
-    KERNEL_CACHES,
     ApplianceRefused,
-    changed_elsewhere,
+    CheckFailed,
+    Expected,
     exportfs_table,
-    kernel_resolution,
     read_export_files,
     reload_exports,
+    rows_changed,
+    verify_exports,
 )
+from nfstune.changes.fstab_check import findmnt_verify, verify_fstab
 from nfstune.changes.nfsd_threads import read_nfs_conf_files
-from nfstune.changes.transaction import ChangeFailed, Transaction, host_key
+from nfstune.changes.steps import Role, Steps
+from nfstune.changes.transaction import ChangeFailed, Transaction, host_key, run_step
 from nfstune.errors import ConfigError, NfstuneError
-from nfstune.nfs.apply_plan import (
-    FSTAB,
-    FileEdit,
-    exports_findings,
-    file_edit,
-    other_entries_notes,
-    plan_exports_change,
-    sha256,
-    text_bytes,
-)
-from nfstune.nfs.exportfs_view import expected_exportfs_s
-from nfstune.nfs.exports import parse as parse_exports
-from nfstune.nfs.fstab_plan import parse_fstab_line, plan_fstab_change
+from nfstune.nfs.exports_rewrite import exports_edit, exports_findings, other_entries_notes
+from nfstune.nfs.file_edit import FileEdit, file_edit, sha256, text_bytes
+from nfstune.nfs.fstab_rewrite import FSTAB, fstab_edit, parse_fstab_line
 from nfstune.nfs.mounts import split_source
 from nfstune.nfs.nfs_conf import parse as parse_nfs_conf
 from nfstune.nfs.nfs_conf import threads_text, winner
@@ -50,9 +51,7 @@ from nfstune.store.journal import Journal
 
 Log = Callable[[str], None]
 
-SYSTEMD_RELOAD = "if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi"
 NFSCONF_GET = "nfsconf --get nfsd threads"
-_FINDMNT_SUMMARY = re.compile(r"(\d+) parse errors?, (\d+) errors?, (\d+) warnings?")
 
 
 class ApplyRefused(NfstuneError):
@@ -65,12 +64,6 @@ class ApplyFailed(ChangeFailed):
     def __init__(self, host: str, command: str, output: str, message: str) -> None:
         self.host, self.command, self.output = host, command, output
         super().__init__(message)
-
-
-class CheckFailed(Exception):
-    def __init__(self, host: str, command: str, output: str, problem: str) -> None:
-        self.host, self.command, self.output, self.problem = host, command, output, problem
-        super().__init__(problem)
 
 
 @dataclass(frozen=True)
@@ -99,6 +92,34 @@ class ApplyPlan:
     @property
     def noop(self) -> bool:
         return all(edit.noop for edit in self.edits)
+
+    @property
+    def steps(self) -> Steps:
+        """What apply() runs, in order, and how a failure undoes it: the plan the admin reads with the diff."""
+        steps = Steps()
+        if not self.server_edit.noop:
+            steps = steps.then(edit_steps("server", self.server_edit, exportfs=True))
+            steps = steps.then(Steps((reload_step(),)))
+        if self.threads_edit is not None and not self.threads_edit.noop:
+            steps = steps.then(edit_steps("server", self.threads_edit, exportfs=False))
+        steps = steps.then(mount_point_steps("client", self.mount_point))
+        if not self.client_edit.noop:
+            steps = steps.then(edit_steps("client", self.client_edit, exportfs=False))
+            steps = steps.then(Steps((systemd_reload_step(),)))
+        return steps
+
+    @property
+    def review(self) -> str:
+        """What the admin confirms: the diff, then the steps that make it."""
+        return f"{self.diff}\n{steps_text(self.steps)}\n"
+
+
+def edit_steps(role: Role, edit: FileEdit, *, exportfs: bool, backup: str | None = None) -> Steps:
+    """The steps of one planned edit; `backup`: the dated copy's name as the run chose it (the plan's placeholder
+    when not given)."""
+    if edit.old is not None and backup is None:
+        backup = backup_name(edit.path)
+    return file_steps(role, edit.path, existed=edit.old is not None, written=True, backup=backup, exportfs=exportfs)
 
 
 @dataclass(frozen=True)
@@ -179,8 +200,8 @@ def plan_apply(
     source = split_source(entry.device)
     if source is None or posixpath.normpath(source[1]) != posixpath.normpath(share):
         raise ConfigError(f"the fstab line mounts {entry.device}, not the share {share}: {fstab_line.strip()!r}")
-    server_edit = plan_exports_change(files, share, exports_line, host=server[0])
-    client_edit = plan_fstab_change(fstab, fstab_line, host=client[0], server_aliases=server_aliases)
+    server_edit = exports_edit(files, share, exports_line, host=server[0])
+    client_edit = fstab_edit(fstab, fstab_line, host=client[0], server_aliases=server_aliases)
     after = {**files, server_edit.path: server_edit.new.decode("utf-8", "surrogateescape")}
     return ApplyPlan(
         server_edit,
@@ -228,8 +249,8 @@ def apply(plan: ApplyPlan, server: Host, client: Host, journal: Journal, log: Lo
     log(f"applied for good: {'; '.join(edit.summary for edit in plan.edits)}")
     if not plan.client_edit.noop:  # systemd makes its mount units from fstab: let it read the new one
         try:
-            reload = client.run(SYSTEMD_RELOAD, sudo=True, check=False)
-            failed = reload.stderr.strip() if reload.exit_status else ""
+            reload = run_step(client, systemd_reload_step(), check=False)
+            failed = reload.stderr.strip() if reload is not None and reload.exit_status else ""
         except RemoteError as exc:  # the change is made and committed: this is only a warning
             failed = str(exc)
         if failed:
@@ -247,28 +268,22 @@ def new_apply_id() -> str:
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
 
 
-def _backup(host: Host, edit: FileEdit, tx: Transaction, ids: list[int], detail: dict[str, object]) -> str | None:
-    """Journal the file's old bytes, then keep them in a dated copy beside it (same owner and mode)."""
+def write_edit(
+    host: Host, role: Role, edit: FileEdit, tx: Transaction, ids: list[int], detail: dict[str, object]
+) -> str | None:
+    """Journal the file's old bytes, then run its steps (edit_steps): a dated copy of the old bytes beside it (same
+    owner and mode), and the new bytes. Returns the copy's name."""
     backup = None
     if edit.old is not None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         taken = set(host.run(["ls", "-1a", posixpath.dirname(edit.path)], sudo=True).stdout.splitlines())
-        names = (f"{edit.path}.nfstune-{stamp}{suffix}.bak" for suffix in ("", *(f"-{n}" for n in range(1, 100))))
+        names = (backup_name(edit.path, stamp + suffix) for suffix in ("", *(f"-{n}" for n in range(1, 100))))
         backup = next(name for name in names if posixpath.basename(name) not in taken)
     ids.append(tx.record(host, "file", edit.path, original=edit.old, backup_path=backup, detail=detail))
-    if edit.old is not None and backup is not None:
-        host.write_file(backup, edit.old, sudo=True)
-        host.run(
-            keep_owner_line(edit.path, backup),
-            sudo=True,
-            action=f"giving {backup} the owner and mode of {edit.path}",
-        )
+    data = {edit.path: edit.new, **({backup: edit.old} if backup is not None and edit.old is not None else {})}
+    for step in edit_steps(role, edit, exportfs=bool(detail.get("exportfs")), backup=backup).do:
+        run_step(host, step, data=data.get(step.writes or "", b""), action=step.what)
     return backup
-
-
-def keep_owner_line(path: str, backup: str) -> str:
-    """`backup` given the owner and mode of `path`."""
-    return sh_line("chown --reference={path} {backup} && chmod --reference={path} {backup}", path=path, backup=backup)
 
 
 def missing_dirs_line(dirs: Collection[str]) -> str:
@@ -284,32 +299,13 @@ def _apply_server(
         tx.progress(f"{server.label}: {edit.path} already exports {plan.share} as recommended")
         return None, ""
     before = exportfs_table(server)
-    backup = _backup(server, edit, tx, ids, {**applied, "exportfs": True, "written_sha256": sha256(edit.new)})
-    tx.progress(f"{server.label}: writing {edit.path} (the old one is kept as {backup}) and running exportfs -ra")
-    server.write_file(edit.path, edit.new, sudo=True)
+    detail = {**applied, "exportfs": True, "written_sha256": sha256(edit.new)}
+    tx.progress(f"{server.label}: writing {edit.path} (the old one is kept beside it) and running exportfs -ra")
+    backup = write_edit(server, "server", edit, tx, ids, detail)
     reloaded = reload_exports(server)
-    if reloaded.refused:
-        raise CheckFailed(server.label, "exportfs -ra", reloaded.refused, "exportfs refused the change")
     warnings += [f"{server.label}: exportfs: {ln}" for ln in reloaded.warnings]
-    shown, after = reloaded.shown, reloaded.table
-    expected = expected_exportfs_s(parse_exports(plan.exports_line.rstrip("\n") + "\n")).get(plan.share, {})
-    for client_spec, options in expected.items():
-        got = after.get((plan.share, client_spec))
-        if got != options:
-            found = f"shows {client_spec}({','.join(got)})" if got else f"does not list {client_spec}"
-            problem = f"{plan.share} is not exported as the new line says: exportfs -s {found}, not "
-            problem += f"({','.join(options)})"
-            raise CheckFailed(server.label, "exportfs -s", shown, problem)
-    for change in changed_elsewhere(before, after, lambda path, client: path == plan.share and client in expected):
-        problem = f"exportfs -ra also changed an export the diff did not show: {change}"
-        raise CheckFailed(server.label, "exportfs -s", shown, problem)
-    modes: dict[str, set[str]] = {}
-    for (path, _client), options in after.items():
-        modes.setdefault(path, set()).add("async" if "async" in options else "sync")
-    user_exports = {path: mode.pop() for path, mode in modes.items() if len(mode) == 1}
-    problem, caches = kernel_resolution(server, user_exports)
-    if problem:
-        raise CheckFailed(server.label, KERNEL_CACHES, caches, problem)
+    expected = Expected(rows=rows_changed(edit.old, edit.new))
+    shown = verify_exports(server, reloaded, before, expected, file=edit.path, kernel=True)
     tx.progress(f"{server.label}: exportfs -s shows {plan.share} as the new line says")
     return backup, shown
 
@@ -322,9 +318,9 @@ def _apply_threads(
     edit = plan.threads_edit
     if edit is None or edit.noop:
         return None
-    backup = _backup(server, edit, tx, ids, {**applied, "written_sha256": sha256(edit.new), "nfs_conf": True})
-    tx.progress(f"{server.label}: writing {edit.path} (the old one is kept as {backup})")
-    server.write_file(edit.path, edit.new, sudo=True)
+    tx.progress(f"{server.label}: writing {edit.path} (the old one is kept beside it)")
+    detail = {**applied, "written_sha256": sha256(edit.new), "nfs_conf": True}
+    backup = write_edit(server, "server", edit, tx, ids, detail)
     expected = threads_value(edit.new)
     problem, shown = nfs_conf_check(server, expected)
     if problem:
@@ -374,61 +370,16 @@ def _apply_client(
         ids.append(tx.record(client, "dir", directory, detail=dict(applied)))
     if missing:
         tx.progress(f"{client.label}: making the mount point {mount_point}")
-        client.run(["mkdir", "-p", mount_point], sudo=True)
+        for step in mount_point_steps("client", mount_point, missing).do:
+            run_step(client, step, action=step.what)
     backup = None
     if not edit.noop:
-        backup = _backup(client, edit, tx, ids, {**applied, "written_sha256": sha256(edit.new)})
-        tx.progress(f"{client.label}: writing {edit.path} (the old one is kept as {backup})")
-        client.write_file(edit.path, edit.new, sudo=True)
-    parse_errors, errors, report = findmnt_verify(client)
-    section = findmnt_section(report, mount_point)
-    command = f"findmnt --verify --verbose --tab-file {FSTAB}"
-    if section is None:
-        raise CheckFailed(client.label, command, report, f"findmnt does not read an entry for {mount_point}")
-    if any("[E]" in ln for ln in section):
-        raise CheckFailed(client.label, command, report, f"findmnt reports an error for {mount_point}")
-    if parse_errors > baseline[0] or errors > baseline[1]:
-        problem = (
-            f"the new {FSTAB} has {parse_errors} parse errors and {errors} errors for findmnt, the old one had "
-            f"{baseline[0]} and {baseline[1]}"
-        )
-        raise CheckFailed(client.label, command, report, problem)
-    checks: list[str] = []  # a check is "[X] text", continued on lines without a mark
-    for line in section:
-        text = line.strip()
-        if text.startswith("[") or not checks:
-            checks.append(text)
-        else:
-            checks[-1] += " " + text
-    warnings += [f"{client.label}: findmnt: {mount_point}: {check}" for check in checks if check.startswith("[W]")]
+        tx.progress(f"{client.label}: writing {edit.path} (the old one is kept beside it)")
+        backup = write_edit(client, "client", edit, tx, ids, {**applied, "written_sha256": sha256(edit.new)})
+    report, found = verify_fstab(client, mount_point, baseline)
+    warnings += found
     tx.progress(f"{client.label}: findmnt --verify accepts {mount_point}")
     return backup, missing, report
-
-
-def findmnt_verify(client: Host) -> tuple[int, int, str]:
-    """(parse errors, errors, the whole report) of `findmnt --verify` on the client's fstab as it is now."""
-    result = client.run(["findmnt", "--verify", "--verbose", "--tab-file", FSTAB], sudo=True, check=False)
-    report = result.stdout + result.stderr
-    counts = _FINDMNT_SUMMARY.search(result.stderr)
-    if counts:
-        return int(counts[1]), int(counts[2]), report
-    if result.exit_status == 0:
-        return 0, 0, report
-    raise CheckFailed(client.label, "findmnt --verify", report, f"findmnt --verify failed ({result.exit_status})")
-
-
-def findmnt_section(report: str, mount_point: str) -> list[str] | None:
-    """The check lines findmnt prints under one target (indented lines after the target's own line)."""
-    lines = report.splitlines()
-    for i, line in enumerate(lines):
-        if line == mount_point:
-            section = []
-            for check in lines[i + 1 :]:
-                if not check.startswith(" "):
-                    break
-                section.append(check)
-            return section
-    return None
 
 
 def roll_back(tx: Transaction, exc: BaseException, log: Log) -> None:

@@ -1,5 +1,8 @@
-"""Undoing an Apply: the files nfstune applied are put back as Apply found them, after the admin has seen the diff,
-and verified as Apply verifies (`exportfs -ra` and `exportfs -s` on the server, `findmnt --verify` on the client).
+"""Undoing an Apply: the files nfstune applied are put back as Apply found them, after the admin has seen the diff
+and the steps (apply_steps.file_steps, run here as they are shown), and verified as Apply verifies: the same
+export.verify_exports on the server (`exportfs -ra` takes the restored file, `exportfs -s` lists each export it
+changes back with its original options, nothing else moved, and every export resolves to itself in nfsd's
+caches), nfs-utils' own reader for nfs.conf, `findmnt --verify` on the client.
 
 Apply journals each file's old bytes and a sha256 of what it wrote, and commits them; the last Apply on a pair of
 hosts is found there. A file changed since Apply wrote it is refused (putting the old bytes back would lose that
@@ -16,21 +19,28 @@ from dataclasses import dataclass
 
 from nfstune.changes.apply import (
     NFSCONF_GET,
-    SYSTEMD_RELOAD,
     ApplyRefused,
-    CheckFailed,
     Log,
-    findmnt_verify,
     nfs_conf_check,
     roll_back,
     threads_value,
 )
-from nfstune.changes.export import reload_exports
-from nfstune.changes.transaction import Transaction, host_key
+from nfstune.changes.apply_steps import (
+    drop_backup_step,
+    file_steps,
+    reload_step,
+    remove_made_dir_step,
+    steps_text,
+    systemd_reload_step,
+)
+from nfstune.changes.export import CheckFailed, Expected, exportfs_table, reload_exports, rows_changed, verify_exports
+from nfstune.changes.fstab_check import findmnt_verify
+from nfstune.changes.steps import Steps
+from nfstune.changes.transaction import Transaction, host_key, run_step
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply_plan import FSTAB, sha256, unified_diff
+from nfstune.nfs.file_edit import sha256, unified_diff
+from nfstune.nfs.fstab_rewrite import FSTAB
 from nfstune.remote import Host, RemoteError
-from nfstune.shell_text import sh_line
 from nfstune.store.journal import Journal, JournalEntry
 
 
@@ -63,6 +73,16 @@ class FileUndo:
     def noop(self) -> bool:
         return self.now == self.back
 
+    def steps(self, *, exportfs: bool) -> Steps:
+        """Putting the file back: Apply's bytes journaled, then the old bytes written (or the file removed, when
+        Apply made it); a failure puts Apply's bytes back."""
+        existed, written = self.now is not None, self.back is not None
+        return file_steps(self.role, self.path, existed=existed, written=written, backup=None, exportfs=exportfs)
+
+    @property
+    def role(self) -> str:
+        return "client" if self.path == FSTAB else "server"
+
 
 @dataclass(frozen=True)
 class UndoPlan:
@@ -77,6 +97,38 @@ class UndoPlan:
             f"# {f.host}: {f.path}: put back as it was before the Apply of {self.applied.when}\n{f.diff}"
             for f in self.files
         )
+
+    @property
+    def steps(self) -> Steps:
+        """What undo_apply() runs, in order: each file put back (an exports file verified after it), then, once
+        all are, the mount point Apply made and its dated copies removed, and systemd told of the fstab."""
+        steps = Steps()
+        for f in self.files:
+            if not f.noop:
+                exportfs = reloads_exports(f, self.server_host)
+                steps = steps.then(f.steps(exportfs=exportfs))
+                steps = steps.then(Steps((reload_step(),) if exportfs else ()))
+        after = [remove_made_dir_step(role_of(d.host, self.server_host), d.target) for d in reversed(self.applied.dirs)]
+        after += [
+            drop_backup_step(f.role, f.backup_path, f.path) for f in self.files if f.backup_path and f.back is not None
+        ]
+        if any(f.path == FSTAB and f.host_key == self.client_host for f in self.files):
+            after.append(systemd_reload_step())
+        return steps.then(Steps(tuple(after)))
+
+    @property
+    def review(self) -> str:
+        """What the admin confirms: the diff back to the files Apply found, then the steps that make it."""
+        return f"{self.diff}\n{steps_text(self.steps)}\n"
+
+
+def role_of(host: str, server_host: str) -> str:
+    return "server" if host == server_host else "client"
+
+
+def reloads_exports(f: FileUndo, server_host: str) -> bool:
+    """Whether putting `f` back reloads the exports: the server's exports file, not its nfs.conf."""
+    return f.host_key == server_host and f.path != FSTAB and not f.nfs_conf
 
 
 @dataclass(frozen=True)
@@ -142,8 +194,8 @@ def undo_apply(plan: UndoPlan, server: Host, client: Host, journal: Journal, log
     warnings: list[str] = []
     try:
         for f in plan.files:
-            is_server = f.host_key == plan.server_host
-            _restore(f, hosts[f.host_key], tx, ids, plan.applied.apply_id, warnings, is_server=is_server)
+            exportfs = reloads_exports(f, plan.server_host)
+            _restore(f, hosts[f.host_key], tx, ids, plan.applied.apply_id, warnings, exportfs=exportfs)
     except BaseException as exc:
         roll_back(tx, exc, log)
         raise
@@ -154,26 +206,24 @@ def undo_apply(plan: UndoPlan, server: Host, client: Host, journal: Journal, log
     for f in plan.files:
         _drop_backup(f, hosts[f.host_key], warnings)
     if any(f.path == FSTAB and f.host_key == plan.client_host for f in plan.files):
-        reload = client.run(SYSTEMD_RELOAD, sudo=True, check=False)
-        if reload.exit_status:
+        reload = run_step(client, systemd_reload_step(), check=False)
+        if reload is not None and reload.exit_status:
             warnings.append(f"{client.label}: `systemctl daemon-reload` failed: {reload.stderr.strip()}")
     log(f"the Apply of {plan.applied.when} is undone")
     return UndoResult(tuple(f"{f.host}: {f.path}" for f in plan.files), removed, tuple(warnings))
 
 
 def _restore(
-    f: FileUndo, host: Host, tx: Transaction, ids: list[int], apply_id: str, warnings: list[str], *, is_server: bool
+    f: FileUndo, host: Host, tx: Transaction, ids: list[int], apply_id: str, warnings: list[str], *, exportfs: bool
 ) -> None:
     if f.noop:
         return
-    exportfs = is_server and f.path != FSTAB and not f.nfs_conf
     before = findmnt_verify(host) if not exportfs and not f.nfs_conf and f.now is not None else (0, 0, "")
+    table = exportfs_table(host) if exportfs else {}
     ids.append(tx.record(host, "file", f.path, original=f.now, detail={"undo_apply": apply_id, "exportfs": exportfs}))
     tx.progress(f"{host.label}: putting {f.path} back as it was before the Apply")
-    if f.back is None:
-        host.run(["rm", "-f", f.path], sudo=True, action=f"removing {f.path}")
-    else:
-        host.write_file(f.path, f.back, sudo=True)
+    for step in f.steps(exportfs=exportfs).do:
+        run_step(host, step, data=f.back or b"", action=step.what)
     if f.nfs_conf:
         problem, shown = nfs_conf_check(host, threads_value(f.back))
         if problem:
@@ -181,10 +231,14 @@ def _restore(
         tx.progress(f"{host.label}: nfs-utils reads the thread count of the restored {f.path}")
     elif exportfs:
         reloaded = reload_exports(host)
-        if reloaded.refused:
-            raise CheckFailed(host.label, "exportfs -ra", reloaded.refused, "exportfs refused the restored file")
         warnings += [f"{host.label}: exportfs: {ln}" for ln in reloaded.warnings]
-        tx.progress(f"{host.label}: exportfs -ra accepts the restored {f.path}")
+        # the exports Apply changed must come back with their original options, as Apply checked the new ones
+        expected = Expected(rows=rows_changed(f.now, f.back))
+        verify_exports(host, reloaded, table, expected, file=f"the restored {f.path}", kernel=True)
+        tx.progress(
+            f"{host.label}: exportfs -ra accepts the restored {f.path}, and exportfs -s and nfsd's caches show its "
+            "exports as it says"
+        )
     elif f.back is not None:
         parse_errors, errors, report = findmnt_verify(host)
         if parse_errors > before[0] or errors > before[1]:
@@ -201,7 +255,8 @@ def _remove_dirs(
     for entry in reversed(dirs):
         host = hosts[entry.host]
         try:
-            gone = host.run(remove_dir_line(entry.target), sudo=True, check=False).exit_status == 0
+            result = run_step(host, remove_made_dir_step("client", entry.target), check=False)
+            gone = result is not None and result.exit_status == 0
         except RemoteError as exc:
             gone = False
             warnings.append(f"{host.label}: {entry.target}: {exc}")
@@ -213,22 +268,12 @@ def _remove_dirs(
     return tuple(removed)
 
 
-def remove_dir_line(directory: str) -> str:
-    """`directory` removed if it is empty and nothing is mounted on it."""
-    return sh_line("! mountpoint -q {d} && rmdir {d}", d=directory)
-
-
-def drop_backup_line(backup: str, path: str) -> str:
-    """`backup` removed if it holds the same bytes as `path`."""
-    return sh_line("cmp -s {backup} {path} && rm -f {backup}", backup=backup, path=path)
-
-
 def _drop_backup(f: FileUndo, host: Host, warnings: list[str]) -> None:
     """The dated copy Apply kept goes once the file holds the same bytes again; any other copy stays."""
     if f.backup_path is None or f.back is None:
         return
-    result = host.run(drop_backup_line(f.backup_path, f.path), sudo=True, check=False)
-    if result.exit_status:
+    result = run_step(host, drop_backup_step(f.role, f.backup_path, f.path), check=False)
+    if result is None or result.exit_status:
         warnings.append(
             f"{host.label}: the backup {posixpath.basename(f.backup_path)} differs from the restored file and was kept"
         )

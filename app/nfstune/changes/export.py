@@ -8,13 +8,15 @@ import dataclasses
 import posixpath
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from nfstune.changes.config_files import read_config_files
 from nfstune.changes.steps import Steps, command, write
 from nfstune.changes.transaction import HOST_JOURNAL_DIR, ChangeFailed, Transaction, run_step, undo_dir, undo_file
 from nfstune.errors import NfstuneError
 from nfstune.facts.appliance import async_setting_hint
+from nfstune.nfs.exportfs_view import expected_exportfs_s
+from nfstune.nfs.exports import parse as parse_exports
 from nfstune.nfs.kernel_view import (
     NfsClient,
     check_exports_resolve_to_themselves,
@@ -82,6 +84,94 @@ def kernel_resolution(server: Host, user_exports: dict[str, str]) -> tuple[str, 
     export_cache, _, fh_cache = caches.partition("== fh\n")
     problems = check_exports_resolve_to_themselves(export_cache, fh_cache, user_exports)
     return "; ".join(p.message for p in problems), caches
+
+
+class CheckFailed(Exception):
+    """A check after a change found it wrong: the host, the command whose output shows it, that output, and what
+    is wrong, for the admin; the change is undone before this reaches them."""
+
+    def __init__(self, host: str, command: str, output: str, problem: str) -> None:
+        self.host, self.command, self.output, self.problem = host, command, output, problem
+        super().__init__(problem)
+
+
+Rows = dict[str, dict[str, tuple[str, ...]]]  # path -> client -> options, as expected_exportfs_s() gives them
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the kernel must run once an exports file is written: `rows` exactly as exportfs -s lists them (Apply
+    and its Undo, which know the whole new line), `modes` the write mode of every client of a path (the
+    measurement's change, which knows the mode it made). Every other export stays as `exportfs -s` listed it
+    before."""
+
+    rows: Rows = field(default_factory=dict)
+    modes: dict[str, str] = field(default_factory=dict)
+
+    def changes(self, path: str, client: str) -> bool:
+        """Whether the change may alter this export: its path's mode, a client of its rows, or any client of an
+        export it drops."""
+        rows = self.rows.get(path)
+        return path in self.modes or (rows is not None and (not rows or client in rows))
+
+
+def rows_changed(old: bytes | None, new: bytes | None) -> Rows:
+    """The exports whose rows differ between two versions of an exports file, as exportfs reads `new`: what
+    `exportfs -s` must list after `new` is written over `old` (an export `new` drops has no rows: it must be gone
+    from the table, which changed_elsewhere() cannot see, so it is listed with none)."""
+
+    def rows(data: bytes | None) -> Rows:
+        return expected_exportfs_s(parse_exports(data.decode("utf-8", "surrogateescape"))) if data else {}
+
+    before, after = rows(old), rows(new)
+    return {path: after.get(path, {}) for path in {*before, *after} if before.get(path) != after.get(path)}
+
+
+def verify_exports(
+    server: Host, reloaded: Reloaded, before: ExportTable, expected: Expected, *, file: str, kernel: bool
+) -> str:
+    """The one check of an exports change after `exportfs -ra` (the measurement's change, Apply, and the Undo of
+    an Apply): exportfs took `file` without an error, `exportfs -s` lists what `expected` says, nothing else
+    changed, and with `kernel` every export resolves to itself in nfsd's caches with its own write mode. Raises
+    CheckFailed; returns what `exportfs -s` showed."""
+    complaint = reloaded.refused or "; ".join(w for w in reloaded.warnings if "error" in w.lower())
+    if complaint:
+        raise CheckFailed(server.label, join(RELOAD), complaint, f"exportfs refused {file}")
+    after, shown = reloaded.table, reloaded.shown
+    for path, rows in expected.rows.items():
+        listed = {client: opts for (p, client), opts in after.items() if p == path}
+        if not rows and listed:
+            raise CheckFailed(server.label, "exportfs -s", shown, f"{path} is still exported after {file} dropped it")
+        for client, options in rows.items():
+            got = listed.get(client)
+            if got != options:
+                found = f"shows {client}({','.join(got)})" if got else f"does not list {client}"
+                problem = f"{path} is not exported as {file} says: exportfs -s {found}, not ({','.join(options)})"
+                raise CheckFailed(server.label, "exportfs -s", shown, problem)
+    for path, mode in expected.modes.items():
+        listed = {client: opts for (p, client), opts in after.items() if p == path}
+        if not listed:
+            raise CheckFailed(server.label, "exportfs -s", shown, f"exportfs -s does not list {path} after the change")
+        for client, opts in listed.items():
+            if mode not in opts:
+                problem = f"exportfs -s shows {path} {client}({','.join(opts)}), not {mode}"
+                raise CheckFailed(server.label, "exportfs -s", shown, problem)
+    for change in changed_elsewhere(before, after, expected.changes):
+        problem = f"exportfs -ra also changed an export the change was not meant to touch: {change}"
+        raise CheckFailed(server.label, "exportfs -s", shown, problem)
+    if kernel:
+        problem, caches = kernel_resolution(server, write_modes(after))
+        if problem:
+            raise CheckFailed(server.label, KERNEL_CACHES, caches, problem)
+    return shown
+
+
+def write_modes(table: ExportTable) -> dict[str, str]:
+    """Each export path's write mode ("sync"/"async"), where all its clients share one."""
+    modes: dict[str, set[str]] = {}
+    for (path, _client), options in table.items():
+        modes.setdefault(path, set()).add("async" if "async" in options else "sync")
+    return {path: mode.pop() for path, mode in modes.items() if len(mode) == 1}
 
 
 def list_connected_clients(server: Host) -> list[NfsClient]:
@@ -165,31 +255,30 @@ class ExportChange:
             run_step(s, step, data=original or b"")
         tx.progress(f"{s.label}: writing {self.file} and running exportfs -ra")
         run_step(s, write_new, data=self.new_text)
-        reloaded = reload_exports(s)
-        complaint = reloaded.refused or "; ".join(w for w in reloaded.warnings if "error" in w.lower())
-        if complaint:
-            self._fail(f"`exportfs -ra` rejected the new {self.file}: {complaint}")
-        self._verify_table(reloaded.table)
-
-    def _verify_table(self, after: ExportTable) -> None:
-        for change in changed_elsewhere(self.table_before, after, lambda path, _client: path in self.expect):
-            self._fail(f"exportfs -s: {change}")
-        for path, mode in self.expect.items():
-            found = {client: opts for (p, client), opts in after.items() if p == path}
-            if not found:
-                self._fail(f"exportfs -s does not list {path} after the change")
-            for client, opts in found.items():
-                if mode not in opts:
-                    self._fail(f"exportfs -s shows {path} {client}({','.join(opts)}), not {mode}")
+        expected = Expected(modes=dict(self.expect))
+        was = self.table_before
+        self._checked(lambda: verify_exports(s, reload_exports(s), was, expected, file=self.file, kernel=False))
 
     def verify_kernel(self, user_exports: dict[str, str]) -> None:
         """After a client has used the exports: every user export must resolve to itself, with the write mode
         given. Otherwise the change is undone at once and ChangeFailed says what the kernel did."""
-        problem, _caches = kernel_resolution(self.server, user_exports)
-        if problem:
-            self._fail(problem)
 
-    def _fail(self, message: str) -> None:
-        self.tx.progress(f"{self.server.label}: {message}; undoing the change")
-        self.tx.undo()
-        raise ChangeFailed(f"{self.server.label}: {message}. The change was undone.")
+        def check() -> None:
+            problem, caches = kernel_resolution(self.server, user_exports)
+            if problem:
+                raise CheckFailed(self.server.label, KERNEL_CACHES, caches, problem)
+
+        self._checked(check)
+
+    def _checked(self, check: Callable[[], object]) -> None:
+        """Run a check; when it fails, the transaction is undone (by its journal entries, as every undo is) and
+        ChangeFailed says what was wrong."""
+        try:
+            check()
+        except CheckFailed as failed:
+            # what exportfs -ra said is short and is the reason; a table or the caches are not
+            said = f": {failed.output.strip()}" if failed.command == join(RELOAD) else ""
+            message = f"{failed.problem}{said}"
+            self.tx.progress(f"{self.server.label}: {message}; undoing the change")
+            self.tx.undo()
+            raise ChangeFailed(f"{self.server.label}: {message}. The change was undone.") from None

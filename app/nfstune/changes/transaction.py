@@ -222,31 +222,64 @@ def _owner(entry: JournalEntry) -> str | None:
 
 
 def undo_entry(host: Host, entry: JournalEntry) -> str | None:
-    """Undo one change. Returns what the admin must be told that was not done: a scratch directory left in place
-    because it is not nfstune's (None when all was done)."""
-    target = entry.target
+    """Undo one change: the undo steps of its journal entry's kind (undo_steps), run as that kind's runner runs
+    them. Returns what the admin must be told that was not done: a scratch directory left in place because it is
+    not nfstune's (None when all was done)."""
+    steps = undo_steps("server", entry)  # the role is the plan's word only: here the host is known
+    runner = UNDO_RUNNERS.get(entry.kind)
+    if runner is None:  # undo_steps has refused it already; this is for a kind given steps but no runner
+        raise NfstuneError(f"journal entry {entry.id} has an unknown kind {entry.kind!r}")
+    return runner(host, entry, steps)
+
+
+UndoRunner = Callable[[Host, JournalEntry, tuple[Step, ...]], "str | None"]
+
+
+def _undo_file(host: Host, entry: JournalEntry, steps: tuple[Step, ...]) -> None:
+    """The original bytes written back (or the file nfstune made removed), the exports reloaded when the entry
+    says it was an exports file, and the host's copy removed."""
+    for step in steps:
+        run_step(host, step, data=entry.original or b"", action=f"putting {entry.target} back")
+
+
+def _undo_quietly(doing: str, timeout: float = 60.0) -> UndoRunner:
+    def run(host: Host, entry: JournalEntry, steps: tuple[Step, ...]) -> None:
+        for step in steps:
+            run_step(host, step, timeout=timeout, action=f"{doing} {entry.target}")
+
+    return run
+
+
+def _undo_scratch(host: Host, entry: JournalEntry, steps: tuple[Step, ...]) -> str | None:
+    """A scratch directory, removed only while nfstune's mark is in it: its step says KEPT when it left it."""
     note = None
-    for step in undo_steps("server", entry):  # the role is the plan's word only: here the host is known
-        if step.writes is not None:
-            assert entry.original is not None
-            host.write_file(step.writes, entry.original, sudo=True)
-        elif entry.kind == "listener":
-            _drop_listener(host, entry, step)
-        elif entry.kind in ("scratch", "nfs-scratch"):
-            said = host.run(step.line, sudo=True, timeout=600, action=f"removing {target}").stdout
-            if KEPT in said.split():
-                note = (
-                    f"kept {target}: the mark nfstune leaves in the scratch directory it makes is not in it, so it "
-                    "may not be nfstune's (there before, or put in its place); nothing in it was removed"
-                )
-        elif entry.kind in ("mount", "process"):
-            doing = "unmounting" if entry.kind == "mount" else "stopping the process of"
-            host.run(step.line, sudo=True, action=f"{doing} {target}")
-        elif step.line.startswith("exportfs "):
-            host.run(step.line, sudo=True, action="reloading the restored exports")
-        else:
-            host.run(step.line, sudo=True)
+    for step in steps:
+        result = run_step(host, step, timeout=600, action=f"removing {entry.target}")
+        if result is not None and KEPT in result.stdout.split():
+            note = (
+                f"kept {entry.target}: the mark nfstune leaves in the scratch directory it makes is not in it, so it "
+                "may not be nfstune's (there before, or put in its place); nothing in it was removed"
+            )
     return note
+
+
+def _undo_listener(host: Host, entry: JournalEntry, steps: tuple[Step, ...]) -> None:
+    for step in steps:
+        _drop_listener(host, entry, step)
+
+
+# how each kind's undo steps run: the journal entry's kind decides, never the text of a step
+UNDO_RUNNERS: dict[str, UndoRunner] = {
+    "file": _undo_file,
+    "dir": _undo_quietly("removing"),
+    "mount": _undo_quietly("unmounting"),
+    "sysfs": _undo_quietly("putting back"),
+    "tempfile": _undo_quietly("removing"),
+    "process": _undo_quietly("stopping the process of"),
+    "listener": _undo_listener,
+    "scratch": _undo_scratch,
+    "nfs-scratch": _undo_scratch,
+}
 
 
 def run_step(host: Host, step: Step, *, data: bytes = b"", **kw: object) -> CommandResult | None:

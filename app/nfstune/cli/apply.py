@@ -1,6 +1,6 @@
 """`nfstune apply`: a session's recommendation written for good, or the last Apply undone. Either only after the
-exact diff is printed and confirmed (y on a terminal, or --yes), and verified as the desktop's Apply is
-(changes.apply, changes.apply_undo): on any failure both files are put back."""
+exact diff and the steps that make it are printed and confirmed (y on a terminal, or --yes), and verified as the
+desktop's Apply is (changes.apply, changes.apply_undo): on any failure both files are put back."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def apply_command(args: argparse.Namespace, printer: Any) -> int:
         if plan.noop:
             print("Every file already reads as recommended: nothing to change.")
             return 0
-        print(plan.diff)
+        print(plan.review)
         for finding in plan.findings:
             print(f"note: look at this in the server's exports files: {finding}")
         if not _confirmed(args, "Apply these changes (a dated backup of each file is kept beside it)?"):
@@ -80,7 +80,7 @@ def apply_command(args: argparse.Namespace, printer: Any) -> int:
 
 def _undo(args: argparse.Namespace, pair: Any, journal: Journal, printer: Any) -> int:
     plan = prepare_undo(pair.server, pair.client, journal)
-    print(plan.diff)
+    print(plan.review)
     if not _confirmed(args, f"Put these files back as they were before the Apply of {plan.applied.when}?"):
         print("Not undone: nothing was changed.")
         return 1

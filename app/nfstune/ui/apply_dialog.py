@@ -115,7 +115,7 @@ def run_apply_flow(window: QWidget, controller: Controller, page: QWidget) -> No
             found = f" Still, look at: {'; '.join(plan.findings)}" if plan.findings else ""
             page.set_apply_state(f"Both files already read as recommended: nothing to change.{found}", True)
             return
-        dialog = DiffDialog(plan.diff, window, plan.findings)
+        dialog = DiffDialog(plan.review, window, plan.findings)
         window.apply_dialog = dialog  # tests reach it
 
         def confirmed(result: int) -> None:
@@ -172,7 +172,7 @@ def run_undo_flow(window: QWidget, controller: Controller, page: QWidget) -> Non
             conn.close()
 
     def prepared(plan: object) -> None:
-        dialog = DiffDialog(plan.diff, window, undo=True)
+        dialog = DiffDialog(plan.review, window, undo=True)
         window.apply_dialog = dialog  # tests reach it
 
         def undo_work(_job: object) -> object:

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.advice.recommend import Reason, Recommendation
-from nfstune.nfs.fstab_plan import parse_fstab_line
+from nfstune.nfs.fstab_rewrite import parse_fstab_line
 from nfstune.ui.widgets.labels import wrapped_label
 from nfstune.ui.widgets.scrolled import scrolled
 

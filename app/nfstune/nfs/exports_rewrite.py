@@ -1,6 +1,6 @@
-"""Applying a recommendation for good, the pure part: the exact new bytes of /etc/exports (or the exports.d file
-that defines the share), and the unified diff the admin sees before anything is written (nfs/fstab_plan.py does
-/etc/fstab with the same FileEdit).
+"""The new text of the exports file that defines the share, as Apply writes it: the exact new bytes of /etc/exports
+(or the exports.d file that defines the share) as a FileEdit (nfs/file_edit.py: the diff the admin sees before
+anything is written); nfs/fstab_rewrite.py does /etc/fstab.
 
 The edit touches as little as it can: in the exports file only the text of the share's entry (every other byte
 stays), in fstab only the options field of the existing entry for the share, or a new line when there is none.
@@ -11,82 +11,16 @@ fstab_weakens() list why).
 
 from __future__ import annotations
 
-import difflib
-import hashlib
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from nfstune.errors import ConfigError
 from nfstune.nfs.export_options import ASYNC, FLAG_OPTIONS, FLAVOURS, SECINFO_FLAGS, ExportOptions
 from nfstune.nfs.exportfs_view import exported
 from nfstune.nfs.exports import EXPORTS_FILE, Client, ExportEntry, ExportsFile, Trivia, parse, parsed_in_order
 from nfstune.nfs.exports_findings import findings, matches_everyone
+from nfstune.nfs.file_edit import FileEdit, file_edit, text_bytes
 
 EXPORTS = EXPORTS_FILE
-FSTAB = "/etc/fstab"
-_LINES = re.compile(r"[^\n]*\n|[^\n]+")  # lines split on "\n" only: a CR, VT or FF stays inside its line
-
-
-@dataclass(frozen=True)
-class FileEdit:
-    """One file's change as the admin sees it: `old` is None when the file does not exist yet."""
-
-    host: str  # the host's label
-    path: str
-    old: bytes | None
-    new: bytes
-    old_sha256: str | None  # of `old`; None when the file does not exist
-    diff: str  # unified diff, a/PATH -> b/PATH; "" for a no-op
-    note: str = ""  # how the edit was made (which file, which line), for the preview
-
-    @property
-    def noop(self) -> bool:
-        return self.old == self.new
-
-    @property
-    def summary(self) -> str:
-        if self.noop:
-            return f"{self.host}: {self.path} already reads as recommended: nothing to change"
-        return f"{self.host}: {self.path}: {self.note}" if self.note else f"{self.host}: {self.path}"
-
-
-def sha256(data: bytes | None) -> str | None:
-    return None if data is None else hashlib.sha256(data).hexdigest()
-
-
-def text_bytes(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")  # bytes that are not UTF-8 come back as they were read
-
-
-def unified_diff(path: str, old: bytes | None, new: bytes) -> str:
-    """`diff -u` of the two versions, with git's file names and its "\\ No newline at end of file" marks."""
-    if old == new:
-        return ""
-
-    def lines(data: bytes | None) -> list[str]:
-        return _LINES.findall(data.decode("utf-8", "backslashreplace")) if data else []
-
-    out = []
-    fromfile = "/dev/null" if old is None else "a" + path
-    for line in difflib.unified_diff(lines(old), lines(new), fromfile, "b" + path):
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
-
-
-def file_edit(host: str, path: str, old: bytes | None, new: bytes, note: str = "") -> FileEdit:
-    return FileEdit(host, path, old, new, sha256(old), unified_diff(path, old, new), note)
-
-
-def one_line(line: str, what: str) -> str:
-    text = line[:-1] if line.endswith("\n") else line
-    if "\n" in text or not text.strip():
-        raise ConfigError(f"the new {what} line must be one line of text: {line!r}")
-    return text
-
-
-# --- /etc/exports -------------------------------------------------------------------------------------------------
-
 TUNED_EXPORT_FLAGS = ASYNC  # the one export option a recommendation may change (and only ever to sync)
 # flag -> (the option in force when it is set, when it is clear), for the messages of weakens()
 _FLAG_NAMES: dict[tuple[int, bool], str] = {}
@@ -218,7 +152,7 @@ def parse_export_text(text: str, share: str) -> ExportEntry:
     return entry
 
 
-def plan_exports_change(files: Mapping[str, str], share: str, new_text: str, *, host: str = "") -> FileEdit:
+def exports_edit(files: Mapping[str, str], share: str, new_text: str, *, host: str = "") -> FileEdit:
     """The edit that makes the export of `share` read as `new_text` (the whole entry: every client, "-options"
     and continuation lines) in the file that defines it (/etc/exports or /etc/exports.d/NAME.exports; `files`
     maps each existing one to its text), every other byte kept; or `new_text` appended to /etc/exports when no

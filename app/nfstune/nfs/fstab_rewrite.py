@@ -1,5 +1,5 @@
-"""Applying a recommendation for good on the client, the pure part: the new bytes of /etc/fstab (only the options
-field of the share's existing entry, or a new line when there is none), refused (ConfigError, nothing planned) when
+"""The new text of the client's /etc/fstab, as Apply writes it (a FileEdit, nfs/file_edit.py): only the options
+field of the share's existing entry, or a new line when there is none; refused (ConfigError, nothing planned) when
 it would drop or change a mount option nfstune does not tune (fstab_weakens() lists why)."""
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ import posixpath
 from collections.abc import Collection
 
 from nfstune.errors import ConfigError
-from nfstune.nfs.apply_plan import FSTAB, FileEdit, file_edit, one_line, text_bytes
+from nfstune.nfs.file_edit import FileEdit, file_edit, one_line, text_bytes
 from nfstune.nfs.fstab import Fstab, FstabEntry, FstabLine, fields_of, skipped_because
 from nfstune.nfs.mount_options import MountOptions
 from nfstune.nfs.mounts import split_source, unescape_field
 
+FSTAB = "/etc/fstab"
 TUNED_MOUNT_OPTIONS = frozenset(("vers", "nfsvers", "v2", "v3", "v4", "v4.0", "v4.1", "v4.2"))
 
 
@@ -109,7 +110,7 @@ def skipped_lines_naming(fstab: Fstab, device: str, aliases: Collection[str] = (
     return found
 
 
-def plan_fstab_change(
+def fstab_edit(
     fstab_text: str | None, new_line: str, *, host: str = "", server_aliases: Collection[str] = ()
 ) -> FileEdit:
     """The edit that puts `new_line` into fstab. When an NFS entry of the same server:/share exists (the server
