@@ -1,7 +1,7 @@
 """Apply the recommendation for good: read both files and show the exact diff; only after the admin confirms,
 back up, write, verify (`exportfs -s`, `findmnt --verify`) and roll back on any failure (changes.apply does all that,
 on a worker thread). Undo the last Apply the same way: the diff back to the files Apply found, confirmed, written,
-verified (changes.apply_undo)."""
+verified as Apply verifies (changes.apply_undo, changes.export.verify_exports)."""
 
 from __future__ import annotations
 
@@ -32,8 +32,9 @@ INTRO = (
 
 UNDO_INTRO = (
     "nfstune will put back the files its last Apply on these hosts changed, exactly as Apply found them, and check "
-    "them as Apply does (<tt>exportfs -ra</tt> on the server, <tt>findmnt --verify</tt> on the client); if anything "
-    "is wrong, the applied files are written again. A mount point Apply made is removed if it is empty and unused. "
+    "them as Apply does (<tt>exportfs -ra</tt> / <tt>exportfs -s</tt>: each export back with its original options, "
+    "nothing else moved; <tt>findmnt --verify</tt> on the client); if anything is wrong, the applied files are "
+    "written again. A mount point Apply made is removed if it is empty and unused. "
     "Nothing is unmounted."
 )
 
