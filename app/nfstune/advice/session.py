@@ -6,7 +6,7 @@ report`, History's export) holds the same recommendation as the desktop showed. 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,9 @@ from nfstune.advice.threads import threads_finding
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import Recipe
-from nfstune.results.summary import RunOptions, WorkloadResults, summarize_session
+from nfstune.results.changed import Changed, changed
+from nfstune.results.run_options import RunOptions
+from nfstune.results.summary import WorkloadResults, summarize_session
 from nfstune.statistics.verdict import Verdict
 from nfstune.store import Results
 
@@ -57,13 +59,9 @@ def recommendation(
     )
 
 
-ASYNC_PAIRS = (("sync", "async"), ("baseline", "async"))
-NO_WDELAY_PAIRS = (("wdelay", "no_wdelay"), ("sync,wdelay", "sync,no_wdelay"), ("baseline", "no_wdelay"))
-
-
 def measured_from(results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None) -> Measured:
-    """What the advice needs from a session: the verdicts the report shows (summary.summarize_session, the
-    session's one family), by workload."""
+    """What the advice needs from a session: the verdicts the report shows (summary.summarize_session, each
+    recipe a family), by workload, found by what ran (results/changed.py), whatever the configurations are called."""
     data = results.session(session_id)
     groups = summarize_session(data, recipes_by_id() if recipes is None else recipes)
     negotiated_rsize = None
@@ -75,8 +73,8 @@ def measured_from(results: Results, session_id: int, recipes: Mapping[str, Recip
     facts = json.loads(data["server_facts"] or "{}")
     best_version, version_reason = _best_version(groups)
     return Measured(
-        async_vs_sync=_verdicts(groups, ASYNC_PAIRS),
-        no_wdelay=_verdicts(groups, NO_WDELAY_PAIRS),
+        async_vs_sync=_verdicts(groups, _turns_async),
+        no_wdelay=_verdicts(groups, _turns_off_gathering),
         negotiated_rsize=negotiated_rsize,
         server_max_block_size=facts.get("nfsd_max_block_size"),
         best_version=best_version,
@@ -86,15 +84,27 @@ def measured_from(results: Results, session_id: int, recipes: Mapping[str, Recip
     )
 
 
-def _verdicts(groups: Sequence[WorkloadResults], pairs: Sequence[tuple[str, str]]) -> dict[str, Verdict]:
-    """workload -> the verdict of the first (baseline, other) pair of labels found, in the order of `pairs`."""
+def _turns_async(change: Changed) -> bool:
+    return "async" in change.export
+
+
+def _turns_off_gathering(change: Changed) -> bool:
+    return "no_wdelay" in change.export and "async" not in change.export
+
+
+def _verdicts(groups: Sequence[WorkloadResults], knob: Callable[[Changed], bool]) -> dict[str, Verdict]:
+    """workload -> the verdict of a configuration whose change against its recipe's baseline is the knob; where
+    several recipes measured it, the one of the most rounds (the first that ran of those)."""
     found: dict[str, Verdict] = {}
-    for baseline, other in pairs:
-        for group in groups:
-            if group.baseline_label != baseline or group.workload in found:
+    for group in groups:
+        base = group.config(group.baseline_label)
+        for config in group.configs:
+            if config.verdict is None or config.against != group.baseline_label:
+                continue  # the baseline, or a step or series of a recipe run from several clients
+            if not knob(changed(config, base)):
                 continue
-            config = next((c for c in group.configs if c.label == other), None)
-            if config is not None and config.verdict is not None:
+            held = found.get(group.workload)
+            if held is None or config.verdict.n > held.n:
                 found[group.workload] = config.verdict
     return found
 
@@ -104,13 +114,13 @@ def _best_version(groups: Sequence[WorkloadResults]) -> tuple[str | None, str | 
     unsettled comparison counts as neither), with the verdicts that say so; (None, None) keeps the version."""
     by_version: dict[str, list[tuple[str, Verdict]]] = {}
     for group in groups:
-        base = next((c for c in group.configs if c.label == group.baseline_label), None)
+        base = group.config(group.baseline_label)
         base_vers = base.negotiated.get("vers") if base is not None else None
         for config in group.configs:
             vers = config.negotiated.get("vers")
             if config.verdict is None or vers is None or base_vers is None or vers == base_vers:
                 continue
-            if not config.label.startswith("vers="):
+            if changed(config, base).vers is None:
                 continue  # another knob, which happened to negotiate another version
             by_version.setdefault(vers, []).append((group.workload, config.verdict))
     candidates = [

@@ -23,13 +23,13 @@ from nfstune.report.trend import session_trends, trend_html
 from nfstune.results.caveats import WITHOUT_SERVER, caveats
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
 from nfstune.results.load_summary import SeriesScaling
+from nfstune.results.run_options import negotiated_essentials
 from nfstune.results.summary import (
     ConfigResult,
     WorkloadResults,
     aa_checks,
     aa_summary,
-    is_paired,
-    negotiated_essentials,
+    family_words,
     recipe_notes,
     session_scaling,
     summarize_session,
@@ -88,12 +88,11 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         parts.append(recommendation_html(kept_recommendation(results, session_id, recipes)))
     parts.append(_ceilings(data["baselines"], data.get("latencies") or []))
     groups = summarize_session(data, recipes)
-    family = next((c.verdict.family for g in groups for c in g.configs if c.verdict is not None), 0)
+    family = family_words(data, groups)
     if groups:
         parts.append("<h2>Results</h2>")
     if family:
-        how = "paired by round" if is_paired(data) else "unpaired (a session from before interleaved rounds)"
-        parts.append(f"<p>Verdicts: {e(how)}; {family} comparisons corrected together (Holm).</p>")
+        parts.append(f"<p>Verdicts: {e(family)}.</p>")
     for recipe_id in dict.fromkeys(g.recipe for g in groups):
         parts += [_workload(g) for g in groups if g.recipe == recipe_id]
         notes = recipe_notes(data, recipes.get(recipe_id))
@@ -159,7 +158,7 @@ def _scaling(found: list[SeriesScaling]) -> str:
     e = html.escape
     parts = [
         "<h2>Several clients at once</h2><p>Where another client stops adding throughput, judged in the same "
-        "family as every other comparison; each client's median MB/s over the rounds, and the slowest client's "
+        "family as the recipe's other comparisons; each client's median MB/s over the rounds, and the slowest client's "
         "rate over the fastest's (1.00: an even share).</p>"
     ]
     for item in found:

@@ -29,10 +29,10 @@ from nfstune.advice.findings import Findings
 from nfstune.recipes.info import size_text
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.results.load_summary import SeriesScaling, scaling_lines
+from nfstune.results.run_options import negotiated_view
 from nfstune.results.summary import (
     ConfigResult,
     WorkloadResults,
-    negotiated_view,
     recipe_notes,
     session_scaling,
     summarize_session,
