@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.advice.findings import session_findings
+from nfstune.advice.outcome import session_findings
 from nfstune.advice.recommend import Recommendation
 from nfstune.advice.session import CurrentConfig, keep_current, kept_recommendation
 from nfstune.paths import recipes_dir

@@ -4,16 +4,16 @@ the answer in three lines and the diagnosis of each workload. Reads the store (s
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from nfstune.advice.answer import Answer, answer
-from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import Recipe
 from nfstune.results.busy import busy_cpus
 from nfstune.results.ceilings import ceilings_of
 from nfstune.results.diagnosis import Diagnosis, diagnose
-from nfstune.results.summary import summarize_session
+from nfstune.results.summary import WorkloadResults
 from nfstune.store import Results
 
 
@@ -23,17 +23,17 @@ class Findings:
     diagnoses: list[Diagnosis]
 
 
-def session_findings(results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None) -> Findings:
-    data = results.session(session_id)
-    known = recipes_by_id() if recipes is None else recipes
-    groups = summarize_session(data, known)
+def findings_of(
+    results: Results, data: Mapping[str, Any], groups: Sequence[WorkloadResults], recipes: Mapping[str, Recipe]
+) -> Findings:
+    """`groups`: the session's figures and verdicts (summary.summarize_session); `results`: for the CPUs' samples."""
     try:
         sizes = (json.loads(data.get("plan") or "{}") or {}).get("sizes") or {}
     except (ValueError, AttributeError):
         sizes = {}
     files = sizes.get("small_file_count") if isinstance(sizes, dict) else None
     found = diagnose(groups, ceilings_of(data), files=files, busy=busy_cpus(results, data))
-    return Findings(answer(groups, found, known), found)
+    return Findings(answer(groups, found, recipes), found)
 
 
 def answer_text(found: Findings) -> list[str]:

@@ -6,19 +6,16 @@ report`, History's export) holds the same recommendation as the desktop showed. 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nfstune.advice.measured import measured_of
 from nfstune.advice.recommend import DEFAULT_MOUNT_POINT, Measured, Recommendation, recommend
-from nfstune.advice.threads import threads_finding
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import Recipe
-from nfstune.results.changed import Changed, changed
-from nfstune.results.run_options import RunOptions
-from nfstune.results.summary import WorkloadResults, summarize_session
-from nfstune.statistics.verdict import Verdict
+from nfstune.results.summary import summarize_session
 from nfstune.store import Results
 
 
@@ -43,15 +40,17 @@ def recommendation(
     current: CurrentConfig,
     recipes: Mapping[str, Recipe] | None = None,
     mount_point: str = DEFAULT_MOUNT_POINT,
+    measured: Measured | None = None,
 ) -> Recommendation:
-    """`mount_point`: where a new fstab line mounts the share (an existing entry keeps its own). Raises ConfigError
-    when there is nothing to start from (the share is not exported any more)."""
+    """`mount_point`: where a new fstab line mounts the share (an existing entry keeps its own); `measured`: what
+    the session's outcome (outcome.py) already read of it. Raises ConfigError when there is nothing to start from
+    (the share is not exported any more)."""
     return recommend(
         share=share,
         server=server,
         exports=current.exports,
         fstab=current.fstab,
-        measured=measured_from(results, session_id, recipes),
+        measured=measured or measured_from(results, session_id, recipes),
         mount_point=mount_point,
         nfs_conf=current.nfs_conf,
         server_aliases=current.server_addresses,
@@ -60,79 +59,9 @@ def recommendation(
 
 
 def measured_from(results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None) -> Measured:
-    """What the advice needs from a session: the verdicts the report shows (summary.summarize_session, each
-    recipe a family), by workload, found by what ran (results/changed.py), whatever the configurations are called."""
+    """What the advice needs from a session (measured.py), judged as the report judges it."""
     data = results.session(session_id)
-    groups = summarize_session(data, recipes_by_id() if recipes is None else recipes)
-    negotiated_rsize = None
-    for run in data["runs"]:
-        opts = RunOptions.of(run)
-        granted = opts.negotiated.get("rsize")
-        if granted is not None and granted.isdigit() and not opts.requested.has("rsize"):
-            negotiated_rsize = int(granted)
-    facts = json.loads(data["server_facts"] or "{}")
-    best_version, version_reason = _best_version(groups)
-    return Measured(
-        async_vs_sync=_verdicts(groups, _turns_async),
-        no_wdelay=_verdicts(groups, _turns_off_gathering),
-        negotiated_rsize=negotiated_rsize,
-        server_max_block_size=facts.get("nfsd_max_block_size"),
-        best_version=best_version,
-        version_reason=version_reason,
-        threads=threads_finding(groups, data["runs"]),
-        own_threads=facts.get("nfsd_threads"),
-    )
-
-
-def _turns_async(change: Changed) -> bool:
-    return "async" in change.export
-
-
-def _turns_off_gathering(change: Changed) -> bool:
-    return "no_wdelay" in change.export and "async" not in change.export
-
-
-def _verdicts(groups: Sequence[WorkloadResults], knob: Callable[[Changed], bool]) -> dict[str, Verdict]:
-    """workload -> the verdict of a configuration whose change against its recipe's baseline is the knob; where
-    several recipes measured it, the one of the most rounds (the first that ran of those)."""
-    found: dict[str, Verdict] = {}
-    for group in groups:
-        base = group.config(group.baseline_label)
-        for config in group.configs:
-            if config.verdict is None or config.against != group.baseline_label:
-                continue  # the baseline, or a step or series of a recipe run from several clients
-            if not knob(changed(config, base)):
-                continue
-            held = found.get(group.workload)
-            if held is None or config.verdict.n > held.n:
-                found[group.workload] = config.verdict
-    return found
-
-
-def _best_version(groups: Sequence[WorkloadResults]) -> tuple[str | None, str | None]:
-    """An NFS version measured faster than the baseline's on some workload and slower on none (an unreliable or
-    unsettled comparison counts as neither), with the verdicts that say so; (None, None) keeps the version."""
-    by_version: dict[str, list[tuple[str, Verdict]]] = {}
-    for group in groups:
-        base = group.config(group.baseline_label)
-        base_vers = base.negotiated.get("vers") if base is not None else None
-        for config in group.configs:
-            vers = config.negotiated.get("vers")
-            if config.verdict is None or vers is None or base_vers is None or vers == base_vers:
-                continue
-            if changed(config, base).vers is None:
-                continue  # another knob, which happened to negotiate another version
-            by_version.setdefault(vers, []).append((group.workload, config.verdict))
-    candidates = [
-        (sum(v.kind == "faster" for _, v in found), vers, found)
-        for vers, found in by_version.items()
-        if any(v.kind == "faster" for _, v in found) and not any(v.kind == "slower" for _, v in found)
-    ]
-    if not candidates:
-        return None, None
-    _count, vers, found = max(candidates, key=lambda c: c[0])
-    quoted = "; ".join(f"{workload}: {v.text}" for workload, v in found if v.kind == "faster")
-    return vers, f"measured faster: {quoted}"
+    return measured_of(data, summarize_session(data, recipes_by_id() if recipes is None else recipes))
 
 
 def keep_current(results: Results, session_id: int, current: CurrentConfig, *, server: str) -> None:
@@ -166,6 +95,7 @@ def kept_recommendation(
     session_id: int,
     recipes: Mapping[str, Recipe] | None = None,
     mount_point: str = DEFAULT_MOUNT_POINT,
+    measured: Measured | None = None,
 ) -> Recommendation | str:
     """The recommendation of a stored session from the configuration it kept, or why there is none."""
     session = results.session(session_id)
@@ -182,6 +112,7 @@ def kept_recommendation(
             current=current,
             recipes=recipes,
             mount_point=mount_point,
+            measured=measured,
         )
     except ConfigError as exc:
         return str(exc)

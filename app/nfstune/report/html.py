@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from nfstune.advice.findings import Findings, session_findings
+from nfstune.advice.findings import Findings
+from nfstune.advice.outcome import session_outcome
 from nfstune.advice.session import kept_recommendation
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report.advice import recommendation_html
@@ -27,12 +28,8 @@ from nfstune.results.run_options import negotiated_essentials
 from nfstune.results.summary import (
     ConfigResult,
     WorkloadResults,
-    aa_checks,
     aa_summary,
-    family_words,
     recipe_notes,
-    session_scaling,
-    summarize_session,
     verdict_lines,
 )
 from nfstune.session.ceilings import ceiling_label
@@ -80,15 +77,15 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         + (f": {e(data['message'])}" if data.get("message") and data["status"] != "completed" else "")
         + "</p>",
     ]
-    parts += findings_html(session_findings(results, session_id, recipes))
+    outcome = session_outcome(results, session_id, recipes)
+    parts += findings_html(outcome.findings)
     found = caveats(data)
     if found:
         parts.append(f"<h2>{WITHOUT_SERVER}</h2><ul>" + "".join(f"<li>{e(text)}</li>" for text in found) + "</ul>")
     if data["runs"]:
-        parts.append(recommendation_html(kept_recommendation(results, session_id, recipes)))
+        parts.append(recommendation_html(kept_recommendation(results, session_id, recipes, measured=outcome.measured)))
     parts.append(_ceilings(data["baselines"], data.get("latencies") or []))
-    groups = summarize_session(data, recipes)
-    family = family_words(data, groups)
+    groups, family = outcome.groups, outcome.family
     if groups:
         parts.append("<h2>Results</h2>")
     if family:
@@ -100,8 +97,8 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
             parts.append(
                 f"<p><b>{e(recipe_id)}: notes</b></p><ul>" + "".join(f"<li>{e(n)}</li>" for n in notes) + "</ul>"
             )
-    parts.append(_scaling(session_scaling(data, recipes)))
-    checks = aa_checks(groups)
+    parts.append(_scaling(outcome.scaling))
+    checks = outcome.checks
     if checks:
         parts.append(
             f"<h2>A/A checks</h2><p>Configurations expected to measure the same as their baseline: "

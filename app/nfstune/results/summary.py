@@ -111,6 +111,14 @@ def session_scaling(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | 
     return _Judged(session, recipes or {}).scaling()
 
 
+def judged_session(
+    session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None
+) -> tuple[list[WorkloadResults], list[SeriesScaling]]:
+    """summarize_session and session_scaling from one judgement of the session."""
+    judged = _Judged(session, recipes or {})
+    return judged.results(), judged.scaling()
+
+
 def family_words(session: Mapping[str, Any], groups: Sequence[WorkloadResults]) -> str | None:
     """How the verdicts were judged, in the report's words; None when nothing was compared."""
     if not any(c.verdict is not None for g in groups for c in g.configs):
@@ -239,10 +247,14 @@ def _stored_facts(text: object) -> HostFacts | None:
         return None
 
 
-def results_text(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None) -> str:
+def results_text(
+    session: Mapping[str, Any],
+    recipes: Mapping[str, Recipe] | None = None,
+    judged: tuple[list[WorkloadResults], list[SeriesScaling]] | None = None,
+) -> str:
     """The session's results as `nfstune report` prints them: per recipe and workload each configuration's median,
     min and max, n, its verdict against the baseline (with the CI), and the requested and negotiated options."""
-    groups = summarize_session(session, recipes)
+    groups, scaling = judged or judged_session(session, recipes)
     lines = [f"\nsession {session['id']}: {session['status']}"]
     family = family_words(session, groups)
     if family:
@@ -265,7 +277,6 @@ def results_text(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | Non
                 lines.append(
                     f"  {'':{width}} requested {c.requested.render() or '(defaults)'}; negotiated {essentials}"
                 )
-    scaling = session_scaling(session, recipes)
     if scaling:
         lines.append("\nseveral clients at once: where another client stops adding throughput (same family)")
         lines += scaling_lines(scaling)
