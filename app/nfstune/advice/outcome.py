@@ -29,6 +29,11 @@ class SessionOutcome:
     measured: Measured  # what the recommendation needs
 
     @property
+    def async_measured(self) -> bool:
+        """Whether a configuration of the session set async on the export (the recommendation page says so)."""
+        return any("async" in c.export_set for g in self.groups for c in g.configs)
+
+    @property
     def judged(self) -> tuple[list[WorkloadResults], list[SeriesScaling]]:
         return self.groups, self.scaling
 
