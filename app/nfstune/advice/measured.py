@@ -5,8 +5,7 @@ options asked for), whatever the configurations are called. Pure."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from nfstune.advice.recommend import Measured
 from nfstune.advice.threads import threads_finding
@@ -14,17 +13,18 @@ from nfstune.results.changed import Changed, changed
 from nfstune.results.run_options import RunOptions
 from nfstune.results.summary import WorkloadResults
 from nfstune.statistics.verdict import Verdict
+from nfstune.store import StoredSession
 
 
-def measured_of(data: Mapping[str, Any], groups: Sequence[WorkloadResults]) -> Measured:
+def measured_of(stored: StoredSession, groups: Sequence[WorkloadResults]) -> Measured:
     """`groups`: the session's figures and verdicts (summary.summarize_session)."""
     negotiated_rsize = None
-    for run in data["runs"]:
-        opts = RunOptions.of(run)
+    for run in stored.runs:
+        opts = RunOptions.of_stored(run)
         granted = opts.negotiated.get("rsize")
         if granted is not None and granted.isdigit() and not opts.requested.has("rsize"):
             negotiated_rsize = int(granted)
-    facts = json.loads(data["server_facts"] or "{}")
+    facts = json.loads(stored.server_facts or "{}")
     best_version, version_reason = _best_version(groups)
     return Measured(
         async_vs_sync=_verdicts(groups, _turns_async),
@@ -33,7 +33,7 @@ def measured_of(data: Mapping[str, Any], groups: Sequence[WorkloadResults]) -> M
         server_max_block_size=facts.get("nfsd_max_block_size"),
         best_version=best_version,
         version_reason=version_reason,
-        threads=threads_finding(groups, data["runs"]),
+        threads=threads_finding(groups, stored.runs),
         own_threads=facts.get("nfsd_threads"),
     )
 

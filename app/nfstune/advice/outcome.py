@@ -14,8 +14,9 @@ from nfstune.advice.recommend import Measured
 from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import Recipe
 from nfstune.results.load_summary import SeriesScaling
+from nfstune.results.session_diagnosis import session_diagnoses
 from nfstune.results.summary import AACheck, WorkloadResults, aa_checks, family_words, judged_session
-from nfstune.store import Results
+from nfstune.store import Results, StoredSession
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,8 @@ def session_outcome(results: Results, session_id: int, recipes: Mapping[str, Rec
         scaling,
         aa_checks(groups),
         family_words(data, groups),
-        findings_of(results, data, groups, known),
-        measured_of(data, groups),
+        findings_of(groups, session_diagnoses(results, data, groups), known),
+        measured_of(StoredSession.of(data), groups),
     )
 
 

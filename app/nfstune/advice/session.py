@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from nfstune.advice.measured import measured_of
 from nfstune.advice.recommend import DEFAULT_MOUNT_POINT, Measured, Recommendation, recommend
@@ -16,7 +15,7 @@ from nfstune.errors import ConfigError
 from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import Recipe
 from nfstune.results.summary import summarize_session
-from nfstune.store import Results
+from nfstune.store import Results, StoredSession
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,8 @@ def recommendation(
 def measured_from(results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None) -> Measured:
     """What the advice needs from a session (measured.py), judged as the report judges it."""
     data = results.session(session_id)
-    return measured_of(data, summarize_session(data, recipes_by_id() if recipes is None else recipes))
+    groups = summarize_session(data, recipes_by_id() if recipes is None else recipes)
+    return measured_of(results.stored_session(session_id), groups)
 
 
 def keep_current(results: Results, session_id: int, current: CurrentConfig, *, server: str) -> None:
@@ -77,13 +77,12 @@ def keep_current(results: Results, session_id: int, current: CurrentConfig, *, s
     results.keep_admin_config(session_id, json.dumps(kept))
 
 
-def kept_current(session: Mapping[str, Any]) -> tuple[CurrentConfig, str] | None:
+def kept_current(session: StoredSession) -> tuple[CurrentConfig, str] | None:
     """The configuration and the server's address keep_current stored; None for a session without them (one
     that did not complete, or one from an nfstune before 0.12)."""
-    text = session.get("admin_config")
-    if not text:
+    kept = session.admin_config
+    if kept is None:
         return None
-    kept = json.loads(text)
     nfs_conf = kept.get("nfs_conf")  # kept since issue 13
     addresses = tuple(kept.get("server_addresses", ()))  # kept since issue 29
     exports = None if kept["exports"] is None else dict(kept["exports"])
@@ -98,7 +97,7 @@ def kept_recommendation(
     measured: Measured | None = None,
 ) -> Recommendation | str:
     """The recommendation of a stored session from the configuration it kept, or why there is none."""
-    session = results.session(session_id)
+    session = results.stored_session(session_id)
     found = kept_current(session)
     if found is None:
         return "this session did not keep the server's exports and the client's fstab (it did not complete)"
@@ -107,7 +106,7 @@ def kept_recommendation(
         return recommendation(
             results,
             session_id,
-            share=session["share"],
+            share=session.share,
             server=server,
             current=current,
             recipes=recipes,

@@ -10,6 +10,7 @@ from typing import Any
 from nfstune.nfs.export_options import split_options
 from nfstune.nfs.mount_options import MountOptions
 from nfstune.results.load_summary import load_of, load_text
+from nfstune.store import StoredRun
 
 # what /proc/mounts says that a recipe can change; the rest of its option list is noise next to the requested ones
 NEGOTIATED_KEYS = ("vers", "rsize", "wsize", "nconnect")
@@ -22,6 +23,14 @@ class RunOptions:
     requested: MountOptions
     negotiated: MountOptions
     export: tuple[str, ...]
+
+    @classmethod
+    def of_stored(cls, run: StoredRun) -> RunOptions:
+        return cls(
+            MountOptions.parse(run.requested_options or ""),
+            MountOptions.parse(run.negotiated_options or ""),
+            tuple(split_options(run.export_options)) if run.export_options else (),
+        )
 
     @classmethod
     def of(cls, run: Mapping[str, Any]) -> RunOptions:
