@@ -410,7 +410,7 @@ def test_the_ceilings_are_shown_above_the_tabs_with_what_the_latencies_bound(
 def test_the_answer_and_what_limits_each_workload_stand_above_the_tabs(
     page: ResultsPage, results: Results, recipes: dict[str, Recipe]
 ) -> None:
-    from nfstune.advice.findings import session_findings
+    from nfstune.advice.outcome import session_findings
 
     sid = store_session(results, FIRST_SESSION)
     results.add_baseline(sid, kind="network", direction="from-server", mb_per_s=95.0, seconds=5, size=10**8, raw="")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nfstune.advice.answer import answer
-from nfstune.advice.findings import session_findings
+from nfstune.advice.outcome import session_findings
 from nfstune.advice.recommend import PLAIN_RISK
 from nfstune.recipes.loader import load_recipes, recipes_by_id
 from nfstune.results.ceilings import Ceilings, ceilings_of

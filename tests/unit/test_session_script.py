@@ -71,4 +71,6 @@ def test_a_run_the_engine_cannot_carry_out_is_the_outcome_and_stored_as_failed(t
     assert outcome.recommendation is None
     stored = results.session(outcome.session_id)
     assert (stored["status"], stored["message"]) == ("failed", outcome.message)
-    assert stored["recipes"] == ["block-size"] and kept_current(stored) is None  # nothing read after a failure
+    assert (
+        stored["recipes"] == ["block-size"] and kept_current(results.stored_session(outcome.session_id)) is None
+    )  # nothing read after a failure

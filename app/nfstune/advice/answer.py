@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from nfstune.advice.next_steps import worth_running
 from nfstune.advice.recommend import NEVER, PLAIN_RISK
 from nfstune.recipes.model import Config, Recipe
+from nfstune.results.changed import Changed, changed
 from nfstune.results.diagnosis import Diagnosis, percent
-from nfstune.results.summary import WorkloadResults
-from nfstune.statistics.verdict import Verdict
+from nfstune.results.summary import ConfigResult, WorkloadResults
+from nfstune.statistics.verdict import Verdict, format_change
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class _Effect:
     label: str
     baseline: str
     verdict: Verdict
+    change: Changed  # what ran differently from the baseline (the export's options, the mount's)
 
 
 def answer(groups: Sequence[WorkloadResults], diagnoses: Sequence[Diagnosis], recipes: Mapping[str, Recipe]) -> Answer:
@@ -49,18 +51,20 @@ def answer(groups: Sequence[WorkloadResults], diagnoses: Sequence[Diagnosis], re
             "none taken: nothing was compared, and nothing on the hosts was changed.",
         )
     effects = [
-        _Effect(g.recipe, g.workload, c.label, g.baseline_label, c.verdict)
+        _Effect(
+            g.recipe, g.workload, c.label, c.against or g.baseline_label, c.verdict, changed(c, g.config(c.against))
+        )
         for g in groups
         for c in g.configs
         if c.verdict is not None and c.verdict.kind == "faster" and c.same_as_baseline is None
     ]
     # what nfstune never recommends (advice.recommend.NEVER: no_wdelay, soft, udp, noac...) is no answer, whatever
     # it measured: a no_wdelay "gain" on v3/v4 is noise or a fault of the measurement (its A/A check says which)
-    refused = [e for e in effects if _never(_config(recipes.get(e.recipe), e.label))]
+    refused = [e for e in effects if _never(e.change)]
     effects = [e for e in effects if e not in refused]
     if not effects and refused:
         never = refused[0]
-        why = _never(_config(recipes.get(never.recipe), never.label))
+        why = _never(never.change)
         return Answer(
             f"nothing: {never.label} measured faster, but nfstune does not recommend it ({why}).",
             f"{never.workload}: {never.verdict.text}; not worth what it risks.",
@@ -68,14 +72,14 @@ def answer(groups: Sequence[WorkloadResults], diagnoses: Sequence[Diagnosis], re
         )
     # async is never the change by default (the recommendation keeps sync): a safe gain comes first, and async
     # alone is said as the opt-in it is
-    unsafe = [e for e in effects if _is_async(_config(recipes.get(e.recipe), e.label))]
+    unsafe = [e for e in effects if "async" in e.change.export]
     if effects and len(unsafe) == len(effects):
         best = max(unsafe, key=lambda e: (e.verdict.ci or (1.0, 1.0))[0])
         return Answer(
             f"keep sync (the recommended export); the one faster setting found is async ({best.recipe}: "
             f"{best.label} against {best.baseline}), only as an opt-in.",
             f"{best.workload}: {best.verdict.text}, if you opt in.",
-            _risk(_config(recipes.get(best.recipe), best.label)),
+            _risk(_config(recipes.get(best.recipe), best.label), best.change),
         )
     effects = [e for e in effects if e not in unsafe]
     if effects:
@@ -90,7 +94,7 @@ def answer(groups: Sequence[WorkloadResults], diagnoses: Sequence[Diagnosis], re
         return Answer(
             f"{what} ({best.recipe}: {best.label} against {best.baseline}).",
             f"{best.workload}: {best.verdict.text}{more}.",
-            _risk(config),
+            _risk(config, best.change),
         )
     held = [d for d in diagnoses if d.bottleneck is not None]  # a figure held by a ceiling, a budget or a CPU
     if held:
@@ -102,17 +106,17 @@ def answer(groups: Sequence[WorkloadResults], diagnoses: Sequence[Diagnosis], re
             "none: nothing to change.",
         )
     unsettled = [
-        (g.workload, c.verdict)
+        (g.workload, c, c.verdict)
         for g in groups
         for c in g.configs
         if c.verdict is not None and c.verdict.kind == "not settled" and c.same_as_baseline is None
     ]
     if unsettled:
-        workload, closest = min(unsettled, key=lambda u: u[1].rounds_needed or 10**6)
+        workload, unsure, closest = min(unsettled, key=lambda u: u[2].rounds_needed or 10**6)
         settle = closest.settle or "more rounds"
         return Answer(
             "nothing yet: no setting tried was measured faster with confidence.",
-            f"not settled; the closest: {workload}, {_so_far(closest.text)}; {settle}.",
+            f"not settled; the closest: {workload}, {_so_far(unsure, closest)}; {settle}.",
             "none: every change nfstune made was undone.",
         )
     return Answer(
@@ -149,11 +153,11 @@ def _what(config: Config, base: Config | None) -> str:
     return text[0].upper() + text[1:]
 
 
-def _risk(config: Config | None) -> str:
+def _risk(config: Config | None, change: Changed) -> str:
+    if "async" in change.export:
+        return f"{PLAIN_RISK} Only with a UPS on the server and data you can recreate."
     if config is None:
         return "see the recipe's warning."
-    if "async" in config.export.set:
-        return f"{PLAIN_RISK} Only with a UPS on the server and data you can recreate."
     if config.filesystem is not None:
         return "moving the share to another filesystem is a migration of its own, with its own backup first."
     if config.nfsd_threads is not None:
@@ -173,26 +177,15 @@ def _limit(d: Diagnosis) -> str:
     return f"{d.bottleneck} ({d.workload}{share})"
 
 
-def _so_far(text: str) -> str:
-    """'vers=3 against baseline: not settled (0.8 % slower so far; 95 % CI ...)' -> 'vers=3 against baseline, 0.8 %
-    slower so far' (the interval stays with the detailed verdict)."""
-    who, _, rest = text.partition(": ")
-    so_far = rest.partition("(")[2].partition(";")[0].rstrip(")")
-    return f"{who}, {so_far}" if so_far else who
+def _so_far(config: ConfigResult, verdict: Verdict) -> str:
+    """'vers=3 against baseline, 0.8 % slower so far' (the interval stays with the detailed verdict)."""
+    who = f"{config.label} against {config.against}" if config.against else config.label
+    return f"{who}, {format_change(verdict.ratio)} so far" if verdict.ratio is not None else who
 
 
-def _never(config: Config | None) -> str:
-    """Why nfstune never recommends what `config` sets ("" when it may)."""
-    if config is None:
-        return ""
-    words = [*config.export.set, *(o for o in config.mount.render().split(",") if o)]
-    if config.mount.proto in ("udp", "udp6"):
-        words.append("udp")
-    return next((NEVER[w] for w in words if w in NEVER), "")
-
-
-def _is_async(config: Config | None) -> bool:
-    return config is not None and "async" in config.export.set
+def _never(change: Changed) -> str:
+    """Why nfstune never recommends what a configuration changed ("" when it may)."""
+    return next((NEVER[w] for w in change.words if w in NEVER), "")
 
 
 NAMES = {"network": "the network", "server disk": "the server's disk", "disk flush": "the server disk's flush"}

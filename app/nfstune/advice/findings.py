@@ -1,20 +1,15 @@
 """A stored session's findings, as the report, the CLI and the Results page show them above the detailed verdicts:
-the answer in three lines and the diagnosis of each workload. Reads the store (samples for the CPUs)."""
+the answer in three lines and the diagnosis of each workload. Pure."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from nfstune.advice.answer import Answer, answer
-from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import Recipe
-from nfstune.results.busy import busy_cpus
-from nfstune.results.ceilings import ceilings_of
-from nfstune.results.diagnosis import Diagnosis, diagnose
-from nfstune.results.summary import summarize_session
-from nfstune.store import Results
+from nfstune.results.diagnosis import Diagnosis
+from nfstune.results.summary import WorkloadResults
 
 
 @dataclass(frozen=True)
@@ -23,17 +18,12 @@ class Findings:
     diagnoses: list[Diagnosis]
 
 
-def session_findings(results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None) -> Findings:
-    data = results.session(session_id)
-    known = recipes_by_id() if recipes is None else recipes
-    groups = summarize_session(data, known)
-    try:
-        sizes = (json.loads(data.get("plan") or "{}") or {}).get("sizes") or {}
-    except (ValueError, AttributeError):
-        sizes = {}
-    files = sizes.get("small_file_count") if isinstance(sizes, dict) else None
-    found = diagnose(groups, ceilings_of(data), files=files, busy=busy_cpus(results, data))
-    return Findings(answer(groups, found, known), found)
+def findings_of(
+    groups: Sequence[WorkloadResults], diagnoses: list[Diagnosis], recipes: Mapping[str, Recipe]
+) -> Findings:
+    """`groups`: the session's figures and verdicts; `diagnoses`: what limits each workload
+    (results.session_diagnosis)."""
+    return Findings(answer(groups, diagnoses, recipes), diagnoses)
 
 
 def answer_text(found: Findings) -> list[str]:

@@ -6,18 +6,16 @@ report`, History's export) holds the same recommendation as the desktop showed. 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from nfstune.advice.measured import measured_of
 from nfstune.advice.recommend import DEFAULT_MOUNT_POINT, Measured, Recommendation, recommend
-from nfstune.advice.threads import threads_finding
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import Recipe
-from nfstune.results.summary import RunOptions, WorkloadResults, summarize_session
-from nfstune.statistics.verdict import Verdict
-from nfstune.store import Results
+from nfstune.results.summary import summarize_session
+from nfstune.store import Results, StoredSession
 
 
 @dataclass(frozen=True)
@@ -41,15 +39,17 @@ def recommendation(
     current: CurrentConfig,
     recipes: Mapping[str, Recipe] | None = None,
     mount_point: str = DEFAULT_MOUNT_POINT,
+    measured: Measured | None = None,
 ) -> Recommendation:
-    """`mount_point`: where a new fstab line mounts the share (an existing entry keeps its own). Raises ConfigError
-    when there is nothing to start from (the share is not exported any more)."""
+    """`mount_point`: where a new fstab line mounts the share (an existing entry keeps its own); `measured`: what
+    the session's outcome (outcome.py) already read of it. Raises ConfigError when there is nothing to start from
+    (the share is not exported any more)."""
     return recommend(
         share=share,
         server=server,
         exports=current.exports,
         fstab=current.fstab,
-        measured=measured_from(results, session_id, recipes),
+        measured=measured or measured_from(results, session_id, recipes),
         mount_point=mount_point,
         nfs_conf=current.nfs_conf,
         server_aliases=current.server_addresses,
@@ -57,72 +57,11 @@ def recommendation(
     )
 
 
-ASYNC_PAIRS = (("sync", "async"), ("baseline", "async"))
-NO_WDELAY_PAIRS = (("wdelay", "no_wdelay"), ("sync,wdelay", "sync,no_wdelay"), ("baseline", "no_wdelay"))
-
-
 def measured_from(results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None) -> Measured:
-    """What the advice needs from a session: the verdicts the report shows (summary.summarize_session, the
-    session's one family), by workload."""
+    """What the advice needs from a session (measured.py), judged as the report judges it."""
     data = results.session(session_id)
     groups = summarize_session(data, recipes_by_id() if recipes is None else recipes)
-    negotiated_rsize = None
-    for run in data["runs"]:
-        opts = RunOptions.of(run)
-        granted = opts.negotiated.get("rsize")
-        if granted is not None and granted.isdigit() and not opts.requested.has("rsize"):
-            negotiated_rsize = int(granted)
-    facts = json.loads(data["server_facts"] or "{}")
-    best_version, version_reason = _best_version(groups)
-    return Measured(
-        async_vs_sync=_verdicts(groups, ASYNC_PAIRS),
-        no_wdelay=_verdicts(groups, NO_WDELAY_PAIRS),
-        negotiated_rsize=negotiated_rsize,
-        server_max_block_size=facts.get("nfsd_max_block_size"),
-        best_version=best_version,
-        version_reason=version_reason,
-        threads=threads_finding(groups, data["runs"]),
-        own_threads=facts.get("nfsd_threads"),
-    )
-
-
-def _verdicts(groups: Sequence[WorkloadResults], pairs: Sequence[tuple[str, str]]) -> dict[str, Verdict]:
-    """workload -> the verdict of the first (baseline, other) pair of labels found, in the order of `pairs`."""
-    found: dict[str, Verdict] = {}
-    for baseline, other in pairs:
-        for group in groups:
-            if group.baseline_label != baseline or group.workload in found:
-                continue
-            config = next((c for c in group.configs if c.label == other), None)
-            if config is not None and config.verdict is not None:
-                found[group.workload] = config.verdict
-    return found
-
-
-def _best_version(groups: Sequence[WorkloadResults]) -> tuple[str | None, str | None]:
-    """An NFS version measured faster than the baseline's on some workload and slower on none (an unreliable or
-    unsettled comparison counts as neither), with the verdicts that say so; (None, None) keeps the version."""
-    by_version: dict[str, list[tuple[str, Verdict]]] = {}
-    for group in groups:
-        base = next((c for c in group.configs if c.label == group.baseline_label), None)
-        base_vers = base.negotiated.get("vers") if base is not None else None
-        for config in group.configs:
-            vers = config.negotiated.get("vers")
-            if config.verdict is None or vers is None or base_vers is None or vers == base_vers:
-                continue
-            if not config.label.startswith("vers="):
-                continue  # another knob, which happened to negotiate another version
-            by_version.setdefault(vers, []).append((group.workload, config.verdict))
-    candidates = [
-        (sum(v.kind == "faster" for _, v in found), vers, found)
-        for vers, found in by_version.items()
-        if any(v.kind == "faster" for _, v in found) and not any(v.kind == "slower" for _, v in found)
-    ]
-    if not candidates:
-        return None, None
-    _count, vers, found = max(candidates, key=lambda c: c[0])
-    quoted = "; ".join(f"{workload}: {v.text}" for workload, v in found if v.kind == "faster")
-    return vers, f"measured faster: {quoted}"
+    return measured_of(results.stored_session(session_id), groups)
 
 
 def keep_current(results: Results, session_id: int, current: CurrentConfig, *, server: str) -> None:
@@ -138,13 +77,12 @@ def keep_current(results: Results, session_id: int, current: CurrentConfig, *, s
     results.keep_admin_config(session_id, json.dumps(kept))
 
 
-def kept_current(session: Mapping[str, Any]) -> tuple[CurrentConfig, str] | None:
+def kept_current(session: StoredSession) -> tuple[CurrentConfig, str] | None:
     """The configuration and the server's address keep_current stored; None for a session without them (one
     that did not complete, or one from an nfstune before 0.12)."""
-    text = session.get("admin_config")
-    if not text:
+    kept = session.admin_config
+    if kept is None:
         return None
-    kept = json.loads(text)
     nfs_conf = kept.get("nfs_conf")  # kept since issue 13
     addresses = tuple(kept.get("server_addresses", ()))  # kept since issue 29
     exports = None if kept["exports"] is None else dict(kept["exports"])
@@ -156,9 +94,10 @@ def kept_recommendation(
     session_id: int,
     recipes: Mapping[str, Recipe] | None = None,
     mount_point: str = DEFAULT_MOUNT_POINT,
+    measured: Measured | None = None,
 ) -> Recommendation | str:
     """The recommendation of a stored session from the configuration it kept, or why there is none."""
-    session = results.session(session_id)
+    session = results.stored_session(session_id)
     found = kept_current(session)
     if found is None:
         return "this session did not keep the server's exports and the client's fstab (it did not complete)"
@@ -167,11 +106,12 @@ def kept_recommendation(
         return recommendation(
             results,
             session_id,
-            share=session["share"],
+            share=session.share,
             server=server,
             current=current,
             recipes=recipes,
             mount_point=mount_point,
+            measured=measured,
         )
     except ConfigError as exc:
         return str(exc)

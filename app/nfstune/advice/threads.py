@@ -15,13 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from nfstune.errors import ConfigError
 from nfstune.nfs.nfs_conf import NFS_CONF, threads_text
-from nfstune.results.load_summary import load_of
 from nfstune.results.summary import WorkloadResults
 from nfstune.statistics.verdict import Verdict
+from nfstune.store import StoredRun
 
 TAKES_EFFECT = "rpc.nfsd reads it when the NFS server starts: `systemctl restart nfs-server` (clients wait a moment)"
 
@@ -54,9 +53,9 @@ class ThreadsAdvice:
         return [line for line in old if line not in new], [line for line in new if line not in old]
 
 
-def threads_finding(groups: Sequence[WorkloadResults], runs: Sequence[Mapping[str, Any]]) -> ThreadsFinding | None:
+def threads_finding(groups: Sequence[WorkloadResults], runs: Sequence[StoredRun]) -> ThreadsFinding | None:
     """The configuration of the most clients that ran with its own nfsd thread count, and its verdicts."""
-    loads = {(r["recipe"], r["config_label"]): load_of(r) for r in runs}
+    loads = {(r.recipe, r.config_label): (r.config.clients, r.config.nfsd_threads) for r in runs}
     best: tuple[int, int, str, str] | None = None  # (clients, threads, recipe, label)
     for (recipe, label), (clients, threads) in loads.items():
         if clients is not None and threads is not None and (best is None or clients > best[0]):

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from contextlib import ExitStack
 from typing import Any
 
-from nfstune.advice.findings import Findings, answer_text, diagnosis_text, session_findings
+from nfstune.advice.findings import answer_text, diagnosis_text
+from nfstune.advice.outcome import SessionOutcome, session_outcome
 from nfstune.advice.recommend import Recommendation
 from nfstune.cli.output import StandardOutput, write_output
 from nfstune.errors import ConfigError
@@ -21,7 +22,7 @@ from nfstune.remote import Host, open_host
 from nfstune.remote.target import split_spec
 from nfstune.results.caveats import WITHOUT_SERVER, caveats
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
-from nfstune.results.summary import aa_checks, aa_summary, results_text, summarize_session
+from nfstune.results.summary import aa_summary, results_text
 from nfstune.session.ceilings import ceiling_label
 from nfstune.session.engine import Event
 from nfstune.session.script import preflight, refuse_if_blocked, run_session, survey
@@ -146,9 +147,9 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             raise outcome.error  # main says why, with its exit code, as for an error before the run
     sid, rec = outcome.session_id, outcome.recommendation
     advice = advice_text(rec, pair.share) if rec is not None else "\n" + outcome.message
-    findings = outcome.findings or session_findings(results, sid, by_id)
-    last = "\n".join(answer_text(findings))
-    print(report_text(results, sid, by_id, answer_first=False, found=findings) + "\n" + advice + "\n\n" + last)
+    judged = outcome.outcome or session_outcome(results, sid, by_id)
+    last = "\n".join(answer_text(judged.findings))
+    print(report_text(results, sid, by_id, answer_first=False, outcome=judged) + "\n" + advice + "\n\n" + last)
     html = getattr(args, "html", None)
     if html is not None:
         from nfstune.report.html import session_html
@@ -237,7 +238,7 @@ def report_text(
     recipes: Mapping[str, Recipe] | None = None,
     *,
     answer_first: bool = True,
-    found: Findings | None = None,
+    outcome: SessionOutcome | None = None,
 ) -> str:
     """The results of a session as text: the answer in three lines (unless `answer_first` is False: `run` says it
     last), what limits each workload, then per recipe and workload each configuration's median, spread, n and
@@ -245,12 +246,13 @@ def report_text(
     as its baseline)."""
     data = results.session(session_id)
     recipes = recipes_by_id() if recipes is None else recipes
-    found = found or session_findings(results, session_id, recipes)
+    outcome = outcome or session_outcome(results, session_id, recipes)
+    found = outcome.findings
     lines = [""]
     if answer_first:
         lines += [*answer_text(found), ""]
     lines += diagnosis_text(found)
-    lines.append(results_text(data, recipes))
+    lines.append(results_text(data, recipes, outcome.judged))
     lacks = caveats(data)
     if lacks:
         lines += [f"\n{WITHOUT_SERVER.lower()}", *(f"  {text}" for text in lacks)]
@@ -261,7 +263,7 @@ def report_text(
         lines += [f"  {latency_label(t)}: {latency_text(t)}" for t in latencies]
         if latencies:
             lines.append(f"  {LATENCY_NOTE}")
-    checks = aa_checks(summarize_session(data, recipes))
+    checks = outcome.checks
     if checks:
         lines += [
             "\nA/A checks (configurations expected to measure the same as their baseline)",

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from nfstune.advice.findings import Findings, session_findings
+from nfstune.advice.findings import Findings
+from nfstune.advice.outcome import session_outcome
 from nfstune.advice.session import kept_recommendation
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report.advice import recommendation_html
@@ -23,16 +24,12 @@ from nfstune.report.trend import session_trends, trend_html
 from nfstune.results.caveats import WITHOUT_SERVER, caveats
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
 from nfstune.results.load_summary import SeriesScaling
+from nfstune.results.run_options import negotiated_essentials
 from nfstune.results.summary import (
     ConfigResult,
     WorkloadResults,
-    aa_checks,
     aa_summary,
-    is_paired,
-    negotiated_essentials,
     recipe_notes,
-    session_scaling,
-    summarize_session,
     verdict_lines,
 )
 from nfstune.session.ceilings import ceiling_label
@@ -80,20 +77,19 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         + (f": {e(data['message'])}" if data.get("message") and data["status"] != "completed" else "")
         + "</p>",
     ]
-    parts += findings_html(session_findings(results, session_id, recipes))
+    outcome = session_outcome(results, session_id, recipes)
+    parts += findings_html(outcome.findings)
     found = caveats(data)
     if found:
         parts.append(f"<h2>{WITHOUT_SERVER}</h2><ul>" + "".join(f"<li>{e(text)}</li>" for text in found) + "</ul>")
     if data["runs"]:
-        parts.append(recommendation_html(kept_recommendation(results, session_id, recipes)))
+        parts.append(recommendation_html(kept_recommendation(results, session_id, recipes, measured=outcome.measured)))
     parts.append(_ceilings(data["baselines"], data.get("latencies") or []))
-    groups = summarize_session(data, recipes)
-    family = next((c.verdict.family for g in groups for c in g.configs if c.verdict is not None), 0)
+    groups, family = outcome.groups, outcome.family
     if groups:
         parts.append("<h2>Results</h2>")
     if family:
-        how = "paired by round" if is_paired(data) else "unpaired (a session from before interleaved rounds)"
-        parts.append(f"<p>Verdicts: {e(how)}; {family} comparisons corrected together (Holm).</p>")
+        parts.append(f"<p>Verdicts: {e(family)}.</p>")
     for recipe_id in dict.fromkeys(g.recipe for g in groups):
         parts += [_workload(g) for g in groups if g.recipe == recipe_id]
         notes = recipe_notes(data, recipes.get(recipe_id))
@@ -101,8 +97,8 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
             parts.append(
                 f"<p><b>{e(recipe_id)}: notes</b></p><ul>" + "".join(f"<li>{e(n)}</li>" for n in notes) + "</ul>"
             )
-    parts.append(_scaling(session_scaling(data, recipes)))
-    checks = aa_checks(groups)
+    parts.append(_scaling(outcome.scaling))
+    checks = outcome.checks
     if checks:
         parts.append(
             f"<h2>A/A checks</h2><p>Configurations expected to measure the same as their baseline: "
@@ -159,7 +155,7 @@ def _scaling(found: list[SeriesScaling]) -> str:
     e = html.escape
     parts = [
         "<h2>Several clients at once</h2><p>Where another client stops adding throughput, judged in the same "
-        "family as every other comparison; each client's median MB/s over the rounds, and the slowest client's "
+        "family as the recipe's other comparisons; each client's median MB/s over the rounds, and the slowest client's "
         "rate over the fastest's (1.00: an even share).</p>"
     ]
     for item in found:

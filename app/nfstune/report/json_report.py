@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nfstune import __version__
-from nfstune.advice.findings import session_findings
+from nfstune.advice.outcome import session_outcome
 from nfstune.advice.recommend import AsyncAlternative, Reason, Recommendation
 from nfstune.advice.session import kept_recommendation
 from nfstune.recipes.model import Recipe
@@ -34,12 +34,9 @@ from nfstune.results.load_summary import scaling_lines
 from nfstune.results.summary import (
     ConfigResult,
     WorkloadResults,
-    aa_checks,
     aa_summary,
     is_paired,
     recipe_notes,
-    session_scaling,
-    summarize_session,
 )
 from nfstune.session.ceilings import ceiling_label
 from nfstune.statistics.verdict import Verdict
@@ -57,16 +54,19 @@ def report_json(results: Results, session_id: int, recipes: Mapping[str, Recipe]
 def session_document(results: Results, session_id: int, recipes: Mapping[str, Recipe]) -> dict[str, Any]:
     data = results.session(session_id)
     data.pop("admin_config", None)  # see the module's docstring
-    groups = summarize_session(data, recipes)
-    checks = aa_checks(groups)
-    rec = kept_recommendation(results, session_id, recipes) if data["runs"] else NOTHING_MEASURED
-    found = session_findings(results, session_id, recipes)
+    outcome = session_outcome(results, session_id, recipes)
+    groups, checks, found = outcome.groups, outcome.checks, outcome.findings
+    rec = (
+        kept_recommendation(results, session_id, recipes, measured=outcome.measured)
+        if data["runs"]
+        else NOTHING_MEASURED
+    )
     document = {
         "format": FORMAT,
         "nfstune": __version__,
         "session": _session(results, data),
         "verdicts": [_config(g, c) for g in groups for c in g.configs],
-        "scaling": [line.strip() for line in scaling_lines(session_scaling(data, recipes))],
+        "scaling": [line.strip() for line in scaling_lines(outcome.scaling)],
         "aa_checks": {
             "summary": aa_summary(checks) if checks else None,
             "checks": [

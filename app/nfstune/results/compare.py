@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from nfstune.recipes.model import WORKLOADS, Recipe
-from nfstune.results.summary import ConfigResult, WorkloadResults, judgeable, margin_of, summarize_session
+from nfstune.results.comparisons import judgeable, margin_of
+from nfstune.results.summary import ConfigResult, WorkloadResults, summarize_session
 from nfstune.statistics.verdict import Question, Verdict, judge
 
 # the two sides, as they appear in the texts ("B is 12 % faster than A")

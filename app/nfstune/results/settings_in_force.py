@@ -27,7 +27,7 @@ from typing import Any
 from nfstune.facts.model import HostFacts
 from nfstune.nfs.export_options import split_options
 from nfstune.results.load_summary import load_of
-from nfstune.results.summary import RunOptions, negotiated_essentials
+from nfstune.results.run_options import RunOptions, negotiated_essentials
 
 # (name, value) in this order; None: not known for that session
 Settings = tuple[tuple[str, str | None], ...]

@@ -3,44 +3,49 @@ recipe's baseline; and two sessions side by side. Pure (no Qt, no I/O): the hist
 text report and the HTML report all read the same figures and verdicts from here.
 
 Values are the figure of every stored repeat that is not a warm-up (bench.figure), so the figures here are
-exactly those the engine measured and the stop rule judged. Every comparison of a session is judged in ONE family
-(statistics.verdict.judge, Holm-corrected): paired by round when the session stored its plan (the rounds were
-interleaved), as independent samples for older sessions, whose repeat numbers are only a counter.
+exactly those the engine measured and the stop rule judged. The comparisons are asked and judged as
+comparisons.py says, for the stop rule too: a recipe is a family (Holm), paired by round when the session stored
+its plan (the rounds were interleaved), as independent samples for older sessions, whose repeat numbers are only a
+counter.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from nfstune.bench.figure import figure
 from nfstune.facts.model import HostFacts
-from nfstune.nfs.export_options import split_options
 from nfstune.nfs.mount_options import MountOptions
-from nfstune.recipes.model import WORKLOADS, Config, Recipe, Rounds, recipe_facts
+from nfstune.recipes.model import WORKLOADS, Recipe, recipe_facts
+from nfstune.results.comparisons import (
+    FAMILY_RULE,
+    baseline_of,
+    judge_families,
+    judgeable,
+    looks_of,
+    margin_of,
+    workload_questions,
+)
 from nfstune.results.load_summary import (
     SeriesScaling,
     clients_order,
     is_clients_group,
-    load_of,
-    load_text,
     reference,
     scaling_lines,
     series_scaling,
-    step_questions,
     step_verdicts,
 )
+from nfstune.results.run_options import (
+    RunOptions,
+    effective_settings,
+    export_set_of,
+    negotiated_essentials,
+)
 from nfstune.statistics.stats import Summary, summarize
-from nfstune.statistics.verdict import Question, Verdict, judge
-
-# what /proc/mounts says that a recipe can change; the rest of its option list is noise next to the requested ones
-NEGOTIATED_KEYS = ("vers", "rsize", "wsize", "nconnect")
-DEFAULT_MARGIN_PERCENT = 5.0
-WHY_MAX = 120  # characters of a recipe's expectation quoted in an A/A check's text
+from nfstune.statistics.verdict import Question, Verdict
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,15 @@ class ConfigResult:
     rounds: dict[int, float]  # round (the repeat's number) -> figure, warm-ups left out
     same_as_baseline: str | None = None  # why this is an A/A check (expected to measure as the baseline); else None
     settings: tuple[object, ...] | None = None  # what was in force (effective_settings); None when not read back
+    # the configuration its verdict compares it with (the baseline; in a recipe run from several clients the one
+    # of its client count in the baseline's series); None for the baseline and the steps of its series
+    against: str | None = None
+    export_set: tuple[str, ...] = ()  # the export options the configuration set, as the run stored them
+
+    @property
+    def export_in_force(self) -> tuple[str, ...]:
+        """The export's options as read back during the run, else those the configuration set."""
+        return self.export_options or self.export_set
 
 
 @dataclass(frozen=True)
@@ -67,16 +81,13 @@ class WorkloadResults:
     configs: list[ConfigResult]  # the baseline first, then the others in the order they ran
     baseline_label: str  # the configuration the others' verdicts compare with
 
+    def config(self, label: str | None) -> ConfigResult | None:
+        return next((c for c in self.configs if c.label == label), None)
+
 
 def measured_rounds(run: Mapping[str, Any]) -> dict[int, float]:
     """Round -> figure. In a session with a plan the repeat's number is its round; in an older one a counter."""
     return {int(r["number"]): figure(run["workload"], r) for r in run["repeats"] if not r["warmup"]}
-
-
-def judgeable(rounds: Mapping[int, float]) -> dict[int, float]:
-    """The rounds whose figure can enter a speed ratio: a 0 (a repeat that moved no bytes, or too fast for the
-    clock) has none, and is shown with the figures but left out of the verdict."""
-    return {n: v for n, v in rounds.items() if math.isfinite(v) and v > 0}
 
 
 def is_paired(session: Mapping[str, Any]) -> bool:
@@ -88,20 +99,36 @@ def is_paired(session: Mapping[str, Any]) -> bool:
 def summarize_session(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None) -> list[WorkloadResults]:
     """Per recipe and workload (in the order they ran), each configuration's figures and its verdict against the
     baseline: the recipe's own baseline when it ran that workload, else a configuration labelled "baseline",
-    else the first that ran. A configuration that ran twice counts with its last run. All comparisons of the
-    session are judged together, as one family. A recipe run from several clients at once is compared as
-    load_summary.py says (by client count, and step by step)."""
+    else the first that ran. A configuration that ran twice counts with its last run. Each recipe's comparisons
+    are one family (comparisons.py). A recipe run from several clients at once is compared as load_summary.py
+    says (by client count, and step by step)."""
     return _Judged(session, recipes or {}).results()
 
 
 def session_scaling(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None) -> list[SeriesScaling]:
     """Where adding a client stopped adding throughput, per recipe run from several clients, workload and series,
-    judged in the same family as every other comparison of the session."""
+    judged in the same family as the recipe's other comparisons."""
     return _Judged(session, recipes or {}).scaling()
 
 
+def judged_session(
+    session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None
+) -> tuple[list[WorkloadResults], list[SeriesScaling]]:
+    """summarize_session and session_scaling from one judgement of the session."""
+    judged = _Judged(session, recipes or {})
+    return judged.results(), judged.scaling()
+
+
+def family_words(session: Mapping[str, Any], groups: Sequence[WorkloadResults]) -> str | None:
+    """How the verdicts were judged, in the report's words; None when nothing was compared."""
+    if not any(c.verdict is not None for g in groups for c in g.configs):
+        return None
+    how = "paired by round" if is_paired(session) else "unpaired (a session from before interleaved rounds)"
+    return f"{how}; {FAMILY_RULE}"
+
+
 class _Judged:
-    """A session's comparisons, asked and judged once as one family."""
+    """A session's comparisons, asked as comparisons.py asks them and judged once, a recipe a family."""
 
     def __init__(self, session: Mapping[str, Any], recipes: Mapping[str, Recipe]) -> None:
         runs_by_key: dict[tuple[str, str], dict[str, Mapping[str, Any]]] = {}
@@ -114,65 +141,43 @@ class _Judged:
         paired = is_paired(session)
         margins = planned_margins(session)
         planned_looks = planned_rounds(session)
-        questions: list[Question] = []
+        families: dict[str, list[Question]] = {}
         self.shapes = []  # per group: (recipe, workload, baseline, runs, rounds, why the same)
         for (recipe_id, workload), runs in runs_by_key.items():
-            w = WORKLOADS[workload]
             recipe = recipes.get(recipe_id)
-            baseline = baseline_of(recipe, runs)
             rounds = {label: measured_rounds(run) for label, run in runs.items()}
-            margin = margin_of(recipe, margins.get(recipe_id))
+            # as the configuration's options, not the workload's run's: the last run of a configuration
+            shown = {label: self.options[(recipe_id, label)] for label in runs}
             # the rounds after which the engine's stop rule could stop: the verdicts are judged as it judged them
             looks = looks_of(recipe, planned_looks.get(recipe_id)) if paired else None
-            several = is_clients_group(runs)
-            same: dict[str, str | None] = {}
-            for label in runs:
-                if label == baseline:
-                    continue
-                against = reference(runs, label, baseline) if several else baseline
-                if against is None:
-                    continue  # the baseline's own series: compared step by step (below)
-                same[label] = _why_same(
-                    recipe, label, self.options[(recipe_id, label)], self.options[(recipe_id, against)]
-                )
-                if judgeable(rounds[against]) and judgeable(rounds[label]):
-                    questions.append(
-                        Question(
-                            key=(recipe_id, workload, label),
-                            baseline=judgeable(rounds[against]),
-                            other=judgeable(rounds[label]),
-                            higher_is_better=w.higher_is_better,
-                            names=(against, label),
-                            margin_percent=margin,
-                            expect_same=same[label] is not None,
-                            why_same=same[label] or "",
-                            paired=paired,
-                            looks=looks,
-                        )
-                    )
-            if several:
-                judged = {label: judgeable(r) for label, r in rounds.items()}
-                questions += step_questions(
-                    recipe_id,
-                    workload,
-                    runs,
-                    judged,
-                    higher_is_better=w.higher_is_better,
-                    margin_percent=margin,
-                    looks=looks,
-                )
-            self.shapes.append((recipe_id, workload, baseline, runs, rounds, same))
-        self.verdicts = {v.key: v for v in judge(questions)} if questions else {}
+            questions, same = workload_questions(
+                recipe_id,
+                workload,
+                shown,
+                rounds,
+                recipe,
+                margin_percent=margin_of(recipe, margins.get(recipe_id)),
+                looks=looks,
+                paired=paired,
+            )
+            families.setdefault(recipe_id, []).extend(questions)
+            self.shapes.append((recipe_id, workload, baseline_of(recipe, runs), runs, rounds, same))
+        self.verdicts = judge_families(families.values())
 
     def results(self) -> list[WorkloadResults]:
         found = []
         for recipe_id, workload, baseline, runs, rounds, same in self.shapes:
             w = WORKLOADS[workload]
-            steps = step_verdicts(recipe_id, workload, runs, self.verdicts) if is_clients_group(runs) else {}
+            several = is_clients_group(runs)
+            steps = step_verdicts(recipe_id, workload, runs, self.verdicts) if several else {}
             configs = []
             for label, run in runs.items():
                 values = list(rounds[label].values())
-                opts = RunOptions.of(self.options[(recipe_id, label)])
+                stored = self.options[(recipe_id, label)]
+                opts = RunOptions.of(stored)
+                against = None
+                if label != baseline:
+                    against = reference(runs, label, baseline) if several else baseline
                 configs.append(
                     ConfigResult(
                         label=label,
@@ -185,12 +190,14 @@ class _Judged:
                         status=run["status"],
                         rounds=rounds[label],
                         same_as_baseline=same.get(label),
-                        settings=effective_settings(self.options[(recipe_id, label)]),
+                        settings=effective_settings(stored),
+                        against=against,
+                        export_set=export_set_of(stored),
                     )
                 )
             # the baseline leads, as in every table of results; several clients' runs then go series by series,
             # each in its client counts' order
-            order = clients_order(runs, baseline) if is_clients_group(runs) else {}
+            order = clients_order(runs, baseline) if several else {}
             configs.sort(key=lambda c: (c.label != baseline, order.get(c.label, (0, 0))))
             found.append(WorkloadResults(recipe_id, workload, w.unit, w.higher_is_better, configs, baseline))
         return found
@@ -204,21 +211,6 @@ class _Judged:
         return found
 
 
-def baseline_of(recipe: Recipe | None, runs: Mapping[str, Any]) -> str:
-    """The configuration (label) a group of runs is compared with: the recipe's baseline when it ran, else one
-    labelled "baseline", else the first that ran."""
-    if recipe is not None and recipe.baseline in runs:
-        return recipe.baseline
-    return "baseline" if "baseline" in runs else next(iter(runs))
-
-
-def margin_of(recipe: Recipe | None, planned: float | None = None) -> float:
-    """The margin the session ran with (its stored plan), else the recipe's as it is now, else the default."""
-    if planned is not None:
-        return planned
-    return recipe.rounds.margin_percent if recipe is not None else DEFAULT_MARGIN_PERCENT
-
-
 def planned_margins(session: Mapping[str, Any]) -> dict[str, float]:
     """recipe id -> the margin stored in the session's plan (recipes.plan.plan_json); {} without a plan."""
     try:
@@ -228,15 +220,6 @@ def planned_margins(session: Mapping[str, Any]) -> dict[str, float]:
         return {}  # a plan this version cannot read: the recipes' margins serve
 
 
-def looks_of(recipe: Recipe | None, planned: tuple[int, int] | None = None) -> tuple[int, int]:
-    """The first and last round after which the session could stop (statistics.verdict's looks): its stored plan's,
-    else the recipe's as it is now, else the default rounds."""
-    if planned is not None:
-        return planned
-    rounds = recipe.rounds if recipe is not None else Rounds()
-    return rounds.min, rounds.max
-
-
 def planned_rounds(session: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
     """recipe id -> (rounds.min, rounds.max) stored in the session's plan; {} without a plan."""
     try:
@@ -244,119 +227,6 @@ def planned_rounds(session: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
         return {str(r["id"]): (int(r["rounds"]["min"]), int(r["rounds"]["max"])) for r in plan.get("recipes", [])}
     except (ValueError, TypeError, KeyError, AttributeError):
         return {}  # a plan this version cannot read: the recipes' rounds serve
-
-
-def _config(recipe: Recipe | None, label: str) -> Config | None:
-    if recipe is None:
-        return None
-    return next((c for c in recipe.configs if c.label == label), None)
-
-
-def _why_same(recipe: Recipe | None, label: str, run: Mapping[str, Any], base: Mapping[str, Any]) -> str | None:
-    """Why `label` must measure as the baseline, or None when it may differ: the recipe says so (expect =
-    "same"), or the settings in force were the baseline's (export options as stored, the mount's options as
-    /proc/mounts showed them, read-ahead), so that any difference is the hosts', not the configuration's."""
-    config = _config(recipe, label)
-    if config is not None and config.expect == "same":
-        return _expectation_reason(config.expectation or (recipe.expectation if recipe else None))
-    shown = in_force(run)
-    if shown is not None and _settings(run) == _settings(base):
-        return f"the same settings were in force: {shown}"
-    return None
-
-
-def _settings(run: Mapping[str, Any]) -> tuple[object, ...]:
-    # the whole /proc/mounts list, not only what in_force() shows: a user recipe may change any mount option
-    config = run.get("config") or {}
-    ahead = config.get("read_ahead_kb") if isinstance(config, Mapping) else None
-    opts = RunOptions.of(run)
-    return opts.export, frozenset(o.render() for o in opts.negotiated.options), ahead, load_of(run)
-
-
-def effective_settings(run: Mapping[str, Any]) -> tuple[object, ...] | None:
-    """What a configuration ran with, as two sessions are matched by it: the export's write mode (sync or async,
-    write gathering or not), the negotiated vers/rsize/wsize/nconnect and the read-ahead. quick-check's baseline
-    and sync-vs-async's "sync" ran with the same; a label says less. None when the export's or the mount's options
-    were not read back (a session of an older nfstune)."""
-    opts = RunOptions.of(run)
-    essentials = negotiated_essentials(opts.negotiated)
-    if not essentials or not opts.export:
-        return None
-    mode = "async" if "async" in opts.export else "sync"
-    gathering = "no_wdelay" if "no_wdelay" in opts.export else "wdelay"
-    config = run.get("config") or {}
-    ahead = config.get("read_ahead_kb") if isinstance(config, Mapping) else None
-    clients, threads = load_of(run)
-    if clients is None and threads is None:
-        return mode, gathering, essentials, ahead  # as sessions from before several clients were matched
-    return mode, gathering, essentials, ahead, clients, threads
-
-
-def _expectation_reason(text: str | None) -> str:
-    """The reason of an expectation such as "No measurable difference expected on NFSv3/v4: current kernels apply
-    write gathering to NFSv2 only, and ...": "current kernels apply write gathering to NFSv2 only"."""
-    if not text:
-        return "the recipe expects no difference"
-    reason = text.split(": ", 1)[1] if ": " in text else text
-    reason = re.split(r"[,.;]\s", " ".join(reason.split()), maxsplit=1)[0].rstrip(".")
-    return reason if len(reason) <= WHY_MAX else reason[: WHY_MAX - 1].rstrip() + "…"
-
-
-def in_force(run: Mapping[str, Any]) -> str | None:
-    """What was actually in force for a run: the export's options as stored, the negotiated vers/rsize/wsize/
-    nconnect, read-ahead; None when the mount's options were not read back (nothing to compare)."""
-    opts = RunOptions.of(run)
-    essentials = negotiated_essentials(opts.negotiated)
-    if not essentials:
-        return None
-    parts = [f"mount {essentials}"]
-    config = run.get("config") or {}
-    ahead = config.get("read_ahead_kb") if isinstance(config, Mapping) else None
-    if ahead is not None:
-        parts.append(f"read_ahead_kb={ahead}")
-    if opts.export:
-        parts.append(f"export {','.join(opts.export)}")
-    load = load_text(run)
-    if load is not None:
-        parts.append(load)
-    return "; ".join(parts)
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """What a run asked for and what was in force, parsed once from the text the store keeps."""
-
-    requested: MountOptions
-    negotiated: MountOptions
-    export: tuple[str, ...]
-
-    @classmethod
-    def of(cls, run: Mapping[str, Any]) -> RunOptions:
-        export = run["export_options"]
-        return cls(
-            MountOptions.parse(run["requested_options"] or ""),
-            MountOptions.parse(run["negotiated_options"] or ""),
-            tuple(split_options(export)) if export else (),
-        )
-
-
-def negotiated_essentials(negotiated: MountOptions, keys: Sequence[str] = NEGOTIATED_KEYS) -> str:
-    """The options of /proc/mounts' list that a recipe can change, in the kernel's order: 'vers=4.2,rsize=8192';
-    the transport too when it is not TCP ('proto=rdma'): a run over RDMA never matches one over TCP."""
-    chosen = {
-        o.name: o.render()
-        for o in negotiated.options
-        if o.name in keys or (o.name == "proto" and o.value not in (None, "tcp", "tcp6"))
-    }
-    return ",".join(chosen.values())
-
-
-def negotiated_view(requested: MountOptions, negotiated: MountOptions) -> str:
-    """'requested rsize=8192 · negotiated vers=4.2,rsize=8192,wsize=8192': what was asked for next to what the
-    client and server agreed, which is what actually ran."""
-    essentials = negotiated_essentials(negotiated)
-    asked = f"requested {requested.render() or '(defaults)'}"
-    return f"{asked} · negotiated {essentials}" if essentials else asked
 
 
 def recipe_notes(session: Mapping[str, Any], recipe: Recipe | None) -> list[str]:
@@ -377,15 +247,18 @@ def _stored_facts(text: object) -> HostFacts | None:
         return None
 
 
-def results_text(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None) -> str:
+def results_text(
+    session: Mapping[str, Any],
+    recipes: Mapping[str, Recipe] | None = None,
+    judged: tuple[list[WorkloadResults], list[SeriesScaling]] | None = None,
+) -> str:
     """The session's results as `nfstune report` prints them: per recipe and workload each configuration's median,
     min and max, n, its verdict against the baseline (with the CI), and the requested and negotiated options."""
-    groups = summarize_session(session, recipes)
+    groups, scaling = judged or judged_session(session, recipes)
     lines = [f"\nsession {session['id']}: {session['status']}"]
-    family = next((c.verdict.family for g in groups for c in g.configs if c.verdict is not None), 0)
+    family = family_words(session, groups)
     if family:
-        how = "paired by round" if is_paired(session) else "unpaired (a session from before interleaved rounds)"
-        lines.append(f"verdicts: {how}; {family} comparisons corrected together (Holm)")
+        lines.append(f"verdicts: {family}")
     for group in groups:
         better = "higher" if group.higher_is_better else "lower"
         lines.append(
@@ -404,7 +277,6 @@ def results_text(session: Mapping[str, Any], recipes: Mapping[str, Recipe] | Non
                 lines.append(
                     f"  {'':{width}} requested {c.requested.render() or '(defaults)'}; negotiated {essentials}"
                 )
-    scaling = session_scaling(session, recipes)
     if scaling:
         lines.append("\nseveral clients at once: where another client stops adding throughput (same family)")
         lines += scaling_lines(scaling)

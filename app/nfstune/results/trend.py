@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from nfstune.recipes.model import WORKLOADS, Recipe
+from nfstune.results.comparisons import baseline_of
 from nfstune.results.settings_in_force import SettingChange, Settings, changes, settings_in_force
-from nfstune.results.summary import baseline_of, measured_rounds
+from nfstune.results.summary import measured_rounds
 from nfstune.statistics.median_interval import median_interval
 from nfstune.statistics.stats import format_value
 

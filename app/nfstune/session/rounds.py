@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from nfstune.recipes.model import WORKLOADS
 from nfstune.recipes.plan import Plan, RecipePlan, Visit, visit_seconds
 
 if TYPE_CHECKING:
@@ -33,6 +32,9 @@ class RecipeFigures:
     figures: dict[tuple[str, str], dict[int, float]] = field(default_factory=dict)
     # how long each run took, seconds (the tool's timed part): whether a workload is short (growth.py)
     seconds: dict[tuple[str, str], dict[int, float]] = field(default_factory=dict)
+    # (workload, configuration label) -> the run as the store keeps it, once opened: the options read back tell
+    # an A/A check (the same settings in force) as the report tells it
+    runs: dict[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
 
     def add(self, workload: str, label: str, round_number: int, value: float, seconds: float | None = None) -> None:
         if round_number > 0:  # warm-ups are never counted
@@ -41,33 +43,30 @@ class RecipeFigures:
                 self.seconds.setdefault((workload, label), {})[round_number] = seconds
 
     def questions(self) -> list[Question]:
-        """Each configuration against the baseline, per workload both ran: one family (statistics.verdict), each judged
-        with the boundary of the looks stop_reason takes (rounds.min to rounds.max)."""
-        from nfstune.statistics.verdict import Question  # scipy loads only when a recipe is judged
+        """The recipe's comparisons as every view of the stored session asks them (results/comparisons.py), one
+        family, each judged with the boundary of the looks stop_reason takes (rounds.min to rounds.max)."""
+        from nfstune.results.comparisons import planned_run, workload_questions  # scipy loads only when judged
 
         recipe = self.item.recipe
         found: list[Question] = []
-        for config in self.item.configs:
-            if config.label == recipe.baseline:
-                continue
-            for workload in config.workloads or recipe.workloads:
-                base = self.figures.get((workload, recipe.baseline))
-                other = self.figures.get((workload, config.label))
-                if not base or not other:
-                    continue
-                found.append(
-                    Question(
-                        key=(recipe.id, workload, config.label),
-                        baseline=dict(base),
-                        other=dict(other),
-                        higher_is_better=WORKLOADS[workload].higher_is_better,
-                        names=(recipe.baseline, config.label),
-                        margin_percent=self.item.rounds.margin_percent,
-                        expect_same=config.expect == "same",
-                        why_same="the recipe expects it to measure the same" if config.expect == "same" else "",
-                        looks=(self.item.rounds.min, self.item.rounds.max),  # stop_reason may stop at any of them
-                    )
-                )
+        for workload in dict.fromkeys(w for w, _ in self.figures):
+            runs = {
+                c.label: self.runs.get((workload, c.label)) or planned_run(c)
+                for c in self.item.configs
+                if (workload, c.label) in self.figures
+            }
+            rounds = {label: self.figures[(workload, label)] for label in runs}
+            questions, _ = workload_questions(
+                recipe.id,
+                workload,
+                runs,
+                rounds,
+                recipe,
+                margin_percent=self.item.rounds.margin_percent,
+                looks=(self.item.rounds.min, self.item.rounds.max),  # stop_reason may stop at any of them
+                paired=True,
+            )
+            found += questions
         return found
 
     def rounds_to_settle(self, rounds_done: int) -> int:

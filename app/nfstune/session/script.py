@@ -11,7 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from nfstune.advice.findings import Findings, session_findings
+from nfstune.advice.findings import Findings
+from nfstune.advice.outcome import SessionOutcome, session_outcome
 from nfstune.advice.recommend import Recommendation
 from nfstune.advice.session import keep_current, kept_recommendation
 from nfstune.changes.export import exportfs_table, read_export_files
@@ -121,9 +122,13 @@ class RunOutcome:
     message: str = ""  # why it was cancelled or failed; when it completed without a recommendation, why not
     recommendation: Recommendation | None = None
     error: NfstuneError | None = None  # what stopped it (cancelled or failed), for a caller that raises it again
-    # the answer and what limits each workload, worked out here, on the run's own thread: the desktop's GUI thread
-    # and the CLI's last lines only show them
-    findings: Findings | None = None
+    # the session's outcome (its verdicts, the answer, what limits each workload), worked out once here, on the
+    # run's own thread: the desktop's GUI thread and the CLI only show it
+    outcome: SessionOutcome | None = None
+
+    @property
+    def findings(self) -> Findings | None:
+        return self.outcome.findings if self.outcome is not None else None
 
 
 def run_session(
@@ -167,10 +172,11 @@ def run_session(
         engine.run(sid, plan)
     except NfstuneError as exc:  # the engine undid its changes and stored why
         status: Status = "cancelled" if isinstance(exc, Cancelled) else "failed"
-        return RunOutcome(sid, status, str(exc), error=exc, findings=session_findings(results, sid, known))
+        return RunOutcome(sid, status, str(exc), error=exc, outcome=session_outcome(results, sid, known))
     current = current_export(pair.server, pair.share, pair.client, pair.address)
     keep_current(results, sid, current, server=pair.address)
-    rec = kept_recommendation(results, sid, known)
+    outcome = session_outcome(results, sid, known)
+    rec = kept_recommendation(results, sid, known, measured=outcome.measured)
     if isinstance(rec, str):  # nothing to start from (the share is no longer exported): the results stand alone
-        return RunOutcome(sid, "completed", f"No recommendation: {rec}", findings=session_findings(results, sid, known))
-    return RunOutcome(sid, "completed", recommendation=rec, findings=session_findings(results, sid, known))
+        return RunOutcome(sid, "completed", f"No recommendation: {rec}", outcome=outcome)
+    return RunOutcome(sid, "completed", recommendation=rec, outcome=outcome)

@@ -5,15 +5,31 @@ from nfstune.store.files import StoreError, failure
 from nfstune.store.journal import Journal, JournalEntry
 from nfstune.store.pair_sessions import HostPair
 from nfstune.store.results import Results, SessionRow
+from nfstune.store.stored import (
+    ClientShare,
+    RunConfig,
+    StoredCeiling,
+    StoredLatency,
+    StoredRepeat,
+    StoredRun,
+    StoredSession,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
+    "ClientShare",
     "HostPair",
     "Journal",
     "JournalEntry",
     "Results",
+    "RunConfig",
     "SessionRow",
     "StoreError",
+    "StoredCeiling",
+    "StoredLatency",
+    "StoredRepeat",
+    "StoredRun",
+    "StoredSession",
     "default_path",
     "failure",
     "open_store",

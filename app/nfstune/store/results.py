@@ -18,6 +18,7 @@ import psutil
 
 from nfstune.store import pair_sessions
 from nfstune.store.pair_sessions import HostPair
+from nfstune.store.stored import StoredSession
 
 REPEAT_FIELDS = (
     "tool",
@@ -277,6 +278,10 @@ class Results:
         data["baselines"] = self._rows("SELECT * FROM baselines WHERE session_id = ? ORDER BY id", (session_id,))
         data["latencies"] = self._rows("SELECT * FROM latencies WHERE session_id = ? ORDER BY id", (session_id,))
         return data
+
+    def stored_session(self, session_id: int) -> StoredSession:
+        """One session as typed records, its JSON columns parsed once (stored.py)."""
+        return StoredSession.of(self.session(session_id))
 
     def host_pairs(self) -> list[HostPair]:
         """Every server, client and share with a completed session, the one used last first."""

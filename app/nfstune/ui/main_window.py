@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QUrl, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
@@ -314,9 +313,10 @@ class MainWindow(QMainWindow):
         )
         session = self.results_store.session(outcome.session_id)
         by_id = {r.id: r for r in self.recipes}
-        self.results_page.show_session(session, by_id, outcome.findings)
+        judged = outcome.outcome.judged if outcome.outcome is not None else None
+        self.results_page.show_session(session, by_id, outcome.findings, judged)
         if outcome.recommendation is not None:
-            self._show_recommendation(outcome.recommendation, session)
+            self._show_recommendation(outcome.recommendation, outcome)
         self.history_page.refresh()
         self._update_nav()
         if outcome.status == "completed":
@@ -332,14 +332,13 @@ class MainWindow(QMainWindow):
         keys = (c.server_key(), host_key(c.hosts["client"])) if connected else ("", "")
         return [PastRun(*row) for row in self.results_store.past_runs(*keys, scale)]
 
-    def _show_recommendation(self, rec: Recommendation, session: dict[str, Any]) -> None:
+    def _show_recommendation(self, rec: Recommendation, run: RunOutcome) -> None:
         c = self.controller
-        async_measured = any("async" in (run["config"].get("export_set") or []) for run in session["runs"])
         self.recommendation_page.show_recommendation(
             rec,
             server_label=c.server_label(),
             client_label=c.hosts["client"].label,
-            async_measured=async_measured,
+            async_measured=run.outcome is not None and run.outcome.async_measured,
             can_apply="server" in c.hosts,
         )
 
@@ -352,12 +351,16 @@ class MainWindow(QMainWindow):
         if outcome is None or outcome.recommendation is None:
             return
         recipes = {r.id: r for r in self.recipes}
-        rec = kept_recommendation(self.results_store, outcome.session_id, recipes, mount_point=mount_point)
+        # what the session measured is the run's outcome: only the fstab line changes, nothing is judged again
+        measured = outcome.outcome.measured if outcome.outcome is not None else None
+        rec = kept_recommendation(
+            self.results_store, outcome.session_id, recipes, mount_point=mount_point, measured=measured
+        )
         if isinstance(rec, str):
             self.recommendation_page.status.setText(f"Mount point not changed: {rec}")
             return
         self.controller.outcome = replace(outcome, recommendation=rec)
-        self._show_recommendation(rec, self.results_store.session(outcome.session_id))
+        self._show_recommendation(rec, self.controller.outcome)
         self.recommendation_page.status.setText(f"The fstab line now mounts the share on {mount_point}.")
         log.info("mount point for the recommended fstab line: %s", mount_point)
 

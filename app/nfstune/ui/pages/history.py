@@ -43,7 +43,8 @@ from nfstune.errors import NfstuneError
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report.html import write_html
 from nfstune.results.compare import ComparisonRow, compare_sessions
-from nfstune.results.summary import WorkloadResults, negotiated_view, summarize_session
+from nfstune.results.run_options import negotiated_view
+from nfstune.results.summary import WorkloadResults, summarize_session
 from nfstune.statistics.stats import format_value
 from nfstune.statistics.verdict import Verdict, format_change
 from nfstune.store import Results, SessionRow, open_store

@@ -29,13 +29,12 @@ from nfstune.advice.findings import Findings
 from nfstune.recipes.info import size_text
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.results.load_summary import SeriesScaling, scaling_lines
+from nfstune.results.run_options import negotiated_view
 from nfstune.results.summary import (
     ConfigResult,
     WorkloadResults,
-    negotiated_view,
+    judged_session,
     recipe_notes,
-    session_scaling,
-    summarize_session,
 )
 from nfstune.statistics.stats import format_value
 from nfstune.ui.ceilings import ceilings_html
@@ -306,9 +305,14 @@ class ResultsPage(QWidget):
         return list(self._charts)
 
     def show_session(
-        self, session: Mapping[str, Any], recipes: Mapping[str, Recipe] | None = None, findings: Findings | None = None
+        self,
+        session: Mapping[str, Any],
+        recipes: Mapping[str, Recipe] | None = None,
+        findings: Findings | None = None,
+        judged: tuple[list[WorkloadResults], list[SeriesScaling]] | None = None,
     ) -> None:
-        """`findings`: the answer and the diagnoses (advice.findings), shown above the recipes' tabs."""
+        """`findings`: the answer and the diagnoses (advice.findings), shown above the recipes' tabs; `judged`: the
+        session's figures, verdicts and scaling as its outcome (advice.outcome) holds them, else judged here."""
         recipes = recipes or {}
         self._show_findings(findings)
         # QTabWidget.clear() keeps the pages (their charts and tables) alive, hidden: each run left its Results
@@ -335,8 +339,7 @@ class ResultsPage(QWidget):
         ceilings = ceilings_html(session)
         self.ceilings_label.setText(ceilings)
         self.ceilings_label.setVisible(bool(ceilings))
-        groups = summarize_session(session, recipes)
-        scaling = session_scaling(session, recipes)
+        groups, scaling = judged or judged_session(session, recipes)
         by_recipe: dict[str, list[WorkloadResults]] = {}
         for group in groups:
             by_recipe.setdefault(group.recipe, []).append(group)
