@@ -3,7 +3,7 @@ through the real code: a recipe built by the real model and planner (recipes.mod
 N comparisons (configurations x workloads) and a budget that lets `cap` rounds run; synthetic figures fed round by
 round to the real RecipeFigures.add(), the real stop_reason() asked after every counted round with the elapsed time
 and round times the budget implies (as session/engine.py's _run_recipe asks it), and the real verdicts
-(bench.verdict.judge over RecipeFigures.questions()) at the stop. Nothing of the statistics is copied here.
+(statistics.verdict.judge over RecipeFigures.questions()) at the stop. Nothing of the statistics is copied here.
 
 Each visit's figure is its configuration's true speed x exp(noise): the noise drawn per visit and workload (normal,
 or Student t with 3 df scaled to the same standard deviation), a level shared by every visit of the round (which the
