@@ -441,3 +441,34 @@ def test_the_answer_and_what_limits_each_workload_stand_above_the_tabs(
     assert above
     show(page, results, store_session(results, NO_WDELAY), recipes)  # another session: its own answer
     assert page.answer_label.isVisible() and page.answer_label.text() != answer
+
+
+def test_the_run_s_end_shows_what_its_job_read_and_judged(
+    qtbot: QtBot, tmp_path: Path, recipes: dict[str, Recipe], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run's job hands over the stored session and its outcome: the window shows them, reading nothing."""
+    from nfstune.session.script import RunOutcome
+
+    settings = QSettings(str(tmp_path / "nfstune.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(store_path=tmp_path / "window.sqlite3", scale="small", settings=settings)
+    qtbot.addWidget(window)
+    store = window.results_store
+    sid = store_session(store, FIRST_SESSION)
+    by_id = {r.id: r for r in window.recipes}
+    ended = RunOutcome(sid, "completed", outcome=session_outcome(store, sid, by_id))  # as the run's job made them
+    window.controller.stored = store.stored_session(sid)
+
+    def no_read(*_args: object) -> None:
+        raise AssertionError("the GUI thread read the store at the run's end")
+
+    monkeypatch.setattr(store, "session", no_read)
+    monkeypatch.setattr(store, "stored_session", no_read)
+    window._on_run_finished(ended)
+    page = window.results_page
+    assert page.header_label.text() == f"Session {sid}: completed"
+    assert [page.tabs.tabText(i) for i in range(page.tabs.count())] == [
+        "sync vs async export",
+        "Block size (rsize/wsize)",
+    ]
+    assert "async is 4.3x faster than sync" in page.verdict_labels["sync-vs-async"].text()
+    assert page.answer_label.isVisibleTo(page) and "Change: " in page.answer_label.text()
