@@ -16,7 +16,8 @@ from pytestqt.qtbot import QtBot
 
 from nfstune.store import Results, SessionRow, open_store
 from nfstune.ui.jobs import Job, JobQueue
-from nfstune.ui.pages.history import COLUMNS, HistoryPage, SessionTableModel
+from nfstune.ui.pages.history import HistoryPage
+from nfstune.ui.pages.history_list import COLUMNS, SessionTableModel
 from tests.unit.test_summary import FIRST_SESSION, SECOND_SESSION, store_session
 
 
@@ -56,7 +57,8 @@ def page(qtbot: QtBot, tmp_path: Path, jobs: Jobs) -> HistoryPage:
     store_session(results, FIRST_SESSION)
     store_session(results, SECOND_SESSION, status="failed")
     widget = HistoryPage(results, store_path=tmp_path / "s.sqlite3", background=jobs.background)
-    qtbot.addWidget(widget)
+    # a selection's outcome is judged by a job: it ends, and shows, before the page is closed
+    qtbot.addWidget(widget, before_close_func=lambda _: qtbot.waitUntil(lambda: not jobs.queue.busy()))
     widget.resize(1366, 768)
     with qtbot.waitSignal(widget.sessions_shown, timeout=10_000):  # shown, it reads the list on a worker thread
         widget.show()
@@ -72,6 +74,12 @@ def select_rows(page: HistoryPage, *rows: int) -> None:
     page.table.clearSelection()
     for row in rows:
         page.table.selectionModel().select(page.model.index(row, 0), flags)
+
+
+def select_shown(page: HistoryPage, qtbot: QtBot, row: int) -> None:
+    """One session selected, and its figures shown once its outcome, worked out on a worker thread, is back."""
+    with qtbot.waitSignal(page.details_shown, timeout=10_000):
+        select_rows(page, row)
 
 
 def save_to(page: HistoryPage, path: Path) -> list[str]:
@@ -105,10 +113,12 @@ def click_header(page: HistoryPage, column: str) -> None:
     QTest.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, middle)
 
 
-def test_the_header_sorts_with_its_indicator_and_the_selection_follows_its_session(page: HistoryPage) -> None:
+def test_the_header_sorts_with_its_indicator_and_the_selection_follows_its_session(
+    page: HistoryPage, qtbot: QtBot
+) -> None:
     header = page.table.horizontalHeader()
     assert (header.sortIndicatorSection(), header.sortIndicatorOrder()) == (0, Qt.SortOrder.DescendingOrder)
-    select_rows(page, 0)  # session 2, failed
+    select_shown(page, qtbot, 0)  # session 2, failed
     page.table.setCurrentIndex(page.model.index(0, 0))
     click_header(page, "Status")
     assert (header.sortIndicatorSection(), header.sortIndicatorOrder()) == (2, Qt.SortOrder.AscendingOrder)
@@ -149,8 +159,12 @@ def test_the_model_sorts_ids_and_times_as_numbers_and_ties_keep_the_stores_order
     assert ids() == [12, 9, 11, 10]  # a refresh: the rows read sorted as the header says
 
 
-def test_one_selected_session_shows_its_figures(page: HistoryPage) -> None:
+def test_one_selected_session_shows_its_figures(page: HistoryPage, qtbot: QtBot, jobs: Jobs) -> None:
     select_rows(page, 1)  # session 1
+    assert page.details.toPlainText() == "Reading session 1…"  # judged on a worker thread, not here
+    qtbot.waitUntil(lambda: "Session 1: completed" in page.details.toPlainText(), timeout=10_000)
+    judged = [t for t, name in zip(jobs.threads, jobs.names, strict=True) if name.startswith("history-session-")]
+    assert judged and all(t is not threading.main_thread() for t in judged)
     text = page.details.toPlainText()
     assert "Session 1: completed" in text
     assert "8.95 s" in text and "2.05 s" in text  # the small-files medians of sync and async
@@ -163,11 +177,33 @@ def test_one_selected_session_shows_its_figures(page: HistoryPage) -> None:
     assert not page.compare_button.isEnabled() and page.export_buttons["html"].isEnabled()
 
 
+def test_the_last_session_selected_is_the_one_shown_and_a_refresh_keeps_it(
+    page: HistoryPage, qtbot: QtBot, jobs: Jobs
+) -> None:
+    select_rows(page, 0)  # session 2: judged on a worker thread...
+    select_rows(page, 1)  # ...while the admin moves on to session 1
+    with qtbot.waitSignal(page.details_shown, timeout=10_000) as shown:
+        pass
+    assert shown.args == [1] and "Session 1: completed" in page.details.toPlainText()
+    assert [name for name in jobs.names if name.startswith("history-session-")] == [
+        "history-session-1",
+        "history-session-2",
+    ]  # one at a time: session 2's, then the one asked last
+    with qtbot.waitSignal(page.sessions_shown, timeout=10_000):
+        page.refresh_button.click()
+    # judged again (the store may have changed), its figures shown meanwhile rather than a blank
+    assert "Session 1: completed" in page.details.toPlainText()
+    with qtbot.waitSignal(page.details_shown, timeout=10_000):
+        pass
+    assert "Session 1: completed" in page.details.toPlainText()
+
+
 def test_two_selected_sessions_compare(page: HistoryPage, qtbot: QtBot) -> None:
     select_rows(page, 0, 1)
     assert page.compare_button.isEnabled()
     assert not page.export_buttons["json"].isEnabled()  # an export is of one session
     qtbot.mouseClick(page.compare_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Session 1 (A) and session 2 (B)" in page.details.toPlainText(), timeout=10_000)
     text = page.details.toPlainText()
     assert "Session 1 (A) and session 2 (B)" in text  # the older one is A
     # the speed column and the sentence quote one estimate

@@ -65,7 +65,8 @@ def page(qtbot: QtBot, tmp_path: Path, jobs: Jobs, stored: tuple[Results, list[i
     widget = HistoryPage(
         stored[0], recipes=shipped_recipes(), store_path=tmp_path / "s.sqlite3", background=jobs.background
     )
-    qtbot.addWidget(widget)
+    # a selection's outcome is judged by a job: it ends, and shows, before the page is closed
+    qtbot.addWidget(widget, before_close_func=lambda _: qtbot.waitUntil(lambda: not jobs.queue.busy()))
     widget.resize(1024, 700)
     with qtbot.waitSignal(widget.sessions_shown, timeout=10_000):  # shown, it reads the list on a worker thread
         widget.show()

@@ -6,8 +6,9 @@ import html
 import math
 import re
 import statistics
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 from PySide6.QtCore import QPoint, QSettings, Qt
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import QLabel, QScrollArea, QTableWidgetItem
 from pytestqt.qtbot import QtBot
 
 from nfstune import paths
+from nfstune.advice.outcome import session_outcome
 from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
 from nfstune.results.summary import results_text
@@ -94,12 +96,30 @@ def page(qtbot: QtBot) -> ResultsPage:
     return widget
 
 
-def failed_session(results: Results) -> dict[str, Any]:
+def show(
+    page: ResultsPage,
+    results: Results,
+    sid: int,
+    recipes: Mapping[str, Recipe] | None = None,
+    chosen: tuple[str, ...] | None = None,
+) -> None:
+    """The session as the run's end shows it: as stored, with its outcome worked out (here on the test's thread);
+    `chosen`: the recipes the session was to run, when not the ones it stored."""
+    stored = results.stored_session(sid)
+    if chosen is not None:
+        stored = replace(stored, recipes=chosen)
+    page.show_session(stored, session_outcome(results, sid, recipes or {}), recipes)
+
+
+def failed_session(results: Results) -> int:
     sid = store_session(results, QUICK_CHECK)
     results.end_session(sid, "failed", "vers=3 seq-write: mount.nfs: requested NFS version is not supported")
-    session = results.session(sid)
-    session["recipes"] = ["quick-check", "block-size"]  # block-size was chosen but never reached
-    return session
+    return sid
+
+
+def show_failed(page: ResultsPage, results: Results, recipes: Mapping[str, Recipe]) -> None:
+    # block-size was chosen but never reached
+    show(page, results, failed_session(results), recipes, chosen=("quick-check", "block-size"))
 
 
 def cells(page: ResultsPage, recipe: str, workload: str, column: str) -> list[str]:
@@ -110,7 +130,7 @@ def cells(page: ResultsPage, recipe: str, workload: str, column: str) -> list[st
 def test_a_tab_per_recipe_with_charts_and_tables(
     page: ResultsPage, results: Results, recipes: dict[str, Recipe]
 ) -> None:
-    page.show_session(failed_session(results), recipes)
+    show_failed(page, results, recipes)
     assert [page.tabs.tabText(i) for i in range(page.tabs.count())] == ["Quick check", "Block size (rsize/wsize)"]
     assert page.header_label.text().startswith("Session 1: failed")
     assert "not supported" in page.header_label.text()
@@ -142,7 +162,7 @@ def test_a_tab_per_recipe_with_charts_and_tables(
 def test_verdict_in_words_with_expectation_cap_and_failure(
     page: ResultsPage, results: Results, recipes: dict[str, Recipe]
 ) -> None:
-    page.show_session(failed_session(results), recipes)
+    show_failed(page, results, recipes)
     verdict = page.verdict_labels["quick-check"].text()
     assert "small-files: async is 3.9x faster than baseline (95 % CI " in verdict
     no_wdelay = [line for line in verdict.split("<br>") if ": no_wdelay" in line]
@@ -158,7 +178,7 @@ def test_verdict_in_words_with_expectation_cap_and_failure(
 def test_no_wdelay_recipe_expected_no_difference(
     page: ResultsPage, results: Results, recipes: dict[str, Recipe]
 ) -> None:
-    page.show_session(results.session(store_session(results, NO_WDELAY)), recipes)
+    show(page, results, store_session(results, NO_WDELAY), recipes)
     verdict = page.verdict_labels["no-wdelay"].text()
     assert (
         "sync-4k: sync,no_wdelay: no difference that matters against sync,wdelay (within \u00b15 %; 95 % CI "
@@ -173,7 +193,7 @@ def test_no_wdelay_recipe_expected_no_difference(
 def test_without_recipes_the_ids_name_the_tabs_and_charts_save(
     page: ResultsPage, results: Results, tmp_path: Path
 ) -> None:
-    page.show_session(results.session(store_session(results, FIRST_SESSION)))
+    show(page, results, store_session(results, FIRST_SESSION))
     assert [page.tabs.tabText(i) for i in range(page.tabs.count())] == ["sync-vs-async", "block-size"]
     assert "async is 4.3x faster than sync" in page.verdict_labels["sync-vs-async"].text()
     seq_read = page.chart_widgets()[-1]
@@ -181,14 +201,14 @@ def test_without_recipes_the_ids_name_the_tabs_and_charts_save(
     target = tmp_path / "chart.png"
     seq_read.save_png(target)
     assert QImage(str(target)).width() > 0
-    page.show_session(results.session(store_session(results, NO_WDELAY)))  # a second session replaces the first
+    show(page, results, store_session(results, NO_WDELAY))  # a second session replaces the first
     assert page.tabs.count() == 1 and len(page.chart_widgets()) == 1
 
 
 def test_save_charts_as_png_writes_one_file_per_chart(
     page: ResultsPage, results: Results, tmp_path: Path, qtbot: QtBot
 ) -> None:
-    page.show_session(results.session(store_session(results, FIRST_SESSION)))
+    show(page, results, store_session(results, FIRST_SESSION))
     assert page.save_png_button.isEnabled()
     out = tmp_path / "pngs"
     out.mkdir()
@@ -201,10 +221,9 @@ def test_save_charts_as_png_writes_one_file_per_chart(
     assert "3 PNG files saved" in page.header_label.text()
 
 
-def paired_session(results: Results) -> dict[str, Any]:
-    session = results.session(store_session(results, PAIRED))
-    session["plan"] = '{"seed": 7}'  # what makes the rounds paired: the session ran a plan of interleaved rounds
-    return session
+def paired_session(results: Results) -> int:
+    # what makes the rounds paired: the session ran a plan of interleaved rounds
+    return store_session(results, PAIRED, plan='{"seed": 7}')
 
 
 def verdict_cells(page: ResultsPage, workload: str) -> dict[str, QTableWidgetItem]:
@@ -216,7 +235,7 @@ def verdict_cells(page: ResultsPage, workload: str) -> dict[str, QTableWidgetIte
 def test_verdict_column_shows_the_kind_and_the_ci_with_the_sentence_as_tooltip(
     page: ResultsPage, results: Results, recipes: dict[str, Recipe]
 ) -> None:
-    page.show_session(paired_session(results), recipes)
+    show(page, results, paired_session(results), recipes)
     small_files = verdict_cells(page, "small-files")
     assert small_files["baseline"].text() == "baseline"
     kind, ci = small_files["async"].text().split("\n")
@@ -245,7 +264,7 @@ def test_verdict_column_shows_the_kind_and_the_ci_with_the_sentence_as_tooltip(
 def test_the_detail_quotes_every_sentence_effects_first(
     page: ResultsPage, results: Results, recipes: dict[str, Recipe]
 ) -> None:
-    page.show_session(paired_session(results), recipes)
+    show(page, results, paired_session(results), recipes)
     detail = page.verdict_labels["quick-check"].text()
     tips = {
         label: cell.toolTip()
@@ -272,7 +291,7 @@ def test_every_table_fits_the_window_or_scrolls_sideways_without_cutting_text(
     settings = QSettings(str(tmp_path / "nfstune.ini"), QSettings.Format.IniFormat)
     window = MainWindow(store_path=tmp_path / "window.sqlite3", scale="small", settings=settings)
     qtbot.addWidget(window)
-    window.results_page.show_session(paired_session(results), recipes)
+    show(window.results_page, results, paired_session(results), recipes)
     window.stack.setCurrentIndex(STEPS.index("Results"))
     window.resize(*size)
     window.show()
@@ -306,7 +325,7 @@ def test_a_recipes_notes_are_shown_under_its_verdicts(
 ) -> None:
     """block-size ran in this session, stored without host facts: its one unconditional note is shown, the figure
     it quotes unknown; the recipes without notes show none."""
-    page.show_session(results.session(store_session(results, FIRST_SESSION)), recipes)
+    show(page, results, store_session(results, FIRST_SESSION), recipes)
     assert set(page.note_labels) == {"block-size"}
     text = page.note_labels["block-size"].text()
     assert text.startswith("Note: The Linux client never uses more than 1 MiB") and "(unknown here)" in text
@@ -322,7 +341,7 @@ def test_a_new_session_frees_the_last_ones_tabs(page: ResultsPage, results: Resu
 
     sid = store_session(results, FIRST_SESSION)
     for _ in range(3):
-        page.show_session(results.session(sid))
+        show(page, results, sid)
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     assert len(page.findChildren(ResultChart)) == len(page.chart_widgets()) == 3  # one session's charts, not 9
 
@@ -338,7 +357,7 @@ def test_the_results_page_exports_the_report_history_and_nfstune_report_write(
     page = window.results_page
     assert not page.export_report_button.isEnabled()  # no session yet
     sid = store_session(window.results_store, FIRST_SESSION)
-    page.show_session(window.results_store.session(sid), recipes)
+    show(page, window.results_store, sid, recipes)
     out = tmp_path / "sent.html"
     asked: list[str] = []
 
@@ -361,7 +380,7 @@ def test_the_results_page_shows_the_scaling_on_the_recipes_tab(qtbot: QtBot, tmp
     page = ResultsPage()
     qtbot.addWidget(page)
     page.resize(1024, 700)
-    page.show_session(results.session(sid), many_clients_recipes())  # type: ignore[arg-type]
+    show(page, results, sid, many_clients_recipes())  # type: ignore[arg-type]
     text = page.scaling_labels["many-clients"].text()
     assert text.startswith("<b>Several clients at once</b>")
     assert "seq-write, sync: the NAS served" in text and "client3" in text
@@ -396,25 +415,23 @@ def test_the_ceilings_are_shown_above_the_tabs_with_what_the_latencies_bound(
         count=32,
         raw_output="",
     )
-    page.show_session(results.session(sid))
+    show(page, results, sid)
     assert page.ceilings_label.isVisible()
     shown = html.unescape(re.sub(r"<[^>]+>", " ", page.ceilings_label.text()))
     assert "network (iperf3, client → server): 41.5 MB/s" in shown
     assert "network round trip (ping, client → server → client): 1.34 ms (median of 20 replies" in shown
     assert "server disk, one 4 KiB synchronous write (dd, O_DSYNC): 61.1 ms (mean of 32 writes)" in shown
     assert LATENCY_NOTE in shown
-    page.show_session(results.session(store_session(results, NO_WDELAY)))  # a session that measured none
+    show(page, results, store_session(results, NO_WDELAY))  # a session that measured none
     assert not page.ceilings_label.isVisible() and page.ceilings_label.text() == ""
 
 
 def test_the_answer_and_what_limits_each_workload_stand_above_the_tabs(
     page: ResultsPage, results: Results, recipes: dict[str, Recipe]
 ) -> None:
-    from nfstune.advice.outcome import session_findings
-
     sid = store_session(results, FIRST_SESSION)
     results.add_baseline(sid, kind="network", direction="from-server", mb_per_s=95.0, seconds=5, size=10**8, raw="")
-    page.show_session(results.session(sid), recipes, session_findings(results, sid, recipes))
+    show(page, results, sid, recipes)
     assert page.answer_label.isVisible() and page.diagnosis_label.isVisible()
     answer = page.answer_label.text()
     assert "<b>Change: keep sync (the recommended export); the one faster setting found is async" in answer
@@ -422,5 +439,36 @@ def test_the_answer_and_what_limits_each_workload_stand_above_the_tabs(
     assert "<b>seq-read</b>: Reads ran at 94 % of the network&#x27;s 95 MB/s" in page.diagnosis_label.text()
     above = page.layout().indexOf(page.answer_label) < page.layout().indexOf(page.tabs)
     assert above
-    page.show_session(results.session(sid), recipes)  # a session shown without findings (History) hides them
-    assert not page.answer_label.isVisible() and not page.diagnosis_label.isVisible()
+    show(page, results, store_session(results, NO_WDELAY), recipes)  # another session: its own answer
+    assert page.answer_label.isVisible() and page.answer_label.text() != answer
+
+
+def test_the_run_s_end_shows_what_its_job_read_and_judged(
+    qtbot: QtBot, tmp_path: Path, recipes: dict[str, Recipe], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run's job hands over the stored session and its outcome: the window shows them, reading nothing."""
+    from nfstune.session.script import RunOutcome
+
+    settings = QSettings(str(tmp_path / "nfstune.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(store_path=tmp_path / "window.sqlite3", scale="small", settings=settings)
+    qtbot.addWidget(window)
+    store = window.results_store
+    sid = store_session(store, FIRST_SESSION)
+    by_id = {r.id: r for r in window.recipes}
+    ended = RunOutcome(sid, "completed", outcome=session_outcome(store, sid, by_id))  # as the run's job made them
+    window.controller.stored = store.stored_session(sid)
+
+    def no_read(*_args: object) -> None:
+        raise AssertionError("the GUI thread read the store at the run's end")
+
+    monkeypatch.setattr(store, "session", no_read)
+    monkeypatch.setattr(store, "stored_session", no_read)
+    window._on_run_finished(ended)
+    page = window.results_page
+    assert page.header_label.text() == f"Session {sid}: completed"
+    assert [page.tabs.tabText(i) for i in range(page.tabs.count())] == [
+        "sync vs async export",
+        "Block size (rsize/wsize)",
+    ]
+    assert "async is 4.3x faster than sync" in page.verdict_labels["sync-vs-async"].text()
+    assert page.answer_label.isVisibleTo(page) and "Change: " in page.answer_label.text()

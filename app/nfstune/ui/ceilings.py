@@ -3,23 +3,26 @@ ones (ms) with what they bound, as the text and HTML reports list them."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import asdict
 
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
 from nfstune.session.ceilings import ceiling_label
 from nfstune.statistics.stats import format_value
+from nfstune.store import StoredSession
 from nfstune.ui.rich_text import rich
 
 
-def ceilings_html(session: Mapping[str, Any]) -> str:
+def ceilings_html(session: StoredSession) -> str:
     """'' for a session that measured none (--no-ceilings, or one stored before they were measured)."""
-    baselines, latencies = session.get("baselines") or [], session.get("latencies") or []
-    if not baselines and not latencies:
+    if not session.ceilings and not session.latencies:
         return ""
-    items = [rich(f"{ceiling_label(b)}: {format_value(b['mb_per_s'])} MB/s") for b in baselines]
-    items += [rich(f"{latency_label(t)}: {latency_text(t)}") for t in latencies]
+    # the labels are shared with the reports, which name a ceiling's fields as the store's columns do
+    items = [
+        rich(f"{ceiling_label({'kind': c.kind, 'direction': c.direction})}: {format_value(c.mb_per_s)} MB/s")
+        for c in session.ceilings
+    ]
+    items += [rich(f"{latency_label(asdict(t))}: {latency_text(asdict(t))}") for t in session.latencies]
     text = "<b>Ceilings</b> (measured before the recipes): " + "; ".join(items) + "."
-    if latencies:
+    if session.latencies:
         text += "<br>" + rich(LATENCY_NOTE)
     return text

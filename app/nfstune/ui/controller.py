@@ -21,6 +21,7 @@ from nfstune.session.engine import Event
 from nfstune.session.nas_view import NO_ROOT_HINT, no_login_label
 from nfstune.session.script import RunOutcome, Survey, run_session, survey
 from nfstune.session.workflow import Facts, Pair
+from nfstune.store import StoredSession
 from nfstune.ui.jobs import EventBuffer, Job, JobQueue, Prompter
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,8 @@ class Controller(QObject):
         self.share: str | None = None
         self.probe: Survey | None = None
         self.outcome: RunOutcome | None = None
+        # the last run's session as stored, read on the run's thread once it ended: the Results page shows it
+        self.stored: StoredSession | None = None
         self.events = EventBuffer()
         self.sample_sink: Callable[[str, float, dict[str, float]], None] | None = None
         self._jobs: dict[str, Job] = {}
@@ -310,7 +313,7 @@ class Controller(QObject):
         pair, probed = self.pair(), self.probe
         if probed is None:
             raise RuntimeError("probe the hosts first")
-        self.outcome = None
+        self.outcome, self.stored = None, None
         self.events.drain()
 
         def emit(event: Event) -> None:  # engine thread and sampler threads
@@ -321,12 +324,12 @@ class Controller(QObject):
             else:
                 self.events.append(event)
 
-        def work(job: Job) -> RunOutcome:
+        def work(job: Job) -> tuple[RunOutcome, StoredSession]:
             from nfstune.store import Journal, Results, open_store
 
             conn = open_store(self.store_path)  # this thread's own connection: sqlite objects stay on one thread
             try:
-                return run_session(
+                outcome = run_session(
                     pair,
                     probed.facts,
                     recipes,
@@ -338,12 +341,14 @@ class Controller(QObject):
                     seed=seed,
                     confirm=self.prompter.server_change,  # asked on the GUI thread; the worker waits for the answer
                 )
+                # read here too, with the outcome: the GUI thread shows them and reads nothing
+                return outcome, Results(conn).stored_session(outcome.session_id)
             finally:
                 conn.close()
 
-        def done(outcome: RunOutcome) -> None:
-            self.outcome = outcome
-            self.run_done.emit(outcome)
+        def done(ended: tuple[RunOutcome, StoredSession]) -> None:
+            self.outcome, self.stored = ended
+            self.run_done.emit(self.outcome)
 
         self._run_job = self.start_job(
             "run", work, done, lambda msg: self.job_failed.emit("run", msg), hosts=(*ROLES, *self.more_roles())

@@ -311,10 +311,10 @@ class MainWindow(QMainWindow):
         log.info(
             "session %d %s%s", outcome.session_id, outcome.status, f": {outcome.message}" if outcome.message else ""
         )
-        session = self.results_store.session(outcome.session_id)
-        by_id = {r.id: r for r in self.recipes}
-        judged = outcome.outcome.judged if outcome.outcome is not None else None
-        self.results_page.show_session(session, by_id, outcome.findings, judged)
+        stored = self.controller.stored
+        # both read and worked out on the run's thread (run_session always returns the outcome)
+        if stored is not None and outcome.outcome is not None:
+            self.results_page.show_session(stored, outcome.outcome, {r.id: r for r in self.recipes})
         if outcome.recommendation is not None:
             self._show_recommendation(outcome.recommendation, outcome)
         self.history_page.refresh()

@@ -1,28 +1,19 @@
 """The history page: every stored session, the figures of the selected one, two sessions side by side, and the
-exports (HTML report, CSV, JSON). The list of sessions is read on a worker thread each time the page is shown (with
-10,000 sessions that took seconds on a busy machine, and it used to hold the window back at start); one session's
-figures are read on the GUI thread: a session is a few hundred rows at most."""
+exports (HTML report, CSV, JSON). Every read of the store and every judgement is a job on a worker thread
+(history_jobs.py): the list each time the page is shown (with 10,000 sessions that took seconds on a busy machine,
+and it used to hold the window back at start), the selected session's outcome, a comparison, an export. The GUI
+thread shows what they return (history_list.py, history_details.py)."""
 
 from __future__ import annotations
 
-import html
 import itertools
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QItemSelection,
-    QItemSelectionModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-    Signal,
-    Slot,
-)
-from PySide6.QtGui import QColor, QShowEvent
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal, Slot
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -39,23 +30,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from nfstune.errors import NfstuneError
-from nfstune.recipes.model import WORKLOADS, Recipe
-from nfstune.report.html import write_html
-from nfstune.results.compare import ComparisonRow, compare_sessions
-from nfstune.results.run_options import negotiated_view
-from nfstune.results.summary import WorkloadResults, summarize_session
-from nfstune.statistics.stats import format_value
-from nfstune.statistics.verdict import Verdict, format_change
-from nfstune.store import Results, SessionRow, open_store
+from nfstune.advice.outcome import SessionOutcome
+from nfstune.recipes.model import Recipe
+from nfstune.results.compare import ComparisonRow
+from nfstune.store import Results, SessionRow
 from nfstune.ui.jobs import CRASHED
+from nfstune.ui.pages.history_details import comparison_html, details_html
+from nfstune.ui.pages.history_jobs import read_comparison, read_outcome, read_sessions, write_export
+from nfstune.ui.pages.history_list import COLUMNS, SIZED_FROM_ROWS, SessionTableModel
 from nfstune.ui.pages.history_trend import TrendPanel
-from nfstune.ui.verdicts import KIND_WORDS, verdict_sentence
 
-COLUMNS = ("Session", "Started", "Status", "Server → client", "Share", "Recipes", "Scale")
-SIZED_FROM_ROWS = 100  # the rows the columns' widths are measured on
-STATUS_COLOURS = {"completed": "#1b7f2a", "failed": "#b3261e", "cancelled": "#b3261e"}
-CAUTION_COLOUR = "#b3261e"
 READING = "Reading the stored sessions…"
 HINT = "Select a session to see its figures, or two sessions (Ctrl+click) to compare them."
 # (what, file suffix, filter of the save dialog)
@@ -64,195 +48,8 @@ EXPORTS = {
     "csv": ("CSV", "csv", "CSV (*.csv)"),
     "json": ("JSON", "json", "JSON (*.json)"),
 }
-DASH = "\u2013"  # an en dash: between the ends of a range, and in a cell with no figure
-DETAILS_HEADER = (
-    "Configuration",
-    "Median",
-    f"Min{DASH}max",
-    "n",
-    "CV",
-    "Compared with the baseline",
-    "Requested vs negotiated",
-)
-COMPARISON_HEADER = ("Recipe / workload", "Configuration", "A median", "B median", "B against A", "What it means")
-TABLE_STYLE = "border='1' cellspacing='0' cellpadding='4'"
 
 SaveDialog = Callable[[QWidget, str, str, str], tuple[str, str]]
-
-
-def started_text(started_at: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(started_at))
-
-
-def session_cells(row: SessionRow) -> tuple[str, ...]:
-    return (
-        str(row.id),
-        started_text(row.started_at),
-        row.status,
-        f"{row.server or '-'} → {row.client or '-'}",
-        row.share,
-        ", ".join(row.recipes),
-        row.scale,
-    )
-
-
-def sort_value(row: SessionRow, cells: tuple[str, ...], column: int) -> int | float | str:
-    """What a column sorts by: ids and start times as numbers, the others as their text."""
-    return row.id if column == 0 else row.started_at if column == 1 else cells[column]
-
-
-class SessionTableModel(QAbstractTableModel):
-    """The store's sessions, one a row, in the order of the column the view sorts by; read-only.
-
-    The model sorts itself (the view's header calls sort()): a sort proxy asked Python for each row's sort key
-    through data(), 147,000 calls and 0.5-0.9 s on the GUI thread for 10,000 sessions (the window froze as History
-    opened), where sorting the rows here takes milliseconds. Each sort starts from the store's order (newest
-    first), so that rows that tie keep that order whatever was sorted before, as they did under the proxy."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._read: list[tuple[SessionRow, tuple[str, ...]]] = []  # each session and its cells, in the store's order
-        self._rows: list[SessionRow] = []  # the rows as shown
-        self._cells: list[tuple[str, ...]] = []
-        self._sort_column, self._sort_order = -1, Qt.SortOrder.AscendingOrder  # -1: the store's order
-
-    def set_sessions(self, rows: Sequence[SessionRow]) -> None:
-        self.beginResetModel()
-        # each row's texts made once, not at each data() call: the header's sizing asks them in several roles
-        self._read = [(row, session_cells(row)) for row in rows]
-        self._arrange()
-        self.endResetModel()
-
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        """What the header asks when it is clicked (and the view when sorting is enabled): the rows in the order
-        of `column`, the selection and the current row kept (their persistent indexes follow their rows)."""
-        self._sort_column, self._sort_order = column, order
-        self.layoutAboutToBeChanged.emit()
-        before = self._rows
-        self._arrange()
-        now = {row.id: number for number, row in enumerate(self._rows)}
-        old = self.persistentIndexList()
-        new = [self.index(now[before[i.row()].id], i.column()) for i in old]
-        self.changePersistentIndexList(old, new)
-        self.layoutChanged.emit()
-
-    def _arrange(self) -> None:
-        column, shown = self._sort_column, list(self._read)
-        if 0 <= column < len(COLUMNS):  # a stable sort, descending too: rows that tie stay in the store's order
-            descending = self._sort_order == Qt.SortOrder.DescendingOrder
-            shown.sort(key=lambda read: sort_value(*read, column), reverse=descending)
-        self._rows = [row for row, _ in shown]
-        self._cells = [cells for _, cells in shown]
-
-    def session_at(self, row: int) -> SessionRow:
-        return self._rows[row]
-
-    def sessions(self) -> list[SessionRow]:
-        return list(self._rows)
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        row = self._rows[index.row()]
-        column = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._cells[index.row()][column]
-        if role == Qt.ItemDataRole.ForegroundRole and column == 2 and row.status in STATUS_COLOURS:
-            return QColor(STATUS_COLOURS[row.status])
-        if role == Qt.ItemDataRole.ToolTipRole and row.message:
-            return row.message  # why it failed or was cancelled
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == 0:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
-
-
-def _header_row(names: Sequence[str]) -> str:
-    return "<tr>" + "".join(f"<th>{html.escape(n)}</th>" for n in names) + "</tr>"
-
-
-def _figure(value: float | None, unit: str) -> str:
-    return DASH if value is None else f"{format_value(value)} {unit}"
-
-
-def details_html(row: SessionRow, groups: Sequence[WorkloadResults]) -> str:
-    e = html.escape
-    parts = [
-        f"<h3>Session {row.id}: {e(row.status)}</h3>"
-        f"<p>started {e(started_text(row.started_at))}, {e(session_cells(row)[3])}, share {e(row.share)}, "
-        f"scale {e(row.scale)}, recipes {e(', '.join(row.recipes))}</p>"
-    ]
-    if row.message:
-        parts.append(f"<p><b>{e(row.message)}</b></p>")
-    if not groups:
-        parts.append("<p>No measurements were stored for this session.</p>")
-    for g in groups:
-        better = "higher" if g.higher_is_better else "lower"
-        parts.append(
-            f"<h4>{e(g.recipe)}: {e(WORKLOADS[g.workload].title)}</h4>"
-            f"<p>{e(g.unit)}, {better} is better; compared with "
-            f"&ldquo;{e(g.baseline_label)}&rdquo;</p>"
-            f"<table {TABLE_STYLE}>{_header_row(DETAILS_HEADER)}"
-        )
-        for c in g.configs:
-            s = c.summary
-            options = negotiated_view(c.requested, c.negotiated)
-            if c.export_options:
-                options += f" · export {','.join(c.export_options)}"
-            verdict = _verdict_html(c.verdict, baseline=c.label == g.baseline_label)
-            if s is None:
-                cells = "<td colspan='4'>no completed repeats</td>"
-            else:
-                spread = f"{format_value(s.min)}{DASH}{format_value(s.max)}"
-                figures = [_figure(s.median, g.unit), spread, str(s.n), f"{s.cv_percent:.1f} %"]
-                cells = "".join(f"<td align='right'>{e(f)}</td>" for f in figures)
-            label = c.label if c.status in ("completed", None) else f"{c.label} ({c.status})"
-            parts.append(f"<tr><td>{e(label)}</td>{cells}<td>{verdict}</td><td>{e(options)}</td></tr>")
-        parts.append("</table>")
-    return "".join(parts)
-
-
-def _verdict_html(verdict: Verdict | None, *, baseline: bool) -> str:
-    """The kind in words (bold for an effect), then the full sentence: a text view has room for it."""
-    if baseline:
-        return "baseline"
-    if verdict is None:
-        return DASH
-    kind = html.escape(KIND_WORDS.get(verdict.kind, verdict.kind))
-    return f"{f'<b>{kind}</b>' if verdict.effect else kind}: {html.escape(verdict_sentence(verdict))}"
-
-
-def comparison_html(a: SessionRow, b: SessionRow, rows: Sequence[ComparisonRow]) -> str:
-    e = html.escape
-    parts = [
-        f"<h3>Session {a.id} (A) and session {b.id} (B)</h3>"
-        f"<p>A: {e(', '.join(session_cells(a)[1:5]))}<br>B: {e(', '.join(session_cells(b)[1:5]))}</p>"
-        f"<table {TABLE_STYLE}>{_header_row(COMPARISON_HEADER)}"
-    ]
-    for r in rows:
-        # the verdict's own estimate in its own words, so that this column and the sentence say one figure
-        ratio = r.verdict.ratio if r.verdict is not None else None
-        change = DASH if ratio is None else format_change(ratio)
-        weight = " style='font-weight:bold'" if r.verdict is not None and r.verdict.effect else ""
-        # a side that stopped early compares few rounds, and maybe not the same moment of the hosts
-        caution = f"<br><span style='color:{CAUTION_COLOUR}'>{e(r.caution)}: read with care</span>" if r.caution else ""
-        parts.append(
-            f"<tr><td>{e(r.recipe)} / {e(r.workload)}</td><td>{e(r.config_label)}</td>"
-            f"<td align='right'>{e(_figure(r.median_a, r.unit))}</td>"
-            f"<td align='right'>{e(_figure(r.median_b, r.unit))}</td><td align='right'>{change}</td>"
-            f"<td{weight}>{e(r.text)}{caution}</td></tr>"
-        )
-    if not rows:
-        parts.append("<tr><td colspan='6'>Neither session stored any measurement.</td></tr>")
-    return "".join(parts) + "</table>"
 
 
 # (job name, work, on_done, on_failed): the controller's start_job, on no host
@@ -262,6 +59,7 @@ Background = Callable[[str, Callable[[Any], Any], Callable[[Any], None], Callabl
 class HistoryPage(QWidget):
     report_written = Signal(str)  # an exported report's path (the Results page says it too)
     sessions_shown = Signal()  # the list now holds the sessions a read on a worker thread found
+    details_shown = Signal(int)  # the Details tab now shows this session's outcome, worked out on a worker thread
 
     def __init__(
         self,
@@ -272,17 +70,25 @@ class HistoryPage(QWidget):
         background: Background,
         store_path: Path,
     ) -> None:
-        """`recipes`: what a session's baselines, margins and A/A checks are read from (None: each is judged
-        without its recipe). `background`: runs the list's reads and the HTML report as jobs (the controller's
-        start_job), each reading the store at `store_path` on its own thread with its own connection. The list is
-        read when the page is shown, not here: the window builds this page before it shows itself."""
+        """`results`: the window's connection, which the page does not read (every read is a job's, on its own
+        connection); kept for its callers. `recipes`: what a session's baselines, margins and A/A checks are read
+        from (None: each is judged without its recipe). `background`: runs every read and judgement as a job (the
+        controller's start_job), each reading the store at `store_path` on its own thread with its own
+        connection. The list is read when the page is shown, not here: the window builds this page before it
+        shows itself."""
         super().__init__(parent)
         self._results = results
         self._recipes = recipes
         self._background, self._store_path = background, store_path
         self._reading = False  # a read of the list is under way on a worker thread
         self._read_again = False  # a refresh was asked for during it: the store may have changed since it began
-        self._reads = 0  # each read's job has a name of its own: the last one's thread may not have ended yet
+        self._jobs = 0  # each job has a name of its own: the last one's thread may not have ended yet
+        self._reads = 0
+        # one session judged at a time: arrowing down the list asks for many, the last one asked is what shows
+        self._judging = False
+        self._asked = 0  # the number of the last ask: an outcome of an earlier one may have been read before it
+        self._wanted: int | None = None  # the session whose figures the Details tab waits for
+        self._shown: int | None = None  # the session whose figures the Details tab shows
         # an attribute, not a call to QFileDialog, so that tests (and a caller that remembers folders) replace it
         self.ask_save_path: SaveDialog = QFileDialog.getSaveFileName
         self.model = SessionTableModel(self)  # it sorts itself, as the header asks
@@ -384,16 +190,9 @@ class HistoryPage(QWidget):
         self._reading = True
         self.status.setText(READING)
         store_path = self._store_path
-
-        def work(_job: object) -> list[SessionRow]:  # SQLite connections are per thread: this one is the job's own
-            conn = open_store(store_path)
-            try:
-                return Results(conn).sessions()
-            finally:
-                conn.close()
-
         self._reads += 1
-        self._background(f"history-read-{self._reads}", work, self._on_sessions_read, self._on_read_failed)
+        name = f"history-read-{self._reads}"
+        self._background(name, lambda _job: read_sessions(store_path), self._on_sessions_read, self._on_read_failed)
 
     def _on_sessions_read(self, rows: list[SessionRow]) -> None:
         self._reading = False
@@ -439,20 +238,75 @@ class HistoryPage(QWidget):
         self.compare_button.setEnabled(len(ids) == 2)
         for button in self.export_buttons.values():
             button.setEnabled(len(ids) == 1)
+        self._wanted = ids[0] if len(ids) == 1 else None
+        self._asked += 1
         if len(ids) == 1:
             self.trend.follow_session(ids[0])
-            groups = summarize_session(self._results.session(ids[0]), self._recipes)
-            self.details.setHtml(details_html(self._row(ids[0]), groups))
-        elif len(ids) == 2:
+            self._judge()
+            return
+        self._shown = None
+        if len(ids) == 2:
             self.details.setPlainText(f"Sessions {ids[0]} and {ids[1]} selected: press Compare (Alt+C).")
         else:
             self.details.setPlainText(HINT if not ids else "Select one session for its figures, two to compare.")
 
+    def _judge(self) -> None:
+        """The wanted session's outcome, worked out on a worker thread; shown if nothing was asked since."""
+        session_id = self._wanted
+        if session_id is None:
+            return
+        if session_id != self._shown:  # the same one read again (a refresh) keeps its figures until then
+            self._shown = None
+            self.details.setPlainText(f"Reading session {session_id}…")
+        if self._judging:  # the one under way asks again as it ends
+            return
+        self._judging = True
+        store_path, recipes, asked = self._store_path, self._recipes, self._asked
+        self._jobs += 1
+        self._background(
+            f"history-session-{self._jobs}",
+            lambda _job: read_outcome(store_path, session_id, recipes),
+            lambda outcome: self._on_outcome_read(asked, outcome),
+            lambda reason: self._on_outcome_failed(asked, session_id, reason),
+        )
+
+    def _on_outcome_read(self, asked: int, outcome: SessionOutcome) -> None:
+        self._judging = False
+        if asked != self._asked:  # another session selected, or the list read again, meanwhile
+            self._judge()
+            return
+        self._shown = outcome.session_id
+        self.details.setHtml(details_html(self._row(outcome.session_id), outcome))
+        self.details_shown.emit(outcome.session_id)
+
+    def _on_outcome_failed(self, asked: int, session_id: int, reason: str) -> None:
+        self._judging = False
+        if asked != self._asked:
+            self._judge()
+            return
+        self._shown = None
+        self.details.setPlainText(f"Could not read session {session_id}: {reason}")
+
     @Slot()
     def _on_compare_clicked(self) -> None:
         a, b = self.selected_ids()
-        rows = compare_sessions(self._results.session(a), self._results.session(b), self._recipes)
-        self.details.setHtml(comparison_html(self._row(a), self._row(b), rows))
+        self.details.setPlainText(f"Comparing sessions {a} and {b}…")
+        store_path, recipes = self._store_path, self._recipes
+        self._jobs += 1
+        self._background(
+            f"history-compare-{self._jobs}",
+            lambda _job: read_comparison(store_path, a, b, recipes),
+            lambda rows: self._on_compared(a, b, rows),
+            lambda reason: self._on_compare_failed(a, b, reason),
+        )
+
+    def _on_compared(self, a: int, b: int, rows: list[ComparisonRow]) -> None:
+        if self.selected_ids() == [a, b]:  # else the selection moved on, and the Details tab with it
+            self.details.setHtml(comparison_html(self._row(a), self._row(b), rows))
+
+    def _on_compare_failed(self, a: int, b: int, reason: str) -> None:
+        if self.selected_ids() == [a, b]:
+            self.details.setPlainText(f"Could not compare sessions {a} and {b}: {reason}")
 
     @Slot()
     def _on_export_html_clicked(self) -> None:
@@ -462,45 +316,18 @@ class HistoryPage(QWidget):
     def export_html(self, session_id: int) -> None:
         """The session's report, where the admin chooses: the same file `nfstune report N --html` writes. Also
         what the Results page's Export button does."""
-        recipes, store_path = self._recipes, self._store_path
-        chosen = self._ask_path("html", session_id)
-        if chosen is None:
-            return
-        path = chosen
-
-        def work(_job: object) -> None:  # on a worker thread, with its own connection to the store
-            conn = open_store(store_path)
-            try:
-                write_html(Results(conn), session_id, path, recipes)
-            except OSError as exc:
-                raise NfstuneError(exc.strerror or str(exc)) from None
-            finally:
-                conn.close()
-
-        self.status.setText(f"Writing {path}…")
-        self._background(
-            "export-html",
-            work,
-            lambda _result: self._report_written(path),
-            lambda reason: self._export_failed(path, reason),
-        )
-
-    def _report_written(self, path: Path) -> None:
-        self.status.setText(f"Wrote {path}")
-        self.report_written.emit(str(path))
+        self._export("html", session_id)
 
     @Slot()
     def _on_export_csv_clicked(self) -> None:
-        self._export("csv", self._results.export_csv)
+        (session_id,) = self.selected_ids()
+        self._export("csv", session_id)
 
     @Slot()
     def _on_export_json_clicked(self) -> None:
         # the same document as `nfstune report N --json` (resources/schemas/report.schema.json)
-        from nfstune.recipes.loader import recipes_by_id
-        from nfstune.report.json_report import report_json
-
-        recipes = self._recipes if self._recipes is not None else recipes_by_id()
-        self._export("json", lambda sid, path: path.write_text(report_json(self._results, sid, recipes)))
+        (session_id,) = self.selected_ids()
+        self._export("json", session_id)
 
     def _ask_path(self, kind: str, session_id: int) -> Path | None:
         """Where to write the session; None when the admin cancelled the dialog."""
@@ -509,18 +336,25 @@ class HistoryPage(QWidget):
         chosen, _ = self.ask_save_path(self, f"Export session {session_id} as {what}", suggested, file_filter)
         return Path(chosen) if chosen else None
 
-    def _export(self, kind: str, write: Callable[[int, Path], None]) -> None:
-        """The selected session's CSV or JSON, written here on the GUI thread."""
-        (session_id,) = self.selected_ids()
+    def _export(self, kind: str, session_id: int) -> None:
+        """The session written where the admin chooses, by a job: the report and the JSON judge the session."""
         path = self._ask_path(kind, session_id)
         if path is None:
             return
-        try:
-            write(session_id, path)
-        except OSError as exc:  # a known environment error: say which file and why; anything else is a bug
-            self._export_failed(path, exc.strerror or str(exc))
-            return
+        store_path, recipes = self._store_path, self._recipes
+        self.status.setText(f"Writing {path}…")
+        self._jobs += 1
+        self._background(
+            f"export-{kind}-{self._jobs}",
+            lambda _job: write_export(store_path, kind, session_id, path, recipes),
+            lambda _result: self._on_written(kind, path),
+            lambda reason: self._export_failed(path, reason),
+        )
+
+    def _on_written(self, kind: str, path: Path) -> None:
         self.status.setText(f"Wrote {path}")
+        if kind == "html":
+            self.report_written.emit(str(path))
 
     def _export_failed(self, path: Path, reason: str) -> None:
         self.status.setText(f"Export failed: {path}")

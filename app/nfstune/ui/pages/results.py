@@ -8,7 +8,7 @@ import html
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QColor, QResizeEvent
@@ -26,17 +26,14 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.advice.findings import Findings
+from nfstune.advice.outcome import SessionOutcome
 from nfstune.recipes.info import size_text
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.results.load_summary import SeriesScaling, scaling_lines
 from nfstune.results.run_options import negotiated_view
-from nfstune.results.summary import (
-    ConfigResult,
-    WorkloadResults,
-    judged_session,
-    recipe_notes,
-)
+from nfstune.results.summary import ConfigResult, WorkloadResults, recipe_notes
 from nfstune.statistics.stats import format_value
+from nfstune.store import StoredSession
 from nfstune.ui.ceilings import ceilings_html
 from nfstune.ui.pages.recipes import RowsTable
 from nfstune.ui.rich_text import rich
@@ -258,12 +255,10 @@ class ResultsPage(QWidget):
         layout.addWidget(self.ceilings_label)
         layout.addWidget(self.tabs, 1)
 
-    def _show_findings(self, found: Findings | None) -> None:
+    def _show_findings(self, found: Findings) -> None:
         e = html.escape
-        self.answer_label.setVisible(found is not None)
-        self.diagnosis_label.setVisible(found is not None and bool(found.diagnoses))
-        if found is None:
-            return
+        self.answer_label.show()
+        self.diagnosis_label.setVisible(bool(found.diagnoses))
         head, *rest = found.answer.lines
         self.answer_label.setText(f"<b>{e(head)}</b><br>" + "<br>".join(e(line) for line in rest))
         items = "".join(f"<li><b>{e(d.workload)}</b>: {e(d.text)}</li>" for d in found.diagnoses)
@@ -305,16 +300,12 @@ class ResultsPage(QWidget):
         return list(self._charts)
 
     def show_session(
-        self,
-        session: Mapping[str, Any],
-        recipes: Mapping[str, Recipe] | None = None,
-        findings: Findings | None = None,
-        judged: tuple[list[WorkloadResults], list[SeriesScaling]] | None = None,
+        self, session: StoredSession, outcome: SessionOutcome, recipes: Mapping[str, Recipe] | None = None
     ) -> None:
-        """`findings`: the answer and the diagnoses (advice.findings), shown above the recipes' tabs; `judged`: the
-        session's figures, verdicts and scaling as its outcome (advice.outcome) holds them, else judged here."""
+        """The session as stored, rendered from its outcome (advice.outcome: the figures, verdicts and scaling,
+        the answer and the diagnoses), which was worked out off the GUI thread: nothing is judged here."""
         recipes = recipes or {}
-        self._show_findings(findings)
+        self._show_findings(outcome.findings)
         # QTabWidget.clear() keeps the pages (their charts and tables) alive, hidden: each run left its Results
         # behind, ~2 MiB a run (tools/bench/desktop_memory.py)
         pages = [self.tabs.widget(i) for i in range(self.tabs.count())]
@@ -326,25 +317,26 @@ class ResultsPage(QWidget):
         self.scaling_labels.clear()
         self.tables.clear()
         self._charts = []
-        self.save_png_button.setEnabled(bool(session.get("runs")))
-        self._session_id = session.get("id")
-        self.export_report_button.setEnabled(self._session_id is not None)
-        status = session.get("status") or "running"
-        header = f"Session {session.get('id', '')}: {status}"
-        if session.get("message"):
-            header += f" {DASH} {session['message']}"
+        self.save_png_button.setEnabled(bool(session.runs))
+        self._session_id = session.id
+        self.export_report_button.setEnabled(True)
+        status = session.status or "running"
+        header = f"Session {session.id}: {status}"
+        if session.message:
+            header += f" {DASH} {session.message}"
         self.header_label.setText(header)
         colour = FAILED_COLOUR if status in ("failed", "cancelled") else "#202020"
         self.header_label.setStyleSheet(f"font-weight: bold; color: {colour};")
         ceilings = ceilings_html(session)
         self.ceilings_label.setText(ceilings)
         self.ceilings_label.setVisible(bool(ceilings))
-        groups, scaling = judged or judged_session(session, recipes)
         by_recipe: dict[str, list[WorkloadResults]] = {}
-        for group in groups:
+        for group in outcome.groups:
             by_recipe.setdefault(group.recipe, []).append(group)
-        for recipe_id in session.get("recipes") or []:
+        for recipe_id in session.recipes:
             by_recipe.setdefault(recipe_id, [])  # chosen but never reached: its tab says so
+        # the notes read only the facts the session stored (results.summary takes them by their column names)
+        facts = {"server_facts": session.server_facts, "client_facts": session.client_facts}
         for recipe_id, recipe_groups in by_recipe.items():
             recipe = recipes.get(recipe_id)
             title = recipe.title if recipe else recipe_id
@@ -353,8 +345,8 @@ class ResultsPage(QWidget):
                 recipe,
                 recipe_groups,
                 status,
-                recipe_notes(session, recipe),
-                [item for item in scaling if item.recipe == recipe_id],
+                recipe_notes(facts, recipe),
+                [item for item in outcome.scaling if item.recipe == recipe_id],
             )
             self.tabs.addTab(tab, title)
 
