@@ -17,7 +17,8 @@ from nfstune import paths
 from nfstune.bench.figure import figure
 from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.recipes import Recipe, load_recipes
-from nfstune.recipes.plan import Plan, build_plan, plan_json
+from nfstune.recipes.plan import Plan, build_plan
+from nfstune.recipes.plan_text import plan_json
 from nfstune.results.summary import results_text, summarize_session
 from nfstune.session.rounds import RecipeFigures, stop_reason
 from nfstune.statistics.verdict import Verdict, judge
