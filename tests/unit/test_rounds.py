@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from nfstune import paths
@@ -11,6 +13,7 @@ from nfstune.recipes.estimate import Estimate
 from nfstune.recipes.plan import Plan, build_plan, visit_seconds
 from nfstune.session.rounds import EXPECT_AHEAD, Eta, RecipeFigures, rounds_to_expect, stop_reason
 from nfstune.statistics.verdict import judge
+from nfstune.store import Results, open_store
 
 SIZES = WorkloadSizes(seq_file_bytes=8 * MIB, small_file_count=30, small_file_bytes=4096, sync_4k_count=40)
 
@@ -224,3 +227,32 @@ def test_the_minimum_rounds_count_in_full_when_they_outrun_the_budget(shipped: d
     assert still > item.budget_s - now
     assert eta.remaining_s(now) == pytest.approx(still)  # not the budget's rest
     assert eta.at_most_s(now) >= eta.remaining_s(now)
+
+
+def test_the_stop_rule_reads_the_options_in_force_from_the_stored_runs(
+    shipped: dict[str, Recipe], tmp_path: Path
+) -> None:
+    """A server that kept "sync" when async was asked: the runs as stored say the same settings were in force, so the
+    stop rule asks an A/A check, as the report does; before the store opened the runs, the plan alone says nothing."""
+    plan = plan_of(shipped["sync-vs-async"])
+    item = plan.recipes[0]
+    found = figures(plan, {1: 1.0, 2: 1.01, 3: 0.99})
+    results = Results(open_store(tmp_path / "s.sqlite3"))
+    sid = results.start_session(
+        server_host=results.upsert_host("root@nas:22", "nas", None),
+        client_host=results.upsert_host("root@client:22", "client", None),
+        share="/export",
+        scale="small",
+        recipes=[item.recipe.id],
+    )
+    for workload in ("small-files", "sync-4k", "seq-write"):
+        for label in ("sync", "async"):
+            config = item.recipe.config(label)
+            run = results.start_run(
+                sid, recipe=item.recipe.id, config_label=label, config={"expect": config.expect}, workload=workload
+            )
+            results.set_run_options(run, requested="vers=4.2", negotiated="rw,vers=4.2,hard", export="sync,wdelay")
+    assert not any(q.expect_same for q in found.questions())
+    found.runs = {(r.workload, r.config_label): r for r in results.stored_session(sid).runs}
+    checks = [q for q in found.questions() if q.expect_same]
+    assert len(checks) == 3 and all(q.why_same.startswith("the same settings were in force") for q in checks)

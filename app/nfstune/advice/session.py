@@ -9,12 +9,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from nfstune.advice.measured import measured_of
+from nfstune.advice.outcome import session_outcome
 from nfstune.advice.recommend import DEFAULT_MOUNT_POINT, Measured, Recommendation, recommend
 from nfstune.errors import ConfigError
-from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import Recipe
-from nfstune.results.summary import summarize_session
 from nfstune.store import Results, StoredSession
 
 
@@ -58,10 +56,8 @@ def recommendation(
 
 
 def measured_from(results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None) -> Measured:
-    """What the advice needs from a session (measured.py), judged as the report judges it."""
-    data = results.session(session_id)
-    groups = summarize_session(data, recipes_by_id() if recipes is None else recipes)
-    return measured_of(results.stored_session(session_id), groups)
+    """What the advice needs from a session (measured.py), judged as the report judges it: the session's outcome."""
+    return session_outcome(results, session_id, recipes).measured
 
 
 def keep_current(results: Results, session_id: int, current: CurrentConfig, *, server: str) -> None:

@@ -9,6 +9,7 @@ import sys
 from contextlib import ExitStack
 from typing import Any
 
+from nfstune.advice.outcome import session_outcome
 from nfstune.advice.recommend import DEFAULT_MOUNT_POINT
 from nfstune.advice.session import recommendation
 from nfstune.changes.apply import ApplyResult, apply, prepare
@@ -26,12 +27,14 @@ from nfstune.store import Journal, Results, open_store
 def apply_command(args: argparse.Namespace, printer: Any) -> int:
     conn = open_store()
     results, journal = Results(conn), Journal(conn)
-    share = None
+    outcome = None
     if not args.undo:
-        try:
-            share = results.session(args.session)["share"]
+        recipes = recipes_by_id()
+        try:  # the session judged once, as its report judges it; only the files Apply edits are read live, below
+            outcome = session_outcome(results, args.session, recipes)
         except KeyError:
             raise ConfigError(f"there is no session {args.session}: see `nfstune history`") from None
+    share = outcome.session.share if outcome is not None else None
     with ExitStack() as stack:
         stack.enter_context(terminate_as_interrupt())  # SIGTERM and SIGHUP roll back as Ctrl-C does
         pair = connect_pair(args, stack, share, need_share=not args.undo)
@@ -41,7 +44,7 @@ def apply_command(args: argparse.Namespace, printer: Any) -> int:
                 "Without one, copy the recommended /etc/fstab line from `nfstune report` by hand."
             )
         recover_on_connect([pair.server, pair.client], journal, printer)
-        if args.undo:
+        if outcome is None:  # --undo
             return _undo(args, pair, journal, printer)
         # the session's verdicts on the files as they are now: an edit made since the session is kept
         current = current_export(pair.server, pair.share, pair.client, pair.address)
@@ -51,8 +54,9 @@ def apply_command(args: argparse.Namespace, printer: Any) -> int:
             share=pair.share,
             server=pair.address,
             current=current,
-            recipes=recipes_by_id(),
+            recipes=recipes,
             mount_point=args.mount_point or DEFAULT_MOUNT_POINT,
+            measured=outcome.measured,
         )
         appliance = probe(pair.server).appliance
         threads = rec.threads.threads if rec.threads is not None else None

@@ -20,10 +20,10 @@ from nfstune.recipes.loader import default_recipe_dirs, load_recipes, recipes_by
 from nfstune.recipes.model import Recipe
 from nfstune.remote import Host, open_host
 from nfstune.remote.target import split_spec
-from nfstune.results.caveats import WITHOUT_SERVER, caveats
+from nfstune.results.caveats import WITHOUT_SERVER
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
-from nfstune.results.summary import aa_summary, results_text
-from nfstune.session.ceilings import ceiling_label
+from nfstune.results.summary import aa_summary
+from nfstune.session.ceilings import ceiling_name
 from nfstune.session.engine import Event
 from nfstune.session.script import preflight, refuse_if_blocked, run_session, survey
 from nfstune.session.server_change import ServerChange
@@ -244,22 +244,22 @@ def report_text(
     last), what limits each workload, then per recipe and workload each configuration's median, spread, n and
     verdict against the baseline, the ceilings, and the session's A/A checks (a configuration expected to measure
     as its baseline)."""
-    data = results.session(session_id)
     recipes = recipes_by_id() if recipes is None else recipes
     outcome = outcome or session_outcome(results, session_id, recipes)
+    stored = outcome.session
     found = outcome.findings
     lines = [""]
     if answer_first:
         lines += [*answer_text(found), ""]
     lines += diagnosis_text(found)
-    lines.append(results_text(data, recipes, outcome.judged))
-    lacks = caveats(data)
+    lines.append(outcome.results_text)
+    lacks = outcome.caveats
     if lacks:
         lines += [f"\n{WITHOUT_SERVER.lower()}", *(f"  {text}" for text in lacks)]
-    latencies = data.get("latencies") or []
-    if data["baselines"] or latencies:
+    latencies = stored.latencies
+    if stored.ceilings or latencies:
         lines.append("\nceilings (measured before the recipes)")
-        lines += [f"  {ceiling_label(b)}: {b['mb_per_s']:.3g} MB/s" for b in data["baselines"]]
+        lines += [f"  {ceiling_name(c.kind, c.direction)}: {c.mb_per_s:.3g} MB/s" for c in stored.ceilings]
         lines += [f"  {latency_label(t)}: {latency_text(t)}" for t in latencies]
         if latencies:
             lines.append(f"  {LATENCY_NOTE}")

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from nfstune.advice.outcome import session_outcome
 from nfstune.advice.session import kept_recommendation
 from nfstune.cli.output import Output, others_to_stderr, write_output
 from nfstune.cli.run import advice_text, report_text
@@ -81,15 +82,17 @@ def report(args: argparse.Namespace) -> int:
     from nfstune.report.html import session_html
 
     results = Results(open_store(reading=True))
+    recipes = recipes_by_id()  # each recipe's baseline, margin and expectations
     try:
-        data = results.session(args.session)
+        stored = results.stored_session(args.session)
     except KeyError:
         raise ConfigError(f"there is no session {args.session}: see `nfstune history`") from None
-    recipes = recipes_by_id()  # each recipe's baseline, margin and expectations
     if not (args.html or args.csv or args.json):
-        text = report_text(results, args.session, recipes)
-        if data["runs"]:
-            text += "\n" + advice_text(kept_recommendation(results, args.session, recipes), data["share"])
+        outcome = session_outcome(results, args.session, recipes)
+        text = report_text(results, args.session, recipes, outcome=outcome)
+        if stored.runs:
+            rec = kept_recommendation(results, args.session, recipes, measured=outcome.measured)
+            text += "\n" + advice_text(rec, stored.share)
         if args.trend:
             text += "\n\n" + "\n".join(trend_text(results, args.session, recipes))
         print(text)

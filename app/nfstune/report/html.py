@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import html
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from nfstune.advice.findings import Findings
 from nfstune.advice.outcome import session_outcome
@@ -21,7 +20,7 @@ from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report.advice import recommendation_html
 from nfstune.report.chart import strip_chart_svg
 from nfstune.report.trend import session_trends, trend_html
-from nfstune.results.caveats import WITHOUT_SERVER, caveats
+from nfstune.results.caveats import WITHOUT_SERVER
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
 from nfstune.results.load_summary import SeriesScaling
 from nfstune.results.run_options import negotiated_essentials
@@ -29,12 +28,11 @@ from nfstune.results.summary import (
     ConfigResult,
     WorkloadResults,
     aa_summary,
-    recipe_notes,
     verdict_lines,
 )
-from nfstune.session.ceilings import ceiling_label
+from nfstune.session.ceilings import ceiling_name
 from nfstune.statistics.stats import format_value
-from nfstune.store import Results
+from nfstune.store import Results, StoredCeiling, StoredLatency
 
 HEADER = (
     "configuration",
@@ -67,24 +65,24 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
 
         recipes = recipes_by_id()
     e = html.escape
-    data = results.session(session_id)
-    started = time.strftime("%Y-%m-%d %H:%M", time.localtime(data["started_at"]))
+    outcome = session_outcome(results, session_id, recipes)
+    stored = outcome.session
+    started = time.strftime("%Y-%m-%d %H:%M", time.localtime(stored.started_at))
     parts = [
         f"<!doctype html><html lang=en><meta charset=utf-8><title>nfstune session {session_id}</title>"
         f"<style>{CSS}</style>",
-        f"<h1>nfstune session {session_id}</h1><p>{e(started)}, share <code>{e(data['share'])}</code>, "
-        f"recipes {e(', '.join(data['recipes']))}, scale {e(data['scale'])}, status <b>{e(data['status'])}</b>"
-        + (f": {e(data['message'])}" if data.get("message") and data["status"] != "completed" else "")
+        f"<h1>nfstune session {session_id}</h1><p>{e(started)}, share <code>{e(stored.share)}</code>, "
+        f"recipes {e(', '.join(stored.recipes))}, scale {e(stored.scale)}, status <b>{e(stored.status)}</b>"
+        + (f": {e(stored.message)}" if stored.message and stored.status != "completed" else "")
         + "</p>",
     ]
-    outcome = session_outcome(results, session_id, recipes)
     parts += findings_html(outcome.findings)
-    found = caveats(data)
+    found = outcome.caveats
     if found:
         parts.append(f"<h2>{WITHOUT_SERVER}</h2><ul>" + "".join(f"<li>{e(text)}</li>" for text in found) + "</ul>")
-    if data["runs"]:
+    if stored.runs:
         parts.append(recommendation_html(kept_recommendation(results, session_id, recipes, measured=outcome.measured)))
-    parts.append(_ceilings(data["baselines"], data.get("latencies") or []))
+    parts.append(_ceilings(stored.ceilings, stored.latencies))
     groups, family = outcome.groups, outcome.family
     if groups:
         parts.append("<h2>Results</h2>")
@@ -92,7 +90,7 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         parts.append(f"<p>Verdicts: {e(family)}.</p>")
     for recipe_id in dict.fromkeys(g.recipe for g in groups):
         parts += [_workload(g) for g in groups if g.recipe == recipe_id]
-        notes = recipe_notes(data, recipes.get(recipe_id))
+        notes = outcome.notes.get(recipe_id)
         if notes:
             parts.append(
                 f"<p><b>{e(recipe_id)}: notes</b></p><ul>" + "".join(f"<li>{e(n)}</li>" for n in notes) + "</ul>"
@@ -125,14 +123,15 @@ def findings_html(found: Findings) -> list[str]:
     return parts
 
 
-def _ceilings(baselines: list[dict[str, Any]], latencies: list[dict[str, Any]]) -> str:
-    if not baselines and not latencies:
+def _ceilings(ceilings: Sequence[StoredCeiling], latencies: Sequence[StoredLatency]) -> str:
+    if not ceilings and not latencies:
         return ""
     parts = ["<h2>Ceilings</h2>"]
-    if baselines:
+    if ceilings:
         rows = "".join(
-            f"<tr><td>{html.escape(ceiling_label(b))}</td><td class=n>{format_value(b['mb_per_s'])} MB/s</td></tr>"
-            for b in baselines
+            f"<tr><td>{html.escape(ceiling_name(c.kind, c.direction))}</td>"
+            f"<td class=n>{format_value(c.mb_per_s)} MB/s</td></tr>"
+            for c in ceilings
         )
         parts.append(
             "<p>Measured before the recipes: NFS cannot move data faster than the network or the server's own "

@@ -28,19 +28,12 @@ from nfstune.advice.recommend import AsyncAlternative, Reason, Recommendation
 from nfstune.advice.session import kept_recommendation
 from nfstune.recipes.model import Recipe
 from nfstune.report.trend import session_trends, trend_document
-from nfstune.results.caveats import caveats
 from nfstune.results.latencies import latency_label
 from nfstune.results.load_summary import scaling_lines
-from nfstune.results.summary import (
-    ConfigResult,
-    WorkloadResults,
-    aa_summary,
-    is_paired,
-    recipe_notes,
-)
-from nfstune.session.ceilings import ceiling_label
+from nfstune.results.summary import ConfigResult, WorkloadResults, aa_summary
+from nfstune.session.ceilings import ceiling_name
 from nfstune.statistics.verdict import Verdict
-from nfstune.store import Results
+from nfstune.store import Results, StoredSession
 
 FORMAT = "nfstune-report/1"  # a change that removes or renames a key is /2; a new key is not
 NOTHING_MEASURED = "the session measured nothing"
@@ -52,19 +45,18 @@ def report_json(results: Results, session_id: int, recipes: Mapping[str, Recipe]
 
 
 def session_document(results: Results, session_id: int, recipes: Mapping[str, Recipe]) -> dict[str, Any]:
-    data = results.session(session_id)
-    data.pop("admin_config", None)  # see the module's docstring
     outcome = session_outcome(results, session_id, recipes)
+    stored, raw = outcome.session, results.raw_rows(session_id)  # admin_config stays out: see the module's docstring
     groups, checks, found = outcome.groups, outcome.checks, outcome.findings
     rec = (
         kept_recommendation(results, session_id, recipes, measured=outcome.measured)
-        if data["runs"]
+        if stored.runs
         else NOTHING_MEASURED
     )
     document = {
         "format": FORMAT,
         "nfstune": __version__,
-        "session": _session(results, data),
+        "session": _session(results, stored),
         "verdicts": [_config(g, c) for g in groups for c in g.configs],
         "scaling": [line.strip() for line in scaling_lines(outcome.scaling)],
         "aa_checks": {
@@ -74,41 +66,43 @@ def session_document(results: Results, session_id: int, recipes: Mapping[str, Re
                 for c in checks
             ],
         },
-        "notes": {
-            recipe_id: recipe_notes(data, recipes.get(recipe_id))
-            for recipe_id in dict.fromkeys(g.recipe for g in groups)
-        },
-        "ceilings": [{"label": ceiling_label(b), **b} for b in data["baselines"]],
-        "latencies": [{"label": latency_label(t), **t} for t in data.get("latencies") or []],
+        "notes": outcome.notes,
+        "ceilings": [
+            {"label": ceiling_name(c.kind, c.direction), **row}
+            for c, row in zip(stored.ceilings, raw.ceilings, strict=True)
+        ],
+        "latencies": [
+            {"label": latency_label(t), **row} for t, row in zip(stored.latencies, raw.latencies, strict=True)
+        ],
         "recommendation": _recommendation(rec),
-        "caveats": caveats(data),
+        "caveats": outcome.caveats,
         "answer": {"change": found.answer.change, "gain": found.answer.gain, "risk": found.answer.risk},
         "diagnosis": [dataclasses.asdict(d) for d in found.diagnoses],
         "trend": trend_document(session_trends(results, session_id, recipes)),
-        "runs": data["runs"],
+        "runs": raw.runs,
     }
     return finite(document)  # type: ignore[no-any-return]
 
 
-def _session(results: Results, data: Mapping[str, Any]) -> dict[str, Any]:
-    row = next((r for r in results.sessions() if r.id == data["id"]), None)
+def _session(results: Results, stored: StoredSession) -> dict[str, Any]:
+    row = next((r for r in results.sessions() if r.id == stored.id), None)
     return {
-        "id": data["id"],
-        "started": iso_time(data["started_at"]),
-        "started_at": data["started_at"],
-        "ended": iso_time(data["ended_at"]),
-        "ended_at": data["ended_at"],
-        "status": data["status"],
-        "message": data["message"],
-        "share": data["share"],
-        "scale": data["scale"],
-        "recipes": data["recipes"],
+        "id": stored.id,
+        "started": iso_time(stored.started_at),
+        "started_at": stored.started_at,
+        "ended": iso_time(stored.ended_at),
+        "ended_at": stored.ended_at,
+        "status": stored.status,
+        "message": stored.message,
+        "share": stored.share,
+        "scale": stored.scale,
+        "recipes": list(stored.recipes),
         "server": row.server if row else None,
         "client": row.client if row else None,
-        "paired": is_paired(data),  # verdicts paired by round (a session with a plan), else unpaired
-        "plan": _parsed(data.get("plan")),
-        "server_facts": _parsed(data.get("server_facts")),
-        "client_facts": _parsed(data.get("client_facts")),
+        "paired": stored.paired,  # verdicts paired by round (a session with a plan), else unpaired
+        "plan": stored.plan,
+        "server_facts": _parsed(stored.server_facts),
+        "client_facts": _parsed(stored.client_facts),
     }
 
 

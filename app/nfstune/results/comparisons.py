@@ -19,6 +19,7 @@ from nfstune.recipes.model import WORKLOADS, Config, Recipe, Rounds
 from nfstune.results.load_summary import is_clients_group, reference, step_questions
 from nfstune.results.run_options import in_force, settings_key
 from nfstune.statistics.verdict import Question, Verdict, judge
+from nfstune.store import StoredRun
 
 DEFAULT_MARGIN_PERCENT = 5.0
 WHY_MAX = 120  # characters of a recipe's expectation quoted in an A/A check's text
@@ -171,7 +172,20 @@ def _expectation_reason(text: str | None, recipe: Recipe | None) -> str:
     return reason if len(reason) <= WHY_MAX else reason[: WHY_MAX - 1].rstrip() + "…"
 
 
-def stored_runs(session: Mapping[str, Any], recipe_id: str) -> dict[tuple[str, str], Mapping[str, Any]]:
-    """(workload, configuration label) -> a recipe's run as the store keeps it (what the stop rule reads back of
-    the options in force while the recipe runs)."""
-    return {(r["workload"], r["config_label"]): r for r in session["runs"] if r["recipe"] == recipe_id}
+def stored_run(run: StoredRun) -> dict[str, Any]:
+    """A run the store opened, as the comparisons read a run: planned_run's configuration with the options read back
+    from the hosts (what the stop rule tells an A/A check by, as the report does)."""
+    config = run.config
+    return {
+        "config": {
+            "mount": config.mount,
+            "export_set": list(config.export_set),
+            "read_ahead_kb": config.read_ahead_kb,
+            "expect": config.expect,
+            "clients": config.clients,
+            "nfsd_threads": config.nfsd_threads,
+        },
+        "requested_options": run.requested_options,
+        "negotiated_options": run.negotiated_options,
+        "export_options": run.export_options,
+    }

@@ -32,15 +32,21 @@ class Ceiling:
 
     @property
     def label(self) -> str:
-        return ceiling_label({"kind": self.kind, "direction": self.direction})
+        return ceiling_name(self.kind, self.direction)
+
+
+def ceiling_name(kind: str, direction: str) -> str:
+    """'network (iperf3, client → server)', 'server disk write': a stored (StoredCeiling) or fresh ceiling in
+    words."""
+    if kind == "network":
+        way = "client → server" if direction == "to-server" else "server → client"
+        return f"network (iperf3, {way})"
+    return f"server disk {direction}"
 
 
 def ceiling_label(row: Mapping[str, Any]) -> str:
-    """'network (iperf3, client → server)', 'server disk write': a stored or fresh baseline in words."""
-    if row["kind"] == "network":
-        way = "client → server" if row["direction"] == "to-server" else "server → client"
-        return f"network (iperf3, {way})"
-    return f"server disk {row['direction']}"
+    """ceiling_name of a baselines row as plain data: what the desktop's ceilings list still passes."""
+    return ceiling_name(row["kind"], row["direction"])
 
 
 class CeilingFailed(NfstuneError):

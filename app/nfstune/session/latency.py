@@ -37,7 +37,7 @@ class Latency:
 
     @property
     def row(self) -> dict[str, object]:
-        """As the store keeps it (Results.add_latency's fields, Results.session()["latencies"]'s keys)."""
+        """As the store keeps it: Results.add_latency's fields."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
     @property

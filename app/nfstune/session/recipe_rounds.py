@@ -9,7 +9,6 @@ import time
 from nfstune.bench.workloads import WorkloadSizes
 from nfstune.errors import Cancelled
 from nfstune.recipes.plan import Plan, RecipePlan
-from nfstune.results.comparisons import stored_runs
 from nfstune.session.admin import Admin
 from nfstune.session.growth import next_sizes
 from nfstune.session.rounds import Eta, RecipeFigures, rounds_to_expect, stop_reason
@@ -47,7 +46,8 @@ class RecipeRounds:
                     continue
                 round_times.append(time.monotonic() - round_start)
                 # the options read back as the runs opened: the stop rule tells an A/A check as the report does
-                figures.runs = stored_runs(self.results.session(session_id), item.recipe.id)
+                stored = self.results.stored_session(session_id)
+                figures.runs = {(r.workload, r.config_label): r for r in stored.runs if r.recipe == item.recipe.id}
                 elapsed = time.monotonic() - started
                 why = stop_reason(figures, number, elapsed, round_times)
                 if why is not None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from nfstune.recipes.plan import Plan, RecipePlan, Visit, visit_seconds
 
 if TYPE_CHECKING:
     from nfstune.recipes.estimate import Estimate
     from nfstune.statistics.verdict import Question
+    from nfstune.store import StoredRun
 
 # The time left counts at most this many rounds beyond the current one: a verdict's own estimate of the rounds it
 # needs is noisy after a few rounds (no-wdelay on the lab: "about 6 min left" at round 4, then settled 70 s later),
@@ -34,7 +35,7 @@ class RecipeFigures:
     seconds: dict[tuple[str, str], dict[int, float]] = field(default_factory=dict)
     # (workload, configuration label) -> the run as the store keeps it, once opened: the options read back tell
     # an A/A check (the same settings in force) as the report tells it
-    runs: dict[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
+    runs: dict[tuple[str, str], StoredRun] = field(default_factory=dict)
 
     def add(self, workload: str, label: str, round_number: int, value: float, seconds: float | None = None) -> None:
         if round_number > 0:  # warm-ups are never counted
@@ -45,13 +46,17 @@ class RecipeFigures:
     def questions(self) -> list[Question]:
         """The recipe's comparisons as every view of the stored session asks them (results/comparisons.py), one
         family, each judged with the boundary of the looks stop_reason takes (rounds.min to rounds.max)."""
-        from nfstune.results.comparisons import planned_run, workload_questions  # scipy loads only when judged
+        from nfstune.results.comparisons import (  # scipy loads only when judged
+            planned_run,
+            stored_run,
+            workload_questions,
+        )
 
         recipe = self.item.recipe
         found: list[Question] = []
         for workload in dict.fromkeys(w for w, _ in self.figures):
             runs = {
-                c.label: self.runs.get((workload, c.label)) or planned_run(c)
+                c.label: stored_run(run) if (run := self.runs.get((workload, c.label))) is not None else planned_run(c)
                 for c in self.item.configs
                 if (workload, c.label) in self.figures
             }

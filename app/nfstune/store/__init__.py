@@ -7,6 +7,7 @@ from nfstune.store.pair_sessions import HostPair
 from nfstune.store.results import Results, SessionRow
 from nfstune.store.stored import (
     ClientShare,
+    RawRows,
     RunConfig,
     StoredCeiling,
     StoredLatency,
@@ -21,6 +22,7 @@ __all__ = [
     "HostPair",
     "Journal",
     "JournalEntry",
+    "RawRows",
     "Results",
     "RunConfig",
     "SessionRow",

@@ -18,7 +18,7 @@ import psutil
 
 from nfstune.store import pair_sessions
 from nfstune.store.pair_sessions import HostPair
-from nfstune.store.stored import StoredSession
+from nfstune.store.stored import RawRows, StoredSession
 
 REPEAT_FIELDS = (
     "tool",
@@ -282,6 +282,10 @@ class Results:
     def stored_session(self, session_id: int) -> StoredSession:
         """One session as typed records, its JSON columns parsed once (stored.py)."""
         return StoredSession.of(self.session(session_id))
+
+    def raw_rows(self, session_id: int) -> RawRows:
+        data = self.session(session_id)
+        return RawRows(data["runs"], data["baselines"], data["latencies"])
 
     def host_pairs(self) -> list[HostPair]:
         """Every server, client and share with a completed session, the one used last first."""

@@ -160,6 +160,16 @@ class StoredSession:
         )
 
 
+@dataclass(frozen=True)
+class RawRows:
+    """A session's rows with every column, raw tool output included, as the raw export writes them: what the JSON
+    report passes on unread (its `runs`, and the columns beside each ceiling's label)."""
+
+    runs: list[dict[str, Any]]
+    ceilings: list[dict[str, Any]]  # in the order of StoredSession.ceilings
+    latencies: list[dict[str, Any]]  # in the order of StoredSession.latencies
+
+
 def _object(text: object) -> Mapping[str, Any] | None:
     """A JSON object column; None when absent, empty or not an object this version can read."""
     if not isinstance(text, str) or not text:
