@@ -13,6 +13,7 @@ from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.results.comparisons import judgeable, margin_of
 from nfstune.results.summary import ConfigResult, WorkloadResults, summarize_session
 from nfstune.statistics.verdict import Question, Verdict, judge
+from nfstune.store import Results
 
 # the two sides, as they appear in the texts ("B is 12 % faster than A")
 SIDE_NAMES = ("A", "B")
@@ -41,6 +42,13 @@ class _Side:
     recipe: str
     group: WorkloadResults
     config: ConfigResult
+
+
+def compare_stored(
+    results: Results, a: int, b: int, recipes: Mapping[str, Recipe] | None = None
+) -> list[ComparisonRow]:
+    """compare_sessions of two stored sessions, by id: the views name them, results/ reads them."""
+    return compare_sessions(results.session(a), results.session(b), recipes)
 
 
 def compare_sessions(

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from nfstune.bench.fallback import fallback_commands, fallback_parser
 from nfstune.bench.iperf import DEFAULT_PORT, IperfOutputError, iperf_client_argv, iperf_server_argv, parse_iperf_json
@@ -42,11 +41,6 @@ def ceiling_name(kind: str, direction: str) -> str:
         way = "client → server" if direction == "to-server" else "server → client"
         return f"network (iperf3, {way})"
     return f"server disk {direction}"
-
-
-def ceiling_label(row: Mapping[str, Any]) -> str:
-    """ceiling_name of a baselines row as plain data: what the desktop's ceilings list still passes."""
-    return ceiling_name(row["kind"], row["direction"])
 
 
 class CeilingFailed(NfstuneError):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
-from nfstune.session.ceilings import ceiling_label
+from nfstune.session.ceilings import ceiling_name
 from nfstune.statistics.stats import format_value
 from nfstune.store import StoredSession
 from nfstune.ui.rich_text import rich
@@ -17,10 +17,7 @@ def ceilings_html(session: StoredSession) -> str:
     if not session.ceilings and not session.latencies:
         return ""
     # the labels are shared with the reports, which name a ceiling's fields as the store's columns do
-    items = [
-        rich(f"{ceiling_label({'kind': c.kind, 'direction': c.direction})}: {format_value(c.mb_per_s)} MB/s")
-        for c in session.ceilings
-    ]
+    items = [rich(f"{ceiling_name(c.kind, c.direction)}: {format_value(c.mb_per_s)} MB/s") for c in session.ceilings]
     items += [rich(f"{latency_label(asdict(t))}: {latency_text(asdict(t))}") for t in session.latencies]
     text = "<b>Ceilings</b> (measured before the recipes): " + "; ".join(items) + "."
     if session.latencies:

@@ -5,197 +5,28 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QSettings, Qt, Signal, Slot
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtCore import QSettings, Slot
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
-    QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
-    QSpinBox,
-    QStyle,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from nfstune.errors import ConfigError
-from nfstune.nfs import names
 from nfstune.nfs.addresses import server_address
 from nfstune.remote.target import split_spec
 from nfstune.ui.controller import MORE_CLIENTS, ConnState, Controller, HostSpec
+from nfstune.ui.pages.host_panel import STATE_STYLE, HostPanel
 from nfstune.ui.rich_text import rich
 from nfstune.ui.widgets.scrolled import scrolled
 
 RECENT_KEY = "connect/recent_pairs"
 LAB_PAIR = {"server": {"lab": "nas"}, "client": {"lab": "client"}}  # the practice lab, as a recent pair
 RECENT_MAX = 8
-TARGET_HINT = "nas.local, admin@192.168.1.10, or an alias from ~/.ssh/config"
-STATE_STYLE = {
-    ConnState.IDLE: "color: palette(mid);",
-    ConnState.CONNECTING: "color: #8a6d00;",
-    ConnState.CONNECTED: "color: #1b7f2a; font-weight: bold;",
-    ConnState.FAILED: "color: #b00020; font-weight: bold;",
-}
-
-
-class HostPanel(QGroupBox):
-    """One host's fields, its connection state and its Retry."""
-
-    connect_requested = Signal()
-
-    def __init__(self, role: str, title: str, parent: QWidget | None = None) -> None:
-        super().__init__(title, parent)
-        self.role = role
-        self.target = QLineEdit(placeholderText=TARGET_HINT)
-        self.user = QLineEdit(placeholderText="from ~/.ssh/config, else your login")
-        self.port = QSpinBox(minimum=0, maximum=65535, specialValueText="22 / ~/.ssh/config")
-        self.key = QLineEdit(placeholderText="~/.ssh/id_ed25519 (optional; the agent and ~/.ssh/config are used)")
-        form = QFormLayout()
-        self.this_computer = QCheckBox("T&his computer is the client (no SSH)")
-        self.this_computer.toggled.connect(self._on_this_computer_toggled)
-        # a NAS with SSH off, or a login without root: the client-side questions need no login there
-        self.no_login = QCheckBox("I cannot &log in to this NAS: test from the client alone")
-        self.no_login.setToolTip(
-            "Mount options, read-ahead and NFS versions are compared from the client; nothing runs or changes on the "
-            "NAS. What only the NAS can change (sync/async, threads) is listed with where to set it yourself."
-        )
-        self.no_login.toggled.connect(self._on_no_login_toggled)
-        if role == "client":
-            form.addRow(self.this_computer)
-        else:
-            form.addRow(self.no_login)
-        form.addRow(f"&{'Server' if role == 'server' else 'Client'} host:", self.target)
-        form.addRow("&User:", self.user)
-        form.addRow("P&ort:", self.port)
-        form.addRow("&Key file:", self.key)
-        self.address = QLineEdit(placeholderText="the server's name or IP as the client reaches it (default: host)")
-        if role == "server":
-            form.addRow("Address seen by the &client:", self.address)
-        self.state = QLabel(ConnState.IDLE.value, wordWrap=True)
-        self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # to copy and search
-        self.state.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # beside its icon
-        # a failure says in plain words what to check; Python's own text stays one click away, for a bug report
-        self.details_button = QToolButton(text="&Details" if role == "server" else "Det&ails", checkable=True)
-        self.details_button.setToolTip("The technical text of this failure (the error nfstune got)")
-        self.details_button.setAccessibleName(f"Technical details of the {role}'s connection failure")
-        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.details_button.setArrowType(Qt.ArrowType.RightArrow)  # down while open, as a disclosure does
-        self.details_button.setVisible(False)
-        self.details_button.toggled.connect(self._on_details_toggled)
-        self.details = QLabel(wordWrap=True, textFormat=Qt.TextFormat.PlainText)
-        self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.details.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
-        )
-        self.details.setVisible(False)
-        self.retry = QPushButton("&Retry" if role == "server" else "Re&try")
-        self.retry.setVisible(False)
-        self.retry.clicked.connect(self.connect_requested)
-        for field in (self.target, self.user, self.key, self.address):
-            field.setToolTip(field.placeholderText())  # a narrow window cuts the hint: whole on hover
-        row = QHBoxLayout()
-        self.icon = QLabel()
-        row.addWidget(self.icon, 0, Qt.AlignmentFlag.AlignTop)
-        row.addWidget(self.state, 1)
-        # under the state, not beside it: a failure's sentence gets the panel's whole width
-        actions = QHBoxLayout()
-        actions.addStretch(1)
-        actions.addWidget(self.details_button)
-        actions.addWidget(self.retry)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addLayout(row)
-        layout.addLayout(actions)
-        layout.addWidget(self.details)
-
-    @Slot(bool)
-    def _on_this_computer_toggled(self, checked: bool) -> None:
-        for field in (self.target, self.user, self.port, self.key):
-            field.setEnabled(not checked)
-
-    @Slot(bool)
-    def _on_details_toggled(self, checked: bool) -> None:
-        self.details_button.setArrowType(Qt.ArrowType.DownArrow if checked else Qt.ArrowType.RightArrow)
-        self.details.setVisible(checked and bool(self.details.text()))
-
-    @Slot(bool)
-    def _on_no_login_toggled(self, checked: bool) -> None:
-        # the host is then the address itself, as the client mounts it
-        for field in (self.user, self.port, self.key, self.address):
-            field.setEnabled(not checked)
-        self.target.setPlaceholderText(
-            "the NAS's name or IP address as the client reaches it" if checked else TARGET_HINT
-        )
-        self.target.setToolTip(self.target.placeholderText())
-
-    def spec(self) -> HostSpec:
-        if self.this_computer.isChecked():
-            return HostSpec("this computer", local=True)
-        if self.no_login.isChecked():
-            return HostSpec(self.target.text().strip(), no_login=True)
-        return HostSpec(
-            self.target.text().strip(),
-            self.user.text().strip() or None,
-            self.port.value() or None,
-            self.key.text().strip() or None,
-        )
-
-    def problem(self) -> tuple[str, QLineEdit] | None:
-        """What ssh would refuse in the host, user or key file typed here (nfs/names.py), and that field; None
-        when nothing (or when there is no login to make)."""
-        if self.this_computer.isChecked() or self.no_login.isChecked():
-            return None
-        who = "Server" if self.role == "server" else "Client"
-        spec = self.spec()
-        try:
-            split_spec(spec.target)
-        except ConfigError as error:
-            return f"{who} host: {error}", self.target
-        if spec.user is not None and (why := names.user_problem(spec.user)):
-            return f"{who} user: {why}", self.user
-        if spec.identity_file is not None and "\0" in spec.identity_file:
-            return f"{who} key file: a file name cannot contain an unprintable character (U+0000)", self.key
-        return None
-
-    def fill(self, data: dict[str, object]) -> None:
-        self.target.setText(str(data.get("target") or ""))
-        self.user.setText(str(data.get("user") or ""))
-        self.port.setValue(int(data.get("port") or 0))
-        self.key.setText(str(data.get("key") or ""))
-        self.address.setText(str(data.get("address") or ""))
-        self.this_computer.setChecked(bool(data.get("local")))
-        self.no_login.setChecked(bool(data.get("no_login")))
-
-    def show_state(self, state: ConnState, message: str, details: str = "") -> None:
-        """`details`: a failure's technical text, shown when the admin opens Details (kept open or closed as they
-        left it)."""
-        # "connecting to nas…", not "connecting…: connecting to nas"
-        text = message if state is ConnState.CONNECTING and message else state.value
-        if message and state is not ConnState.CONNECTING:
-            text = f"{state.value}: {message}"
-        self.state.setText(text)
-        self.state.setStyleSheet(STATE_STYLE[state])
-        icons = {
-            ConnState.CONNECTED: QStyle.StandardPixmap.SP_DialogApplyButton,
-            ConnState.FAILED: QStyle.StandardPixmap.SP_MessageBoxCritical,
-            ConnState.CONNECTING: QStyle.StandardPixmap.SP_BrowserReload,
-        }
-        pixmap = icons.get(state)
-        if pixmap is None:
-            self.icon.clear()
-        else:
-            self.icon.setPixmap(self.style().standardIcon(pixmap).pixmap(16, 16))
-        self.retry.setVisible(state is ConnState.FAILED)
-        shown = details if state is ConnState.FAILED else ""
-        self.details.setText(shown)
-        self.details_button.setVisible(bool(shown))
-        self.details.setVisible(bool(shown) and self.details_button.isChecked())
-        self.setEnabled(state is not ConnState.CONNECTING)
 
 
 class ConnectPage(QWidget):

@@ -11,7 +11,7 @@ from pathlib import Path
 from nfstune.advice.outcome import SessionOutcome, session_outcome
 from nfstune.errors import NfstuneError
 from nfstune.recipes.model import Recipe
-from nfstune.results.compare import ComparisonRow, compare_sessions
+from nfstune.results.compare import ComparisonRow, compare_stored
 from nfstune.store import Results, SessionRow, open_store
 
 
@@ -38,8 +38,7 @@ def read_outcome(store_path: Path, session_id: int, recipes: Mapping[str, Recipe
 
 def read_comparison(store_path: Path, a: int, b: int, recipes: Mapping[str, Recipe] | None) -> list[ComparisonRow]:
     with _opened(store_path) as results:
-        # results.compare judges the two sessions from the store's plain data, as one family
-        return compare_sessions(results.session(a), results.session(b), recipes)
+        return compare_stored(results, a, b, recipes)
 
 
 def write_export(
