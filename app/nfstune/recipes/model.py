@@ -208,6 +208,18 @@ class Config:
     # configuration runs (changes/isolated.py): the user's export is not used at all. None: the share itself.
     filesystem: str | None = None
 
+    def stored(self) -> dict[str, object]:
+        """The configuration as a run stores it (the runs table's config column): what the engine writes, and what
+        the stop rule takes for a run the store has not opened yet."""
+        return {
+            "mount": self.mount.render(),
+            "export_set": list(self.export.set),
+            "read_ahead_kb": self.read_ahead_kb,
+            "expect": self.expect,
+            "clients": self.clients,
+            "nfsd_threads": self.nfsd_threads,
+        }
+
     @property
     def rdma_port(self) -> int | None:
         """The port nfsd must listen for RDMA on while this configuration runs (changes/nfsd_listener.py); None

@@ -61,14 +61,7 @@ def planned_run(config: Config) -> dict[str, Any]:
     """A configuration as a run stores it before anything was read back from the hosts (what the stop rule knows of
     a run the store has not opened yet)."""
     return {
-        "config": {
-            "mount": config.mount.render(),
-            "export_set": list(config.export.set),
-            "read_ahead_kb": config.read_ahead_kb,
-            "expect": config.expect,
-            "clients": config.clients,
-            "nfsd_threads": config.nfsd_threads,
-        },
+        "config": config.stored(),
         "requested_options": config.mount.render(),
         "negotiated_options": None,
         "export_options": None,

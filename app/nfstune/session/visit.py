@@ -117,14 +117,7 @@ class VisitExecutor:
             session_id,
             recipe=recipe,
             config_label=config.label,
-            config={
-                "mount": config.mount.render(),
-                "export_set": list(config.export.set),
-                "read_ahead_kb": config.read_ahead_kb,
-                "expect": config.expect,
-                "clients": config.clients,
-                "nfsd_threads": config.nfsd_threads,
-            },
+            config=config.stored(),
             workload=workload,
         )
         results.set_run_options(run_id, requested=config.mount.render(), negotiated=negotiated, export=export_opts)
