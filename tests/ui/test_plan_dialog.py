@@ -1,5 +1,5 @@
 """The plan dialog (the plan's text in a monospace, scrollable, selectable view, copied whole by a button) and the
-Recipes page's "Show the plan" that opens it for the checked recipes."""
+Recipes page's "Show the plan" that opens it for the recipe on screen."""
 
 from __future__ import annotations
 
@@ -104,6 +104,7 @@ def test_show_the_plan_gives_quick_checks_interleaved_rounds_for_the_seed(
     assert page.selected_ids() == ["first-look"]  # offered first; quick-check is one click away
     item(page, "first-look").setCheckState(Qt.CheckState.Unchecked)
     item(page, "quick-check").setCheckState(Qt.CheckState.Checked)
+    page.recipe_list.setCurrentItem(item(page, "quick-check"))
     page.plan_seed = 7
     dialog = shown_plan(page, qtbot)
     text = dialog.plain_text()
@@ -123,7 +124,7 @@ def test_show_the_plan_gives_quick_checks_interleaved_rounds_for_the_seed(
 
 
 def test_after_probing_the_plan_uses_the_probed_facts(page: RecipesPage, qtbot: QtBot) -> None:
-    item(page, "quick-check").setCheckState(Qt.CheckState.Checked)
+    page.recipe_list.setCurrentItem(item(page, "quick-check"))
     page.plan_context = lambda: (None, lab_facts("OpenMediaVault"))
     dialog = shown_plan(page, qtbot)
     assert "the probed hosts" in dialog.windowTitle()
@@ -139,15 +140,18 @@ def test_the_run_follows_the_order_that_was_shown(page: RecipesPage, qtbot: QtBo
     found = re.search(r"seed (\d+)", title)
     assert found is not None
     assert page.run_seed() == int(found.group(1))
-    item(page, "block-size").setCheckState(Qt.CheckState.Checked)  # other recipes than the plan shown
+    item(page, "block-size").setCheckState(Qt.CheckState.Checked)  # first-look's order holds beside another
+    assert page.run_seed() == int(found.group(1))
+    item(page, "first-look").setCheckState(Qt.CheckState.Unchecked)  # the recipe shown is left out
     assert page.run_seed() is None
-    item(page, "block-size").setCheckState(Qt.CheckState.Unchecked)
+    item(page, "first-look").setCheckState(Qt.CheckState.Checked)
     page.set_scale("normal")  # another scale: other sizes and rounds
     assert page.run_seed() is None
 
 
-def test_without_a_checked_recipe_there_is_no_plan_to_show(page: RecipesPage) -> None:
+def test_without_a_checked_recipe_the_one_on_screen_can_still_be_planned(page: RecipesPage) -> None:
     item(page, "first-look").setCheckState(Qt.CheckState.Unchecked)
     assert page.selected_ids() == []
-    assert not page.plan_button.isEnabled()
-    assert page.show_plan() is None
+    assert page.plan_button.isEnabled()
+    dialog = page.show_plan()
+    assert dialog is not None and "not checked" in dialog.heading.text()

@@ -22,10 +22,23 @@ NOTE_STYLE = "background: #fff4e5; border: 1px solid #d9480f; border-radius: 4px
 
 
 class PlanDialog(QDialog):
-    def __init__(self, title: str, text: str, parent: QWidget | None = None, *, note: str | None = None) -> None:
-        """`note`: what the plan stands on, when not the hosts' own facts (placeholders before connecting)."""
+    def __init__(
+        self,
+        title: str,
+        text: str,
+        parent: QWidget | None = None,
+        *,
+        note: str | None = None,
+        heading: str | None = None,
+    ) -> None:
+        """`note`: what the plan stands on, when not the hosts' own facts (placeholders before connecting);
+        `heading`: what is planned, in words, above the rest (a window title is not always shown, or read)."""
         super().__init__(parent)
         self.setWindowTitle(title)
+        self.heading = QLabel(heading or "")
+        self.heading.setWordWrap(True)
+        self.heading.setStyleSheet("font-size: 13pt; font-weight: bold;")
+        self.heading.setVisible(heading is not None)
         self.intro = QLabel(
             "Nothing has been changed yet. This is what a run would do, in this order; the commands are the exact "
             "ones each host would run. Each round visits the configurations in a new order, so that a drift of "
@@ -52,6 +65,7 @@ class PlanDialog(QDialog):
         buttons.rejected.connect(self.reject)
         self.copy_button.clicked.connect(self._on_copy_clicked)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
         layout.addWidget(self.intro)
         layout.addWidget(self.note)
         layout.addWidget(self.text, 1)

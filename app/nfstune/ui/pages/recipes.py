@@ -9,18 +9,15 @@ import itertools
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot
-from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMessageBox,
     QPushButton,
     QSplitter,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -33,8 +30,8 @@ from nfstune.recipes.model import Config, Recipe
 from nfstune.recipes.plan_text import plan_text
 from nfstune.session.workflow import Facts, Pair, plan_for
 from nfstune.ui.plan_dialog import PlanDialog
-from nfstune.ui.widgets.accessible import name_qt_buttons
 from nfstune.ui.widgets.labels import wrapped_label
+from nfstune.ui.widgets.rows_table import RowsTable as RowsTable  # the Results page's tables import it from here
 from nfstune.ui.widgets.scrolled import scrolled
 
 PRESELECTED = ("first-look",)  # a first visit: what limits the hosts, changing nothing (quick-check is one click away)
@@ -61,6 +58,23 @@ SCALE_NOTE = {
 }
 
 
+def runs_async(recipe: Recipe) -> bool:
+    """Whether a configuration of the recipe exports async: the one risk to the data of the export's clients."""
+    return any("async" in config.export.set for config in recipe.configs)
+
+
+def list_text(recipe: Recipe, likely: Estimate) -> tuple[str, str]:
+    """The list's two lines for a recipe ("Quick check" / "about 6 min · changes the server · ⚠ async"), and
+    the same in words for a screen reader."""
+    where = "changes the server" if describe(recipe).host == "server" else "changes the client only"
+    parts = [format_duration(likely.seconds), where]
+    spoken = [recipe.title, *parts]
+    if runs_async(recipe):
+        parts.append("⚠ async")
+        spoken.append("warning: runs the export async")
+    return f"{recipe.title}\n{' · '.join(parts)}", ", ".join(spoken)
+
+
 def mount_text(config: Config) -> str:
     parts = [config.mount.render()] if config.mount.options else []
     if config.read_ahead_kb is not None:
@@ -82,89 +96,6 @@ def server_text(config: Config) -> str:
     return " \u00b7 ".join(parts) or "unchanged"
 
 
-class RowsTable(QTableWidget):
-    """A read-only table inside a scrolled page that shows every row (the page scrolls, not the table), with
-    wrapped text: rows follow their text as the columns settle, and the table's height follows its rows. The
-    columns named in `stretch` share the width left over; the others fit their contents.
-
-    With `min_stretch` (px), the stretched columns never get narrower than that: when the table's width cannot
-    hold them and the others' contents, it scrolls sideways instead of cutting text."""
-
-    def __init__(
-        self,
-        header: Sequence[str],
-        stretch: Sequence[str],
-        parent: QWidget | None = None,
-        *,
-        min_stretch: int | None = None,
-    ) -> None:
-        super().__init__(0, len(header), parent)
-        self.setHorizontalHeaderLabels(list(header))
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setTabKeyNavigation(False)  # Tab leaves the table; the arrows move within it
-        self.setWordWrap(True)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self._min_stretch = min_stretch
-        self._stretched = [column for column, name in enumerate(header) if name in stretch]
-        sideways = Qt.ScrollBarPolicy.ScrollBarAsNeeded if min_stretch else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
-        self.setHorizontalScrollBarPolicy(sideways)
-        self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        rows = self.verticalHeader()
-        rows.setVisible(False)
-        rows.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        columns = self.horizontalHeader()
-        # with a floor, the stretched columns are sized here (Stretch would squeeze them to fit the viewport)
-        stretch_mode = QHeaderView.ResizeMode.Fixed if min_stretch else QHeaderView.ResizeMode.Stretch
-        for column in range(len(header)):
-            mode = stretch_mode if column in self._stretched else QHeaderView.ResizeMode.ResizeToContents
-            columns.setSectionResizeMode(column, mode)
-        columns.setStretchLastSection(False)
-        rows.sectionResized.connect(self._on_section_resized)
-        columns.sectionResized.connect(self._on_section_resized)
-        name_qt_buttons(self)  # the Results page makes its tables after the window has named its own
-
-    def fit_height(self) -> None:
-        height = self.horizontalHeader().sizeHint().height() + self.verticalHeader().length()
-        if self._min_stretch and self.horizontalHeader().length() > self.viewport().width():
-            height += self.horizontalScrollBar().sizeHint().height()  # the sideways scrollbar shows
-        self.setFixedHeight(height + 2 * self.frameWidth())
-
-    def natural_width(self) -> int:
-        """The width that shows every column whole without scrolling (the stretched ones at their floor)."""
-        columns = self.horizontalHeader()
-        widths = [
-            (self._min_stretch or 0)
-            if c in self._stretched
-            else max(self.sizeHintForColumn(c), columns.sectionSizeHint(c))
-            for c in range(self.columnCount())
-        ]
-        return sum(widths) + 2 * self.frameWidth()
-
-    def fit_columns(self) -> None:
-        """The stretched columns share what the others leave of the viewport, each at least `min_stretch`."""
-        if not self._min_stretch or not self._stretched:
-            return
-        columns = self.horizontalHeader()
-        others = sum(columns.sectionSize(c) for c in range(self.columnCount()) if c not in self._stretched)
-        share = (self.viewport().width() - others) // len(self._stretched)
-        for column in self._stretched:
-            columns.resizeSection(column, max(self._min_stretch, share))
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        self.fit_columns()
-        self.fit_height()
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
-        super().showEvent(event)
-        self.fit_columns()
-        self.fit_height()  # the rows' heights are only known once the columns have their widths
-
-    @Slot(int, int, int)
-    def _on_section_resized(self, _section: int, _old: int, _new: int) -> None:
-        self.fit_height()
-
-
 class RecipesPage(QWidget):
     selection_changed = Signal()  # the set of checked recipes changed
     scale_changed = Signal(str)
@@ -182,7 +113,7 @@ class RecipesPage(QWidget):
         self.past_runs: Callable[[str], Sequence[PastRun]] = lambda _scale: []
         self._past: Sequence[PastRun] = []  # read by refresh(), not at every change of recipe
         self.plan_dialog: PlanDialog | None = None
-        self._shown: tuple[tuple[str, ...], str, int] | None = None  # the last plan shown: recipes, scale, seed
+        self._shown: tuple[str, str, int] | None = None  # the last plan shown: its recipe, scale, seed
         # the connected pair ("nas \u2192 client", None before both are), whether it is probed, and why a run cannot
         # start yet (None: it can): what the estimates and the banner above the recipes say (show_hosts)
         self._hosts: tuple[str | None, bool, str | None] = (None, False, "not connected")
@@ -195,7 +126,7 @@ class RecipesPage(QWidget):
         self.recipe_list.setSpacing(2)
         # the first look first: the list's order is the order they run in
         for recipe in sorted(recipes, key=lambda r: r.id not in PRESELECTED):
-            item = QListWidgetItem(recipe.title)
+            item = QListWidgetItem(recipe.title)  # its time, host and risk follow (_label_items)
             item.setData(ID_ROLE, recipe.id)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             checked = recipe.id in PRESELECTED
@@ -221,13 +152,13 @@ class RecipesPage(QWidget):
         left_layout.addWidget(scale_label)
         left_layout.addWidget(self.scale_combo)
         left_layout.addWidget(self.total_label)
+        # next to the recipe it plans, named after it: the one on screen, checked or not
         self.plan_button = QPushButton("Show the &plan…")
         self.plan_button.setToolTip(
-            "What a run of the checked recipes would do, before it runs: every command on each host, in which "
-            "order, how it is undone, and the estimated time"
+            "What a run of this recipe would do, before it runs: every command on each host, in which order, how "
+            "it is undone, and the estimated time"
         )
         self.plan_button.clicked.connect(self._on_plan_clicked)
-        left_layout.addWidget(self.plan_button)
 
         self.title_label = wrapped_label()
         self.title_label.setStyleSheet("font-size: 14pt; font-weight: bold;")
@@ -238,8 +169,8 @@ class RecipesPage(QWidget):
         self.warning_label = wrapped_label(rich=True)
         self.warning_label.setStyleSheet(WARNING_STYLE)
         self.warning_label.setAccessibleName("Warning")
-        # the workloads wrap; a pane too narrow for the options scrolls the table sideways rather than cut them
-        # the options and the workloads wrap (at ", " and " · "): a 1024 px window shows every column whole
+        # the options wrap (at ", " and " · "), the workloads one a line, so that a name never breaks at its
+        # hyphen ("seq-" / "read"): a 1024 px window shows every column whole; a narrower pane scrolls sideways
         self.config_table = RowsTable(CONFIG_HEADER, stretch=CONFIG_HEADER[1:], min_stretch=CONFIG_WORKLOADS_MIN_WIDTH)
         self.estimate_label = wrapped_label(rich=True)
 
@@ -248,12 +179,14 @@ class RecipesPage(QWidget):
         for widget in (
             self.title_label,
             self.summary_label,
+            self.plan_button,
             self.why_label,
             self.varies_label,
             self.changes_label,
             self.warning_label,
         ):
             details_layout.addWidget(widget)
+        details_layout.setAlignment(self.plan_button, Qt.AlignmentFlag.AlignLeft)
         configs_label = QLabel("&Configurations")
         configs_label.setBuddy(self.config_table)
         details_layout.addWidget(configs_label)
@@ -271,7 +204,9 @@ class RecipesPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.hosts_label)
         layout.addWidget(splitter, 1)
-        for first, second in itertools.pairwise([self.recipe_list, self.config_table]):
+        for first, second in itertools.pairwise(
+            [self.recipe_list, self.scale_combo, self.plan_button, self.config_table]
+        ):
             QWidget.setTabOrder(first, second)
 
         self.recipe_list.currentItemChanged.connect(self._on_current_item_changed)
@@ -279,6 +214,7 @@ class RecipesPage(QWidget):
         first = next((i for i in range(self.recipe_list.count()) if self._id_at(i) in PRESELECTED), 0)
         if self.recipe_list.count():
             self.recipe_list.setCurrentRow(first, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        self._label_items()
         self._show_total()
 
     # --- state ----------------------------------------------------------------------------------------------
@@ -344,43 +280,48 @@ class RecipesPage(QWidget):
         return f"{format_duration(seconds)}, at most {at_most} ({scale})"
 
     def show_plan(self) -> PlanDialog | None:
-        """The plan of the checked recipes, in a dialog. Planning is pure and fast (no SSH, no I/O: the facts were
-        probed before; all seven shipped recipes at scale normal plan and print in about 70 ms), so it runs here on
-        the GUI thread rather than in a job."""
-        chosen = [self._recipes[i] for i in self.selected_ids()]
-        if not chosen:
+        """The plan of the recipe on screen, in a dialog that names it: the admin reviews the changes of the recipe
+        whose description and warning they read. Planning is pure and fast (no SSH, no I/O: the facts were probed
+        before; all seven shipped recipes at scale normal plan and print in about 70 ms), so it runs here on the
+        GUI thread rather than in a job."""
+        recipe = self.current_recipe()
+        if recipe is None:
             return None
+        chosen = [recipe]
         pair, facts = self.plan_context()
         try:
             plan = plan_for(pair, facts, chosen, self._scale, seed=self.plan_seed)
         except NfstuneError as exc:
             QMessageBox.warning(self, "No plan", f"Could not plan {', '.join(r.id for r in chosen)}:\n{exc}")
             return None
-        self._shown = (tuple(r.id for r in chosen), self._scale, plan.seed)
+        self._shown = (recipe.id, self._scale, plan.seed)
         if facts is not None:
             where = "the probed hosts"
         elif pair is None:
             where = "placeholder hosts, default facts (not connected yet)"
         else:
             where = "the connected hosts, default facts (not probed yet)"
-        title = f"The plan of {', '.join(r.id for r in chosen)}: seed {plan.seed}, {where}"
+        title = f"The plan of {recipe.title} ({recipe.id}): seed {plan.seed}, {where}"
+        heading = f"The plan of {recipe.title}"
+        if recipe.id not in self.selected_ids():
+            heading += " (not checked: a run of the checked recipes leaves it out)"
         if self.plan_dialog is not None:
             self.plan_dialog.close()
         note = PLACEHOLDER_NOTE if pair is None and facts is None else None
-        self.plan_dialog = PlanDialog(title, plan_text(plan), self, note=note)
+        self.plan_dialog = PlanDialog(title, plan_text(plan), self, note=note, heading=heading)
         self.plan_dialog.open()
         return self.plan_dialog
 
     def run_seed(self) -> int | None:
-        """The seed of the plan last shown, when it was for the recipes checked now at this scale, so that the run
-        visits the configurations in the order the admin read; else `plan_seed` (None: the run draws one)."""
-        if self._shown is not None and self._shown[:2] == (tuple(self.selected_ids()), self._scale):
+        """The seed of the plan last shown, when its recipe is checked now at this scale, so that the run visits
+        its configurations in the order the admin read (the planner draws each recipe's order from the seed and the
+        recipe's id alone); else `plan_seed` (None: the run draws one)."""
+        if self._shown is not None and self._shown[0] in self.selected_ids() and self._shown[1] == self._scale:
             return self._shown[2]
         return self.plan_seed
 
     def _show_total(self) -> None:
         chosen = [self._recipes[i] for i in self.selected_ids()]
-        self.plan_button.setEnabled(bool(chosen))
         if not chosen:
             self.total_label.setText("No recipe checked: check at least one to continue.")
             return
@@ -390,11 +331,13 @@ class RecipesPage(QWidget):
         self.total_label.setText(f"Checked: {what}, {total}")
 
     def _show_details(self, recipe: Recipe | None) -> None:
+        self.plan_button.setEnabled(recipe is not None)
         if recipe is None:
             return
         e = html.escape
         info = describe(recipe)
         self.title_label.setText(recipe.title)
+        self.plan_button.setText(f"Show the &plan of {recipe.title.replace('&', '&&')}…")
         self.summary_label.setText(recipe.summary)
         self.why_label.setText(f"<b>Why:</b> {e(recipe.why)}")
         self.varies_label.setText(f"<b>Varies:</b> {e(info.varies)}")
@@ -413,8 +356,22 @@ class RecipesPage(QWidget):
         """Read the connected hosts' past times again (one query of the store, on the page's entry or a new scale)
         and say the current recipe with them."""
         self._past = self.past_runs(self._scale)
+        self._label_items()
         self._show_details(self.current_recipe())
         self._show_total()
+
+    def _label_items(self) -> None:
+        """Each recipe's time (at this scale, on these hosts), the host it changes and its risk, in the list."""
+        self.recipe_list.blockSignals(True)  # a new text is no new check: itemChanged would say the selection moved
+        try:
+            for row in range(self.recipe_list.count()):
+                item = self.recipe_list.item(row)
+                recipe = self._recipes[item.data(ID_ROLE)]
+                text, spoken = list_text(recipe, self.estimate(recipe))
+                item.setText(text)
+                item.setData(Qt.ItemDataRole.AccessibleTextRole, spoken)
+        finally:
+            self.recipe_list.blockSignals(False)
 
     def _fill_configs(self, recipe: Recipe) -> None:
         table = self.config_table
@@ -425,7 +382,7 @@ class RecipesPage(QWidget):
                 label += " (baseline)"
             if config.when.tests:
                 label += f"\nonly when {config.when.describe()}"
-            workloads = ", ".join(config.workloads or recipe.workloads)
+            workloads = "\n".join(config.workloads or recipe.workloads)
             options = (mount_text(config).replace(",", ", "), server_text(config).replace(",", ", "))
             for column, text in enumerate((label, *options, workloads)):
                 table.setItem(row, column, QTableWidgetItem(text))
