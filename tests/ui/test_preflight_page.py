@@ -57,7 +57,7 @@ def test_the_table_shows_both_hosts(page: PreflightPage) -> None:
     show(page, facts("lab-nas-root.txt"), facts("lab-client-root.txt"))
     assert page.findChildren(QLabel)[0].text() == TITLE
     headers = [page.table.horizontalHeaderItem(c).text() for c in range(3)]
-    assert headers == ["", "Server (nas)", "Client (client)"]
+    assert headers == ["", "Server: nas", "Client: client"]
     rows = table_text(page)
     assert rows["Kernel"] == ("6.1.0-56-cloud-amd64", "6.1.0-56-cloud-amd64")
     assert rows["Hostname"] == ("nas", "client")

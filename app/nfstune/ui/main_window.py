@@ -29,6 +29,7 @@ from nfstune.recipes.loader import default_recipe_dirs, load_recipes
 from nfstune.session.script import RunOutcome
 from nfstune.store import Results, open_store
 from nfstune.ui.controller import ConnState, Controller
+from nfstune.ui.help_menu import HelpMenu
 from nfstune.ui.jobs import CRASHED, Prompter
 from nfstune.ui.pages.connect import ConnectPage
 from nfstune.ui.pages.history import HistoryPage
@@ -154,12 +155,7 @@ class MainWindow(QMainWindow):
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
-        help_menu = self.menuBar().addMenu("&Help")
-        about = QAction("&About nfstune", self)
-        about.triggered.connect(
-            lambda: QMessageBox.about(self, "About nfstune", f"nfstune {__version__}\nA tuning assistant for NFS.")
-        )
-        help_menu.addAction(about)
+        self.help_menu = HelpMenu(self)
 
     # --- navigation ---------------------------------------------------------------------------------------------
 

@@ -42,6 +42,10 @@ from nfstune.ui.pages.history_trend import TrendPanel
 
 READING = "Reading the stored sessions…"
 HINT = "Select a session to see its figures, or two sessions (Ctrl+click) to compare them."
+EMPTY = (
+    "No sessions yet. Connect to your NAS and run a recipe (Guided tuning), or try the practice lab "
+    "(Guided tuning: Use the practice lab). Each run is kept here, to read again and to compare."
+)
 # (what, file suffix, filter of the save dialog)
 EXPORTS = {
     "html": ("HTML report", "html", "HTML report (*.html)"),
@@ -248,7 +252,8 @@ class HistoryPage(QWidget):
         if len(ids) == 2:
             self.details.setPlainText(f"Sessions {ids[0]} and {ids[1]} selected: press Compare (Alt+C).")
         else:
-            self.details.setPlainText(HINT if not ids else "Select one session for its figures, two to compare.")
+            hint = HINT if self.model.rowCount() else EMPTY  # nothing to select: say how to get a session
+            self.details.setPlainText(hint if not ids else "Select one session for its figures, two to compare.")
 
     def _judge(self) -> None:
         """The wanted session's outcome, worked out on a worker thread; shown if nothing was asked since."""

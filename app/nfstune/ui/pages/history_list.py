@@ -8,14 +8,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
 from nfstune.store import SessionRow
+from nfstune.ui.theme import text_colour
 
 COLUMNS = ("Session", "Started", "Status", "Server → client", "Share", "Recipes", "Scale")
 SIZED_FROM_ROWS = 100  # the rows the columns' widths are measured on
-STATUS_COLOURS = {"completed": "#1b7f2a", "failed": "#b3261e", "cancelled": "#b3261e"}
+STATUS_MEANINGS = {"completed": "good", "failed": "bad", "cancelled": "bad"}  # theme.TEXT_COLOURS: by scheme
 
 
 def started_text(started_at: float) -> str:
@@ -99,8 +99,8 @@ class SessionTableModel(QAbstractTableModel):
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return self._cells[index.row()][column]
-        if role == Qt.ItemDataRole.ForegroundRole and column == 2 and row.status in STATUS_COLOURS:
-            return QColor(STATUS_COLOURS[row.status])
+        if role == Qt.ItemDataRole.ForegroundRole and column == 2 and row.status in STATUS_MEANINGS:
+            return text_colour(STATUS_MEANINGS[row.status])
         if role == Qt.ItemDataRole.ToolTipRole and row.message:
             return row.message  # why it failed or was cancelled
         if role == Qt.ItemDataRole.TextAlignmentRole and column == 0:

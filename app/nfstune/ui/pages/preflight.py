@@ -186,7 +186,8 @@ class PreflightPage(QWidget):
     def _fill_table(self) -> None:
         assert self._server is not None and self._client is not None
         server_label, client_label = self._labels
-        self.table.setHorizontalHeaderLabels(["", f"Server ({server_label})", f"Client ({client_label})"])
+        # "Client: this computer (vm)": a label may hold parentheses of its own (this computer's hostname)
+        self.table.setHorizontalHeaderLabels(["", f"Server: {server_label}", f"Client: {client_label}"])
         rows = facts_rows(self._server, self._client, server_login=self._server_login)
         mtus = mtu_mismatch(self._server, self._client)
         self.table.setRowCount(len(rows))

@@ -1,0 +1,52 @@
+"""Issue 39's polish: History's empty state, the Preflight header's host named once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from nfstune.store import Results, open_store
+from nfstune.ui.pages.history import HistoryPage
+from nfstune.ui.pages.preflight import PreflightPage
+from tests.ui.test_history_page import Jobs
+from tests.ui.test_preflight_page import facts
+
+
+@pytest.fixture
+def jobs(qtbot: QtBot) -> Iterator[Jobs]:
+    jobs = Jobs()
+    yield jobs
+    qtbot.waitUntil(lambda: not jobs.queue.busy(), timeout=10_000)
+
+
+def test_history_with_no_sessions_says_how_to_get_one(qtbot: QtBot, tmp_path: Path, jobs: Jobs) -> None:
+    store = tmp_path / "s.sqlite3"
+    page = HistoryPage(Results(open_store(store)), store_path=store, background=jobs.background)
+    qtbot.addWidget(page, before_close_func=lambda _: qtbot.waitUntil(lambda: not jobs.queue.busy()))
+    with qtbot.waitSignal(page.sessions_shown, timeout=10_000):
+        page.show()
+    text = page.details.toPlainText()
+    assert page.model.rowCount() == 0
+    assert "Select a session" not in text
+    assert "No sessions yet" in text and "Guided tuning" in text and "practice lab" in text
+
+
+def test_the_preflight_header_names_a_labelled_host_with_one_pair_of_parentheses(qtbot: QtBot) -> None:
+    page = PreflightPage()
+    qtbot.addWidget(page)
+    # the label LocalHost gives this computer: its own words, then the hostname in parentheses
+    page.show_facts(
+        facts("lab-nas-root.txt"),
+        facts("lab-client-root.txt"),
+        server_label="nas",
+        client_label="this computer (vm)",
+        exports=["/srv/nfs/share"],
+        share="/srv/nfs/share",
+        client_mounts_of_server=[],
+    )
+    headers = [page.table.horizontalHeaderItem(c).text() for c in range(3)]
+    assert headers[2].count("(") == 1 and "this computer (vm)" in headers[2] and headers[2].startswith("Client")
+    assert headers[1].startswith("Server") and "nas" in headers[1]

@@ -1,0 +1,109 @@
+"""The look follows the desktop's scheme: a dark palette when it asks for dark, text colours that read on both, and
+dialog buttons without icons."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QStyle
+from pytestqt.qtbot import QtBot
+
+from nfstune.store import Results, SessionRow, open_store
+from nfstune.ui import theme
+from nfstune.ui.app import application
+from nfstune.ui.main_window import MainWindow
+from nfstune.ui.pages.history_list import SessionTableModel
+
+Role = QPalette.ColorRole
+AA_TEXT = 4.5  # WCAG 2 AA for body text
+WINDOW_TEXT_ROLES = ((Role.WindowText, Role.Window), (Role.Text, Role.Base), (Role.ButtonText, Role.Button))
+
+
+def wcag(foreground: QColor, background: QColor) -> float:
+    """The WCAG 2 ratio worked out here, from the definition, not from the module under test."""
+
+    def lum(c: QColor) -> float:
+        def ch(v: float) -> float:
+            return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+        return 0.2126 * ch(c.redF()) + 0.7152 * ch(c.greenF()) + 0.0722 * ch(c.blueF())
+
+    a, b = sorted((lum(foreground), lum(background)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+@pytest.fixture
+def app(qapp: QApplication) -> Iterator[QApplication]:
+    """The application as nfstune sets it up; afterwards the scheme, style and palette the other tests had."""
+    style = qapp.style().name()
+    application()
+    yield qapp
+    qapp.styleHints().unsetColorScheme()
+    follower = qapp.findChild(theme.Theme)
+    if follower is not None:
+        qapp.styleHints().colorSchemeChanged.disconnect(follower._on_color_scheme_changed)
+        follower.setParent(None)
+    qapp.setStyle(style)
+    qapp.setPalette(qapp.style().standardPalette())
+
+
+def force(app: QApplication, scheme: Qt.ColorScheme, qtbot: QtBot) -> None:
+    """The desktop switching its scheme. Qt's setColorScheme asks the platform, and the offscreen one (as X
+    without a desktop) keeps none: the signal a desktop's switch sends is sent here instead."""
+    app.styleHints().setColorScheme(scheme)
+    if app.styleHints().colorScheme() != scheme:
+        app.styleHints().colorSchemeChanged.emit(scheme)
+
+
+def test_a_dark_desktop_gets_a_dark_window_whose_text_reads(app: QApplication, qtbot: QtBot) -> None:
+    force(app, Qt.ColorScheme.Dark, qtbot)
+    palette = app.palette()
+    assert palette.color(Role.Window).lightnessF() < 0.3
+    for text, background in WINDOW_TEXT_ROLES:
+        assert wcag(palette.color(text), palette.color(background)) >= AA_TEXT
+    force(app, Qt.ColorScheme.Light, qtbot)  # and back, as the desktop switches
+    assert app.palette().color(Role.Window).lightnessF() > 0.7
+
+
+@pytest.mark.parametrize("scheme", [Qt.ColorScheme.Light, Qt.ColorScheme.Dark])
+def test_every_text_colour_set_reads_on_its_schemes_window(
+    app: QApplication, qtbot: QtBot, scheme: Qt.ColorScheme
+) -> None:
+    force(app, scheme, qtbot)
+    palette = app.palette()
+    for meaning in theme.TEXT_COLOURS:
+        colour = theme.text_colour(meaning)
+        for background in (Role.Window, Role.Base, Role.AlternateBase):
+            ratio = wcag(colour, palette.color(background))
+            assert ratio >= AA_TEXT, f"{meaning} {colour.name()} on {background.name}: {ratio:.2f}"
+
+
+def test_the_history_lists_statuses_in_colours_that_read_on_a_dark_table(app: QApplication, qtbot: QtBot) -> None:
+    force(app, Qt.ColorScheme.Dark, qtbot)
+    model = SessionTableModel()
+    model.set_sessions([SessionRow(1, 1.0, 2.0, "failed", "/srv", "small", ["r"], "nas", "client", "lost")])
+    colour = model.index(0, 2).data(Qt.ItemDataRole.ForegroundRole)
+    assert wcag(QColor(colour), app.palette().color(Role.Base)) >= AA_TEXT
+
+
+def test_dialog_buttons_carry_no_icons(app: QApplication, qtbot: QtBot) -> None:
+    assert app.style().styleHint(QStyle.StyleHint.SH_DialogButtonBox_ButtonsHaveIcons) == 0
+    box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+    qtbot.addWidget(box)
+    box.show()
+    assert all(button.icon().isNull() for button in box.buttons())
+
+
+def test_the_window_made_after_the_theme_is_dark_too(app: QApplication, qtbot: QtBot, tmp_path: Path) -> None:
+    force(app, Qt.ColorScheme.Dark, qtbot)
+    settings = QSettings(str(tmp_path / "n.ini"), QSettings.Format.IniFormat)
+    Results(open_store(tmp_path / "s.sqlite3"))
+    window = MainWindow(store_path=tmp_path / "s.sqlite3", scale="small", settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    assert window.palette().color(Role.Window).lightnessF() < 0.3
+    assert window.history_page.palette().color(Role.Base).lightnessF() < 0.3
