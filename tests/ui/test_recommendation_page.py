@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from nfstune.advice.recommend import EXPORTS_ASYNC_WARNING, PLAIN_RISK, Measured, Recommendation, recommend
 from nfstune.statistics.verdict import Question, Verdict, judge
 from nfstune.ui.pages.recommendation import RecommendationPage
+from nfstune.ui.theme import text_colour
 
 SYNC_S = [26.0, 25.8, 26.3, 26.1, 25.9]  # lab-poc figures: untar on a sync export, hdd profile (seconds)
 ASYNC_S = [6.4, 6.1, 5.9, 6.2, 6.0]
@@ -170,9 +171,11 @@ def test_apply_only_emits_and_shows_the_outcome(
     with qtbot.waitSignal(page.apply_requested, timeout=1000):
         qtbot.mouseClick(page.apply_button, Qt.MouseButton.LeftButton)
     page.set_apply_state("Applied and verified", True)
-    assert page.apply_state.text() == "Applied and verified" and "#1b7f2a" in page.apply_state.styleSheet()
+    good, bad = text_colour("good").name(), text_colour("bad").name()
+    assert page.apply_state.text() == "Applied and verified" and good in page.apply_state.styleSheet()
     page.set_apply_state("Rolled back: exportfs -ra failed", False)
-    assert page.apply_state.text().startswith("Rolled back") and "#b3261e" in page.apply_state.styleSheet()
+    assert page.apply_state.text().startswith("Rolled back") and bad in page.apply_state.styleSheet()
+    assert good != bad
 
 
 def test_the_page_says_the_line_is_the_admins_own_entry(page: RecommendationPage) -> None:

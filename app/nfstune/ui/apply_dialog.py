@@ -38,7 +38,10 @@ UNDO_INTRO = (
     "Nothing is unmounted."
 )
 
-FINDINGS_STYLE = "QLabel { background: #fff4e5; border: 2px solid #c92a2a; border-radius: 4px; padding: 6px; }"
+# a light box with its own dark text: it reads the same in a dark window
+FINDINGS_STYLE = (
+    "QLabel { background: #fff4e5; color: #202020; border: 2px solid #c92a2a; border-radius: 4px; padding: 6px; }"
+)
 
 NO_LOGIN = "Apply and its undo write the server's files, and nfstune has no login on the server."
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QColor
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QHBoxLayout,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from nfstune.errors import NfstuneError
 from nfstune.lab import LabConfig, VmStatus, status
+from nfstune.ui.theme import text_colour
 from nfstune.ui.widgets.accessible import name_qt_buttons
 
 COLUMNS = ("Host", "Address", "VM process", "SSH", "nfs-server", "Disk", "Link", "Kernel", "Up", "Load (1 min)")
@@ -142,7 +143,7 @@ class LabWindow(QMainWindow):
             for c, text in enumerate(row_for(st)):
                 item = QTableWidgetItem(text)
                 if c in (2, 3, 4):
-                    item.setForeground(QColor("#1b7f2a") if healthy else QColor("#b3261e"))
+                    item.setForeground(text_colour("good" if healthy else "bad"))
                 self.table.setItem(r, c, item)
         nas = states[0].facts
         if nas:

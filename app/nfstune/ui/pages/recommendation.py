@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from nfstune.advice.recommend import Reason, Recommendation
 from nfstune.nfs.fstab_rewrite import parse_fstab_line
+from nfstune.ui.theme import text_colour
 from nfstune.ui.widgets.labels import wrapped_label
 from nfstune.ui.widgets.scrolled import scrolled
 
@@ -36,7 +37,6 @@ ASYNC_BOX_STYLE = (
     "QFrame#asyncWarning { background: #fff4e5; border: 2px solid #c92a2a; border-radius: 4px; }"
     "QFrame#asyncWarning QLabel { color: #202020; }"
 )
-APPLY_COLOURS = {True: "#1b7f2a", False: "#b3261e", None: "#202020"}
 NO_ASYNC = {
     True: "async was measured and did not help here: no async alternative is offered.",
     False: "async was not measured in this session (the sync-vs-async recipe measures it).",
@@ -308,7 +308,9 @@ class RecommendationPage(QWidget):
     def set_apply_state(self, text: str, ok: bool | None) -> None:
         """What the apply flow reports: 'Applied and verified' (ok), 'Rolled back: ...' (not ok), or progress."""
         self.apply_state.setText(text)
-        self.apply_state.setStyleSheet(f"color: {APPLY_COLOURS[ok]}; font-weight: bold;")
+        # the window's own text colour while it runs; green or red as it ends, a pair that reads on light and dark
+        colour = "palette(window-text)" if ok is None else text_colour("good" if ok else "bad").name()
+        self.apply_state.setStyleSheet(f"color: {colour}; font-weight: bold;")
 
     def _set_enabled(self, enabled: bool) -> None:
         for button in (self.copy_button, self.save_button, self.apply_button):

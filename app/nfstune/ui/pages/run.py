@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from nfstune.session.engine import Event
 from nfstune.session.script import RunOutcome
 from nfstune.ui.controller import Controller
+from nfstune.ui.theme import text_colour
 from nfstune.ui.widgets.tab_order import insert_in_tab_order
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class RunPage(QWidget):
         self.cancel_button = QPushButton("&Cancel run")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
-        self.warnings = QLabel(wordWrap=True, styleSheet="color: #8a4b00;")
+        self.warnings = QLabel(wordWrap=True, styleSheet=f"color: {text_colour('warning').name()};")
         self.save_png_button = QPushButton("Save graph as &PNG…")
         self.save_png_button.clicked.connect(self._on_save_png_clicked)
         self.ask_save_path = QFileDialog.getSaveFileName  # tests replace it
