@@ -256,3 +256,25 @@ def test_a_pair_that_failed_is_not_remembered(qtbot: QtBot, page: ConnectPage) -
     qtbot.waitUntil(lambda: ConnState.CONNECTING not in states.values(), timeout=30_000)
     assert states == {"server": ConnState.FAILED, "client": ConnState.FAILED}
     assert page.recent.count() == 0 and page._recent() == []
+
+
+def test_the_host_key_fingerprint_is_shown_whole_on_one_line(qtbot: QtBot) -> None:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtGui import QFontInfo
+    from PySide6.QtWidgets import QApplication, QLabel
+
+    fingerprint = "SHA256:q3/dJ+v9b/1l1X0o/gkS3yNcT+Zk2m/e3Dq7g1hZ/aE"  # '/' is where a wrapped label breaks
+    seen: list[tuple[str, bool, bool, bool]] = []
+
+    def look() -> None:
+        dialog = QApplication.activeModalWidget()
+        assert dialog is not None
+        for label in dialog.findChildren(QLabel):
+            if fingerprint in label.text():
+                fits = label.fontMetrics().horizontalAdvance(fingerprint) <= label.contentsRect().width()
+                seen.append((label.text(), label.wordWrap(), QFontInfo(label.font()).fixedPitch(), fits))
+        dialog.close()
+
+    QTimer.singleShot(0, look)
+    assert Prompter().answer_host_key("nas (10.0.0.5)", "ssh-ed25519", fingerprint) is False  # closed: not trusted
+    assert seen == [(fingerprint, False, True, True)]  # a line of its own, monospace, never wrapped, not cut
