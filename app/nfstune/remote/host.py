@@ -150,7 +150,7 @@ class Host(FileAccess):
         import paramiko
 
         from nfstune.remote.key_policy import AskOrRefuse
-        from nfstune.remote.login_errors import PASSWORD_METHODS, Attempt, accepted_methods, explain
+        from nfstune.remote.login_errors import Attempt, explain, takes_password
 
         t = self.target
         sock, at = self._open_sock()
@@ -194,8 +194,7 @@ class Host(FileAccess):
                 if self._password is not None or self._ask_secret is None:
                     raise paramiko.AuthenticationException(str(exc)) from None
                 # a host that takes keys only would be sent the password for nothing: ask only when it takes one
-                allowed = accepted_methods(client.get_transport(), t.user, exc)
-                if allowed and not PASSWORD_METHODS & set(allowed):
+                if not takes_password(client.get_transport(), t.user, exc):
                     raise
                 self._password = self._ask_secret(self.label, f"SSH password for {t.user}")
                 if self._password is None:

@@ -128,7 +128,7 @@ def _timed_out(exc: BaseException) -> bool:
 
 def login_refused(a: Attempt, transport: paramiko.Transport | None, exc: BaseException) -> AuthFailed:
     user = a.target.user
-    allowed = accepted_methods(transport, user, exc)
+    allowed = _allowed(transport, user, exc)
     keys = _keys(a)
     problems = _key_problems(keys)  # keys paramiko could not even load: never offered
     usable = [k for k in keys if k not in problems]
@@ -200,7 +200,13 @@ def _agent_keys() -> int:
         agent.close()
 
 
-def accepted_methods(transport: paramiko.Transport | None, user: str, exc: BaseException) -> list[str]:
+def takes_password(transport: paramiko.Transport | None, user: str, exc: BaseException) -> bool:
+    """Whether a password (or keyboard-interactive) may log in: False only when the host said it takes neither."""
+    allowed = _allowed(transport, user, exc)
+    return not allowed or bool(PASSWORD_METHODS & set(allowed))
+
+
+def _allowed(transport: paramiko.Transport | None, user: str, exc: BaseException) -> list[str]:
     """The login methods the host accepts. A refusal does not say them; a "none" login does, as its refusal,
     and sshd counts no failure for it."""
     if isinstance(exc, paramiko.BadAuthenticationType):
