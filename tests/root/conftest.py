@@ -52,6 +52,18 @@ class Sshd:
     directory: Path
 
 
+def _until_listening(proc: subprocess.Popen[bytes], port: int, log: Path) -> None:
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"sshd did not start: {log.read_text()}")
+            time.sleep(0.05)
+
+
 @pytest.fixture(scope="session")
 def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
     if not Path(SSHD).exists():
@@ -74,16 +86,29 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
     Path("/run/sshd").mkdir(parents=True, exist_ok=True)
     log = open(d / "sshd.log", "w")  # noqa: SIM115 (open for the server's lifetime)
     proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config), "-p", str(port)], stdout=log, stderr=log)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"sshd did not start: {(d / 'sshd.log').read_text()}")
-            time.sleep(0.05)
+    _until_listening(proc, port, d / "sshd.log")
     yield Sshd(port, host_key, client_key, known_hosts, d)
+    proc.terminate()
+    proc.wait(timeout=10)
+    log.close()
+
+
+@pytest.fixture(scope="session")
+def keys_only_sshd(sshd: Sshd) -> Iterator[Sshd]:
+    """The same sshd (host key, authorized key, known_hosts line) on a port of its own, taking public keys only: no
+    password, no keyboard-interactive."""
+    port = free_port()
+    d = sshd.directory
+    known_hosts = d / "known_hosts_keys_only"
+    key_type, key_b64 = sshd.host_key.with_suffix(".pub").read_text().split()[:2]
+    known_hosts.write_text(f"[127.0.0.1]:{port} {key_type} {key_b64}\n")
+    log = open(d / "sshd_keys_only.log", "w")  # noqa: SIM115 (open for the server's lifetime)
+    # -o wins over the file: sshd keeps the first value it gets
+    options = ["PasswordAuthentication=no", "KbdInteractiveAuthentication=no", f"PidFile={d / 'keys_only.pid'}"]
+    argv = [SSHD, "-D", "-e", "-f", str(d / "sshd_config"), "-p", str(port)]
+    proc = subprocess.Popen([*argv, *(f"-o{o}" for o in options)], stdout=log, stderr=log)
+    _until_listening(proc, port, d / "sshd_keys_only.log")
+    yield Sshd(port, sshd.host_key, sshd.client_key, known_hosts, d)
     proc.terminate()
     proc.wait(timeout=10)
     log.close()

@@ -204,3 +204,18 @@ def test_nothing_to_log_in_with_says_what_could_be_given(
         "found in ~/.ssh, the ssh agent holds no key, and no password was given."
     )
     assert error.details.endswith("offered: nothing; the host accepts: publickey, password")
+
+
+def test_no_password_is_asked_of_a_host_that_takes_keys_only(keys_only_sshd: Sshd, tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    def ask(label: str, what: str) -> str:
+        asked.append(what)
+        return "a password typed for nothing"
+
+    stranger = keygen(tmp_path / "id_stranger")
+    error = connect(
+        "127.0.0.1", keys_only_sshd.known_hosts, port=keys_only_sshd.port, key_filename=stranger, ask_secret=ask
+    )
+    assert isinstance(error, AuthFailed) and asked == []
+    assert str(error).endswith("The host allows no password login (it accepts publickey only).")

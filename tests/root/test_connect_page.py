@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from nfstune.ui.controller import ConnState
 from nfstune.ui.pages.connect import ConnectPage
 from tests.conftest import free_port
-from tests.root.conftest import RunFilesOnly, Sshd
+from tests.root.conftest import RunFilesOnly, Sshd, keygen
 from tests.ui import test_connect_page
 
 page = test_connect_page.page  # the fixture: the page, its controller and settings in tmp_path
@@ -174,4 +174,45 @@ def test_without_a_login_on_the_nas_apply_and_its_undo_say_why_they_cannot(qtbot
     qtbot.addWidget(recommendation)
     run_undo_flow(QWidget(), page.controller, recommendation)  # nothing is read or written: said at once
     assert recommendation.apply_state.text() == NO_LOGIN
+    qtbot.waitUntil(page.controller.shutdown, timeout=60_000)
+
+
+def test_a_pair_is_remembered_once_it_connected_after_a_retry(qtbot: QtBot, page: ConnectPage, sshd: Sshd) -> None:
+    page.controller.prompter.answer_host_key = lambda *_: True
+    closed = free_port()
+    fill(page, "server", sshd)
+    fill(page, "client", sshd, port=closed)  # a typo: the wrong port
+    qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
+    states = page.controller.states
+    qtbot.waitUntil(lambda: ConnState.CONNECTING not in states.values(), timeout=30_000)
+    assert states == {"server": ConnState.CONNECTED, "client": ConnState.FAILED}
+    assert page._recent() == []  # the typo is not offered again
+    page.panels["client"].port.setValue(sshd.port)
+    qtbot.mouseClick(page.panels["client"].retry, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(page.is_complete, timeout=30_000)
+    assert [pair["client"]["port"] for pair in page._recent()] == [sshd.port]  # the pair that connected
+    assert page.panels["client"].state.text().startswith(f"connected: root@127.0.0.1:{sshd.port}")
+    qtbot.waitUntil(page.controller.shutdown, timeout=60_000)
+
+
+def test_no_password_is_asked_for_a_host_that_takes_keys_only(
+    qtbot: QtBot, page: ConnectPage, sshd: Sshd, keys_only_sshd: Sshd, tmp_path: Path
+) -> None:
+    asked: list[tuple[str, str]] = []
+
+    def answer(label: str, what: str) -> None:
+        asked.append((label, what))
+
+    page.controller.prompter.answer_secret = answer
+    page.controller.prompter.answer_host_key = lambda *_: True
+    stranger = keygen(tmp_path / "id_stranger")  # a key the host does not know: a mistyped user, say
+    states = page.controller.states
+    for server, prompted in ((keys_only_sshd, False), (sshd, True)):  # the same refusal where a password is taken
+        fill(page, "server", server)
+        page.panels["server"].key.setText(str(stranger))
+        page._connect("server")
+        qtbot.waitUntil(lambda: states["server"] is not ConnState.CONNECTING, timeout=30_000)
+        assert states["server"] is ConnState.FAILED
+        assert bool(asked) is prompted, asked
+    assert [what for _label, what in asked] == ["SSH password for root"]
     qtbot.waitUntil(page.controller.shutdown, timeout=60_000)

@@ -195,3 +195,86 @@ def test_a_hostile_further_client_is_said_before_anything_starts(qtbot: QtBot, p
     qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
     assert page.error.text() == "Further clients: 'pc3;id': a host name cannot contain ';'"
     assert page.controller.states == {"server": ConnState.IDLE, "client": ConnState.IDLE}
+
+
+# --- issue 39: where nfstune goes, said before it goes; a pair remembered once it connected -----------------------
+
+SSH_CONFIG = (
+    "Host nas\n  HostName 127.0.0.1\n  Port 2299\n  User admin\n  ProxyJump jumper@127.0.0.2:2022\n"
+    "Host *\n  IdentitiesOnly yes\n"
+)
+
+
+@pytest.mark.parametrize("reader", ["ssh -G", "paramiko"])
+def test_where_nfstune_will_log_in_is_shown_before_it_connects(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str
+) -> None:
+    from nfstune.remote import openssh_config
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    config = home / ".ssh" / "config"
+    config.parent.mkdir(parents=True)
+    config.write_text(SSH_CONFIG)
+    if reader == "ssh -G":
+        if openssh_config.ssh_binary() is None:
+            pytest.skip("the ssh client is not installed")
+        given = config  # ssh reads the passwd entry's home, not $HOME: the same file, named as `ssh -F` does
+    else:
+        monkeypatch.setattr(openssh_config, "SSH", str(tmp_path / "no-ssh-here"))  # paramiko reads ~/.ssh/config
+        given = None
+    controller = Controller(Prompter(), tmp_path / "s.sqlite3", ssh_config=given)
+    page = ConnectPage(controller, QSettings(str(tmp_path / "nfstune.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(page)
+    page.show()
+    server = page.panels["server"]
+    server.target.setText("nas")
+    assert "127.0.0.1" not in server.goes_to.text()  # not looked up on the GUI thread, at each key typed
+    expected = "admin@127.0.0.1:2299 via the jump host jumper@127.0.0.2:2022"
+
+    def shown() -> str:  # the label's lines, as one
+        return " ".join(server.goes_to.text().split())
+
+    qtbot.waitUntil(lambda: shown().startswith(expected), timeout=10_000)
+    assert ("by ssh -G" in server.goes_to.text()) is (reader == "ssh -G")
+    assert controller.states == {"server": ConnState.IDLE, "client": ConnState.IDLE}  # nothing was contacted
+    server.port.setValue(2022)  # typed here, it wins over the config's Port
+    qtbot.waitUntil(lambda: shown().startswith("admin@127.0.0.1:2022 via"), timeout=10_000)
+    server.user.setText("x;y")  # what ssh would refuse is said there too
+    qtbot.waitUntil(lambda: "a user name cannot contain ';'" in server.goes_to.text(), timeout=10_000)
+
+
+def test_a_pair_that_failed_is_not_remembered(qtbot: QtBot, page: ConnectPage) -> None:
+    from tests.conftest import free_port
+
+    closed = free_port()  # nothing listens there: both fail at once, on loopback
+    for role in ("server", "client"):
+        page.panels[role].target.setText(f"root@127.0.0.1:{closed}")
+    qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
+    states = page.controller.states
+    qtbot.waitUntil(lambda: ConnState.CONNECTING not in states.values(), timeout=30_000)
+    assert states == {"server": ConnState.FAILED, "client": ConnState.FAILED}
+    assert page.recent.count() == 0 and page._recent() == []
+
+
+def test_the_host_key_fingerprint_is_shown_whole_on_one_line(qtbot: QtBot) -> None:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtGui import QFontInfo
+    from PySide6.QtWidgets import QApplication, QLabel
+
+    fingerprint = "SHA256:q3/dJ+v9b/1l1X0o/gkS3yNcT+Zk2m/e3Dq7g1hZ/aE"  # '/' is where a wrapped label breaks
+    seen: list[tuple[str, bool, bool, bool]] = []
+
+    def look() -> None:
+        dialog = QApplication.activeModalWidget()
+        assert dialog is not None
+        for label in dialog.findChildren(QLabel):
+            if fingerprint in label.text():
+                fits = label.fontMetrics().horizontalAdvance(fingerprint) <= label.contentsRect().width()
+                seen.append((label.text(), label.wordWrap(), QFontInfo(label.font()).fixedPitch(), fits))
+        dialog.close()
+
+    QTimer.singleShot(0, look)
+    assert Prompter().answer_host_key("nas (10.0.0.5)", "ssh-ed25519", fingerprint) is False  # closed: not trusted
+    assert seen == [(fingerprint, False, True, True)]  # a line of its own, monospace, never wrapped, not cut

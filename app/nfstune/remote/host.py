@@ -150,7 +150,7 @@ class Host(FileAccess):
         import paramiko
 
         from nfstune.remote.key_policy import AskOrRefuse
-        from nfstune.remote.login_errors import Attempt, explain
+        from nfstune.remote.login_errors import Attempt, explain, takes_password
 
         t = self.target
         sock, at = self._open_sock()
@@ -193,6 +193,9 @@ class Host(FileAccess):
                     raise
                 if self._password is not None or self._ask_secret is None:
                     raise paramiko.AuthenticationException(str(exc)) from None
+                # a host that takes keys only would be sent the password for nothing: ask only when it takes one
+                if not takes_password(client.get_transport(), t.user, exc):
+                    raise
                 self._password = self._ask_secret(self.label, f"SSH password for {t.user}")
                 if self._password is None:
                     raise
@@ -429,13 +432,14 @@ def open_host(
     identity_file: Path | None = None,
     on_unknown_host_key: HostKeyPrompt | None = None,
     ask_secret: SecretPrompt | None = None,
+    ssh_config: Path | None = None,
 ) -> Host:
     """A host as the admin names it ('nas', 'admin@nas:2222', an alias of ~/.ssh/config), checked against
-    ~/.ssh/known_hosts and nfstune's own known_hosts."""
+    ~/.ssh/known_hosts and nfstune's own known_hosts. `ssh_config`: that file alone, as `ssh -F`."""
     from nfstune import paths
     from nfstune.remote.target import resolve
 
-    target = resolve(spec, user=user, port=port, identity_file=identity_file)
+    target = resolve(spec, user=user, port=port, identity_file=identity_file, ssh_config=ssh_config)
     return Host(
         target,
         known_hosts=paths.known_hosts(),

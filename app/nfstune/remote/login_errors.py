@@ -200,6 +200,12 @@ def _agent_keys() -> int:
         agent.close()
 
 
+def takes_password(transport: paramiko.Transport | None, user: str, exc: BaseException) -> bool:
+    """Whether a password (or keyboard-interactive) may log in: False only when the host said it takes neither."""
+    allowed = _allowed(transport, user, exc)
+    return not allowed or bool(PASSWORD_METHODS & set(allowed))
+
+
 def _allowed(transport: paramiko.Transport | None, user: str, exc: BaseException) -> list[str]:
     """The login methods the host accepts. A refusal does not say them; a "none" login does, as its refusal,
     and sshd counts no failure for it."""

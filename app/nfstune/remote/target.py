@@ -39,6 +39,27 @@ class SshTarget:
         where = self.hostname if self.port == 22 else f"{self.hostname}:{self.port}"
         return self.alias if self.alias in (self.hostname, where) else f"{self.alias} ({where})"
 
+    @property
+    def _login_at(self) -> str:
+        host = f"[{self.hostname}]" if ":" in self.hostname else self.hostname
+        return f"{self.user}@{host}:{self.port}"
+
+    @property
+    def destination(self) -> str:
+        """user@address:port and the way there (the jump hosts in the order they are crossed, or the ProxyCommand):
+        where a login goes, said before it is made."""
+        said = self._login_at
+        hops: list[str] = []
+        jump = self.jump
+        while jump is not None:  # the hop nearest the host holds the one before it: the first one crossed is last
+            hops.insert(0, jump._login_at)
+            jump = jump.jump
+        if hops:
+            said += f" via the jump host{'s' if len(hops) > 1 else ''} {', then '.join(hops)}"
+        elif self.proxy_command:
+            said += " via its ProxyCommand"
+        return said
+
 
 # (host, user, port) -> the target without its jump hosts, and its ProxyJump spec
 Lookup = Callable[[str, str | None, int | None], tuple[SshTarget, str | None]]

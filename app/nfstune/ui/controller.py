@@ -68,10 +68,14 @@ class Controller(QObject):
     job_failed = Signal(str, str)  # what, message
     crashed = Signal(str)
 
-    def __init__(self, prompter: Prompter, store_path: Path | None = None, lab_config: Any = None) -> None:
-        """`lab_config`: the practice lab to use (a LabConfig; default: the user's own lab)."""
+    def __init__(
+        self, prompter: Prompter, store_path: Path | None = None, lab_config: Any = None, ssh_config: Path | None = None
+    ) -> None:
+        """`lab_config`: the practice lab to use (a LabConfig; default: the user's own lab). `ssh_config`: that SSH
+        config file alone, as `ssh -F` (default: ~/.ssh/config and /etc/ssh/ssh_config, as ssh reads them)."""
         super().__init__()
         self.prompter, self.store_path, self.lab_config = prompter, store_path, lab_config
+        self.ssh_config = ssh_config
         self.hosts: dict[str, Host] = {}
         self.specs: dict[str, HostSpec] = {}
         self.states: dict[str, ConnState] = dict.fromkeys(ROLES, ConnState.IDLE)
@@ -151,6 +155,7 @@ class Controller(QObject):
                     identity_file=Path(spec.identity_file).expanduser() if spec.identity_file else None,
                     on_unknown_host_key=self.prompter.host_key,
                     ask_secret=self.prompter.secret,
+                    ssh_config=self.ssh_config,
                 )
             for warning in h.target.warnings:  # what of ~/.ssh/config nfstune could not honour: said before connecting
                 job.progress.emit(f"{h.label}: note: {warning}")
@@ -169,7 +174,11 @@ class Controller(QObject):
         def done(h: Host) -> None:
             self.hosts[role] = h
             notes = "".join(f"\nnote: {w}" for w in h.target.warnings)  # kept in view while connected
-            self._set_state(role, ConnState.CONNECTED, h.label + notes)
+            said = h.label
+            if not spec.lab_vm and not spec.local:  # the address, user and port it went to, not the name alone
+                t = h.target
+                said = t.destination if t.alias == t.hostname else f"{t.alias}: {t.destination}"
+            self._set_state(role, ConnState.CONNECTED, said + notes)
 
         def failed(message: str) -> None:
             self._set_state(role, ConnState.FAILED, message, getattr(job.error, "details", ""))

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
-from PySide6.QtWidgets import QInputDialog, QLineEdit, QMessageBox, QWidget
+from PySide6.QtWidgets import QDialog, QInputDialog, QLineEdit, QMessageBox, QWidget
 
 from nfstune.errors import NfstuneError
 from nfstune.remote.errors import RemoteError
@@ -91,17 +91,10 @@ class Prompter(QObject):
         return box.exec() == QMessageBox.StandardButton.Yes
 
     def _host_key_dialog(self, label: str, key_type: str, fingerprint: str) -> bool:
-        box = QMessageBox(self.window)
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle("Unknown host key")
-        box.setText(f"{label} offers a host key nfstune has not seen before.")
-        box.setInformativeText(
-            f"{key_type}\n{fingerprint}\n\nCompare it with the fingerprint on the host itself "
-            "(ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub). Trust it and remember it?"
-        )
-        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        return box.exec() == QMessageBox.StandardButton.Yes
+        from nfstune.ui.host_key_dialog import HostKeyDialog
+
+        dialog = HostKeyDialog(self.window, label, key_type, fingerprint)
+        return dialog.exec() == QDialog.DialogCode.Accepted
 
     def _secret_dialog(self, label: str, what: str) -> str | None:
         text, ok = QInputDialog.getText(

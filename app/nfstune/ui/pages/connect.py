@@ -57,10 +57,8 @@ class ConnectPage(QWidget):
         self.lab_button = QPushButton("Use the &practice lab")
         self.lab_button.setToolTip("Two virtual machines on this computer: a NAS (kernel NFS server) and a client")
         self.lab_button.clicked.connect(self._on_lab_clicked)
-        self.more = QLineEdit(
-            placeholderText="optional, for many-clients: more clients as for ssh, separated by commas "
-            "(pc2.local, admin@192.168.1.23)"
-        )
+        self.more = QLineEdit(placeholderText="optional: pc2.local, admin@192.168.1.23")
+        self.more.setToolTip("For the many-clients recipes: more clients as for ssh, separated by commas")
         self.more.setAccessibleName("Further clients")
         self.more_state = QLabel(wordWrap=True)
         self._more_messages: dict[str, str] = {}  # a further client's last state message (why it failed)
@@ -83,6 +81,7 @@ class ConnectPage(QWidget):
         layout.addLayout(top)
         hosts = QHBoxLayout()
         for role, panel in self.panels.items():
+            panel.ssh_config = controller.ssh_config
             hosts.addWidget(panel)
             panel.connect_requested.connect(lambda r=role: self._connect(r))
         layout.addLayout(hosts)
@@ -171,7 +170,6 @@ class ConnectPage(QWidget):
         for role in self.panels:
             self._connect(role)
         self.controller.connect_more(more)
-        self._remember()
 
     def _refuse(self, message: str, field: QLineEdit) -> None:
         self.error.setText(message)
@@ -197,7 +195,6 @@ class ConnectPage(QWidget):
     def _on_lab_clicked(self) -> None:
         self.error.clear()
         self.controller.connect_lab(no_login=self.panels["server"].no_login.isChecked())
-        self._remember_lab()
 
     @Slot(str, object, str)
     def _on_host_state(self, role: str, state: ConnState, message: str) -> None:
@@ -209,8 +206,14 @@ class ConnectPage(QWidget):
         busy = any(s is ConnState.CONNECTING for s in self.controller.states.values())
         self.connect_button.setEnabled(not busy)
         self.lab_button.setEnabled(not busy)
-        if self.is_complete():
+        if state is ConnState.CONNECTED and role in self.panels and self.is_complete():
             self.lab_status.setText("Both hosts are connected: go on to Preflight.")
+            # only a pair that connected is offered again: the fields as they are now, after any Retry
+            client = self.controller.specs.get("client")
+            if client is not None and client.lab_vm:
+                self._remember_lab()
+            else:
+                self._remember()
 
     def _show_more_states(self) -> None:
         """One line per further client: its name and state (the reason when it failed)."""

@@ -3,7 +3,11 @@ it by), its connection state with Details and Retry, and what ssh would refuse i
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal, Slot
+import contextlib
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -22,10 +26,12 @@ from PySide6.QtWidgets import (
 
 from nfstune.errors import ConfigError
 from nfstune.nfs import names
-from nfstune.remote.target import split_spec
+from nfstune.remote.target import resolve, split_spec
 from nfstune.ui.controller import ConnState, HostSpec
 
 TARGET_HINT = "nas.local, admin@192.168.1.10, or an alias from ~/.ssh/config"
+TARGET_SHORT = "nas.local or an ssh alias"  # whole in a 1024-pixel window: the rest is its tooltip
+RESOLVE_DELAY_MS = 400  # after the last key typed: `ssh -G` runs once a name is typed, not at each letter
 STATE_STYLE = {
     ConnState.IDLE: "color: palette(mid);",
     ConnState.CONNECTING: "color: #8a6d00;",
@@ -38,14 +44,31 @@ class HostPanel(QGroupBox):
     """One host's fields, its connection state and its Retry."""
 
     connect_requested = Signal()
+    _resolved = Signal(int, str, bool)  # from the resolving thread: its request's number, what it found, an error
 
     def __init__(self, role: str, title: str, parent: QWidget | None = None) -> None:
         super().__init__(title, parent)
         self.role = role
-        self.target = QLineEdit(placeholderText=TARGET_HINT)
-        self.user = QLineEdit(placeholderText="from ~/.ssh/config, else your login")
-        self.port = QSpinBox(minimum=0, maximum=65535, specialValueText="22 / ~/.ssh/config")
-        self.key = QLineEdit(placeholderText="~/.ssh/id_ed25519 (optional; the agent and ~/.ssh/config are used)")
+        self.ssh_config: Path | None = None  # as `ssh -F` (the controller's); None: ssh's own files
+        self.target = QLineEdit(placeholderText=TARGET_SHORT)
+        self.target.setToolTip(TARGET_HINT)
+        self.user = QLineEdit(placeholderText="as ssh would")
+        self.user.setToolTip("Empty: the User of ~/.ssh/config for this host, else your own login name")
+        self.port = QSpinBox(minimum=0, maximum=65535, specialValueText="as ssh would")
+        self.port.setToolTip("Empty: the Port of ~/.ssh/config for this host, else 22")
+        self.key = QLineEdit(placeholderText="optional")
+        self.key.setToolTip(
+            "A private key file, e.g. ~/.ssh/id_ed25519, tried first. Without it: the ssh agent's keys and the "
+            "IdentityFile of ~/.ssh/config"
+        )
+        # where nfstune will log in, as ssh resolves what was typed: seen before anything is contacted
+        self.goes_to = QLabel(wordWrap=True, textFormat=Qt.TextFormat.PlainText)
+        self.goes_to.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.goes_to.setAccessibleName(f"Where nfstune will log in to the {role}")
+        self._asked = 0  # the number of the last resolution asked for: an older answer is dropped
+        self._resolve_timer = QTimer(self, singleShot=True, interval=RESOLVE_DELAY_MS)
+        self._resolve_timer.timeout.connect(self._on_resolve_timer_timeout)
+        self._resolved.connect(self._on_resolved)
         form = QFormLayout()
         self.this_computer = QCheckBox("T&his computer is the client (no SSH)")
         self.this_computer.toggled.connect(self._on_this_computer_toggled)
@@ -64,9 +87,14 @@ class HostPanel(QGroupBox):
         form.addRow("&User:", self.user)
         form.addRow("P&ort:", self.port)
         form.addRow("&Key file:", self.key)
-        self.address = QLineEdit(placeholderText="the server's name or IP as the client reaches it (default: host)")
+        form.addRow("Goes to:", self.goes_to)
+        self.address = QLineEdit(placeholderText="default: the host above")
+        self.address.setToolTip("The server's name or IP address as the client reaches it (default: the host above)")
         if role == "server":
             form.addRow("Address seen by the &client:", self.address)
+        # typed, or filled in from a recent pair
+        for changed in (self.target.textChanged, self.user.textChanged, self.key.textChanged, self.port.valueChanged):
+            changed.connect(self.resolve_later)
         self.state = QLabel(ConnState.IDLE.value, wordWrap=True)
         self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # to copy and search
         self.state.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # beside its icon
@@ -87,8 +115,6 @@ class HostPanel(QGroupBox):
         self.retry = QPushButton("&Retry" if role == "server" else "Re&try")
         self.retry.setVisible(False)
         self.retry.clicked.connect(self.connect_requested)
-        for field in (self.target, self.user, self.key, self.address):
-            field.setToolTip(field.placeholderText())  # a narrow window cuts the hint: whole on hover
         row = QHBoxLayout()
         self.icon = QLabel()
         row.addWidget(self.icon, 0, Qt.AlignmentFlag.AlignTop)
@@ -108,6 +134,42 @@ class HostPanel(QGroupBox):
     def _on_this_computer_toggled(self, checked: bool) -> None:
         for field in (self.target, self.user, self.port, self.key):
             field.setEnabled(not checked)
+        self.resolve_later()
+
+    @Slot()
+    def resolve_later(self) -> None:
+        self._asked += 1  # what is shown now no longer answers what is typed
+        self.goes_to.clear()
+        self._resolve_timer.start()
+
+    @Slot()
+    def _on_resolve_timer_timeout(self) -> None:
+        if self.this_computer.isChecked() or self.no_login.isChecked() or not self.target.text().strip():
+            return
+        spec, asked, config = self.spec(), self._asked, self.ssh_config
+        self.goes_to.setText("looking it up in the SSH config…")
+
+        def work() -> None:  # `ssh -G` runs a process, and Match exec may run more: never on the GUI thread
+            try:
+                key = Path(spec.identity_file).expanduser() if spec.identity_file else None
+                found = resolve(spec.target, user=spec.user, port=spec.port, identity_file=key, ssh_config=config)
+            except ConfigError as error:
+                said, failed = str(error), True
+            else:
+                how = "resolved by ssh -G" if found.resolved_by == "ssh -G" else "read by nfstune: no ssh client"
+                # the way there on a line of its own: a narrow panel then wraps between words of one part
+                said, failed = found.destination.replace(" via ", "\nvia ", 1) + f"\n({how})", False
+            with contextlib.suppress(RuntimeError):  # the panel was closed meanwhile
+                self._resolved.emit(asked, said, failed)  # queued to the GUI thread: the label is set there
+
+        threading.Thread(target=work, name=f"resolve-{self.role}", daemon=True).start()
+
+    @Slot(int, str, bool)
+    def _on_resolved(self, asked: int, said: str, failed: bool) -> None:
+        if asked != self._asked:
+            return  # typed on since: a newer answer is coming
+        self.goes_to.setText(said)
+        self.goes_to.setStyleSheet("color: #b00020;" if failed else "")
 
     @Slot(bool)
     def _on_details_toggled(self, checked: bool) -> None:
@@ -119,10 +181,9 @@ class HostPanel(QGroupBox):
         # the host is then the address itself, as the client mounts it
         for field in (self.user, self.port, self.key, self.address):
             field.setEnabled(not checked)
-        self.target.setPlaceholderText(
-            "the NAS's name or IP address as the client reaches it" if checked else TARGET_HINT
-        )
-        self.target.setToolTip(self.target.placeholderText())
+        self.target.setPlaceholderText("name or IP as the client reaches it" if checked else TARGET_SHORT)
+        self.target.setToolTip("The NAS's name or IP address as the client reaches it" if checked else TARGET_HINT)
+        self.resolve_later()
 
     def spec(self) -> HostSpec:
         if self.this_computer.isChecked():
