@@ -20,8 +20,9 @@ from nfstune.errors import ConfigError
 from nfstune.nfs.addresses import server_address
 from nfstune.remote.target import split_spec
 from nfstune.ui.controller import MORE_CLIENTS, ConnState, Controller, HostSpec
-from nfstune.ui.pages.host_panel import STATE_STYLE, HostPanel
+from nfstune.ui.pages.host_panel import HostPanel, state_colour
 from nfstune.ui.rich_text import rich
+from nfstune.ui.theme import text_colour
 from nfstune.ui.widgets.scrolled import scrolled
 
 RECENT_KEY = "connect/recent_pairs"
@@ -65,7 +66,7 @@ class ConnectPage(QWidget):
         more_label = QLabel("&Further clients:")
         more_label.setBuddy(self.more)
         self.lab_status = QLabel(wordWrap=True)
-        self.error = QLabel(wordWrap=True, styleSheet="color: #b00020;")
+        self.error = QLabel(wordWrap=True, styleSheet=f"color: {text_colour('bad').name()};")
         buttons = QHBoxLayout()
         buttons.addWidget(self.connect_button)
         buttons.addWidget(self.lab_button)
@@ -223,7 +224,7 @@ class ConnectPage(QWidget):
             state = c.states.get(role, ConnState.IDLE)
             spec = c.specs[role]
             label = c.hosts[role].label if role in c.hosts else spec.describe()
-            colour = STATE_STYLE[state].replace("color: ", "").split(";")[0]
+            colour = state_colour(state)
             said = f"{state.value}: {self._more_messages.get(role, '')}" if state is ConnState.FAILED else state.value
             lines.append(f"{role}: {rich(label)}: <span style='color: {colour}'>{rich(said)}</span>")
         self.more_state.setText("<br>".join(lines))

@@ -28,16 +28,27 @@ from nfstune.errors import ConfigError
 from nfstune.nfs import names
 from nfstune.remote.target import resolve, split_spec
 from nfstune.ui.controller import ConnState, HostSpec
+from nfstune.ui.theme import text_colour
 
 TARGET_HINT = "nas.local, admin@192.168.1.10, or an alias from ~/.ssh/config"
 TARGET_SHORT = "nas.local or an ssh alias"  # whole in a 1024-pixel window: the rest is its tooltip
 RESOLVE_DELAY_MS = 400  # after the last key typed: `ssh -G` runs once a name is typed, not at each letter
-STATE_STYLE = {
-    ConnState.IDLE: "color: palette(mid);",
-    ConnState.CONNECTING: "color: #8a6d00;",
-    ConnState.CONNECTED: "color: #1b7f2a; font-weight: bold;",
-    ConnState.FAILED: "color: #b00020; font-weight: bold;",
+STATE_MEANING = {
+    ConnState.IDLE: "muted",
+    ConnState.CONNECTING: "warning",
+    ConnState.CONNECTED: "good",
+    ConnState.FAILED: "bad",
 }
+
+
+def state_colour(state: ConnState) -> str:
+    """A state's colour, a pair by the window's scheme (ui/theme.py): asked when shown, so it is the scheme's now."""
+    return text_colour(STATE_MEANING[state]).name()
+
+
+def state_style(state: ConnState) -> str:
+    bold = " font-weight: bold;" if state in (ConnState.CONNECTED, ConnState.FAILED) else ""
+    return f"color: {state_colour(state)};{bold}"
 
 
 class HostPanel(QGroupBox):
@@ -169,7 +180,7 @@ class HostPanel(QGroupBox):
         if asked != self._asked:
             return  # typed on since: a newer answer is coming
         self.goes_to.setText(said)
-        self.goes_to.setStyleSheet("color: #b00020;" if failed else "")
+        self.goes_to.setStyleSheet(f"color: {text_colour('bad').name()};" if failed else "")
 
     @Slot(bool)
     def _on_details_toggled(self, checked: bool) -> None:
@@ -231,7 +242,7 @@ class HostPanel(QGroupBox):
         if message and state is not ConnState.CONNECTING:
             text = f"{state.value}: {message}"
         self.state.setText(text)
-        self.state.setStyleSheet(STATE_STYLE[state])
+        self.state.setStyleSheet(state_style(state))
         icons = {
             ConnState.CONNECTED: QStyle.StandardPixmap.SP_DialogApplyButton,
             ConnState.FAILED: QStyle.StandardPixmap.SP_MessageBoxCritical,
