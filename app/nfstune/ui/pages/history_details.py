@@ -14,9 +14,9 @@ from nfstune.statistics.stats import format_value
 from nfstune.statistics.verdict import Verdict, format_change
 from nfstune.store import SessionRow
 from nfstune.ui.pages.history_list import session_cells, started_text
+from nfstune.ui.theme import text_colour
 from nfstune.ui.verdicts import KIND_WORDS, verdict_sentence
 
-CAUTION_COLOUR = "#b3261e"
 DASH = "\u2013"  # an en dash: between the ends of a range, and in a cell with no figure
 DETAILS_HEADER = (
     "Configuration",
@@ -89,6 +89,8 @@ def _verdict_html(verdict: Verdict | None, *, baseline: bool) -> str:
 
 
 def comparison_html(a: SessionRow, b: SessionRow, rows: Sequence[ComparisonRow]) -> str:
+    """Built on the GUI thread: the caution's colour is the window's scheme's."""
+    bad = text_colour("bad").name()
     e = html.escape
     parts = [
         f"<h3>Session {a.id} (A) and session {b.id} (B)</h3>"
@@ -101,7 +103,7 @@ def comparison_html(a: SessionRow, b: SessionRow, rows: Sequence[ComparisonRow])
         change = DASH if ratio is None else format_change(ratio)
         weight = " style='font-weight:bold'" if r.verdict is not None and r.verdict.effect else ""
         # a side that stopped early compares few rounds, and maybe not the same moment of the hosts
-        caution = f"<br><span style='color:{CAUTION_COLOUR}'>{e(r.caution)}: read with care</span>" if r.caution else ""
+        caution = f"<br><span style='color:{bad}'>{e(r.caution)}: read with care</span>" if r.caution else ""
         parts.append(
             f"<tr><td>{e(r.recipe)} / {e(r.workload)}</td><td>{e(r.config_label)}</td>"
             f"<td align='right'>{e(_figure(r.median_a, r.unit))}</td>"
