@@ -13,7 +13,7 @@ from nfstune.results.comparisons import margin_of
 from nfstune.results.diagnosis import ROUND_TRIPS, per_file_ms
 from nfstune.results.limit_bars import file_count, limit_bars, stored_ceilings
 from nfstune.results.summary import planned_margins
-from nfstune.results.verdict_rows import margins_of, verdict_rows
+from nfstune.results.verdict_rows import margins_of, ratio_ticks, ratio_words, verdict_rows
 from nfstune.store import Results, open_store
 from tests.unit.trend_sessions import shipped_recipes
 from tests.unit.verdict_session import store_verdict_session
@@ -79,3 +79,12 @@ def test_the_bars_are_the_stored_ceilings(stored: tuple[Results, int, SessionOut
         expected.sync_write_ms,
     ]
     assert all(b.label == "baseline" for b in found.values())
+
+
+def test_the_ratio_axis_names_its_ticks_in_the_verdicts_words() -> None:
+    ticks = dict(ratio_ticks(0.3, 8.0))
+    assert ticks[1.0] == "same"
+    assert (ticks[2.0], ticks[5.0], ticks[0.5]) == ("2x faster", "5x faster", "2x slower")
+    assert (ticks[1.25], ticks[0.8]) == ("25 % faster", "20 % slower")  # slower: the share of the speed lost
+    assert min(ticks) >= 0.3 and max(ticks) <= 8.0
+    assert ratio_words(1 / 3) == "3x slower"

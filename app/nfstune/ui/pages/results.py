@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 ANSWER_STYLE = "border-left: 4px solid #1b7f2a; background: #f3f8f3; padding: 8px 12px; font-size: 12pt;"
 HEADING_STYLE = "font-weight: bold; color: #202020; margin-top: 6px;"
 DETAILS_WORDS = "Details: every verdict in words, the ceilings, and each recipe's rounds and tables"
-PICTURES_SHARE = 0.4  # of the splitter's height, once the details are open
+PICTURES_SHARE = 0.3  # of the splitter's height, once the details are open
 
 
 class ResultsPage(QWidget):

@@ -212,11 +212,18 @@ class ResultsDetails(QWidget):
         self.ceilings_label.setWordWrap(True)
         self.ceilings_label.setTextFormat(Qt.TextFormat.RichText)
         self.ceilings_label.hide()
+        words = QWidget()
+        box = QVBoxLayout(words)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.diagnosis_label)
+        box.addWidget(self.ceilings_label)
+        box.addStretch(1)
+        # the sentences scroll on their own: squeezed by the tabs under them in a low window, they were cut
+        self.words = scrolled(words, wraps=True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.diagnosis_label)
-        layout.addWidget(self.ceilings_label)
-        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.words, 1)
+        layout.addWidget(self.tabs, 2)
 
     def show_session(
         self, session: StoredSession, outcome: SessionOutcome, recipes: Mapping[str, Recipe], status: str
@@ -236,6 +243,7 @@ class ResultsDetails(QWidget):
         ceilings = ceilings_html(session)
         self.ceilings_label.setText(ceilings)
         self.ceilings_label.setVisible(bool(ceilings))
+        self.words.setVisible(bool(ceilings or outcome.findings.diagnoses))
         by_recipe: dict[str, list[WorkloadResults]] = {}
         for group in outcome.groups:
             by_recipe.setdefault(group.recipe, []).append(group)
