@@ -23,12 +23,12 @@ from nfstune.recipes.model import Recipe
 from nfstune.results.summary import results_text
 from nfstune.store import Results, open_store
 from nfstune.ui.main_window import STEPS, MainWindow
-from nfstune.ui.pages.results import (
+from nfstune.ui.pages.results import ResultsPage
+from nfstune.ui.pages.results_details import (
     OPTIONS_COLUMN,
     TABLE_HEADER,
     VERDICT_COLUMN,
     WRAPPED_MIN_WIDTH,
-    ResultsPage,
     WorkloadBlock,
 )
 from tests.unit.test_load_summary import recipes as many_clients_recipes
@@ -109,6 +109,7 @@ def show(
     if chosen is not None:
         stored = replace(stored, recipes=chosen)
     page.show_session(stored, session_outcome(results, sid, recipes or {}), recipes)
+    page.details_button.setChecked(True)  # the tests read the details: every sentence and table
 
 
 def failed_session(results: Results) -> int:
@@ -437,8 +438,8 @@ def test_the_answer_and_what_limits_each_workload_stand_above_the_tabs(
     assert "<b>Change: keep sync (the recommended export); the one faster setting found is async" in answer
     assert "Gain: small-files: async is 4." in answer and "Risk: With async, a crash" in answer
     assert "<b>seq-read</b>: Reads ran at 94 % of the network&#x27;s 95 MB/s" in page.diagnosis_label.text()
-    above = page.layout().indexOf(page.answer_label) < page.layout().indexOf(page.tabs)
-    assert above
+    above = page.layout().indexOf(page.answer_label) < page.layout().indexOf(page.splitter)
+    assert above and page.details.isAncestorOf(page.tabs)
     show(page, results, store_session(results, NO_WDELAY), recipes)  # another session: its own answer
     assert page.answer_label.isVisible() and page.answer_label.text() != answer
 

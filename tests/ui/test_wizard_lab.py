@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from nfstune.lab import LabConfig, host
 from nfstune.ui.controller import ConnState
 from nfstune.ui.main_window import MainWindow
-from nfstune.ui.pages.results import VERDICT_COLUMN
+from nfstune.ui.pages.results_details import VERDICT_COLUMN
 
 pytestmark = pytest.mark.lab
 

@@ -20,6 +20,7 @@ from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report.advice import recommendation_html
 from nfstune.report.chart import strip_chart_svg
 from nfstune.report.trend import session_trends, trend_html
+from nfstune.report.verdict_svg import pictures_html
 from nfstune.results.caveats import WITHOUT_SERVER
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
 from nfstune.results.load_summary import SeriesScaling
@@ -77,6 +78,7 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         + "</p>",
     ]
     parts += findings_html(outcome.findings)
+    parts += pictures_html(outcome, recipes)
     found = outcome.caveats
     if found:
         parts.append(f"<h2>{WITHOUT_SERVER}</h2><ul>" + "".join(f"<li>{e(text)}</li>" for text in found) + "</ul>")

@@ -122,7 +122,7 @@ def _diagnosis(
     if w == "sync-4k":
         return made(*_sync_write(figure, c))
     if w in ROUND_TRIPS:
-        per_ms = _per_file_ms(w, figure, files)
+        per_ms = per_file_ms(w, figure, files)
         if per_ms is None:
             return made(None, None, "The file count of this session is not known, so no time per file is.")
         return made(*_per_file(w, per_ms, c))
@@ -200,7 +200,7 @@ def _sync_write(figure: float, c: Ceilings) -> Found:
     return None, share, f"Each write took {figure:.3g} ms; {said} explain only {percent(share)} of it: {rest}.", ()
 
 
-def _per_file_ms(workload: str, figure: float, files: int | None) -> float | None:
+def per_file_ms(workload: str, figure: float, files: int | None) -> float | None:
     if workload in ("small-files", "tree-delete"):
         return figure * 1000 / files if files else None
     return 1000 / figure if figure > 0 else None  # files a second

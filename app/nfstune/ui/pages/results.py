@@ -1,210 +1,47 @@
-"""The results page: a tab per recipe of a finished (or stopped) session, with every verdict in plain words and its
-CI, and per workload a strip plot (a dot per round beside the median) with the table of figures, verdicts and
-options."""
+"""The results page of a finished (or stopped) session: the answer in three lines in large type, then two pictures,
+the verdict plot (every comparison's ratio and interval against the band where no difference matters) and what
+limits each workload (its figure against each ceiling), and behind a Details disclosure every sentence, tab and
+table of the recipes (results_details.py)."""
 
 from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QColor, QResizeEvent
 from PySide6.QtWidgets import (
-    QBoxLayout,
     QFileDialog,
     QHBoxLayout,
     QLabel,
     QMessageBox,
     QPushButton,
-    QTableWidgetItem,
-    QTabWidget,
+    QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from nfstune.advice.findings import Findings
 from nfstune.advice.outcome import SessionOutcome
-from nfstune.recipes.info import size_text
-from nfstune.recipes.model import WORKLOADS, Recipe
-from nfstune.results.load_summary import SeriesScaling, scaling_lines
-from nfstune.results.run_options import negotiated_view
-from nfstune.results.summary import ConfigResult, WorkloadResults, recipe_notes
-from nfstune.statistics.stats import format_value
+from nfstune.recipes.model import Recipe
+from nfstune.results.limit_bars import file_count, limit_bars, stored_ceilings
+from nfstune.results.verdict_rows import margins_of, verdict_rows
 from nfstune.store import StoredSession
-from nfstune.ui.ceilings import ceilings_html
-from nfstune.ui.pages.recipes import RowsTable
-from nfstune.ui.rich_text import rich
-from nfstune.ui.verdicts import KIND_COLOURS, KIND_WORDS, ci_text, verdict_sentence
+from nfstune.ui.pages.results_details import DASH, FAILED_COLOUR, ResultsDetails
 from nfstune.ui.widgets.scrolled import scrolled
 
 if TYPE_CHECKING:
+    from nfstune.ui.widgets.limit_bars import LimitBarsView
     from nfstune.ui.widgets.result_chart import ResultChart
+    from nfstune.ui.widgets.verdict_plot import VerdictPlot
 
-DASH = "\u2013"
-TABLE_HEADER = ("Configuration", "Median", f"Min{DASH}max", "Rounds", "Against the baseline", "Requested vs negotiated")
-VERDICT_COLUMN = "Against the baseline"
-OPTIONS_COLUMN = "Requested vs negotiated"
-# px: the verdict and the options share what the figures leave, each at least this wide (narrower, they would
-# wrap into too many lines); a window too narrow for that scrolls the table sideways
-WRAPPED_MIN_WIDTH = 200
-EXPORT_KNOBS = {"sync", "async", "wdelay", "no_wdelay"}  # what the shipped recipes change
-FAILED_COLOUR = "#b3261e"
-CHART_WIDTH = 420
-CHART_HEIGHT = 260
-CHART_MAX_WIDTH = 640  # above the table: wider than beside it, not so wide that the dots lose their columns
-VERDICT_STYLE = "background: #f4f7fb; border: 1px solid #c5d3e3; border-radius: 4px; padding: 8px; color: #202020;"
-NO_DIFFERENCE_EXPECTED = "no measurable difference expected"
-KIND_ORDER = ("faster", "slower", "unreliable", "not settled", "same")  # the detail's order: effects first
-
-ANSWER_STYLE = "border-left: 4px solid #1b7f2a; background: #f3f8f3; padding: 6px 10px; font-size: 11pt;"
-
-
-def _expected_no_difference(*texts: str | None) -> str | None:
-    """The reason an expectation gives for no difference ("current kernels apply write gathering to NFSv2
-    only..."), from the first text that expects none; None when none does."""
-    for text in texts:
-        if text and text.lower().startswith(NO_DIFFERENCE_EXPECTED):
-            reason = text.partition(":")[2].strip()
-            return reason or None
-    return None
-
-
-def _capped_text(config: ConfigResult) -> str | None:
-    """'rsize=1M: the server capped rsize and wsize at 524288 (512 KiB) where 1048576 was requested': what ran was
-    not what was asked for."""
-    asked, got = config.requested, config.negotiated
-    capped = {
-        key: (wanted, granted)
-        for key, wanted, granted in (("rsize", asked.rsize, got.rsize), ("wsize", asked.wsize, got.wsize))
-        if wanted is not None and granted is not None and granted < wanted
-    }
-    if not capped:
-        return None
-    if len(set(capped.values())) == 1:  # the usual case: both cut to max_block_size
-        ((wanted, granted),) = set(capped.values())
-        return (
-            f"{config.label}: the server capped {' and '.join(capped)} at {granted} ({size_text(granted)}) "
-            f"where {wanted} was requested"
-        )
-    parts = [f"{key} at {cut} ({size_text(cut)}, {wanted} requested)" for key, (wanted, cut) in capped.items()]
-    return f"{config.label}: the server capped " + " and ".join(parts)
-
-
-def recipe_verdict_lines(groups: Sequence[WorkloadResults], recipe: Recipe | None) -> list[str]:
-    """What a recipe's results mean, a sentence per comparison with its CI: the effects first, then the A/A checks
-    that came out different (unreliable), what is not settled (and what would settle it), what made no difference
-    that matters (with the reason none was expected, where the recipe gives one); then what the server capped and
-    what failed."""
-    by_kind: dict[str, list[str]] = {kind: [] for kind in KIND_ORDER}
-    other: list[str] = []
-    capped: dict[str, str] = {}
-    for group in groups:
-        for config in group.configs:
-            if config.status not in ("completed", None):
-                done = f"after {config.summary.n} rounds" if config.summary else "with no completed round"
-                other.append(f"{config.label}, {group.workload}: {config.status} {done}")
-            text = _capped_text(config)
-            if text:
-                capped.setdefault(config.label, text)
-            verdict = config.verdict
-            if verdict is None:
-                continue
-            line = f"{group.workload}: {verdict_sentence(verdict)}"
-            if verdict.kind in ("same", "not settled") and recipe is not None:
-                # a configuration's own expectation; the recipe's is shown once, above the verdicts
-                own = next((c.expectation for c in recipe.configs if c.label == config.label), None)
-                reason = _expected_no_difference(own)
-                if reason:
-                    line += f" {DASH} expected: {reason}"
-            by_kind.setdefault(verdict.kind, []).append(line)
-    return [line for kind in by_kind for line in by_kind[kind]] + list(capped.values()) + other
-
-
-def _rounds(config: ConfigResult) -> dict[int, float]:
-    """Round -> figure, in the order the rounds ran."""
-    return dict(sorted(config.rounds.items())) if config.rounds else dict(enumerate(config.values, 1))
-
-
-def _cell(text: str, *, right: bool = False, colour: str | None = None) -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
-    if right:
-        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    if colour:
-        item.setForeground(QColor(colour))
-    return item
-
-
-def _verdict_cell(group: WorkloadResults, config: ConfigResult, failed: bool) -> QTableWidgetItem:
-    verdict = config.verdict
-    if config.label == group.baseline_label:
-        return _cell("baseline")
-    if verdict is None:
-        return _cell(
-            f"{config.status}: no completed rounds" if failed else DASH, colour=FAILED_COLOUR if failed else None
-        )
-    cell = _cell(
-        f"{KIND_WORDS.get(verdict.kind, verdict.kind)}\n{ci_text(verdict)}", colour=KIND_COLOURS.get(verdict.kind)
-    )
-    cell.setToolTip(verdict_sentence(verdict))
-    if verdict.effect:
-        font = cell.font()
-        font.setBold(True)
-        cell.setFont(font)
-    return cell
-
-
-def _row_cells(group: WorkloadResults, config: ConfigResult) -> list[QTableWidgetItem]:
-    failed = config.status not in ("completed", None)
-    colour = FAILED_COLOUR if failed else None
-    label = f"{config.label} ({config.status})" if failed else config.label
-    options = negotiated_view(config.requested, config.negotiated).replace(" \u00b7 ", "\n")
-    if config.export_options:
-        # the options a recipe changes; exportfs -s lists a dozen defaults besides (the report keeps them all)
-        shown = [o for o in config.export_options if o in EXPORT_KNOBS] or config.export_options
-        options += f"\nexport {','.join(shown)}"
-    options = options.replace(",", ", ")  # so that a narrow column can wrap a long option list
-    s = config.summary
-    if s is None:
-        figures = ["no completed rounds", DASH, "0"]
-    else:
-        figures = [
-            f"{format_value(s.median)} {group.unit}",
-            f"{format_value(s.min)}{DASH}{format_value(s.max)}",
-            str(s.n),
-        ]
-    cells = [_cell(label, colour=colour)]
-    cells += [_cell(f, right=True, colour=colour) for f in figures]
-    return [*cells, _verdict_cell(group, config, failed), _cell(options)]
-
-
-class WorkloadBlock(QWidget):
-    """A workload's chart and table: side by side when the table fits whole beside the chart, else the chart above
-    the table (wider then, up to CHART_MAX_WIDTH), so that a narrow window (1024 px) gives the table the full
-    width before it has to scroll."""
-
-    def __init__(self, chart: ResultChart, table: RowsTable, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.chart, self.table = chart, table
-        self.box = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
-        self.box.setContentsMargins(0, 0, 0, 0)
-        self.box.addWidget(chart, 0, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.box.addWidget(table, 1, Qt.AlignmentFlag.AlignTop)
-
-    @property
-    def side_by_side(self) -> bool:
-        return self.box.direction() is QBoxLayout.Direction.LeftToRight
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
-        width = event.size().width()
-        side = width >= CHART_WIDTH + self.box.spacing() + self.table.natural_width()
-        self.chart.setFixedWidth(CHART_WIDTH if side else max(CHART_WIDTH, min(width, CHART_MAX_WIDTH)))
-        direction = QBoxLayout.Direction.LeftToRight if side else QBoxLayout.Direction.TopToBottom
-        if self.box.direction() is not direction:
-            self.box.setDirection(direction)  # changes the height only: the width comes from the page
-        super().resizeEvent(event)
+ANSWER_STYLE = "border-left: 4px solid #1b7f2a; background: #f3f8f3; padding: 8px 12px; font-size: 12pt;"
+HEADING_STYLE = "font-weight: bold; color: #202020; margin-top: 6px;"
+DETAILS_WORDS = "Details: every verdict in words, the ceilings, and each recipe's rounds and tables"
+PICTURES_SHARE = 0.3  # of the splitter's height, once the details are open
 
 
 class ResultsPage(QWidget):
@@ -217,13 +54,6 @@ class ResultsPage(QWidget):
         self._session_id: int | None = None
         self.header_label = QLabel("No results yet: they appear here when a run ends.")
         self.header_label.setWordWrap(True)
-        self.tabs = QTabWidget()
-        self.tabs.setDocumentMode(True)
-        self.verdict_labels: dict[str, QLabel] = {}  # recipe id -> its plain-language verdict
-        self.note_labels: dict[str, QLabel] = {}  # recipe id -> its notes that hold on these hosts
-        self.scaling_labels: dict[str, QLabel] = {}  # recipe id -> its several-clients scaling, when it has one
-        self.tables: dict[tuple[str, str], RowsTable] = {}  # (recipe, workload) -> its figures
-        self._charts: list[ResultChart] = []
         self.save_png_button = QPushButton("Save charts as &PNG…")
         self.save_png_button.setEnabled(False)
         self.save_png_button.clicked.connect(self._on_save_png_clicked)
@@ -232,42 +62,111 @@ class ResultsPage(QWidget):
         self.export_report_button.setToolTip("The whole session as one HTML file to send to a colleague")
         self.export_report_button.setEnabled(False)
         self.export_report_button.clicked.connect(self._on_export_report_clicked)
-        self.ceilings_label = QLabel()  # the session's ceilings (ui/ceilings.py); hidden when it measured none
-        self.ceilings_label.setWordWrap(True)
-        self.ceilings_label.setTextFormat(Qt.TextFormat.RichText)
-        self.ceilings_label.hide()
         top = QHBoxLayout()
         top.addWidget(self.header_label, 1)
         top.addWidget(self.export_report_button)
         top.addWidget(self.save_png_button)
-        # the answer in three lines, then what limits each workload: above the detailed verdicts
         self.answer_label = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.answer_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.answer_label.setStyleSheet(ANSWER_STYLE)
         self.answer_label.hide()
-        self.diagnosis_label = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
-        self.diagnosis_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.diagnosis_label.hide()
+        # the pictures are made with the first result: pyqtgraph was 0.2-0.3 s of the desktop's start
+        self.verdict_plot: VerdictPlot | None = None
+        self.limit_view: LimitBarsView | None = None
+        self.verdict_heading = self._heading("The verdicts: each configuration against the one it is compared with")
+        self.limits_heading = self._heading(
+            "What limits each workload: the baseline's figure against each ceiling it cannot pass (MB/s), or each "
+            "wait it cannot avoid (ms each)"
+        )
+        self.pictures = QWidget()
+        self.pictures_box = QVBoxLayout(self.pictures)
+        self.pictures_box.setContentsMargins(0, 0, 0, 0)
+        for heading in (self.verdict_heading, self.limits_heading):
+            self.pictures_box.addWidget(heading)
+        self.pictures_box.addStretch(1)
+        self.details = ResultsDetails()
+        self.details.hide()
+        self.details_button = QToolButton(text=DETAILS_WORDS, checkable=True)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.details_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.details_button.setAutoRaise(True)
+        self.details_button.toggled.connect(self._on_details_toggled)
+        self.details_button.hide()
+        self.details_box = QWidget()
+        box = QVBoxLayout(self.details_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.details_button)
+        box.addWidget(self.details, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(scrolled(self.pictures))
+        self.splitter.addWidget(self.details_box)
+        self._fit_details()
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.answer_label)
-        layout.addWidget(self.diagnosis_label)
-        layout.addWidget(self.ceilings_label)
-        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.splitter, 1)
+        # the details' parts, where the page's callers and tests have always found them
+        self.tabs = self.details.tabs
+        self.verdict_labels = self.details.verdict_labels
+        self.note_labels = self.details.note_labels
+        self.scaling_labels = self.details.scaling_labels
+        self.tables = self.details.tables
+        self.diagnosis_label = self.details.diagnosis_label
+        self.ceilings_label = self.details.ceilings_label
+
+    @staticmethod
+    def _heading(text: str) -> QLabel:
+        label = QLabel(text, wordWrap=True)
+        label.setStyleSheet(HEADING_STYLE)
+        label.hide()
+        return label
+
+    @Slot(bool)
+    def _on_details_toggled(self, shown: bool) -> None:
+        self.details.setVisible(shown)
+        self.details_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        self._fit_details()
+
+    def _fit_details(self) -> None:
+        """Closed, the details take only their button's line; open, most of the page, the pictures above them."""
+        if self.details.isHidden():
+            self.details_box.setMaximumHeight(self.details_button.sizeHint().height())
+            return
+        self.details_box.setMaximumHeight(16777215)  # QWIDGETSIZE_MAX
+        total = max(1, self.splitter.height())
+        self.splitter.setSizes([int(total * PICTURES_SHARE), total - int(total * PICTURES_SHARE)])
 
     def _show_findings(self, found: Findings) -> None:
         e = html.escape
         self.answer_label.show()
-        self.diagnosis_label.setVisible(bool(found.diagnoses))
         head, *rest = found.answer.lines
         self.answer_label.setText(f"<b>{e(head)}</b><br>" + "<br>".join(e(line) for line in rest))
-        items = "".join(f"<li><b>{e(d.workload)}</b>: {e(d.text)}</li>" for d in found.diagnoses)
-        self.diagnosis_label.setText(f"What limits each workload:<ul style='margin: 0'>{items}</ul>")
+
+    def _show_pictures(self, outcome: SessionOutcome, recipes: Mapping[str, Recipe]) -> None:
+        if self.verdict_plot is None or self.limit_view is None:
+            from nfstune.ui.widgets.limit_bars import LimitBarsView
+            from nfstune.ui.widgets.verdict_plot import VerdictPlot
+
+            self.verdict_plot, self.limit_view = VerdictPlot(), LimitBarsView()
+            self.pictures_box.insertWidget(self.pictures_box.indexOf(self.verdict_heading) + 1, self.verdict_plot)
+            self.pictures_box.insertWidget(self.pictures_box.indexOf(self.limits_heading) + 1, self.limit_view)
+        session = outcome.session
+        rows = verdict_rows(outcome.groups, margins_of(session, recipes))
+        bars = limit_bars(outcome.findings.diagnoses, stored_ceilings(session), file_count(session))
+        self.verdict_plot.set_rows(rows)
+        self.limit_view.set_bars(bars)
+        for heading, widget, shown in (
+            (self.verdict_heading, self.verdict_plot, rows),
+            (self.limits_heading, self.limit_view, bars),
+        ):
+            heading.setVisible(bool(shown))
+            widget.setVisible(bool(shown))
 
     def save_pngs(self, directory: Path) -> list[Path]:
         """One PNG per chart, named after its recipe and workload."""
         written = []
-        for number, chart in enumerate(self._charts, 1):
+        for number, chart in enumerate(self.details.charts, 1):
             name = re.sub(r"[^A-Za-z0-9._-]+", "-", chart.objectName() or f"chart-{number}").strip("-")
             path = directory / f"{number:02d}-{name}.png"
             chart.save_png(path)
@@ -297,7 +196,7 @@ class ResultsPage(QWidget):
 
     def chart_widgets(self) -> list[ResultChart]:
         """Every chart on the page, in tab order (for the PNG export)."""
-        return list(self._charts)
+        return list(self.details.charts)
 
     def show_session(
         self, session: StoredSession, outcome: SessionOutcome, recipes: Mapping[str, Recipe] | None = None
@@ -306,17 +205,8 @@ class ResultsPage(QWidget):
         the answer and the diagnoses), which was worked out off the GUI thread: nothing is judged here."""
         recipes = recipes or {}
         self._show_findings(outcome.findings)
-        # QTabWidget.clear() keeps the pages (their charts and tables) alive, hidden: each run left its Results
-        # behind, ~2 MiB a run (tools/bench/desktop_memory.py)
-        pages = [self.tabs.widget(i) for i in range(self.tabs.count())]
-        self.tabs.clear()
-        for page in pages:
-            page.deleteLater()
-        self.verdict_labels.clear()
-        self.note_labels.clear()
-        self.scaling_labels.clear()
-        self.tables.clear()
-        self._charts = []
+        self._show_pictures(outcome, recipes)
+        self.details_button.show()
         self.save_png_button.setEnabled(bool(session.runs))
         self._session_id = session.id
         self.export_report_button.setEnabled(True)
@@ -327,110 +217,4 @@ class ResultsPage(QWidget):
         self.header_label.setText(header)
         colour = FAILED_COLOUR if status in ("failed", "cancelled") else "#202020"
         self.header_label.setStyleSheet(f"font-weight: bold; color: {colour};")
-        ceilings = ceilings_html(session)
-        self.ceilings_label.setText(ceilings)
-        self.ceilings_label.setVisible(bool(ceilings))
-        by_recipe: dict[str, list[WorkloadResults]] = {}
-        for group in outcome.groups:
-            by_recipe.setdefault(group.recipe, []).append(group)
-        for recipe_id in session.recipes:
-            by_recipe.setdefault(recipe_id, [])  # chosen but never reached: its tab says so
-        # the notes read only the facts the session stored (results.summary takes them by their column names)
-        facts = {"server_facts": session.server_facts, "client_facts": session.client_facts}
-        for recipe_id, recipe_groups in by_recipe.items():
-            recipe = recipes.get(recipe_id)
-            title = recipe.title if recipe else recipe_id
-            tab = self._recipe_tab(
-                recipe_id,
-                recipe,
-                recipe_groups,
-                status,
-                recipe_notes(facts, recipe),
-                [item for item in outcome.scaling if item.recipe == recipe_id],
-            )
-            self.tabs.addTab(tab, title)
-
-    def _recipe_tab(
-        self,
-        recipe_id: str,
-        recipe: Recipe | None,
-        groups: list[WorkloadResults],
-        status: str,
-        notes: list[str],
-        scaling: list[SeriesScaling],
-    ) -> QWidget:
-        content = QWidget()
-        layout = QVBoxLayout(content)
-        lines = recipe_verdict_lines(groups, recipe)
-        if not groups:
-            lines = [f"Not run: the session ended ({status}) before this recipe started."]
-        elif not lines:
-            lines = ["Only the baseline has figures: nothing to compare it with."]
-        verdict = QLabel("<br>".join(f"\u2022 {rich(line)}" for line in lines))
-        verdict.setWordWrap(True)
-        verdict.setStyleSheet(VERDICT_STYLE)
-        verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.verdict_labels[recipe_id] = verdict
-        layout.addWidget(verdict)
-        if recipe is not None and recipe.expectation and groups:
-            expected = QLabel(f"What the recipe expected: {recipe.expectation}")
-            expected.setWordWrap(True)
-            expected.setStyleSheet("color: #505050;")
-            layout.addWidget(expected)
-        if notes and groups:
-            shown = QLabel("<br>".join(f"Note: {rich(note)}" for note in notes))
-            shown.setWordWrap(True)
-            shown.setStyleSheet("color: #505050;")
-            self.note_labels[recipe_id] = shown
-            layout.addWidget(shown)
-        if scaling:
-            # several clients at once: where another client stops adding, and each one's share (the text report's)
-            shown = QLabel(
-                "<b>Several clients at once</b><br>" + "<br>".join(rich(ln) for ln in scaling_lines(scaling))
-            )
-            shown.setWordWrap(True)
-            shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            self.scaling_labels[recipe_id] = shown
-            layout.addWidget(shown)
-        for group in groups:
-            layout.addWidget(self._workload_heading(group))
-            layout.addWidget(WorkloadBlock(self._chart(group), self._table(group)))
-        layout.addStretch(1)
-        return scrolled(content)
-
-    @staticmethod
-    def _workload_heading(group: WorkloadResults) -> QLabel:
-        better = "higher" if group.higher_is_better else "lower"
-        e = html.escape
-        heading = QLabel(
-            f"<b>{e(group.workload)}</b>: {e(WORKLOADS[group.workload].title)} "
-            f"({e(group.unit)}, {better} is better; compared with {e(group.baseline_label)})"
-        )
-        heading.setWordWrap(True)
-        return heading
-
-    def _chart(self, group: WorkloadResults) -> ResultChart:
-        # imported with the first result, not with the window: pyqtgraph was 0.2-0.3 s of the desktop's start
-        from nfstune.ui.widgets.result_chart import ResultChart
-
-        chart = ResultChart()
-        chart.note.setWordWrap(True)  # the legend line must not widen the chart past its column
-        chart.setFixedSize(CHART_WIDTH, CHART_HEIGHT)
-        strips = [(c.label, _rounds(c)) for c in group.configs if c.summary is not None]
-        chart.set_data(f"{group.workload} ({group.unit})", group.unit, group.higher_is_better, strips)
-        chart.setObjectName(f"{group.recipe}-{group.workload}")
-        self._charts.append(chart)
-        return chart
-
-    def _table(self, group: WorkloadResults) -> RowsTable:
-        # the verdict and the options wrap; the figures fit their contents; what does not fit scrolls sideways (an
-        # option list cut short would mislead)
-        table = RowsTable(TABLE_HEADER, stretch=(VERDICT_COLUMN, OPTIONS_COLUMN), min_stretch=WRAPPED_MIN_WIDTH)
-        table.setTextElideMode(Qt.TextElideMode.ElideNone)
-        table.setRowCount(len(group.configs))
-        for row, config in enumerate(group.configs):
-            for column, cell in enumerate(_row_cells(group, config)):
-                table.setItem(row, column, cell)
-        table.fit_height()
-        self.tables[(group.recipe, group.workload)] = table
-        return table
+        self.details.show_session(session, outcome, recipes, status)

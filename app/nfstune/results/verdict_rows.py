@@ -1,0 +1,107 @@
+"""The rows of the verdict plot: one per comparison of a session (a configuration against the one it is compared
+with), its speed ratio and interval as the verdict has them, the margin within which a difference does not matter,
+the verdict's kind and whether the comparison was expected to measure the same (an A/A check). Pure: the plot
+draws these, the tests check them against the session's verdicts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from nfstune.recipes.model import Recipe
+from nfstune.results.comparisons import margin_of
+from nfstune.results.summary import WorkloadResults, planned_margins
+from nfstune.statistics.verdict import Kind
+from nfstune.store import StoredSession
+
+
+@dataclass(frozen=True)
+class VerdictRow:
+    recipe: str
+    workload: str
+    label: str
+    against: str  # the configuration it is compared with
+    ratio: float | None  # > 1: faster; None: too few rounds for an estimate
+    low: float | None  # the verdict's interval, at its Holm-corrected level
+    high: float | None
+    margin_percent: float  # within +-margin: no difference that matters
+    kind: Kind
+    expected_same: bool  # an A/A check: nothing differs from what it is compared with
+    text: str  # the verdict's sentence
+
+    @property
+    def title(self) -> str:
+        return f"{self.recipe} / {self.workload}: {self.label} vs {self.against}"
+
+
+def verdict_rows(groups: Sequence[WorkloadResults], margins: Mapping[str, float]) -> list[VerdictRow]:
+    """In the order of the groups and their configurations. `margins`: recipe id -> its margin in % (margins_of);
+    a recipe missing there has the default margin."""
+    rows = []
+    for group in groups:
+        margin = margins.get(group.recipe, margin_of(None))
+        for config in group.configs:
+            verdict = config.verdict
+            if verdict is None:
+                continue
+            low, high = verdict.ci if verdict.ci is not None else (None, None)
+            rows.append(
+                VerdictRow(
+                    group.recipe,
+                    group.workload,
+                    config.label,
+                    config.against or group.baseline_label,
+                    verdict.ratio,
+                    low,
+                    high,
+                    margin,
+                    verdict.kind,
+                    config.same_as_baseline is not None,
+                    verdict.text,
+                )
+            )
+    return rows
+
+
+def margins_of(session: StoredSession, recipes: Mapping[str, Recipe]) -> dict[str, float]:
+    """recipe id -> the margin its verdicts were judged with: the session's plan's, else the recipe's now (as
+    results.summary judges them)."""
+    # planned_margins reads the plan as the store keeps it (JSON text); the typed session has it parsed
+    planned = planned_margins({"plan": json.dumps(session.plan) if session.plan else None})
+    return {r: margin_of(recipes.get(r), planned.get(r)) for r in dict.fromkeys([*session.recipes, *planned])}
+
+
+# the ticks of the ratio axis, nearest "same" first on each side: round words ("10 % slower", "2x faster") rather
+# than the exact reciprocals of the other side's
+FASTER_TICKS = (1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 1000.0)
+SLOWER_TICKS = (0.9, 0.8, 0.5, 1 / 3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.001)
+SHOWN_RANGE = (1e-3, 1e3)  # a CI of two rounds in a large family can reach 1e7: drawn to the axis' end
+
+
+def ratio_span(rows: Sequence[VerdictRow]) -> tuple[float, float]:
+    """The ratios the axis spans: every interval and estimate, every margin band, and one tick each side of 1."""
+    values = [v for r in rows for v in (r.low, r.high, r.ratio) if v is not None and v > 0]
+    values += [m for r in rows for m in (1 + r.margin_percent / 100, 1 / (1 + r.margin_percent / 100))]
+    low = min([SLOWER_TICKS[0], *values])
+    high = max([FASTER_TICKS[0], *values])
+    return max(low, SHOWN_RANGE[0]), min(high, SHOWN_RANGE[1])
+
+
+def ratio_ticks(low: float, high: float) -> list[tuple[float, str]]:
+    """(ratio, words) for the axis from `low` to `high`: "same" and the round ratios between (a chart keeps those
+    whose words do not touch)."""
+    inside = [t for t in SLOWER_TICKS if t >= low] + [t for t in FASTER_TICKS if t <= high]
+    return sorted([(1.0, "same"), *((t, ratio_words(t)) for t in inside)])
+
+
+def ratio_words(ratio: float) -> str:
+    """'2x faster', '3x slower', '25 % faster', '20 % slower'."""
+    if ratio == 1:
+        return "same"
+    factor = ratio if ratio > 1 else 1 / ratio
+    direction = "faster" if ratio > 1 else "slower"
+    if factor >= 2 - 1e-9:
+        return f"{round(factor):g}x {direction}"
+    # slower in the share of the speed lost, as the verdicts say it: 0.8 is 20 % slower
+    return f"{abs(ratio - 1) * 100:.0f} % {direction}"
