@@ -4,6 +4,7 @@ cell, the full sentence (with what would settle it) for a tooltip or a detail. T
 from __future__ import annotations
 
 from nfstune.statistics.verdict import Verdict, format_change
+from nfstune.ui.theme import text_colour
 
 KIND_WORDS = {
     "faster": "faster",
@@ -12,7 +13,13 @@ KIND_WORDS = {
     "not settled": "not settled",
     "unreliable": "unreliable",
 }
-KIND_COLOURS = {"unreliable": "#a33c00", "not settled": "#505050"}  # effects are bold instead
+_KIND_MEANING = {"unreliable": "warning", "not settled": "muted"}  # effects are bold instead
+
+
+def kind_colour(kind: str) -> str | None:
+    """The colour of a verdict's words in a table, a pair by the window's scheme (ui/theme.py); None: the text's."""
+    meaning = _KIND_MEANING.get(kind)
+    return text_colour(meaning).name() if meaning else None
 
 
 def ci_text(verdict: Verdict) -> str:

@@ -30,7 +30,7 @@ from nfstune.recipes.model import Recipe
 from nfstune.results.limit_bars import file_count, limit_bars, stored_ceilings
 from nfstune.results.verdict_rows import margins_of, verdict_rows
 from nfstune.store import StoredSession
-from nfstune.ui.pages.results_details import DASH, FAILED_COLOUR, ResultsDetails
+from nfstune.ui.pages.results_details import DASH, ResultsDetails, failed_colour
 from nfstune.ui.widgets.scrolled import scrolled
 
 if TYPE_CHECKING:
@@ -38,8 +38,11 @@ if TYPE_CHECKING:
     from nfstune.ui.widgets.result_chart import ResultChart
     from nfstune.ui.widgets.verdict_plot import VerdictPlot
 
-ANSWER_STYLE = "border-left: 4px solid #1b7f2a; background: #f3f8f3; padding: 8px 12px; font-size: 12pt;"
-HEADING_STYLE = "font-weight: bold; color: #202020; margin-top: 6px;"
+# a light box with its own dark text: it reads the same in a dark window
+ANSWER_STYLE = (
+    "border-left: 4px solid #1b7f2a; background: #f3f8f3; color: #202020; padding: 8px 12px; font-size: 12pt;"
+)
+HEADING_STYLE = "font-weight: bold; color: palette(window-text); margin-top: 6px;"
 DETAILS_WORDS = "Details: every verdict in words, the ceilings, and each recipe's rounds and tables"
 PICTURES_SHARE = 0.3  # of the splitter's height, once the details are open
 
@@ -215,6 +218,6 @@ class ResultsPage(QWidget):
         if session.message:
             header += f" {DASH} {session.message}"
         self.header_label.setText(header)
-        colour = FAILED_COLOUR if status in ("failed", "cancelled") else "#202020"
+        colour = failed_colour() if status in ("failed", "cancelled") else "palette(window-text)"
         self.header_label.setStyleSheet(f"font-weight: bold; color: {colour};")
         self.details.show_session(session, outcome, recipes, status)

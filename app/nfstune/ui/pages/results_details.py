@@ -24,7 +24,8 @@ from nfstune.store import StoredSession
 from nfstune.ui.ceilings import ceilings_html
 from nfstune.ui.pages.recipes import RowsTable
 from nfstune.ui.rich_text import rich
-from nfstune.ui.verdicts import KIND_COLOURS, KIND_WORDS, ci_text, verdict_sentence
+from nfstune.ui.theme import text_colour
+from nfstune.ui.verdicts import KIND_WORDS, ci_text, kind_colour, verdict_sentence
 from nfstune.ui.widgets.scrolled import scrolled
 
 if TYPE_CHECKING:
@@ -38,7 +39,13 @@ OPTIONS_COLUMN = "Requested vs negotiated"
 # wrap into too many lines); a window too narrow for that scrolls the table sideways
 WRAPPED_MIN_WIDTH = 200
 EXPORT_KNOBS = {"sync", "async", "wdelay", "no_wdelay"}  # what the shipped recipes change
-FAILED_COLOUR = "#b3261e"
+
+
+def failed_colour() -> str:
+    """A failed or cancelled run's colour, a pair by the window's scheme, asked when shown."""
+    return text_colour("bad").name()
+
+
 CHART_WIDTH = 420
 CHART_HEIGHT = 260
 CHART_MAX_WIDTH = 640  # above the table: wider than beside it, not so wide that the dots lose their columns
@@ -128,11 +135,9 @@ def _verdict_cell(group: WorkloadResults, config: ConfigResult, failed: bool) ->
         return _cell("baseline")
     if verdict is None:
         return _cell(
-            f"{config.status}: no completed rounds" if failed else DASH, colour=FAILED_COLOUR if failed else None
+            f"{config.status}: no completed rounds" if failed else DASH, colour=failed_colour() if failed else None
         )
-    cell = _cell(
-        f"{KIND_WORDS.get(verdict.kind, verdict.kind)}\n{ci_text(verdict)}", colour=KIND_COLOURS.get(verdict.kind)
-    )
+    cell = _cell(f"{KIND_WORDS.get(verdict.kind, verdict.kind)}\n{ci_text(verdict)}", colour=kind_colour(verdict.kind))
     cell.setToolTip(verdict_sentence(verdict))
     if verdict.effect:
         font = cell.font()
@@ -143,7 +148,7 @@ def _verdict_cell(group: WorkloadResults, config: ConfigResult, failed: bool) ->
 
 def _row_cells(group: WorkloadResults, config: ConfigResult) -> list[QTableWidgetItem]:
     failed = config.status not in ("completed", None)
-    colour = FAILED_COLOUR if failed else None
+    colour = failed_colour() if failed else None
     label = f"{config.label} ({config.status})" if failed else config.label
     options = negotiated_view(config.requested, config.negotiated).replace(" \u00b7 ", "\n")
     if config.export_options:
@@ -295,12 +300,12 @@ class ResultsDetails(QWidget):
         if recipe is not None and recipe.expectation and groups:
             expected = QLabel(f"What the recipe expected: {recipe.expectation}")
             expected.setWordWrap(True)
-            expected.setStyleSheet("color: #505050;")
+            expected.setStyleSheet(f"color: {text_colour('muted').name()};")
             layout.addWidget(expected)
         if notes and groups:
             shown = QLabel("<br>".join(f"Note: {rich(note)}" for note in notes))
             shown.setWordWrap(True)
-            shown.setStyleSheet("color: #505050;")
+            shown.setStyleSheet(f"color: {text_colour('muted').name()};")
             self.note_labels[recipe_id] = shown
             layout.addWidget(shown)
         if scaling:
