@@ -109,13 +109,19 @@ class _QuietButtons(QProxyStyle):
         return super().styleHint(hint, option, widget, returnData)
 
 
+def _style_name(style: QStyle) -> str:
+    """The style's own name, also once it is wrapped in our proxy (whose own name is empty)."""
+    base = style.baseStyle() if isinstance(style, QProxyStyle) else style
+    return base.name().lower()
+
+
 class Theme(QObject):
     """Applies the look to the application, and again whenever the desktop's scheme changes."""
 
     def __init__(self, app: QApplication) -> None:
         super().__init__(app)
         self.app = app
-        self.fusion = app.style().name().lower() == "fusion"
+        self.fusion = _style_name(app.style()) == "fusion"
         if not isinstance(app.style(), _QuietButtons):
             app.setStyle(_QuietButtons(app.style().name()))
         app.styleHints().colorSchemeChanged.connect(self._on_color_scheme_changed)
