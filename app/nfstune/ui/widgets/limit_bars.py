@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from nfstune.results.limit_bars import LimitBars
 from nfstune.statistics.stats import format_value
+from nfstune.ui.widgets.static_plot import TEXT_COLOR, static_plot
 
-TEXT_COLOR = "#202020"
 FIGURE_COLOUR = "#1f5fa0"
 BOUND_COLOUR = "#a0a0a0"
 LIMIT_COLOUR = "#d9480f"  # the bound the diagnosis names as the limit
@@ -32,13 +32,8 @@ class LimitChart(QWidget):
     def __init__(self, data: LimitBars) -> None:
         super().__init__()
         self.data = data
-        self.graphics = pg.GraphicsLayoutWidget()
-        self.graphics.setBackground("w")
-        self.plot: pg.PlotItem = self.graphics.addPlot()
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
+        self.graphics, self.plot = static_plot(("left",))
         self.plot.hideAxis("bottom")  # every bar says its value
-        self.plot.getAxis("left").setTextPen(TEXT_COLOR)
         held = f": held by the {html.escape(data.bottleneck)}" if data.bottleneck else ""
         unit = "MB/s" if data.ceiling else "ms each"
         # a label, not the plot's title: pyqtgraph centres a title over the bars and cuts what overflows

@@ -16,11 +16,11 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from nfstune.report.chart import nice_ticks, tick_text
 from nfstune.statistics.stats import format_value
+from nfstune.ui.widgets.static_plot import TEXT_COLOR, static_plot
 
 # a configuration's label and its figure in each round (round number -> figure)
 Strip = tuple[str, Mapping[int, float]]
 
-TEXT_COLOR = "#202020"
 DOT_COLOR = (31, 95, 160, 170)  # translucent, so that rounds with the same figure darken where they overlap
 BASELINE_DOT_COLOR = (90, 90, 90, 170)
 MEDIAN_COLOR = "#d9480f"
@@ -42,14 +42,9 @@ def jitter(count: int) -> list[float]:
 class ResultChart(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.graphics = pg.GraphicsLayoutWidget()
-        self.graphics.setBackground("w")
-        self.plot: pg.PlotItem = self.graphics.addPlot()
-        self.plot.setMouseEnabled(x=False, y=False)  # a result is read, not explored
-        self.plot.hideButtons()
-        # no grid: with one, pyqtgraph drops the 0 label at the axis' end, and the dots' distance from 0 matters
-        for side in ("left", "bottom"):
-            self.plot.getAxis(side).setTextPen(TEXT_COLOR)
+        # a result is read, not explored; no grid: with one, pyqtgraph drops the 0 label at the axis' end, and the
+        # dots' distance from 0 matters
+        self.graphics, self.plot = static_plot()
         self.note = QLabel()
         self.note.setStyleSheet(f"color: {TEXT_COLOR}; background: white; padding: 2px 8px;")
         layout = QVBoxLayout(self)

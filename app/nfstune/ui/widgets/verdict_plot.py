@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from nfstune.results.verdict_rows import SHOWN_RANGE, VerdictRow, ratio_span, ratio_ticks
 from nfstune.ui.verdicts import KIND_WORDS
+from nfstune.ui.widgets.static_plot import TEXT_COLOR, static_plot
 
-TEXT_COLOR = "#202020"
 KIND_PLOT_COLOURS = {
     "faster": "#1b7f2a",
     "slower": "#b3261e",
@@ -61,13 +61,7 @@ def spaced(
 class VerdictPlot(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.graphics = pg.GraphicsLayoutWidget()
-        self.graphics.setBackground("w")
-        self.plot: pg.PlotItem = self.graphics.addPlot()
-        self.plot.setMouseEnabled(x=False, y=False)  # a verdict is read, not explored
-        self.plot.hideButtons()
-        for side in ("left", "bottom"):
-            self.plot.getAxis(side).setTextPen(TEXT_COLOR)
+        self.graphics, self.plot = static_plot()  # a verdict is read, not explored
         self.plot.setLabel("bottom", AXIS_WORDS, color=TEXT_COLOR)
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)  # the axis is log10 of a ratio: no "(x0.001)"
         self.note = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
