@@ -142,6 +142,12 @@ def test_connect_quick_check_recommendation(qtbot: QtBot, window: MainWindow, la
     answer = w.results_page.answer_label.text()
     assert w.results_page.answer_label.isVisible() and "Change: " in answer and "Risk: " in answer, answer
     assert "async" not in answer.split("<br>")[0] or "keep sync" in answer  # async is never the change itself
+    # the verdict plot leads: a row for async on small-files, drawn as the table's verdict says
+    plotted = {(r.workload, r.label): r.kind for r in w.results_page.verdict_plot.rows}
+    assert w.results_page.verdict_plot.isVisible() and plotted[("small-files", "async")] == "faster", plotted
+    # the sentences are behind Details, there when opened
+    assert not w.results_page.diagnosis_label.isVisible()
+    w.results_page.details_button.setChecked(True)
     assert w.results_page.diagnosis_label.isVisible() and "sync-4k" in w.results_page.diagnosis_label.text()
     # the kernel ignores no_wdelay on v3/v4: whatever the lab's noise, it is never shown as an effect
     kinds = verdict_kinds(w.results_page.tables[("quick-check", "sync-4k")])
