@@ -7,19 +7,21 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontInfo, QGuiApplication
 from PySide6.QtWidgets import QListWidgetItem, QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
-from nfstune import paths
 from nfstune.facts.probe_output import parse_probe_output
-from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
 from nfstune.session.workflow import Facts, plan_for
 from nfstune.ui.pages.recipes import ID_ROLE, RecipesPage
 from nfstune.ui.plan_dialog import PlanDialog
+from tests.ui import recipes_page_fixtures
+
+# the shipped recipes and the Recipes page on them, shared with the page's other tests
+recipes = recipes_page_fixtures.recipes
+page = recipes_page_fixtures.page
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "probe"
 
@@ -61,23 +63,6 @@ def test_copy_all_puts_the_whole_plan_on_the_clipboard_and_close_closes(qtbot: Q
 
 ORDER_LINE = re.compile(r"^  round (\d+): (.+)$", re.MULTILINE)
 VISIT_LINE = re.compile(r"^  round 1, ([^:]+): ", re.MULTILINE)
-
-
-@pytest.fixture(scope="module")
-def recipes() -> list[Recipe]:
-    loaded, errors = load_recipes([paths.recipes_dir()])
-    assert errors == []
-    return loaded
-
-
-@pytest.fixture
-def page(qtbot: QtBot, recipes: list[Recipe]) -> RecipesPage:
-    widget = RecipesPage(recipes, "small")
-    qtbot.addWidget(widget)
-    widget.resize(1024, 700)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
 
 
 def lab_facts(appliance: str | None = None) -> Facts:

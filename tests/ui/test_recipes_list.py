@@ -3,35 +3,20 @@ plans the recipe on screen (not the checked one) and names it; a workload's name
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics, QTextLayout, QTextOption
 from PySide6.QtWidgets import QStyle
 from pytestqt.qtbot import QtBot
 
-from nfstune import paths
 from nfstune.recipes.estimate import estimate
 from nfstune.recipes.info import describe, format_duration
-from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
 from nfstune.ui.pages.recipes import CONFIG_HEADER, ID_ROLE, RecipesPage
+from tests.ui import recipes_page_fixtures
 
-
-@pytest.fixture(scope="module")
-def recipes() -> list[Recipe]:
-    loaded, errors = load_recipes([paths.recipes_dir()])
-    assert errors == []
-    return loaded
-
-
-@pytest.fixture
-def page(qtbot: QtBot, recipes: list[Recipe]) -> RecipesPage:
-    widget = RecipesPage(recipes, "small")
-    qtbot.addWidget(widget)
-    widget.resize(1024, 700)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+# the shipped recipes and the Recipes page on them, shared with the page's other tests
+recipes = recipes_page_fixtures.recipes
+page = recipes_page_fixtures.page
 
 
 def row_of(page: RecipesPage, recipe_id: str) -> int:
