@@ -271,6 +271,19 @@ TRAPS = """# the lab's own export, then three traps
 """
 
 
+def test_a_server_that_exports_nothing_blocks_and_says_what_to_do(nas: HostFacts, client: HostFacts) -> None:
+    # the desktop before any share is chosen: the server listed none to choose from
+    problems = check(nas, client, server_label="nas", client_label="client", share=None, exports=())
+    (found,) = [p for p in problems if p.severity == "error"]
+    assert found.title == "nas exports nothing" and blocking(problems)
+    assert "/etc/exports" in found.detail and "exportfs -ra" in found.detail
+    # a share named but nothing exported: that share is the error, said once
+    named = run_check(nas, client, share="/export", exports=())
+    assert [p.title for p in named if p.severity == "error"] == ["/export is not exported by nas"]
+    listed = check(nas, client, server_label="nas", client_label="client", share=None, exports=("/export",))
+    assert not blocking(listed)  # a list to pick from: nothing is wrong yet
+
+
 def test_a_relative_share_is_a_blocking_error(nas: HostFacts, client: HostFacts) -> None:
     problems = run_check(nas, client, share="relative/path")
     found = titled(problems, "relative/path")

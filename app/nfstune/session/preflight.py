@@ -156,6 +156,12 @@ def check(
     elif share is not None and _normal(share) not in {_normal(e) for e in exports}:
         what = f"{server_label} exports {', '.join(exports) or 'nothing'}. Pick an exported share, or export it first."
         add(Problem("error", "server", f"{share} is not exported by {server_label}", what))
+    elif share is None and not exports:
+        what = (
+            f"There is no share to test. Export one on {server_label}: a line in /etc/exports, then `exportfs -ra` "
+            "(on an appliance, in its web UI). Then read the hosts again."
+        )
+        add(Problem("error", "server", f"{server_label} exports nothing", what))
     if refused_exports:
         # shown as Python writes them: a control character in one must not reach a terminal as itself
         why = "; ".join(f"{path!r}: {share_problem(path)}" for path in refused_exports)
