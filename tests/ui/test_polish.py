@@ -34,19 +34,24 @@ def test_history_with_no_sessions_says_how_to_get_one(qtbot: QtBot, tmp_path: Pa
     assert "No sessions yet" in text and "Guided tuning" in text and "practice lab" in text
 
 
-def test_the_preflight_header_names_a_labelled_host_with_one_pair_of_parentheses(qtbot: QtBot) -> None:
+def test_the_preflight_card_names_this_computer_without_nested_parentheses(qtbot: QtBot) -> None:
     page = PreflightPage()
     qtbot.addWidget(page)
-    # the label LocalHost gives this computer: its own words, then the hostname in parentheses
+    # the label LocalHost gives this computer: its own words, then the hostname in parentheses (uname -n, which
+    # the probe reads too: the recorded client's is "client")
+    client = facts("lab-client-root.txt")
+    assert client.hostname == "client"
     page.show_facts(
         facts("lab-nas-root.txt"),
-        facts("lab-client-root.txt"),
+        client,
         server_label="nas",
-        client_label="this computer (vm)",
+        client_label="this computer (client)",
         exports=["/srv/nfs/share"],
         share="/srv/nfs/share",
         client_mounts_of_server=[],
     )
-    headers = [page.table.horizontalHeaderItem(c).text() for c in range(3)]
-    assert headers[2].count("(") == 1 and "this computer (vm)" in headers[2] and headers[2].startswith("Client")
-    assert headers[1].startswith("Server") and "nas" in headers[1]
+    # "Client (this computer (client))" was the header once: the card names the role and the words, and the
+    # hostname goes to the line under them, so no parentheses are nested (or needed)
+    assert page.client_card.title.text() == "Client \u00b7 this computer"
+    assert page.client_card.summary.text().startswith("client \u00b7 ")  # the hostname, once
+    assert page.server_card.title.text() == "Server \u00b7 nas"

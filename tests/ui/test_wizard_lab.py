@@ -103,9 +103,9 @@ def connect_and_pick(qtbot: QtBot, w: MainWindow) -> None:
     qtbot.mouseClick(w.next_button, Qt.MouseButton.LeftButton)  # -> Preflight, which probes both hosts
     assert w.stack.currentWidget() is w.preflight_page
     qtbot.waitUntil(lambda: w.controller.probe is not None, timeout=120_000)
-    rows = {row[0]: row[1:] for row in cells(w.preflight_page.table)}
-    assert rows["Kernel"][0].startswith("6.") and rows["Kernel"][1].startswith("6.")
-    assert rows["nfsd max block size"][0] == "128 KiB"
+    cards = (w.preflight_page.server_card, w.preflight_page.client_card)
+    assert all("kernel 6." in card.summary.text() for card in cards)
+    assert w.preflight_page.server_card.rows["Max block size"].text() == "128 KiB"
     assert w.preflight_page.share == "/export" and not w.preflight_page.blocking()
     qtbot.mouseClick(w.next_button, Qt.MouseButton.LeftButton)  # -> Recipes
     assert w.stack.currentWidget() is w.recipes_page

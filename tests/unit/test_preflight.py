@@ -1,4 +1,4 @@
-"""Preflight checks and the side-by-side facts, on the recorded probe output (tests/captures/probe) and on
+"""Preflight checks, on the recorded probe output (tests/captures/probe) and on
 variations of it made with dataclasses.replace."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from nfstune.facts.model import HostFacts
 from nfstune.facts.probe_output import parse_probe_output
-from nfstune.session.preflight import DASH, Problem, blocking, check, facts_rows, install_command, mtu_mismatch
+from nfstune.session.preflight import Problem, blocking, check, install_command, mtu_mismatch
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "probe"
 
@@ -177,86 +177,13 @@ def test_install_command_per_distribution(client: HostFacts) -> None:
     assert install_command(replace(client, os_id="opensuse-leap"), "fio") == "zypper --non-interactive install fio"
 
 
-def test_facts_rows_side_by_side(nas: HostFacts, client: HostFacts) -> None:
-    rows = {label: (server, client) for label, server, client in facts_rows(nas, client)}
-    assert list(rows) == [
-        "Hostname",
-        "OS",
-        "Kernel",
-        "nfs-utils",
-        "nfs-server",
-        "CPUs",
-        "RAM",
-        "NIC",
-        "Disk",
-        "Filesystem",
-        "nfsd threads",
-        "nfsd max block size",
-        "NFS versions enabled",
-        "nfsd listeners",
-        "RDMA devices",
-        "fio",
-        "iperf3",
-    ]
-    assert rows["Hostname"] == ("nas", "client")
-    assert rows["Kernel"] == ("6.1.0-56-cloud-amd64", "6.1.0-56-cloud-amd64")
-    assert rows["nfs-server"] == ("active", "inactive")
-    assert rows["RAM"] == ("0.9 GiB", "0.9 GiB")  # 995588 kB
-    assert rows["NIC"] == ("eth1, virtual, speed unknown, MTU 1500",) * 2
-    assert rows["Disk"] == ("vdb, spinning", DASH)
-    assert rows["Filesystem"] == ("ext4, 3.6 GiB free of 3.9 GiB", DASH)
-    assert rows["nfsd threads"] == ("8", "0")
-    assert rows["nfsd max block size"] == ("128 KiB", DASH)  # the client's nfsd never started: no block size
-    # the kernel lists "+3 +4 +4.1 +4.2": "+4" is no version to mount, and it implies 4.0
-    assert rows["NFS versions enabled"] == ("3, 4.0, 4.1, 4.2",) * 2
-    assert (rows["fio"], rows["iperf3"]) == (("3.33", "3.33"), ("3.12", "3.12"))
-    # recorded before the probe read them: no device is "none", as an empty section reads
-    assert rows["RDMA devices"] == ("none", "none") and rows["nfsd listeners"] == (DASH, DASH)
-
-
-def test_rdma_devices_and_listeners_are_shown_and_rdma_on_one_host_only_is_said() -> None:
+def test_rdma_on_one_host_only_is_said() -> None:
     nas, client = (parse_probe_output((CAPTURES / f"lab-rdma-{n}-root.txt").read_text()) for n in ("nas", "client"))
-    rows = {label: (server, client) for label, server, client in facts_rows(nas, client)}
-    assert rows["RDMA devices"] == ("rxe0 (emulated over Ethernet, active)",) * 2
-    assert rows["nfsd listeners"] == ("rdma 20049, tcp 2049", DASH)
     kw = {"server_label": "nas", "client_label": "client"}
     assert not [p for p in check(nas, client, **kw) if "RDMA" in p.title]
     alone = [p for p in check(nas, replace(client, rdma_devices=()), **kw) if "RDMA" in p.title]
     assert [(p.severity, p.title) for p in alone] == [("info", "RDMA on nas only")]
     assert "client has none active" in alone[0].detail
-
-
-def test_facts_rows_formats(nas: HostFacts, client: HostFacts) -> None:
-    assert nas.route is not None and nas.filesystem is not None
-    disk = replace(nas.filesystem.devices[1], rotational=False, model="Samsung SSD 870")
-    bigger = replace(
-        nas,
-        mem_total_bytes=16 * 1024**3 + 300 * 1024**2,
-        nfsd_max_block_size=1024 * 1024,
-        route=replace(nas.route, speed_mbps=10000, mtu=9000),
-        filesystem=replace(nas.filesystem, devices=(disk,)),
-        nfsd_versions_enabled=frozenset({"4.2", "3", "4.10", "4.1"}),
-    )
-    rows = {label: server for label, server, _ in facts_rows(bigger, client)}
-    assert rows["RAM"] == "16.3 GiB"
-    assert rows["nfsd max block size"] == "1024 KiB"
-    assert rows["NIC"] == "eth1, 10 Gb/s, MTU 9000"
-    assert rows["Disk"] == "Samsung SSD 870, SSD"
-    assert rows["NFS versions enabled"] == "3, 4.1, 4.2, 4.10"  # numeric order, not text order
-    # 4.0 switched off on a newer server (nfsdctl version -4.0): "+4" no longer means it, and the row says so
-    trixie = replace(
-        nas, nfsd_versions_enabled=frozenset({"3", "4", "4.1", "4.2"}), nfsd_versions_disabled=frozenset({"2", "4.0"})
-    )
-    rows = {label: server for label, server, _ in facts_rows(trixie, client)}
-    assert rows["NFS versions enabled"] == "3, 4.1, 4.2 (4.0 switched off)"
-
-
-def test_a_bare_shell_shows_dashes(client: HostFacts) -> None:
-    bare = facts("bare-chroot-dash-only.txt")
-    rows = facts_rows(bare, client)
-    unknown = {label for label, server, _ in rows if server == DASH}
-    assert unknown >= {"Hostname", "OS", "Kernel", "RAM", "NIC", "Disk", "Filesystem", "nfsd max block size"}
-    assert dict((label, server) for label, server, _ in rows)["fio"] == "not installed"
 
 
 # --- issue 9: the share's path, and the exports files' traps ------------------------------------------------------

@@ -1,6 +1,6 @@
 """Preflight: what stands in the way of a run, read from the two hosts' facts (pure: no I/O, no Qt).
 
-`check` lists the problems, worst first; `facts_rows` lays the facts of both hosts side by side for a table.
+`check` lists the problems, worst first (the facts the page shows beside them: session/preflight_cards.py).
 An error means the run cannot work as things are (the wizard keeps Next disabled); a warning means it can, with
 less (no fio, no network ceiling, unknown facts); info is something the admin should know but need not act on.
 """
@@ -16,17 +16,15 @@ from nfstune.facts.model import HostFacts
 from nfstune.nfs.export_options import ASYNC_RISK, FSID_ROOT_RISK, INSECURE_RISK
 from nfstune.nfs.exports import parsed_in_order
 from nfstune.nfs.exports_findings import findings
-from nfstune.nfs.kernel_view import offered_versions
 from nfstune.nfs.names import share_problem
 from nfstune.remote.tools import PACKAGES, install_hint
 from nfstune.session.firewall_and_selinux import firewall_findings, selinux_findings
+from nfstune.session.preflight_cards import gib
 
 Severity = Literal["error", "warning", "info"]
 HostRole = Literal["server", "client", "both"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")  # worst first
-DASH = "\u2013"  # an en dash: a fact that is not known
-GIB = 1024**3
-LOW_FREE_BYTES = GIB
+LOW_FREE_BYTES = 1024**3
 
 # os-release ID -> how to install a package there, non-interactively (nfstune runs it with sudo, without a tty)
 _APT = ("debian", "ubuntu", "raspbian", "linuxmint", "pop", "elementary", "zorin", "kali", "devuan")
@@ -194,7 +192,7 @@ def check(
     fs = server.filesystem
     if fs is not None and fs.free_bytes is not None and fs.free_bytes < LOW_FREE_BYTES:
         what = (
-            f"{_gib(fs.free_bytes)} free: test files are sized from free space (at most half), so they will be "
+            f"{gib(fs.free_bytes)} free: test files are sized from free space (at most half), so they will be "
             "small and reads may come from cache."
         )
         add(Problem("warning", "server", f"Little free space under {fs.path} on {server_label}", what))
@@ -281,135 +279,3 @@ def exports_problems(files: Mapping[str, str]) -> list[Problem]:
 
 def blocking(problems: Sequence[Problem]) -> bool:
     return any(p.severity == "error" for p in problems)
-
-
-# --- the side-by-side table ---------------------------------------------------------------------------------------
-
-
-def _gib(n: int) -> str:
-    return f"{n / GIB:.1f} GiB"
-
-
-def _speed(mbps: int) -> str:
-    return f"{mbps / 1000:g} Gb/s" if mbps >= 1000 and mbps % 100 == 0 else f"{mbps} Mb/s"
-
-
-def _nic(facts: HostFacts) -> str:
-    route = facts.route
-    if route is None or route.interface is None:
-        return DASH
-    speed = _speed(route.speed_mbps) if route.speed_mbps else "virtual, speed unknown"
-    return ", ".join([route.interface, speed, f"MTU {route.mtu}" if route.mtu else f"MTU {DASH}"])
-
-
-def _disk(facts: HostFacts) -> str:
-    disks = facts.filesystem.disks if facts.filesystem else ()
-    kinds = {True: "spinning", False: "SSD", None: "type unknown"}
-    return "; ".join(f"{d.model or d.name}, {kinds[d.rotational]}" for d in disks) or DASH
-
-
-def _filesystem(facts: HostFacts) -> str:
-    fs = facts.filesystem
-    if fs is None or (fs.fstype is None and fs.size_bytes is None):
-        return DASH
-    if fs.free_bytes is None or fs.size_bytes is None:
-        return fs.fstype or DASH
-    return f"{fs.fstype or DASH}, {_gib(fs.free_bytes)} free of {_gib(fs.size_bytes)}"
-
-
-def _nfs_server(facts: HostFacts) -> str:
-    if facts.nfs_server_state is not None:
-        return facts.nfs_server_state
-    return {True: "running", False: "not running", None: DASH}[facts.nfs_server_active]
-
-
-def _versions(facts: HostFacts) -> str:
-    """The versions a client can mount: "+4" alone is no version, and 4.0 is on unless "-4.0" says it is off."""
-    if facts.nfsd_versions_enabled is None:
-        return DASH
-    disabled = facts.nfsd_versions_disabled or frozenset()
-    # and a minor version newer than nfstune knows is still the server's to show
-    offered = offered_versions(facts.nfsd_versions_enabled, disabled) | {
-        v for v in facts.nfsd_versions_enabled if v.startswith("4.")
-    }
-    if any(v.startswith("4.") for v in offered):
-        offered -= {"4"}
-    ordered = sorted(offered, key=lambda v: tuple(int(p) for p in v.split(".")))
-    text = ", ".join(ordered) or "none"
-    off = sorted(v for v in disabled if v.startswith("4.") and v not in offered)
-    return text + (f" ({', '.join(off)} switched off)" if off and "4" in facts.nfsd_versions_enabled else "")
-
-
-def _tool(facts: HostFacts, tool: str, version: str | None) -> str:
-    if version is not None:
-        return version
-    if tool in facts.tools:
-        return "installed"
-    return "not installed" if facts.complete else DASH
-
-
-def _text(value: object) -> str:
-    return DASH if value is None else str(value)
-
-
-def _column(f: HostFacts) -> list[str]:
-    return [
-        _text(f.hostname),
-        _text(f.os_pretty_name or f.os_id),
-        _text(f.kernel),
-        _text(f.nfs_utils_version),
-        _nfs_server(f),
-        _text(f.cpu_count),
-        _gib(f.mem_total_bytes) if f.mem_total_bytes is not None else DASH,
-        _nic(f),
-        _disk(f),
-        _filesystem(f),
-        _text(f.nfsd_threads),
-        f"{f.nfsd_max_block_size / 1024:g} KiB" if f.nfsd_max_block_size else DASH,
-        _versions(f),
-        _text(", ".join(sorted(f.nfsd_listeners)) if f.nfsd_listeners else None),
-        _rdma(f),
-        _tool(f, "fio", f.fio_version),
-        _tool(f, "iperf3", f.iperf3_version),
-    ]
-
-
-def _rdma(f: HostFacts) -> str:
-    if not f.rdma_devices:
-        return "none" if f.complete else DASH
-    kinds = {True: "emulated over Ethernet", False: "hardware"}
-    return ", ".join(f"{d.name} ({kinds[d.software]}, {(d.state or 'state unknown').lower()})" for d in f.rdma_devices)
-
-
-ROW_LABELS = (
-    "Hostname",
-    "OS",
-    "Kernel",
-    "nfs-utils",
-    "nfs-server",
-    "CPUs",
-    "RAM",
-    "NIC",
-    "Disk",
-    "Filesystem",
-    "nfsd threads",
-    "nfsd max block size",
-    "NFS versions enabled",
-    "nfsd listeners",
-    "RDMA devices",
-    "fio",
-    "iperf3",
-)
-
-
-# what the client sees of a server it cannot log in to (session/nas_view.py): the rest is unknown, not absent
-SEEN_WITHOUT_LOGIN = {"Hostname", "NFS versions enabled"}
-
-
-def facts_rows(server: HostFacts, client: HostFacts, *, server_login: bool = True) -> list[tuple[str, str, str]]:
-    """(label, server value, client value), DASH where a fact is unknown."""
-    rows = list(zip(ROW_LABELS, _column(server), _column(client), strict=True))
-    if server_login:
-        return rows
-    seen = {"nfs-server": "answers NFS (seen from the client)" if server.nfs_server_active else DASH}
-    return [(label, s if label in SEEN_WITHOUT_LOGIN else seen.get(label, DASH), c) for label, s, c in rows]

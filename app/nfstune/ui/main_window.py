@@ -132,6 +132,7 @@ class MainWindow(QMainWindow):
         c.job_failed.connect(lambda what, msg: self._error(f"{what} failed", msg))
         self.preflight_page.share_changed.connect(c.set_share)
         self.preflight_page.install_requested.connect(self._on_install_requested)
+        self.preflight_page.read_again_requested.connect(c.probe_hosts)
         self.recipes_page.selection_changed.connect(self._update_nav)
         self.recipes_page.scale_changed.connect(self._on_scale_changed)
         self.run_page.finished.connect(self._on_run_finished)

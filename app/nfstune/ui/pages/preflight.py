@@ -1,6 +1,8 @@
-"""The preflight page: both hosts' facts side by side, what stands in the way (nfstune.session.preflight.check), and the
-share to test. It never runs anything: an Install button only asks (install_requested), the wizard does it on the
-host's worker and reports back through set_install_state."""
+"""The preflight page: what stands in the way first (nfstune.session.preflight.check, worst first, each with its
+action), then the share to test, then the two hosts side by side as cards of their known facts
+(session/preflight_cards.py). It never runs anything: an Install button only asks (install_requested), the wizard
+does it on the host's worker and reports back through set_install_state; Read again asks for a new probe
+(read_again_requested)."""
 
 from __future__ import annotations
 
@@ -10,26 +12,26 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication
+from PySide6.QtGui import QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QFrame,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
     QSizePolicy,
     QStyle,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from nfstune.facts.model import HostFacts
-from nfstune.session.preflight import Problem, check, facts_rows, mtu_mismatch
+from nfstune.session.preflight import Problem, check, mtu_mismatch
+from nfstune.session.preflight_cards import host_card
+from nfstune.ui.pages.preflight_card import HostCardView
+from nfstune.ui.theme import text_colour
+from nfstune.ui.widgets.labels import wrapped_label
 from nfstune.ui.widgets.scrolled import scrolled
 
 TITLE = "Preflight: the two hosts side by side"
@@ -38,14 +40,18 @@ ICONS = {
     "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
     "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
 }
-# a pale amber behind dark text: legible in light and dark themes alike, since both colours are set
-HIGHLIGHT_BACKGROUND, HIGHLIGHT_TEXT = QColor("#ffe9a8"), QColor("#3d2e00")
-NO_PROBLEMS = "No problems found: both hosts are ready."
+NO_PROBLEMS = "Both hosts are ready: nothing stands in the way of a run."
+READING = "Reading both hosts' facts over SSH (kernel, nfs-utils, RAM, NIC, disk, exports)\u2026"
+
+
+def exports_nothing(server_label: str) -> str:
+    return f"{server_label} exports nothing, so there is no share to test: add an export there, then Read again."
 
 
 class PreflightPage(QWidget):
     install_requested = Signal(str, str)  # host role ("server" | "client"), the command to run there as root
     share_changed = Signal(str)
+    read_again_requested = Signal()  # the wizard probes both hosts again, and calls show_facts or reading_failed
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -68,26 +74,21 @@ class PreflightPage(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.4)
         font.setBold(True)
         title.setFont(font)
+        self.read_again = QPushButton("&Read again")
+        self.read_again.setToolTip("Probe both hosts again: after a fix made by hand, or a new export")
+        self.read_again.clicked.connect(self._on_read_again_clicked)
+        self.read_again.hide()  # until the first probe has answered: there is nothing to read again before
+        title_row = QHBoxLayout()
+        title_row.addWidget(title, 1)
+        title_row.addWidget(self.read_again)
 
-        self.table = QTableWidget(0, 3)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setWordWrap(False)  # one line a row; a long value is elided, and whole in its tooltip
-        self.table.setTabKeyNavigation(False)  # Tab leaves the table; the arrows move inside it
-        self.table.verticalHeader().setVisible(False)
-        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the page scrolls instead
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        for column in (1, 2):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
-        self.table.setAccessibleName("Host facts")
-        self.table.setHorizontalHeaderLabels(["", "Server", "Client"])  # not Qt's "1 2 3" before the facts come
-        self.table.hide()  # until the facts come; the line below says they are being read
-        self.reading = QLabel("Reading both hosts' facts over SSH (kernel, nfs-utils, RAM, NIC, disk, exports)…")
-        self.reading.setWordWrap(True)
+        self.reading = wrapped_label(READING)
         self.busy = QProgressBar()
         self.busy.setRange(0, 0)  # busy, no percentage: one SSH command a host
         self.busy.setMaximumWidth(240)
+
+        self._problems_box = QVBoxLayout()
+        self._problems_box.setSpacing(10)
 
         self.share_combo = QComboBox()
         self.share_combo.setMinimumContentsLength(24)
@@ -95,27 +96,39 @@ class PreflightPage(QWidget):
         self.share_combo.currentIndexChanged.connect(self._on_share_index_changed)
         share_label = QLabel("&Share to test:")
         share_label.setBuddy(self.share_combo)
-        share_row = QHBoxLayout()
+        # said where the combo would be, when the server lists no share at all
+        self.no_share = wrapped_label()
+        self.no_share.setFont(_bold(self.no_share.font()))
+        self.no_share.hide()
+        self._share_row = QWidget()
+        share_row = QHBoxLayout(self._share_row)
+        share_row.setContentsMargins(0, 0, 0, 0)
         share_row.addWidget(share_label)
         share_row.addWidget(self.share_combo)
         share_row.addStretch(1)
+        self._share_row.hide()  # until the exports are known
 
-        problems_title = QLabel("Problems")
-        problems_title.setFont(_bold(problems_title.font()))
-        self._problems_box = QVBoxLayout()
-        self._problems_box.setSpacing(10)
+        self.server_card, self.client_card = HostCardView(), HostCardView()
+        self._cards = QWidget()
+        cards = QHBoxLayout(self._cards)
+        cards.setContentsMargins(0, 0, 0, 0)
+        cards.setSpacing(12)
+        cards.addWidget(self.server_card, 1)
+        cards.addWidget(self.client_card, 1)
+        self._cards.hide()  # until the facts come; the line above says they are being read
 
         content = QWidget()
         layout = QVBoxLayout(content)
+        layout.setSpacing(12)
         layout.addWidget(self.reading)
         layout.addWidget(self.busy)
-        layout.addWidget(self.table)
-        layout.addLayout(share_row)
-        layout.addWidget(problems_title)
         layout.addLayout(self._problems_box)
+        layout.addWidget(self._share_row)
+        layout.addWidget(self.no_share)
+        layout.addWidget(self._cards)
         layout.addStretch(1)
         outer = QVBoxLayout(self)
-        outer.addWidget(title)
+        outer.addLayout(title_row)
         outer.addWidget(scrolled(content), 1)
 
     # --- what the wizard calls --------------------------------------------------------------------------------
@@ -124,6 +137,9 @@ class PreflightPage(QWidget):
         """The probe failed: say so where the facts would be (the error box says it too), and stop the busy bar."""
         self.busy.hide()
         self.reading.setText(f"Could not read the hosts' facts: {message}")
+        self.reading.show()
+        self.read_again.setEnabled(True)
+        self.read_again.show()
 
     def show_facts(
         self,
@@ -148,15 +164,16 @@ class PreflightPage(QWidget):
         self._refused_exports = tuple(refused_exports)
         self.reading.hide()
         self.busy.hide()
-        self.table.show()
+        self.read_again.setEnabled(True)
+        self.read_again.show()
         self._server, self._client = server, client
         self._export_files = dict(export_files or {})
         self._more = list(more)
         self._labels = (server_label, client_label)
         self._exports, self._share, self._mounts = list(exports), share, list(client_mounts_of_server)
-        self._fill_table()
         self._fill_shares()
         self._refresh_problems()
+        self._fill_cards()
 
     def blocking(self) -> bool:
         """Whether an error stands in the way: the wizard keeps Next disabled while it does."""
@@ -183,31 +200,21 @@ class PreflightPage(QWidget):
 
     # --- filling --------------------------------------------------------------------------------------------------
 
-    def _fill_table(self) -> None:
+    def _fill_cards(self) -> None:
         assert self._server is not None and self._client is not None
         server_label, client_label = self._labels
-        # "Client: this computer (vm)": a label may hold parentheses of its own (this computer's hostname)
-        self.table.setHorizontalHeaderLabels(["", f"Server: {server_label}", f"Client: {client_label}"])
-        rows = facts_rows(self._server, self._client, server_login=self._server_login)
-        mtus = mtu_mismatch(self._server, self._client)
-        self.table.setRowCount(len(rows))
-        for row, cells in enumerate(rows):
-            for column, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setToolTip(text)
-                if column == 0:
-                    item.setFont(_bold(item.font()))
-                elif cells[0] == "NIC" and mtus is not None:
-                    item.setBackground(QBrush(HIGHLIGHT_BACKGROUND))
-                    item.setForeground(QBrush(HIGHLIGHT_TEXT))
-                    item.setToolTip(f"{text}\nThe MTUs differ: {mtus[0]} on the server, {mtus[1]} on the client")
-                self.table.setItem(row, column, item)
-        self.table.resizeRowsToContents()
-        height = self.table.horizontalHeader().sizeHint().height() + 2 * self.table.frameWidth()
-        height += sum(self.table.rowHeight(r) for r in range(len(rows)))
-        self.table.setFixedHeight(height)  # all rows at once: the page's scroll area does the scrolling
+        server = host_card(self._server, "server", server_label, login=self._server_login)
+        client = host_card(self._client, "client", client_label)
+        flagged = {"MTU"} if mtu_mismatch(self._server, self._client) is not None else set()
+        self.server_card.show_card(server, flagged)
+        self.client_card.show_card(client, flagged)
+        self._cards.show()
 
     def _fill_shares(self) -> None:
+        empty = not self._exports
+        self._share_row.setVisible(not empty)  # an empty list to open says less than a sentence
+        self.no_share.setVisible(empty)
+        self.no_share.setText(exports_nothing(self._labels[0]) if empty else "")
         self.share_combo.blockSignals(True)  # filling is not the admin choosing
         self.share_combo.clear()
         self.share_combo.addItems(self._exports)
@@ -240,14 +247,27 @@ class PreflightPage(QWidget):
                 widget.hide()
                 widget.deleteLater()
         self._installs.clear()
+        self._problems_box.addWidget(self._verdict_line())
         for problem in self._problems:
             self._problems_box.addWidget(self._problem_row(problem))
-        if not self._problems:
-            self._problems_box.addWidget(QLabel(NO_PROBLEMS))
+
+    def _verdict_line(self) -> QWidget:
+        """The decision first, in the colour of its worst problem: stopped, can run with less, or ready."""
+        text, meaning = verdict(self._problems)
+        line = wrapped_label(text)
+        line.setAccessibleName("Preflight verdict")
+        font = _bold(line.font())
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        line.setFont(font)
+        palette = line.palette()
+        palette.setColor(QPalette.ColorRole.WindowText, text_colour(meaning))
+        line.setPalette(palette)
+        return line
 
     def _problem_row(self, problem: Problem) -> QWidget:
         row = QFrame()
         row.setFrameShape(QFrame.Shape.StyledPanel)
+        row.setProperty("severity", problem.severity)
         layout = QHBoxLayout(row)
         icon = QLabel()
         icon.setPixmap(self.style().standardIcon(ICONS[problem.severity]).pixmap(32, 32))
@@ -305,11 +325,29 @@ class PreflightPage(QWidget):
         self._refresh_problems()  # pure and quick; the wizard probes the new share's filesystem and calls back
         self.share_changed.emit(self._share)
 
+    def _on_read_again_clicked(self) -> None:
+        self.read_again.setEnabled(False)  # one probe at a time; show_facts or reading_failed enables it again
+        self.reading.setText(READING)
+        self.reading.show()
+        self.busy.show()
+        self.read_again_requested.emit()
+
     def _on_install_clicked(self, host_role: str, command: str) -> None:
         self.install_requested.emit(host_role, command)
 
     def _on_copy_clicked(self, command: str) -> None:
         QGuiApplication.clipboard().setText(command)
+
+
+def verdict(problems: Sequence[Problem]) -> tuple[str, str]:
+    """(the line above the problems, its text colour's meaning in nfstune.ui.theme)."""
+    errors = sum(p.severity == "error" for p in problems)
+    if errors:
+        what = "a problem below stops" if errors == 1 else f"{errors} problems below stop"
+        return f"Not ready: {what} a run.", "bad"
+    if any(p.severity == "warning" for p in problems):
+        return "Ready, with less: a run can start, but see the warnings below.", "warning"
+    return NO_PROBLEMS, "good"
 
 
 def _rich(text: str) -> str:
