@@ -35,6 +35,7 @@ from nfstune.advice.outcome import SessionOutcome
 from nfstune.recipes.model import Recipe
 from nfstune.results.compare import ComparisonRow
 from nfstune.store import Results, SessionRow
+from nfstune.ui.icons import icon
 from nfstune.ui.jobs import CRASHED
 from nfstune.ui.pages.history_details import comparison_html, details_html
 from nfstune.ui.pages.history_jobs import read_comparison, read_outcome, read_sessions, write_export
@@ -126,13 +127,13 @@ class HistoryPage(QWidget):
         self.status = QLabel()
         self.status.setWordWrap(True)
 
-        self.refresh_button = QPushButton("&Refresh")
+        self.refresh_button = QPushButton(icon("refresh"), "&Refresh")
         self.compare_button = QPushButton("&Compare")
         self.compare_button.setToolTip("Compare the two selected sessions, configuration by configuration")
         self.export_buttons = {
-            "html": QPushButton("Export &HTML report…"),
-            "csv": QPushButton("Export CS&V…"),
-            "json": QPushButton("Export &JSON…"),
+            "html": QPushButton(icon("save"), "Export &HTML report…"),
+            "csv": QPushButton(icon("save"), "Export CS&V…"),
+            "json": QPushButton(icon("save"), "Export &JSON…"),
         }
         self.refresh_button.clicked.connect(self._on_refresh_clicked)
         self.compare_button.clicked.connect(self._on_compare_clicked)

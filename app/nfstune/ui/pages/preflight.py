@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSizePolicy,
-    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -30,14 +29,10 @@ from PySide6.QtWidgets import (
 
 from nfstune.facts.model import HostFacts
 from nfstune.session.preflight import Problem, check, facts_rows, mtu_mismatch
+from nfstune.ui.icons import icon
 from nfstune.ui.widgets.scrolled import scrolled
 
 TITLE = "Preflight: the two hosts side by side"
-ICONS = {
-    "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
-    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
-    "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
-}
 # a pale amber behind dark text: legible in light and dark themes alike, since both colours are set
 HIGHLIGHT_BACKGROUND, HIGHLIGHT_TEXT = QColor("#ffe9a8"), QColor("#3d2e00")
 NO_PROBLEMS = "No problems found: both hosts are ready."
@@ -249,11 +244,11 @@ class PreflightPage(QWidget):
         row = QFrame()
         row.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QHBoxLayout(row)
-        icon = QLabel()
-        icon.setPixmap(self.style().standardIcon(ICONS[problem.severity]).pixmap(32, 32))
-        icon.setAccessibleName(problem.severity)
-        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        layout.addWidget(icon)
+        severity = QLabel()
+        severity.setPixmap(icon(problem.severity).pixmap(32, 32))
+        severity.setAccessibleName(problem.severity)
+        severity.setAlignment(Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(severity)
         text = QVBoxLayout()
         title = QLabel(problem.title)
         title.setFont(_bold(title.font()))
@@ -278,7 +273,7 @@ class PreflightPage(QWidget):
         install.setToolTip(f"Run as root on {host_label}: {command}")
         install.setAccessibleName(f"Install {problem.tool or command} on {host_label}")
         install.clicked.connect(partial(self._on_install_clicked, problem.host, command))
-        copy = QPushButton("C&opy command")
+        copy = QPushButton(icon("copy"), "C&opy command")
         copy.setToolTip(command)
         copy.clicked.connect(partial(self._on_copy_clicked, command))
         status = QLabel()

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPu
 from nfstune.advice.outcome import SessionOutcome
 from nfstune.recipes.model import Recipe
 from nfstune.store import StoredSession
+from nfstune.ui.icons import icon
 from nfstune.ui.pages.results_details import DASH, ResultsDetails, failed_colour
 from nfstune.ui.widgets.session_pictures import SessionPictures
 
@@ -36,11 +37,11 @@ class ResultsPage(QWidget):
         self._session_id: int | None = None
         self.header_label = QLabel("No results yet: they appear here when a run ends.")
         self.header_label.setWordWrap(True)
-        self.save_png_button = QPushButton("Save charts as &PNG…")
+        self.save_png_button = QPushButton(icon("save"), "Save charts as &PNG…")
         self.save_png_button.setEnabled(False)
         self.save_png_button.clicked.connect(self._on_save_png_clicked)
         self.ask_directory = QFileDialog.getExistingDirectory  # tests replace it
-        self.export_report_button = QPushButton("E&xport report…")
+        self.export_report_button = QPushButton(icon("save"), "E&xport report…")
         self.export_report_button.setToolTip("The whole session as one HTML file to send to a colleague")
         self.export_report_button.setEnabled(False)
         self.export_report_button.clicked.connect(self._on_export_report_clicked)
