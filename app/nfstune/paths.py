@@ -37,6 +37,12 @@ def icons_dir() -> Path:
     return resources_dir() / "icons" / "hicolor"
 
 
+def fallback_icons_dir() -> Path:
+    """The icons nfstune's buttons and messages use, one SVG each named as the freedesktop icon theme names it
+    (document-save-as.svg, ...): what ui/icons.py shows where the desktop's theme has no such icon."""
+    return resources_dir() / "icons" / "fallback"
+
+
 def cache_dir() -> Path:
     """Rebuildable data: the practice lab's images."""
     return platformdirs.user_cache_path(APP_NAME)

@@ -288,6 +288,7 @@ def test_keyboard_reaches_everything_in_order(page: HistoryPage) -> None:
         page.compare_button,
         *page.export_buttons.values(),
         page.bottom_tabs.tabBar(),
+        page.session_view.details_button,  # the words behind a session's pictures
         page.details,
     ]
     assert [next_tab_stop(w) for w in chain[:-1]] == chain[1:]

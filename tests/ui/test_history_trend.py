@@ -162,7 +162,7 @@ def test_shown_again_it_reads_the_sessions_stored_meanwhile(
     results, ids, _, _ = stored
     select_session(page, ids[2])
     show_trend(page, qtbot, jobs)
-    page.bottom_tabs.setCurrentWidget(page.details)
+    page.bottom_tabs.setCurrentWidget(page.session_view)
     newest = store_session(results, first_look(WEEKS[2]), nas=UPGRADED_NAS)  # a run ends while Details shows
     show_trend(page, qtbot, jobs)
     qtbot.waitUntil(lambda: len(page.trend.chart.figures("seq-write")) == 4, timeout=10_000)

@@ -438,7 +438,8 @@ def test_the_answer_and_what_limits_each_workload_stand_above_the_tabs(
     assert "<b>Change: keep sync (the recommended export); the one faster setting found is async" in answer
     assert "Gain: small-files: async is 4." in answer and "Risk: With async, a crash" in answer
     assert "<b>seq-read</b>: Reads ran at 94 % of the network&#x27;s 95 MB/s" in page.diagnosis_label.text()
-    above = page.layout().indexOf(page.answer_label) < page.layout().indexOf(page.splitter)
+    pictures = page.session_pictures.pictures_box
+    above = pictures.indexOf(page.answer_label) == 0 and page.session_pictures.pictures.isAncestorOf(page.answer_label)
     assert above and page.details.isAncestorOf(page.tabs)
     show(page, results, store_session(results, NO_WDELAY), recipes)  # another session: its own answer
     assert page.answer_label.isVisible() and page.answer_label.text() != answer

@@ -60,6 +60,13 @@ def test_wheel_carries_resources_and_recipes(wheel: Path) -> None:
             assert "nfstune/_data/resources/" + rel.relative_to(REPO / "resources").as_posix() in names
 
 
+def test_wheel_carries_a_fallback_for_every_icon_the_desktop_asks_the_theme_for(wheel: Path) -> None:
+    from nfstune.ui.icons import NAMES
+
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert NAMES and all(f"nfstune/_data/resources/icons/fallback/{n}.svg" in names for n in NAMES.values())
+
+
 @pytest.fixture(scope="module")
 def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtual environment with the wheel installed in it, `nfstune` command included. Its dependencies come
@@ -94,6 +101,13 @@ def test_installed_wheel_finds_its_files(venv: Path, tmp_path: Path) -> None:
     assert Path(info["resources_dir"], "lab", "guest", "usr", "local", "sbin", "lab-setup").is_file()
     shipped = sorted(p.name for p in (REPO / "recipes").glob("*.toml"))
     assert info["recipes"] == shipped and "quick-check.toml" in shipped
+
+
+def test_the_installed_wheel_finds_its_fallback_icons(venv: Path, tmp_path: Path) -> None:
+    site = site_packages(venv)
+    script = "from nfstune.ui.icons import NAMES, fallback_file\nfor n in NAMES.values(): print(fallback_file(n))"
+    found = [Path(line) for line in run([venv / "bin" / "python", "-c", script], tmp_path).splitlines()]
+    assert found and all(str(p).startswith(site) and p.is_file() for p in found)
 
 
 def test_the_installed_command_puts_nfstune_in_the_menu_and_takes_it_out(venv: Path, tmp_path: Path) -> None:

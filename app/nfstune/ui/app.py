@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from nfstune import __version__, paths
 from nfstune.lab import LabConfig
+from nfstune.ui.icons import add_fallback_path
 from nfstune.ui.theme import install_theme
 
 
@@ -25,6 +26,7 @@ def application() -> QApplication:
     # the desktop matches the window to its menu entry (nfstune desktop-entry) by this name: the Wayland app id
     app.setDesktopFileName("nfstune")
     app.setWindowIcon(window_icon())
+    add_fallback_path()
     install_theme(app)
     return app
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 import nfstune
 from nfstune import paths
 from nfstune.ui.crash import versions
+from nfstune.ui.icons import icon
 
 # the README's part for users ends where the part for developers begins
 GUIDE_START, GUIDE_END = "## Install", "## Tests"
@@ -144,9 +145,9 @@ class HelpMenu:
         self.diagnostics: DiagnosticsDialog | None = None
         self.about: QMessageBox | None = None
         menu = window.menuBar().addMenu("&Help")
-        self.guide_action = QAction("&User guide", window, shortcut="F1")
+        self.guide_action = QAction(icon("help"), "&User guide", window, shortcut="F1")
         self.guide_action.triggered.connect(self._on_guide_triggered)
-        self.diagnostics_action = QAction("&Copy diagnostics", window)
+        self.diagnostics_action = QAction(icon("copy"), "&Copy diagnostics", window)
         self.diagnostics_action.triggered.connect(self._on_diagnostics_triggered)
         self.about_action = QAction("&About nfstune", window)
         self.about_action.triggered.connect(self._on_about_triggered)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from nfstune.errors import NfstuneError
 from nfstune.lab import LabConfig, VmStatus, status
+from nfstune.ui.icons import icon
 from nfstune.ui.theme import text_colour
 from nfstune.ui.widgets.accessible import name_qt_buttons
 
@@ -97,7 +98,7 @@ class LabWindow(QMainWindow):
             "configurations within one run, not against real-world speeds."
         )
         intro.setWordWrap(True)
-        refresh = QPushButton("&Refresh now")
+        refresh = QPushButton(icon("refresh"), "&Refresh now")
         refresh.clicked.connect(self._on_timer)
         buttons = QHBoxLayout()
         buttons.addStretch(1)

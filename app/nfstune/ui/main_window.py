@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QUrl, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -30,6 +30,7 @@ from nfstune.session.script import RunOutcome
 from nfstune.store import Results, open_store
 from nfstune.ui.controller import ConnState, Controller
 from nfstune.ui.help_menu import HelpMenu
+from nfstune.ui.icons import icon
 from nfstune.ui.jobs import CRASHED, Prompter
 from nfstune.ui.pages.connect import ConnectPage
 from nfstune.ui.pages.history import HistoryPage
@@ -238,6 +239,7 @@ class MainWindow(QMainWindow):
                 item.setFlags(wanted)
         self.back_button.setEnabled(self._back_target() is not None and not self.run_page.running)
         self.next_button.setText("&Start run >" if index == 2 else "&Next >")
+        self.next_button.setIcon(icon("run") if index == 2 else QIcon())
         not_ready = "" if self._ready_to_run() or index != 2 else self._not_ready_text()
         self.next_button.setToolTip(not_ready)
         self.nav_note.setText(not_ready)

@@ -20,6 +20,7 @@ from nfstune.errors import ConfigError
 from nfstune.nfs.addresses import server_address
 from nfstune.remote.target import split_spec
 from nfstune.ui.controller import MORE_CLIENTS, ConnState, Controller, HostSpec
+from nfstune.ui.icons import icon
 from nfstune.ui.pages.host_panel import HostPanel, state_colour
 from nfstune.ui.rich_text import rich
 from nfstune.ui.theme import text_colour
@@ -52,7 +53,7 @@ class ConnectPage(QWidget):
             "server": HostPanel("server", "NFS server (the NAS)"),
             "client": HostPanel("client", "NFS client (the Linux machine that mounts it)"),
         }
-        self.connect_button = QPushButton("&Connect both")
+        self.connect_button = QPushButton(icon("connect"), "&Connect both")
         self.connect_button.setDefault(True)
         self.connect_button.clicked.connect(self._on_connect_clicked)
         self.lab_button = QPushButton("Use the &practice lab")

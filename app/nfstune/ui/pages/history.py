@@ -2,7 +2,8 @@
 exports (HTML report, CSV, JSON). Every read of the store and every judgement is a job on a worker thread
 (history_jobs.py): the list each time the page is shown (with 10,000 sessions that took seconds on a busy machine,
 and it used to hold the window back at start), the selected session's outcome, a comparison, an export. The GUI
-thread shows what they return (history_list.py, history_details.py)."""
+thread shows what they return (history_list.py; a session's answer and pictures as Results shows them,
+widgets/session_pictures.py, its figures in words behind them, history_details.py)."""
 
 from __future__ import annotations
 
@@ -34,11 +35,13 @@ from nfstune.advice.outcome import SessionOutcome
 from nfstune.recipes.model import Recipe
 from nfstune.results.compare import ComparisonRow
 from nfstune.store import Results, SessionRow
+from nfstune.ui.icons import icon
 from nfstune.ui.jobs import CRASHED
 from nfstune.ui.pages.history_details import comparison_html, details_html
 from nfstune.ui.pages.history_jobs import read_comparison, read_outcome, read_sessions, write_export
 from nfstune.ui.pages.history_list import COLUMNS, SIZED_FROM_ROWS, SessionTableModel
 from nfstune.ui.pages.history_trend import TrendPanel
+from nfstune.ui.widgets.session_pictures import SessionPictures
 
 READING = "Reading the stored sessions…"
 HINT = "Select a session to see its figures, or two sessions (Ctrl+click) to compare them."
@@ -46,6 +49,8 @@ EMPTY = (
     "No sessions yet. Connect to your NAS and run a recipe (Guided tuning), or try the practice lab "
     "(Guided tuning: Use the practice lab). Each run is kept here, to read again and to compare."
 )
+LIST_SHARE = 0.3  # of the page's height, for the session list when the page is first shown
+DETAILS_WORDS = "Details: each configuration's figures, verdict and options, as text"
 # (what, file suffix, filter of the save dialog)
 EXPORTS = {
     "html": ("HTML report", "html", "HTML report (*.html)"),
@@ -115,17 +120,20 @@ class HistoryPage(QWidget):
         self.details = QTextBrowser()
         self.details.setOpenLinks(False)
         self.details.setTabChangesFocus(True)
-        self.details.setPlainText(HINT)
+        # the selected session's answer and pictures first, these words behind a disclosure (as on Results); a
+        # hint, a wait or a comparison is words alone
+        self.session_view = SessionPictures(self.details, DETAILS_WORDS)
+        self._say(HINT)
         self.status = QLabel()
         self.status.setWordWrap(True)
 
-        self.refresh_button = QPushButton("&Refresh")
+        self.refresh_button = QPushButton(icon("refresh"), "&Refresh")
         self.compare_button = QPushButton("&Compare")
         self.compare_button.setToolTip("Compare the two selected sessions, configuration by configuration")
         self.export_buttons = {
-            "html": QPushButton("Export &HTML report…"),
-            "csv": QPushButton("Export CS&V…"),
-            "json": QPushButton("Export &JSON…"),
+            "html": QPushButton(icon("save"), "Export &HTML report…"),
+            "csv": QPushButton(icon("save"), "Export CS&V…"),
+            "json": QPushButton(icon("save"), "Export &JSON…"),
         }
         self.refresh_button.clicked.connect(self._on_refresh_clicked)
         self.compare_button.clicked.connect(self._on_compare_clicked)
@@ -140,7 +148,7 @@ class HistoryPage(QWidget):
         sessions_label = QLabel("&Sessions")
         sessions_label.setBuddy(self.table)
         self.bottom_tabs = QTabWidget()
-        self.bottom_tabs.addTab(self.details, "&Details")
+        self.bottom_tabs.addTab(self.session_view, "&Details")
         self.bottom_tabs.addTab(self.trend, "&Trend")
         buttons = QHBoxLayout()
         for button in (self.refresh_button, self.compare_button):
@@ -156,10 +164,11 @@ class HistoryPage(QWidget):
         top_layout.addWidget(self.table)
         top_layout.addLayout(buttons)
         bottom_layout.addWidget(self.bottom_tabs)
-        splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter = splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(top)
         splitter.addWidget(bottom)
         splitter.setStretchFactor(1, 3)  # the figures need the room; the list scrolls
+        self._list_sized = False  # the list's share is set once the page is first shown (_share_the_height)
         splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
@@ -171,6 +180,7 @@ class HistoryPage(QWidget):
             self.compare_button,
             *self.export_buttons.values(),
             tabs,
+            self.session_view.details_button,
             self.details,
         ]
         for first, second in itertools.pairwise(chain):
@@ -180,8 +190,18 @@ class HistoryPage(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
+        self._share_the_height()
         if not event.spontaneous():  # the History tab opened (not the window brought back from minimised)
             self.refresh()
+
+    def _share_the_height(self) -> None:
+        """A share of the page for the list, the rest for the figures, once, when the page has its height: left to
+        the list's size hint, the list took 220 px of a 700 px window and the pictures were squeezed under it."""
+        total = sum(self.splitter.sizes())
+        if self._list_sized or total <= 0:
+            return
+        self._list_sized = True
+        self.splitter.setSizes([int(total * LIST_SHARE), total - int(total * LIST_SHARE)])
 
     def refresh(self) -> None:
         """Read the sessions again on a worker thread, then show them keeping the selection (sessions_shown). A
@@ -227,6 +247,11 @@ class HistoryPage(QWidget):
         rows = {i.row() for i in self.table.selectionModel().selectedRows()}
         return sorted(self.model.session_at(r).id for r in rows)
 
+    def _say(self, text: str) -> None:
+        """Words in the Details tab in place of a session's pictures: what to do, what is under way, what failed."""
+        self.session_view.show_words_only()
+        self.details.setPlainText(text)
+
     def _row(self, session_id: int) -> SessionRow:
         return next(r for r in self.model.sessions() if r.id == session_id)
 
@@ -250,10 +275,10 @@ class HistoryPage(QWidget):
             return
         self._shown = None
         if len(ids) == 2:
-            self.details.setPlainText(f"Sessions {ids[0]} and {ids[1]} selected: press Compare (Alt+C).")
+            self._say(f"Sessions {ids[0]} and {ids[1]} selected: press Compare (Alt+C).")
         else:
             hint = HINT if self.model.rowCount() else EMPTY  # nothing to select: say how to get a session
-            self.details.setPlainText(hint if not ids else "Select one session for its figures, two to compare.")
+            self._say(hint if not ids else "Select one session for its figures, two to compare.")
 
     def _judge(self) -> None:
         """The wanted session's outcome, worked out on a worker thread; shown if nothing was asked since."""
@@ -262,7 +287,7 @@ class HistoryPage(QWidget):
             return
         if session_id != self._shown:  # the same one read again (a refresh) keeps its figures until then
             self._shown = None
-            self.details.setPlainText(f"Reading session {session_id}…")
+            self._say(f"Reading session {session_id}…")
         if self._judging:  # the one under way asks again as it ends
             return
         self._judging = True
@@ -282,6 +307,7 @@ class HistoryPage(QWidget):
             return
         self._shown = outcome.session_id
         self.details.setHtml(details_html(self._row(outcome.session_id), outcome))
+        self.session_view.show_outcome(outcome, self._recipes or {})
         self.details_shown.emit(outcome.session_id)
 
     def _on_outcome_failed(self, asked: int, session_id: int, reason: str) -> None:
@@ -290,12 +316,12 @@ class HistoryPage(QWidget):
             self._judge()
             return
         self._shown = None
-        self.details.setPlainText(f"Could not read session {session_id}: {reason}")
+        self._say(f"Could not read session {session_id}: {reason}")
 
     @Slot()
     def _on_compare_clicked(self) -> None:
         a, b = self.selected_ids()
-        self.details.setPlainText(f"Comparing sessions {a} and {b}…")
+        self._say(f"Comparing sessions {a} and {b}…")
         store_path, recipes = self._store_path, self._recipes
         self._jobs += 1
         self._background(
@@ -307,11 +333,12 @@ class HistoryPage(QWidget):
 
     def _on_compared(self, a: int, b: int, rows: list[ComparisonRow]) -> None:
         if self.selected_ids() == [a, b]:  # else the selection moved on, and the Details tab with it
+            self.session_view.show_words_only()
             self.details.setHtml(comparison_html(self._row(a), self._row(b), rows))
 
     def _on_compare_failed(self, a: int, b: int, reason: str) -> None:
         if self.selected_ids() == [a, b]:
-            self.details.setPlainText(f"Could not compare sessions {a} and {b}: {reason}")
+            self._say(f"Could not compare sessions {a} and {b}: {reason}")
 
     @Slot()
     def _on_export_html_clicked(self) -> None:

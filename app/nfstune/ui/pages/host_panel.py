@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
-    QStyle,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -28,6 +27,7 @@ from nfstune.errors import ConfigError
 from nfstune.nfs import names
 from nfstune.remote.target import resolve, split_spec
 from nfstune.ui.controller import ConnState, HostSpec
+from nfstune.ui.icons import icon
 from nfstune.ui.theme import text_colour
 
 TARGET_HINT = "nas.local, admin@192.168.1.10, or an alias from ~/.ssh/config"
@@ -39,6 +39,10 @@ STATE_MEANING = {
     ConnState.CONNECTED: "good",
     ConnState.FAILED: "bad",
 }
+
+
+# the icon beside a host's state (ui/icons.py); none while idle
+STATE_ICONS = {ConnState.CONNECTED: "apply", ConnState.FAILED: "error", ConnState.CONNECTING: "refresh"}
 
 
 def state_colour(state: ConnState) -> str:
@@ -243,16 +247,11 @@ class HostPanel(QGroupBox):
             text = f"{state.value}: {message}"
         self.state.setText(text)
         self.state.setStyleSheet(state_style(state))
-        icons = {
-            ConnState.CONNECTED: QStyle.StandardPixmap.SP_DialogApplyButton,
-            ConnState.FAILED: QStyle.StandardPixmap.SP_MessageBoxCritical,
-            ConnState.CONNECTING: QStyle.StandardPixmap.SP_BrowserReload,
-        }
-        pixmap = icons.get(state)
-        if pixmap is None:
+        shown_icon = STATE_ICONS.get(state)
+        if shown_icon is None:
             self.icon.clear()
         else:
-            self.icon.setPixmap(self.style().standardIcon(pixmap).pixmap(16, 16))
+            self.icon.setPixmap(icon(shown_icon).pixmap(16, 16))
         self.retry.setVisible(state is ConnState.FAILED)
         shown = details if state is ConnState.FAILED else ""
         self.details.setText(shown)

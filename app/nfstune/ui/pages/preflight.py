@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSizePolicy,
-    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -29,17 +28,13 @@ from PySide6.QtWidgets import (
 from nfstune.facts.model import HostFacts
 from nfstune.session.preflight import Problem, check, mtu_mismatch
 from nfstune.session.preflight_cards import host_card
+from nfstune.ui.icons import icon
 from nfstune.ui.pages.preflight_card import HostCardView
 from nfstune.ui.theme import text_colour
 from nfstune.ui.widgets.labels import wrapped_label
 from nfstune.ui.widgets.scrolled import scrolled
 
 TITLE = "Preflight: the two hosts side by side"
-ICONS = {
-    "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
-    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
-    "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
-}
 NO_PROBLEMS = "Both hosts are ready: nothing stands in the way of a run."
 READING = "Reading both hosts' facts over SSH (kernel, nfs-utils, RAM, NIC, disk, exports)\u2026"
 
@@ -269,11 +264,11 @@ class PreflightPage(QWidget):
         row.setFrameShape(QFrame.Shape.StyledPanel)
         row.setProperty("severity", problem.severity)
         layout = QHBoxLayout(row)
-        icon = QLabel()
-        icon.setPixmap(self.style().standardIcon(ICONS[problem.severity]).pixmap(32, 32))
-        icon.setAccessibleName(problem.severity)
-        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        layout.addWidget(icon)
+        severity = QLabel()
+        severity.setPixmap(icon(problem.severity).pixmap(32, 32))
+        severity.setAccessibleName(problem.severity)
+        severity.setAlignment(Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(severity)
         text = QVBoxLayout()
         title = QLabel(problem.title)
         title.setFont(_bold(title.font()))
@@ -298,7 +293,7 @@ class PreflightPage(QWidget):
         install.setToolTip(f"Run as root on {host_label}: {command}")
         install.setAccessibleName(f"Install {problem.tool or command} on {host_label}")
         install.clicked.connect(partial(self._on_install_clicked, problem.host, command))
-        copy = QPushButton("C&opy command")
+        copy = QPushButton(icon("copy"), "C&opy command")
         copy.setToolTip(command)
         copy.clicked.connect(partial(self._on_copy_clicked, command))
         status = QLabel()

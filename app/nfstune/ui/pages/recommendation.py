@@ -20,13 +20,13 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPushButton,
-    QStyle,
     QVBoxLayout,
     QWidget,
 )
 
 from nfstune.advice.recommend import Reason, Recommendation
 from nfstune.nfs.fstab_rewrite import parse_fstab_line
+from nfstune.ui.icons import icon
 from nfstune.ui.theme import text_colour
 from nfstune.ui.widgets.labels import wrapped_label
 from nfstune.ui.widgets.scrolled import scrolled
@@ -170,9 +170,9 @@ class RecommendationPage(QWidget):
         self.async_box = QFrame()
         self.async_box.setObjectName("asyncWarning")
         self.async_box.setStyleSheet(ASYNC_BOX_STYLE)
-        icon = QLabel()
-        icon.setPixmap(self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning).pixmap(32, 32))
-        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        warning_icon = QLabel()
+        warning_icon.setPixmap(icon("warning").pixmap(32, 32))
+        warning_icon.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.async_title = QLabel("Not recommended by default: async")
         self.async_title.setStyleSheet("font-weight: bold; font-size: 12pt; color: #c92a2a;")
         self.async_line = _line_label()
@@ -191,16 +191,16 @@ class RecommendationPage(QWidget):
         ):
             box_text.addWidget(widget)
         box_layout = QHBoxLayout(self.async_box)
-        box_layout.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
+        box_layout.addWidget(warning_icon, 0, Qt.AlignmentFlag.AlignTop)
         box_layout.addLayout(box_text, 1)
         self.async_box.hide()
 
-        self.copy_button = QPushButton("&Copy")
+        self.copy_button = QPushButton(icon("copy"), "&Copy")
         self.copy_button.setToolTip("Copy both lines, with comments naming their files, to the clipboard")
-        self.save_button = QPushButton("Sa&ve…")
-        self.apply_button = QPushButton("&Apply…")
+        self.save_button = QPushButton(icon("save"), "Sa&ve…")
+        self.apply_button = QPushButton(icon("apply"), "&Apply…")
         self.apply_button.setToolTip(APPLY_TIP)
-        self.undo_button = QPushButton("&Undo last Apply…")
+        self.undo_button = QPushButton(icon("undo"), "&Undo last Apply…")
         self.undo_button.setToolTip("Show how the files the last Apply changed would be put back, then do it")
         self.apply_state = wrapped_label()
         self.status = wrapped_label()

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from nfstune.session.engine import Event
 from nfstune.session.script import RunOutcome
 from nfstune.ui.controller import Controller
+from nfstune.ui.icons import icon
 from nfstune.ui.theme import text_colour
 from nfstune.ui.widgets.tab_order import insert_in_tab_order
 
@@ -83,11 +84,11 @@ class RunPage(QWidget):
         bar = self.log.verticalScrollBar()
         bar.valueChanged.connect(lambda value: setattr(self, "_follow", value >= bar.maximum() - 2))
         bar.rangeChanged.connect(lambda _low, high: bar.setValue(high) if self._follow else None)
-        self.cancel_button = QPushButton("&Cancel run")
+        self.cancel_button = QPushButton(icon("cancel"), "&Cancel run")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
         self.warnings = QLabel(wordWrap=True, styleSheet=f"color: {text_colour('warning').name()};")
-        self.save_png_button = QPushButton("Save graph as &PNG…")
+        self.save_png_button = QPushButton(icon("save"), "Save graph as &PNG…")
         self.save_png_button.clicked.connect(self._on_save_png_clicked)
         self.ask_save_path = QFileDialog.getSaveFileName  # tests replace it
         top = QHBoxLayout()

@@ -1,0 +1,147 @@
+"""A session as pictures first, as Results and History show it: the answer in three lines in large type, then the
+verdict plot (every comparison's ratio and interval against the band where no difference matters) and what limits
+each workload (its figure against each ceiling), and below them the page's own details (sentences, tables) behind a
+Details disclosure. Everything drawn comes from the session's outcome, judged off the GUI thread: the rows and bars
+are read from it here (results.verdict_rows, results.limit_bars), nothing is judged."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import QLabel, QSplitter, QToolButton, QVBoxLayout, QWidget
+
+from nfstune.advice.outcome import SessionOutcome
+from nfstune.recipes.model import Recipe
+from nfstune.results.limit_bars import LimitBars, file_count, limit_bars, stored_ceilings
+from nfstune.results.verdict_rows import VerdictRow, margins_of, verdict_rows
+from nfstune.ui.widgets.scrolled import scrolled
+
+if TYPE_CHECKING:
+    from nfstune.ui.widgets.limit_bars import LimitBarsView
+    from nfstune.ui.widgets.verdict_plot import VerdictPlot
+
+# a light box with its own dark text: it reads the same in a dark window
+ANSWER_STYLE = (
+    "border-left: 4px solid #1b7f2a; background: #f3f8f3; color: #202020; padding: 8px 12px; font-size: 12pt;"
+)
+HEADING_STYLE = "font-weight: bold; color: palette(window-text); margin-top: 6px;"
+VERDICT_HEADING = "The verdicts: each configuration against the one it is compared with"
+LIMITS_HEADING = (
+    "What limits each workload: the baseline's figure against each ceiling it cannot pass (MB/s), or each wait it "
+    "cannot avoid (ms each)"
+)
+PICTURES_SHARE = 0.3  # of the splitter's height, once the details are open
+QWIDGETSIZE_MAX = 16777215
+
+
+def _heading(text: str) -> QLabel:
+    label = QLabel(text, wordWrap=True)
+    label.setStyleSheet(HEADING_STYLE)
+    label.hide()
+    return label
+
+
+class SessionPictures(QWidget):
+    """`details`: the page's words, shown when the admin opens the disclosure titled `details_words`."""
+
+    def __init__(self, details: QWidget, details_words: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.details = details
+        self.answer_label = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
+        self.answer_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.answer_label.setStyleSheet(ANSWER_STYLE)
+        self.answer_label.hide()
+        # the pictures are made with the first session shown: pyqtgraph was 0.2-0.3 s of the desktop's start
+        self.verdict_plot: VerdictPlot | None = None
+        self.limit_view: LimitBarsView | None = None
+        self.rows: list[VerdictRow] = []  # what the verdict plot draws
+        self.bars: list[LimitBars] = []  # what the limit bars draw
+        self.verdict_heading = _heading(VERDICT_HEADING)
+        self.limits_heading = _heading(LIMITS_HEADING)
+        self.pictures = QWidget()
+        self.pictures_box = QVBoxLayout(self.pictures)
+        self.pictures_box.setContentsMargins(0, 0, 0, 0)
+        # the answer scrolls with the pictures: held above them it took 140 px of a 700 px window for good
+        for part in (self.answer_label, self.verdict_heading, self.limits_heading):
+            self.pictures_box.addWidget(part)
+        self.pictures_box.addStretch(1)
+        self.pictures_area = scrolled(self.pictures)
+        details.hide()
+        self.details_button = QToolButton(text=details_words, checkable=True)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.details_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.details_button.setAutoRaise(True)
+        self.details_button.toggled.connect(self._on_details_toggled)
+        self.details_button.hide()
+        self.details_box = QWidget()
+        box = QVBoxLayout(self.details_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.details_button)
+        box.addWidget(details, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.pictures_area)
+        self.splitter.addWidget(self.details_box)
+        self._fit_details()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter, 1)
+        QWidget.setTabOrder(self.details_button, details)
+
+    @property
+    def showing_pictures(self) -> bool:
+        return not self.pictures_area.isHidden()
+
+    def show_outcome(self, outcome: SessionOutcome, recipes: Mapping[str, Recipe]) -> None:
+        """The session's answer and pictures; its details stay as the admin left the disclosure."""
+        e = html.escape
+        head, *rest = outcome.findings.answer.lines
+        self.answer_label.setText(f"<b>{e(head)}</b><br>" + "<br>".join(e(line) for line in rest))
+        self.answer_label.show()
+        if self.verdict_plot is None or self.limit_view is None:
+            from nfstune.ui.widgets.limit_bars import LimitBarsView
+            from nfstune.ui.widgets.verdict_plot import VerdictPlot
+
+            self.verdict_plot, self.limit_view = VerdictPlot(), LimitBarsView()
+            self.pictures_box.insertWidget(self.pictures_box.indexOf(self.verdict_heading) + 1, self.verdict_plot)
+            self.pictures_box.insertWidget(self.pictures_box.indexOf(self.limits_heading) + 1, self.limit_view)
+        session = outcome.session
+        self.rows = verdict_rows(outcome.groups, margins_of(session, recipes))
+        self.bars = limit_bars(outcome.findings.diagnoses, stored_ceilings(session), file_count(session))
+        self.verdict_plot.set_rows(self.rows)
+        self.limit_view.set_bars(self.bars)
+        for heading, widget, shown in (
+            (self.verdict_heading, self.verdict_plot, self.rows),
+            (self.limits_heading, self.limit_view, self.bars),
+        ):
+            heading.setVisible(bool(shown))
+            widget.setVisible(bool(shown))
+        self.pictures_area.show()
+        self.details_button.show()
+        self._on_details_toggled(self.details_button.isChecked())
+
+    def show_words_only(self) -> None:
+        """No session's pictures: the details widget alone, open (a hint, a wait, an error, a comparison)."""
+        self.answer_label.hide()
+        self.pictures_area.hide()
+        self.details_button.hide()
+        self.details.show()
+        self.details_box.setMaximumHeight(QWIDGETSIZE_MAX)
+
+    @Slot(bool)
+    def _on_details_toggled(self, shown: bool) -> None:
+        self.details.setVisible(shown)
+        self.details_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        self._fit_details()
+
+    def _fit_details(self) -> None:
+        """Closed, the details take only their button's line; open, most of the room, the pictures above them."""
+        if self.details.isHidden():
+            self.details_box.setMaximumHeight(self.details_button.sizeHint().height())
+            return
+        self.details_box.setMaximumHeight(QWIDGETSIZE_MAX)
+        total = max(1, self.splitter.height())
+        self.splitter.setSizes([int(total * PICTURES_SHARE), total - int(total * PICTURES_SHARE)])
