@@ -221,7 +221,7 @@ class HistoryPage(QWidget):
     def _on_sessions_read(self, rows: list[SessionRow]) -> None:
         self._reading = False
         self._show_sessions(rows)
-        self.status.setText(f"{len(rows)} sessions, read {time.strftime('%H:%M:%S')}")
+        self.status.setText(f"{len(rows)} session{'' if len(rows) == 1 else 's'}, read {time.strftime('%H:%M:%S')}")
         self.sessions_shown.emit()
         if self._read_again:  # what was read may miss a session stored while it ran
             self._read_again = False
