@@ -129,6 +129,7 @@ def test_a_recipes_events_come_in_order(tmp_path: Path) -> None:
         "configs": ["baseline", "ra=1M"],
         "workloads": ["seq-read", "sync-4k"],
         "config_workloads": {"baseline": ["seq-read", "sync-4k"], "ra=1M": ["seq-read"]},
+        "baseline": "baseline",
         "rounds_min": 2,
         "rounds_max": 3,
         "warmup": True,

@@ -98,6 +98,8 @@ def recipe_event(item: RecipePlan) -> Event:
             "recipe": recipe.id,
             "title": recipe.title,
             "configs": [c.label for c in item.configs],
+            # what the others are compared with (comparisons.baseline_of): the recipe's, else the first that runs
+            "baseline": recipe.baseline if recipe.baseline in runs else item.configs[0].label,
             "workloads": list(dict.fromkeys(w for ws in runs.values() for w in ws)),
             "config_workloads": runs,  # label -> the workloads its visits run
             "rounds_min": item.rounds.min,
