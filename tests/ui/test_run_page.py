@@ -190,3 +190,24 @@ def test_a_failed_run_opens_the_log(qtbot: QtBot, tmp_path: Path) -> None:
     run.start()
     run._on_job_failed("run", "the server went away")
     assert run.log.isVisible() and "the server went away" in run.log.toPlainText()
+
+
+def test_a_new_recipe_starts_a_new_grid(qtbot: QtBot, tmp_path: Path) -> None:
+    run, _ = fed(qtbot, tmp_path, 3)
+    data = {
+        "recipe": "nfs-versions",
+        "title": "NFS versions",
+        "configs": ["vers=4.2", "vers=3"],
+        "baseline": "vers=4.2",
+        "workloads": ["seq-read"],
+        "config_workloads": {"vers=4.2": ["seq-read"], "vers=3": ["seq-read"]},
+        "rounds_min": 2,
+        "rounds_max": 4,
+        "warmup": False,
+    }
+    run._show(Event("recipe", "nfs-versions: NFS versions", data))
+    grid, panel = run.recipe_panel.grid, run.recipe_panel
+    assert "nfs-versions" in grid.title.text() and grid.rows == [("vers=4.2", "seq-read"), ("vers=3", "seq-read")]
+    assert grid.table.columnCount() == 2  # no warm-up: rounds 1 and 2
+    assert grid.cell_text("vers=3", "seq-read", 1) == "" and grid.running_cells() == []
+    assert panel.rows == [] and "after round 1" in panel.verdicts_title.text()

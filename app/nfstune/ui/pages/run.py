@@ -42,8 +42,8 @@ if TYPE_CHECKING:
 DRAIN_MS = 250
 LOG_LINES = 5000
 LOG_MIN_LINES = 8  # the run log shows at least this many lines
-PANEL_MIN_WIDTH = 330  # px: the visit grid's first rounds and the verdicts' names beside the charts at 1024 px
-PLOT_MIN_WIDTH = 420
+PANEL_MIN_WIDTH = 240  # px: the grid's names and a round or two (it scrolls sideways) on the smallest screens
+PLOT_MIN_WIDTH = 280
 SAME_SECOND_S = 1.5  # two hosts' samples this close count as the same second in the line of all clients
 # (host role, engine series) -> live plot series
 SERIES = {

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from nfstune.session.engine import Event
 from nfstune.ui.theme import text_colour
@@ -50,6 +50,10 @@ class RecipePanel(QWidget):
         layout.addWidget(self.verdicts_title)
         layout.addWidget(self.verdicts_note)
         layout.addWidget(self._scroll, 1)
+        layout.addStretch(0)  # before the first verdicts: the grid and the words at the top, the room below
+        maximum = QSizePolicy.Policy.Maximum
+        for widget in (self.grid, self.verdicts_title, self.verdicts_note):
+            widget.setSizePolicy(QSizePolicy.Policy.Preferred, maximum)
         self.rows: list[VerdictRow] = []  # the latest verdicts' rows, as the event had them
         self.baseline = ""
 

@@ -178,7 +178,9 @@ class VisitGrid(QWidget):
         to the verdicts."""
         table = self.table
         height = table.horizontalHeader().sizeHint().height() + table.verticalHeader().length() + 2 * table.frameWidth()
-        if table.horizontalHeader().length() > table.viewport().width() - 2:
+        # the room for the rounds from the grid's own width: the table's viewport follows it only after this
+        room = self.width() - table.verticalHeader().width() - 2 * table.frameWidth()
+        if table.horizontalHeader().length() > room:
             height += table.horizontalScrollBar().sizeHint().height()
         table.setMaximumHeight(height)
         # every row while there are few; beyond MOST_ROWS the grid scrolls and the verdicts keep their room
