@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from nfstune.ui.widgets.verdict_plot import VerdictPlot
 
 NO_VERDICTS = "<b>Verdicts</b> appear after round 1"
-RECIPE_KINDS = ("recipe", "visit", "repeat", "verdicts")
 
 
 class RecipePanel(QWidget):
