@@ -1,16 +1,21 @@
-"""The Run page's log: tall enough for a cancel's undo step by step, following its last line through a resize
-until the admin scrolls up to read, and the outcome said once."""
+"""The Run page: its log folded until asked for or a cancel, then tall enough for the undo step by step, following
+its last line through a resize until the admin scrolls up to read, and the outcome said once; the visit grid and the
+verdicts as a scripted run's events (tests/ui/scripted_run.py) come in."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from nfstune.session.admin import Event
 from nfstune.session.script import RunOutcome
 from nfstune.ui.controller import Controller
 from nfstune.ui.jobs import Prompter
 from nfstune.ui.pages.run import LOG_MIN_LINES, RunPage
+from nfstune.ui.widgets.visit_grid import RUNNING
+from tests.ui.scripted_run import scripted_events
 
 
 def page(qtbot: QtBot, tmp_path: Path) -> RunPage:
@@ -24,6 +29,9 @@ def page(qtbot: QtBot, tmp_path: Path) -> RunPage:
 
 def test_the_log_follows_its_last_line_through_a_resize_until_scrolled_up(qtbot: QtBot, tmp_path: Path) -> None:
     run = page(qtbot, tmp_path)
+    assert not run.log.isVisible()  # folded: the dashboard has the room
+    run.log_button.click()
+    assert run.log.isVisible()
     assert run.log.height() >= run.log.fontMetrics().lineSpacing() * LOG_MIN_LINES
     bar = run.log.verticalScrollBar()
     for n in range(200):
@@ -77,3 +85,129 @@ def test_several_clients_get_a_line_each_and_one_for_all_of_them(qtbot: QtBot, t
     finally:
         run.plot.stop()
         run.timer.stop()
+
+
+def fed(qtbot: QtBot, tmp_path: Path, rounds: int) -> tuple[RunPage, list[Event]]:
+    """The page as a run's events up to round `rounds` came in, the next round's first visit running."""
+    run = page(qtbot, tmp_path)
+    events = list(scripted_events(tmp_path / "scripted.sqlite3", rounds))
+    for event in events:
+        run.controller.events.append(event)
+    run._on_drain()
+    return run, events
+
+
+def test_the_grid_shows_each_visits_figure_and_marks_the_running_one(qtbot: QtBot, tmp_path: Path) -> None:
+    run, events = fed(qtbot, tmp_path, 1)
+    grid = run.recipe_panel.grid
+    recipe = events[0].data
+    assert grid.recipe == recipe["recipe"] == "quick-check"
+    assert grid.rows[0] == ("baseline", "small-files") and ("vers=3", "seq-read") in grid.rows
+    assert grid.table.columnCount() == 1 + 3  # the warm-up, then rounds 1 to min
+    assert grid.table.horizontalHeaderItem(0).text() == "warm-up"
+    # the stored figures (tests/unit/verdict_session.py): the baseline read 100 MB/s in round 1, async took 0.12
+    # of the baseline's 4 ms on sync-4k
+    assert grid.cell_text("baseline", "seq-read", 1) == "100 MB/s"
+    assert grid.cell_text("async", "sync-4k", 1) == "0.481 ms"
+    assert grid.cell_text("baseline", "seq-read", 0) == "300 MB/s"  # the warm-up, far off
+    assert grid.cell_text("async", "sync-4k", 0) == ""  # the warm-up visits the baseline alone
+    # the first visit of round 2 runs: its cells marked, nothing measured in them yet
+    last = events[-1]
+    assert last.kind == "visit" and last.data["round"] == 2
+    running = grid.running_cells()
+    assert running == [(last.data["config"], w, 2) for w in last.data["workloads"]]  # type: ignore[attr-defined]
+    assert all(grid.cell_text(c, w, 2) == RUNNING for c, w, _ in running)
+    # its figure comes in: the cell shows it, still marked until the next visit starts
+    config, workload, _ = running[0]
+    run._show(
+        Event(
+            "repeat",
+            "",
+            {
+                "recipe": "quick-check",
+                "config": config,
+                "workload": workload,
+                "round": 2,
+                "value": 1800.0,
+                "unit": "files/s",
+            },
+        )
+    )
+    assert grid.cell_text(config, workload, 2) == "1.8k files/s"
+    assert grid.running_cells() == running
+    run._on_run_done(RunOutcome(7, "completed", ""))
+    assert grid.running_cells() == []
+
+
+def test_the_grid_grows_a_column_for_each_round_past_the_minimum(qtbot: QtBot, tmp_path: Path) -> None:
+    run, events = fed(qtbot, tmp_path, 4)
+    grid = run.recipe_panel.grid
+    low, high = events[0].data["rounds_min"], events[0].data["rounds_max"]
+    assert low == 3 and grid.rounds_shown() == 5  # round 5 started
+    assert grid.table.columnCount() == 1 + 5
+    assert f"up to {high}" in grid.title.text()
+    assert grid.cell_text("baseline", "seq-read", 4) == "100 MB/s"
+
+
+def test_the_verdicts_are_the_latest_rounds(qtbot: QtBot, tmp_path: Path) -> None:
+    run = page(qtbot, tmp_path)
+    panel = run.recipe_panel
+    assert "after round 1" in panel.verdicts_title.text() and not panel._scroll.isVisible()
+    run, events = fed(qtbot, tmp_path, 3)
+    panel = run.recipe_panel
+    verdicts = [e for e in events if e.kind == "verdicts"]
+    assert [e.data["round"] for e in verdicts] == [1, 2, 3]
+    latest = verdicts[-1].data["rows"]
+    assert panel.rows == latest and panel.plot.rows == latest
+    assert panel.rows != verdicts[0].data["rows"]  # the intervals narrowed since round 1
+    assert panel._scroll.isVisible() and "round 3" in panel.verdicts_title.text()
+    # each row named as the grid names it (the recipe said once, above)
+    assert panel.plot.names[0].split("  [A/A]")[0] == f"{latest[0].label} · {latest[0].workload}"  # type: ignore[index]
+    # a new run starts empty
+    run.start()
+    try:
+        assert panel.rows == [] and not panel._scroll.isVisible()
+    finally:
+        run.plot.stop()
+        run.timer.stop()
+
+
+def test_cancel_opens_the_log_for_the_undo(qtbot: QtBot, tmp_path: Path) -> None:
+    run = page(qtbot, tmp_path)
+    run.start()
+    try:
+        assert not run.log.isVisible()
+        qtbot.mouseClick(run.cancel_button, Qt.MouseButton.LeftButton)
+        assert run.log.isVisible() and run.log_button.isChecked()
+        assert "undoing every change, step by step" in run.log.toPlainText()
+    finally:
+        run._on_run_done(RunOutcome(7, "cancelled", "cancelled: every change was undone"))
+    assert run.log.isVisible()
+
+
+def test_a_failed_run_opens_the_log(qtbot: QtBot, tmp_path: Path) -> None:
+    run = page(qtbot, tmp_path)
+    run.start()
+    run._on_job_failed("run", "the server went away")
+    assert run.log.isVisible() and "the server went away" in run.log.toPlainText()
+
+
+def test_a_new_recipe_starts_a_new_grid(qtbot: QtBot, tmp_path: Path) -> None:
+    run, _ = fed(qtbot, tmp_path, 3)
+    data = {
+        "recipe": "nfs-versions",
+        "title": "NFS versions",
+        "configs": ["vers=4.2", "vers=3"],
+        "baseline": "vers=4.2",
+        "workloads": ["seq-read"],
+        "config_workloads": {"vers=4.2": ["seq-read"], "vers=3": ["seq-read"]},
+        "rounds_min": 2,
+        "rounds_max": 4,
+        "warmup": False,
+    }
+    run._show(Event("recipe", "nfs-versions: NFS versions", data))
+    grid, panel = run.recipe_panel.grid, run.recipe_panel
+    assert "nfs-versions" in grid.title.text() and grid.rows == [("vers=4.2", "seq-read"), ("vers=3", "seq-read")]
+    assert grid.table.columnCount() == 2  # no warm-up: rounds 1 and 2
+    assert grid.cell_text("vers=3", "seq-read", 1) == "" and grid.running_cells() == []
+    assert panel.rows == [] and "after round 1" in panel.verdicts_title.text()

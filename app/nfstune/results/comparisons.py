@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from nfstune.recipes.model import WORKLOADS, Config, Recipe, Rounds
-from nfstune.results.load_summary import is_clients_group, reference, step_questions
+from nfstune.results.load_summary import clients_order, is_clients_group, reference, step_questions, step_verdicts
 from nfstune.results.run_options import in_force, settings_key
 from nfstune.statistics.verdict import Question, Verdict, judge
 from nfstune.store import StoredRun
@@ -91,7 +91,7 @@ def workload_questions(
     for label in runs:
         if label == baseline:
             continue
-        against = reference(runs, label, baseline) if several else baseline
+        against = against_of(runs, label, baseline)
         if against is None:
             continue  # the baseline's own series: compared step by step (below)
         same[label] = why_same(recipe, label, runs[label], runs[against])
@@ -123,6 +123,36 @@ def workload_questions(
             looks=looks,
         )
     return questions, same
+
+
+def against_of(runs: Mapping[str, Mapping[str, Any]], label: str, baseline: str) -> str | None:
+    """The configuration `label` is compared with: the baseline; in a recipe run from several clients, the one of
+    its client count in the baseline's series (None for that series' own steps, compared step by step)."""
+    return reference(runs, label, baseline) if is_clients_group(runs) else baseline
+
+
+def config_verdicts(
+    recipe_id: str,
+    workload: str,
+    runs: Mapping[str, Mapping[str, Any]],
+    baseline: str,
+    verdicts: Mapping[tuple[str, ...], Verdict],
+) -> dict[str, tuple[str | None, Verdict | None]]:
+    """label -> (what its verdict compares it with, that verdict) for each configuration of one workload, in the
+    order a table of results shows them (the baseline first; several clients' runs series by series): the
+    configuration's own comparison, else the step that added its client (k-1 -> k). The baseline compares with
+    nothing (None)."""
+    several = is_clients_group(runs)
+    steps = step_verdicts(recipe_id, workload, runs, verdicts) if several else {}
+    order = clients_order(runs, baseline) if several else {}
+    labels = sorted(runs, key=lambda label: (label != baseline, order.get(label, (0, 0))))
+    return {
+        label: (
+            None if label == baseline else against_of(runs, label, baseline),
+            verdicts.get((recipe_id, workload, label)) or steps.get(label),
+        )
+        for label in labels
+    }
 
 
 def judge_families(families: Iterable[list[Question]]) -> dict[tuple[str, ...], Verdict]:

@@ -23,6 +23,7 @@ from nfstune.recipes.model import WORKLOADS, Recipe, recipe_facts
 from nfstune.results.comparisons import (
     FAMILY_RULE,
     baseline_of,
+    config_verdicts,
     judge_families,
     judgeable,
     looks_of,
@@ -31,12 +32,9 @@ from nfstune.results.comparisons import (
 )
 from nfstune.results.load_summary import (
     SeriesScaling,
-    clients_order,
     is_clients_group,
-    reference,
     scaling_lines,
     series_scaling,
-    step_verdicts,
 )
 from nfstune.results.run_options import (
     RunOptions,
@@ -168,16 +166,13 @@ class _Judged:
         found = []
         for recipe_id, workload, baseline, runs, rounds, same in self.shapes:
             w = WORKLOADS[workload]
-            several = is_clients_group(runs)
-            steps = step_verdicts(recipe_id, workload, runs, self.verdicts) if several else {}
             configs = []
-            for label, run in runs.items():
+            # the baseline leads, as in every table of results; several clients' runs then go series by series
+            compared = config_verdicts(recipe_id, workload, runs, baseline, self.verdicts)
+            for label, (against, verdict) in compared.items():
                 values = list(rounds[label].values())
                 stored = self.options[(recipe_id, label)]
                 opts = RunOptions.of(stored)
-                against = None
-                if label != baseline:
-                    against = reference(runs, label, baseline) if several else baseline
                 configs.append(
                     ConfigResult(
                         label=label,
@@ -186,8 +181,8 @@ class _Judged:
                         requested=opts.requested,
                         negotiated=opts.negotiated,
                         export_options=opts.export,
-                        verdict=self.verdicts.get((recipe_id, workload, label)) or steps.get(label),
-                        status=run["status"],
+                        verdict=verdict,
+                        status=runs[label]["status"],
                         rounds=rounds[label],
                         same_as_baseline=same.get(label),
                         settings=effective_settings(stored),
@@ -195,10 +190,6 @@ class _Judged:
                         export_set=export_set_of(stored),
                     )
                 )
-            # the baseline leads, as in every table of results; several clients' runs then go series by series,
-            # each in its client counts' order
-            order = clients_order(runs, baseline) if several else {}
-            configs.sort(key=lambda c: (c.label != baseline, order.get(c.label, (0, 0))))
             found.append(WorkloadResults(recipe_id, workload, w.unit, w.higher_is_better, configs, baseline))
         return found
 

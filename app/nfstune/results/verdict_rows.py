@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from nfstune.recipes.model import Recipe
-from nfstune.results.comparisons import margin_of
+from nfstune.results.comparisons import config_verdicts, margin_of
 from nfstune.results.summary import WorkloadResults, planned_margins
-from nfstune.statistics.verdict import Kind
+from nfstune.statistics.verdict import Kind, Verdict
 from nfstune.store import StoredSession
 
 
@@ -42,26 +43,50 @@ def verdict_rows(groups: Sequence[WorkloadResults], margins: Mapping[str, float]
     for group in groups:
         margin = margins.get(group.recipe, margin_of(None))
         for config in group.configs:
-            verdict = config.verdict
-            if verdict is None:
-                continue
-            low, high = verdict.ci if verdict.ci is not None else (None, None)
-            rows.append(
-                VerdictRow(
-                    group.recipe,
-                    group.workload,
-                    config.label,
-                    config.against or group.baseline_label,
-                    verdict.ratio,
-                    low,
-                    high,
-                    margin,
-                    verdict.kind,
-                    config.same_as_baseline is not None,
-                    verdict.text,
+            if config.verdict is not None:
+                against = config.against or group.baseline_label
+                expected_same = config.same_as_baseline is not None
+                rows.append(
+                    _row(group.recipe, group.workload, config.label, against, config.verdict, margin, expected_same)
                 )
-            )
     return rows
+
+
+@dataclass(frozen=True)
+class AskedWorkload:
+    """One workload of a recipe as its comparisons were asked (comparisons.workload_questions)."""
+
+    workload: str
+    baseline: str
+    runs: Mapping[str, Mapping[str, Any]]  # label -> the run as the comparisons read it
+    same: Mapping[str, str | None]  # label -> why it must measure as what it is compared with (an A/A check)
+
+
+def judged_rows(
+    recipe_id: str, asked: Sequence[AskedWorkload], verdicts: Sequence[Verdict], margin_percent: float
+) -> list[VerdictRow]:
+    """The rows of one recipe from its comparisons as judged at one look (the stop rule's judgement while it runs),
+    each as verdict_rows makes it from the stored session: the same configurations, what they are compared with,
+    and verdicts."""
+    by_key = {v.key: v for v in verdicts}
+    rows = []
+    for w in asked:
+        for label, (against, verdict) in config_verdicts(recipe_id, w.workload, w.runs, w.baseline, by_key).items():
+            if verdict is not None:
+                expected_same = w.same.get(label) is not None
+                rows.append(
+                    _row(recipe_id, w.workload, label, against or w.baseline, verdict, margin_percent, expected_same)
+                )
+    return rows
+
+
+def _row(
+    recipe: str, workload: str, label: str, against: str, verdict: Verdict, margin: float, expected_same: bool
+) -> VerdictRow:
+    low, high = verdict.ci if verdict.ci is not None else (None, None)
+    return VerdictRow(
+        recipe, workload, label, against, verdict.ratio, low, high, margin, verdict.kind, expected_same, verdict.text
+    )
 
 
 def margins_of(session: StoredSession, recipes: Mapping[str, Recipe]) -> dict[str, float]:

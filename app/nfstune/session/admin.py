@@ -18,7 +18,9 @@ class Declined(Cancelled):
 
 @dataclass(frozen=True)
 class Event:
-    kind: str  # progress | sample | step | repeat | config | baseline | warning | log
+    # progress | sample | step | recipe | visit | repeat | config | verdicts | baseline | warning | log (the data
+    # of recipe, visit, repeat and verdicts: recipe_rounds.py, visit.py, workload_run.py)
+    kind: str
     message: str
     data: dict[str, object] = field(default_factory=dict)
 

@@ -9,9 +9,9 @@ import time
 from nfstune.bench.workloads import WorkloadSizes
 from nfstune.errors import Cancelled
 from nfstune.recipes.plan import Plan, RecipePlan
-from nfstune.session.admin import Admin
+from nfstune.session.admin import Admin, Event
 from nfstune.session.growth import next_sizes
-from nfstune.session.rounds import Eta, RecipeFigures, rounds_to_expect, stop_reason
+from nfstune.session.rounds import Eta, Judgement, RecipeFigures, rounds_to_expect, stop_reason
 from nfstune.session.visit import VisitExecutor
 from nfstune.store import Results
 
@@ -33,6 +33,7 @@ class RecipeRounds:
         started, round_times = time.monotonic(), []
         self.eta.recipe_started(started)
         self.sizes = self.planned_sizes
+        self.admin.emit(recipe_event(item))
         try:
             for number in range(item.rounds.max + 1):
                 self.eta.round_started(item, number)
@@ -49,14 +50,16 @@ class RecipeRounds:
                 stored = self.results.stored_session(session_id)
                 figures.runs = {(r.workload, r.config_label): r for r in stored.runs if r.recipe == item.recipe.id}
                 elapsed = time.monotonic() - started
-                why = stop_reason(figures, number, elapsed, round_times)
+                judged = figures.judge()  # once a round: the stop rule, the time left and the Run page's verdicts
+                why = stop_reason(figures, number, elapsed, round_times, judged)
+                self.admin.emit(verdicts_event(item, number, judged, why))
                 if why is not None:
                     self.admin.log(f"{item.recipe.id}: {why}")
                     break
                 if number >= item.rounds.min:  # beyond the minimum: as many rounds as settling needs and fit
                     fit = number + int(max(0.0, item.budget_s - elapsed) // max(max(round_times[-3:]), 1.0))
                     likely = self.eta.likely_rounds[item.recipe.id]
-                    self.eta.expect_rounds(item, rounds_to_expect(figures, number, fit, likely))
+                    self.eta.expect_rounds(item, rounds_to_expect(figures, number, fit, likely, judged))
                 self._grow(item, figures, number, time.monotonic() - started, round_times)
             self.eta.recipe_done(item, number)
             status = "completed"
@@ -78,3 +81,42 @@ class RecipeRounds:
             self.sizes = growth.sizes
             for reason in growth.reasons:
                 self.admin.log(f"{item.recipe.id}, from round {rounds_done + 1}: {reason}")
+
+
+def recipe_event(item: RecipePlan) -> Event:
+    """A recipe starts: what the Run page lays its visits out by (a row per configuration and workload it runs, a
+    column per round)."""
+    recipe = item.recipe
+    runs = {
+        c.label: list(dict.fromkeys(w for v in item.visits if v.label == c.label for w in v.workloads))
+        for c in item.configs
+    }
+    return Event(
+        "recipe",
+        f"{recipe.id}: {recipe.title}",
+        {
+            "recipe": recipe.id,
+            "title": recipe.title,
+            "configs": [c.label for c in item.configs],
+            # what the others are compared with (comparisons.baseline_of): the recipe's, else the first that runs
+            "baseline": recipe.baseline if recipe.baseline in runs else item.configs[0].label,
+            "workloads": list(dict.fromkeys(w for ws in runs.values() for w in ws)),
+            "config_workloads": runs,  # label -> the workloads its visits run
+            "rounds_min": item.rounds.min,
+            "rounds_max": item.rounds.max,
+            "warmup": any(v.warmup for v in item.visits),
+        },
+    )
+
+
+def verdicts_event(item: RecipePlan, round_number: int, judged: Judgement, why: str | None) -> Event:
+    """A round is judged: the recipe's verdict rows as the stop rule judged them, and whether (why) it stops."""
+    unsettled = len(judged.unsettled)
+    message = f"{item.recipe.id} after round {round_number}: " + (
+        why or (f"{unsettled} comparison(s) not settled" if unsettled else "another round")
+    )
+    return Event(
+        "verdicts",
+        message,
+        {"recipe": item.recipe.id, "round": round_number, "rows": judged.rows, "stops": why is not None, "why": why},
+    )

@@ -16,7 +16,8 @@ from nfstune.recipes.plan import Plan, RecipePlan, Visit, visit_seconds
 
 if TYPE_CHECKING:
     from nfstune.recipes.estimate import Estimate
-    from nfstune.statistics.verdict import Question
+    from nfstune.results.verdict_rows import AskedWorkload, VerdictRow
+    from nfstune.statistics.verdict import Question, Verdict
     from nfstune.store import StoredRun
 
 # The time left counts at most this many rounds beyond the current one: a verdict's own estimate of the rounds it
@@ -46,14 +47,20 @@ class RecipeFigures:
     def questions(self) -> list[Question]:
         """The recipe's comparisons as every view of the stored session asks them (results/comparisons.py), one
         family, each judged with the boundary of the looks stop_reason takes (rounds.min to rounds.max)."""
+        return self._asked()[0]
+
+    def _asked(self) -> tuple[list[Question], list[AskedWorkload]]:
         from nfstune.results.comparisons import (  # scipy loads only when judged
+            baseline_of,
             planned_run,
             stored_run,
             workload_questions,
         )
+        from nfstune.results.verdict_rows import AskedWorkload
 
         recipe = self.item.recipe
         found: list[Question] = []
+        asked: list[AskedWorkload] = []
         for workload in dict.fromkeys(w for w, _ in self.figures):
             runs = {
                 c.label: stored_run(run) if (run := self.runs.get((workload, c.label))) is not None else planned_run(c)
@@ -61,7 +68,7 @@ class RecipeFigures:
                 if (workload, c.label) in self.figures
             }
             rounds = {label: self.figures[(workload, label)] for label in runs}
-            questions, _ = workload_questions(
+            questions, same = workload_questions(
                 recipe.id,
                 workload,
                 runs,
@@ -72,36 +79,68 @@ class RecipeFigures:
                 paired=True,
             )
             found += questions
-        return found
+            asked.append(AskedWorkload(workload, baseline_of(recipe, runs), runs, same))
+        return found, asked
 
-    def rounds_to_settle(self, rounds_done: int) -> int:
-        """The rounds in all that the comparisons not settled yet would take to settle, as their verdicts
-        estimate it (a comparison more rounds alone will not settle counts as the recipe's maximum); at least one
-        more than `rounds_done`. What the time left is worked out from, beyond the minimum rounds."""
+    def judge(self) -> Judgement:
+        """The recipe's comparisons judged on the figures so far: once a round, for the stop rule, the time left
+        and the verdicts the Run page shows (one verdict for all of them)."""
+        from nfstune.results.verdict_rows import judged_rows
         from nfstune.statistics.verdict import judge
 
-        needed = [v.rounds_needed or self.item.rounds.max for v in judge(self.questions()) if not v.settled]
+        questions, asked = self._asked()
+        verdicts = judge(questions)
+        rows = judged_rows(self.item.recipe.id, asked, verdicts, self.item.rounds.margin_percent)
+        return Judgement(questions, verdicts, rows)
+
+    def rounds_to_settle(self, rounds_done: int, judged: Judgement | None = None) -> int:
+        """The rounds in all that the comparisons not settled yet would take to settle, as their verdicts
+        estimate it (a comparison more rounds alone will not settle counts as the recipe's maximum); at least one
+        more than `rounds_done`. What the time left is worked out from, beyond the minimum rounds. `judged`: the
+        round's judgement (judge()), else judged here."""
+        judged = judged or self.judge()
+        needed = [v.rounds_needed or self.item.rounds.max for v in judged.verdicts if not v.settled]
         return min(self.item.rounds.max, max([rounds_done + 1, *needed]))
 
     def unsettled(self) -> list[str]:
         """The comparisons not settled yet, as their verdicts' texts."""
-        from nfstune.statistics.verdict import judge
-
-        questions = self.questions()
-        return [v.text for v in judge(questions) if not v.settled]
+        return self.judge().unsettled
 
 
-def rounds_to_expect(figures: RecipeFigures, rounds_done: int, fit: int, likely: int = 0) -> int:
+@dataclass(frozen=True)
+class Judgement:
+    """A recipe's comparisons judged after one round, a family: what the stop rule decides by, and the rows the
+    verdict plot draws (results.verdict_rows), from the same verdicts."""
+
+    questions: list[Question]
+    verdicts: list[Verdict]
+    rows: list[VerdictRow]  # the verdicts as the Results page's rows, in its order
+
+    @property
+    def unsettled(self) -> list[str]:
+        """The comparisons not settled yet, as their verdicts' texts."""
+        return [v.text for v in self.verdicts if not v.settled]
+
+
+def rounds_to_expect(
+    figures: RecipeFigures, rounds_done: int, fit: int, likely: int = 0, judged: Judgement | None = None
+) -> int:
     """The rounds in all the time left counts, beyond the minimum: as many as the unsettled comparisons need,
     at most EXPECT_AHEAD past `rounds_done`, or the `likely` rounds it took on these hosts before when more; as
     many as `fit` in the budget; at least the next."""
-    ahead = min(figures.rounds_to_settle(rounds_done), rounds_done + EXPECT_AHEAD)
+    ahead = min(figures.rounds_to_settle(rounds_done, judged), rounds_done + EXPECT_AHEAD)
     return max(rounds_done + 1, min(fit, max(ahead, likely)))
 
 
-def stop_reason(figures: RecipeFigures, rounds_done: int, elapsed_s: float, round_times: Sequence[float]) -> str | None:
+def stop_reason(
+    figures: RecipeFigures,
+    rounds_done: int,
+    elapsed_s: float,
+    round_times: Sequence[float],
+    judged: Judgement | None = None,
+) -> str | None:
     """Why the recipe stops after `rounds_done` rounds (`elapsed_s` spent on it, warm-up included), or None to go
-    on with another round."""
+    on with another round. `judged`: the round's judgement (RecipeFigures.judge()), else judged here when needed."""
     rounds, budget = figures.item.rounds, figures.item.budget_s
     if rounds_done < rounds.min:
         return None
@@ -109,7 +148,7 @@ def stop_reason(figures: RecipeFigures, rounds_done: int, elapsed_s: float, roun
         return f"measured in {rounds_done} rounds (one configuration: nothing to compare)"
     if rounds_done >= rounds.max:
         return f"stopped at the maximum of {rounds.max} rounds"
-    unsettled = figures.unsettled()
+    unsettled = (judged or figures.judge()).unsettled
     if not unsettled:
         return f"every comparison is settled after {rounds_done} rounds"
     next_round = max(round_times[-3:]) if round_times else 0.0  # the slowest of the last rounds: drift is upward

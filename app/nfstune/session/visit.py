@@ -55,6 +55,8 @@ class VisitExecutor:
         recipe, config = item.recipe, item.recipe.config(visit.label)
         name = "warm-up" if visit.warmup else f"round {visit.round}"
         self.progress.say(f"{recipe.id} {name}: {config.label}")
+        data: dict[str, object] = {"recipe": recipe.id, "config": config.label, "round": visit.round}
+        self.admin.emit(Event("visit", f"{recipe.id} {name}: {config.label}", {**data, "workloads": visit.workloads}))
         tx = Transaction(self.store.journal, self.admin.log)
         on = self.on_hosts(tx)
         try:
@@ -91,7 +93,7 @@ class VisitExecutor:
             Event(
                 "config",
                 f"{recipe.id} {name}: {config.label} done",
-                {"recipe": recipe.id, "config": config.label, "round": visit.round},
+                data,
             )
         )
 

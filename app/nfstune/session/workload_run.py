@@ -67,7 +67,16 @@ class WorkloadRunner:
         unit = WORKLOADS[workload].unit
         label = "warm-up" if visit.warmup else f"round {visit.round}"
         message = f"{visit.recipe} {visit.label} {workload} {label}: {value:.3g} {unit}"
-        data: dict[str, object] = {"run_id": run_id, "value": value, "warmup": visit.warmup, "round": visit.round}
+        data: dict[str, object] = {
+            "run_id": run_id,
+            "value": value,
+            "warmup": visit.warmup,
+            "round": visit.round,
+            "recipe": visit.recipe,
+            "config": visit.label,
+            "workload": workload,
+            "unit": unit,
+        }
         if repeat.clients is not None:
             per_client = repeat.clients.per_client
             shares = ", ".join(f"{name} {r.mb_per_s:.3g} MB/s" for name, r in per_client.items())

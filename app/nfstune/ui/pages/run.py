@@ -1,5 +1,7 @@
-"""Run: live graphs of both hosts on one time axis with the network and disk ceilings, the configuration and
-repeat in progress, overall progress with ETA, a log, and Cancel (which shows the undo as it happens).
+"""Run, a dashboard: at the top what runs now, the time left, the progress, Cancel and Save graph; on the left the
+live graphs of both hosts on one time axis with the network and disk ceilings; on the right the recipe's visit grid
+above its verdicts as judged after the last round (run_events.py); the log at the bottom, folded until asked for or
+until a cancel or a failure (then the undo shows in it step by step).
 
 The engine's thread never touches these widgets: samples go into the plot's ring buffers, other events into the
 controller's bounded buffer, and a QTimer here drains it.
@@ -22,6 +24,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -30,6 +33,7 @@ from nfstune.session.engine import Event
 from nfstune.session.script import RunOutcome
 from nfstune.ui.controller import Controller
 from nfstune.ui.icons import icon
+from nfstune.ui.pages.run_events import RecipePanel
 from nfstune.ui.theme import text_colour
 from nfstune.ui.widgets.tab_order import insert_in_tab_order
 
@@ -39,6 +43,8 @@ if TYPE_CHECKING:
 DRAIN_MS = 250
 LOG_LINES = 5000
 LOG_MIN_LINES = 8  # the run log shows at least this many lines
+PANEL_MIN_WIDTH = 240  # px: the grid's names and a round or two (it scrolls sideways) on the smallest screens
+PLOT_MIN_WIDTH = 280
 SAME_SECOND_S = 1.5  # two hosts' samples this close count as the same second in the line of all clients
 # (host role, engine series) -> live plot series
 SERIES = {
@@ -96,24 +102,45 @@ class RunPage(QWidget):
         top.addWidget(self.eta)
         top.addWidget(self.save_png_button)
         top.addWidget(self.cancel_button)
+        self.recipe_panel = RecipePanel()
+        board = self._board = QSplitter(Qt.Orientation.Horizontal)
+        board.addWidget(self._plot_place)
+        board.addWidget(self.recipe_panel)
+        board.setStretchFactor(0, 3)  # the live charts the larger part
+        board.setStretchFactor(1, 2)
+        board.setChildrenCollapsible(False)
+        self.recipe_panel.setMinimumWidth(PANEL_MIN_WIDTH)
+        self._plot_place.setMinimumWidth(PLOT_MIN_WIDTH)
+        self.log_button = QToolButton()
+        self.log_button.setText("Log")
+        self.log_button.setCheckable(True)
+        self.log_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.log_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.log_button.setAutoRaise(True)
+        self.log_button.setAccessibleName("Show the run log")
+        self.log_button.toggled.connect(self._on_log_toggled)
         split = self._split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self._plot_place)
+        split.addWidget(board)
         split.addWidget(self.log)
-        split.setStretchFactor(0, 2)
+        split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
+        self.log.hide()  # folded: the dashboard has the room until the admin asks for the details
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h2>Run</h2>"))
         layout.addLayout(top)
         layout.addWidget(self.progress)
         layout.addWidget(self.warnings)
+        self.warnings.hide()  # until there is one
         layout.addWidget(split, 1)
+        layout.addWidget(self.log_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.timer = QTimer(self)
         self.timer.setInterval(DRAIN_MS)
         self.timer.timeout.connect(self._on_drain)
         controller.run_done.connect(self._on_run_done)
         controller.job_failed.connect(self._on_job_failed)
         self.running = False
+        self._board_placed = False
         self._configuration = ""
         self._clients_lock = threading.Lock()
         self._client_rates: dict[str, tuple[float, float]] = {}  # role -> its latest (time, NFS bytes/s)
@@ -132,22 +159,25 @@ class RunPage(QWidget):
             layout.addWidget(self._plot)
             if self._plot_place.isVisible():
                 self._plot.show()  # at once (a widget added to a shown one waits for the event loop)
-                # the splitter was laid out with the place empty, the log taking the room: the plot takes all the
-                # log does not need, as when it was there from the start
-                low = self.log.minimumHeight()
-                self._split.setSizes([sum(self._split.sizes()) - low, low])
             # where it was in the keyboard's order when the page made it first: after the buttons, before the log
-            insert_in_tab_order(self.cancel_button, self._plot, self.log)
+            insert_in_tab_order(self.cancel_button, self._plot, self.log_button)
         return self._plot
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
         _ = self.plot  # its empty axes show what a run will draw
+        if not self._board_placed:  # the charts three fifths, the recipe's grid and verdicts the rest
+            self._board_placed = True
+            width = sum(self._board.sizes())
+            self._board.setSizes([width * 3 // 5, width - width * 3 // 5])
 
     def start(self) -> None:
         self.plot.clear()
+        self.recipe_panel.clear()
         self.log.clear()
+        self.log_button.setChecked(False)
         self.warnings.clear()
+        self.warnings.hide()
         self.progress.setValue(0)
         self._configuration = ""
         with self._clients_lock:
@@ -196,6 +226,7 @@ class RunPage(QWidget):
         self.cancel_button.setEnabled(False)
         self.cancel_button.setText("Cancelling…")
         self.current.setText("Cancelling: stopping the workload and undoing every change (see the log)")
+        self.log_button.setChecked(True)  # the undo, step by step
         self._append("Cancel: stopping the workload, then undoing every change, step by step:")
         self.controller.cancel_run()
 
@@ -205,7 +236,12 @@ class RunPage(QWidget):
             self._show(event)
 
     def _show(self, event: Event) -> None:
-        if event.kind == "progress":
+        if self.recipe_panel.show_event(event):
+            if event.kind in ("recipe", "repeat", "verdicts"):
+                self._append(event.message)
+            if event.kind == "repeat":
+                self.current.setText(event.message)
+        elif event.kind == "progress":
             fraction = float(event.data.get("fraction") or 0.0)
             self.progress.setValue(int(fraction * 1000))
             self.eta.setText(format_eta(event.data.get("eta_s"), event.data.get("eta_max_s")))
@@ -220,14 +256,21 @@ class RunPage(QWidget):
             else:
                 self.plot.set_ceiling("disk", event.message.split(":")[0], mb_s)
             self._append(event.message)
-        elif event.kind == "repeat":
-            self.current.setText(event.message)
-            self._append(event.message)
         elif event.kind == "warning":
             self.warnings.setText(event.message)
+            self.warnings.show()
             self._append("warning: " + event.message)
         elif event.kind in ("log", "config"):
             self._append(event.message)
+
+    @Slot(bool)
+    def _on_log_toggled(self, shown: bool) -> None:
+        self.log_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        self.log_button.setAccessibleName("Hide the run log" if shown else "Show the run log")
+        self.log.setVisible(shown)
+        if shown:  # the log takes what it needs, the dashboard keeps the rest
+            low = self.log.minimumHeight()
+            self._split.setSizes([max(0, sum(self._split.sizes()) - low), low])
 
     def _append(self, line: str) -> None:
         self.log.appendPlainText(f"{time.strftime('%H:%M:%S')}  {line}")
@@ -238,6 +281,7 @@ class RunPage(QWidget):
         self.plot.refresh()
         self.plot.stop()
         self.controller.sample_sink = None
+        self.recipe_panel.stopped()
         self.running = False
         self.cancel_button.setEnabled(False)
 
@@ -255,6 +299,8 @@ class RunPage(QWidget):
         self.current.setText(text)
         if outcome.status == "completed":
             self.progress.setValue(1000)
+        else:  # what was undone, step by step
+            self.log_button.setChecked(True)
         self.eta.clear()
         self.cancel_button.setText("&Cancel run")
         self._append(f"session {outcome.session_id}: {text}")
@@ -264,5 +310,6 @@ class RunPage(QWidget):
     def _on_job_failed(self, what: str, message: str) -> None:
         if what == "run":
             self._stop()
+            self.log_button.setChecked(True)
             self.current.setText(f"Failed: {message}")
             self._append(f"failed: {message}")

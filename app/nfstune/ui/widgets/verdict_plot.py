@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from nfstune.results.verdict_rows import SHOWN_RANGE, VerdictRow, ratio_span, ratio_ticks
@@ -30,6 +30,7 @@ KIND_PLOT_COLOURS = {
 BAND_COLOUR = (31, 95, 160, 40)
 ROW_HEIGHT = 26  # px a comparison
 FRAME_HEIGHT = 64  # px of the axis, its words and the margins
+NOTE_PADDING = (2, 8)  # px of the legend's text, above and below, left and right
 INTERVAL_HEIGHT = 0.34  # of a row
 BAND_HEIGHT = 0.84
 LABEL_SHARE = 0.45  # of the widget's width at most for the rows' names (longer ones are elided in the middle)
@@ -59,13 +60,18 @@ def spaced(
 
 
 class VerdictPlot(QWidget):
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, name_of: Callable[[VerdictRow], str] | None = None) -> None:
+        """`name_of`: a row's name on the axis (its title: recipe, workload, configuration and what it is compared
+        with); the Run page, which shows one recipe, leaves the recipe out."""
         super().__init__(parent)
+        self.name_of = name_of or (lambda row: row.title)
         self.graphics, self.plot = static_plot()  # a verdict is read, not explored
         self.plot.setLabel("bottom", AXIS_WORDS, color=TEXT_COLOR)
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)  # the axis is log10 of a ratio: no "(x0.001)"
         self.note = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
-        self.note.setStyleSheet(f"color: {TEXT_COLOR}; background: white; padding: 2px 8px;")
+        self.note.setStyleSheet(
+            f"color: {TEXT_COLOR}; background: white; padding: {NOTE_PADDING[0]}px {NOTE_PADDING[1]}px;"
+        )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -82,7 +88,7 @@ class VerdictPlot(QWidget):
     def set_rows(self, rows: Sequence[VerdictRow]) -> None:
         self.plot.clear()
         self.rows = list(rows)
-        self.names = [r.title + (EXPECTED_SAME if r.expected_same else "") for r in self.rows]
+        self.names = [self.name_of(r) + (EXPECTED_SAME if r.expected_same else "") for r in self.rows]
         ys = [-float(i) for i in range(len(self.rows))]
         margins = [math.log10(1 + r.margin_percent / 100) for r in self.rows]
         if self.rows:
@@ -129,9 +135,9 @@ class VerdictPlot(QWidget):
         self._x_range = (-reach, reach)
         self.plot.setXRange(*self._x_range, padding=0)
         self.plot.setYRange(-len(self.rows) + 0.5, 0.5, padding=0)
-        self.setFixedHeight(FRAME_HEIGHT + ROW_HEIGHT * max(1, len(self.rows)) + self._note_height())
-        self._set_axes()
         self.note.setText(self._legend())
+        self._fit_height()
+        self._set_axes()
 
     def _legend(self) -> str:
         kinds = dict.fromkeys(r.kind for r in self.rows)
@@ -150,7 +156,18 @@ class VerdictPlot(QWidget):
         )
 
     def _note_height(self) -> int:
-        return 2 * QFontMetrics(self.note.font()).lineSpacing() + 8
+        """The legend's height at the present width: at least two lines, more where it wraps (the Run page's
+        narrow column)."""
+        two_lines = 2 * QFontMetrics(self.note.font()).lineSpacing() + 8
+        text = QTextDocument()
+        text.setDefaultFont(self.note.font())
+        text.setDocumentMargin(0)
+        text.setHtml(self.note.text())
+        text.setTextWidth(max(1, self.width() - NOTE_PADDING[1] * 2))
+        return max(two_lines, math.ceil(text.size().height()) + NOTE_PADDING[0] * 2 + 4)
+
+    def _fit_height(self) -> None:
+        self.setFixedHeight(FRAME_HEIGHT + ROW_HEIGHT * max(1, len(self.rows)) + self._note_height())
 
     def _set_axes(self) -> None:
         self._set_names()
@@ -175,4 +192,6 @@ class VerdictPlot(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
         if self.rows:
+            if event.size().width() != event.oldSize().width():
+                self._fit_height()
             self._set_axes()

@@ -1,0 +1,54 @@
+"""A run's events as the engine reports them, scripted from the quick-check session of tests/unit/verdict_session.py:
+the recipe (recipe_rounds.recipe_event), each visit of its plan as it starts, its repeats with the stored figures,
+and after each round the verdicts RecipeFigures judges on them (recipe_rounds.verdicts_event). What the Run page's
+tests and screenshots are fed; the engine's own order is tested in tests/unit/test_run_events.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from nfstune.bench.figure import figure
+from nfstune.recipes.model import WORKLOADS
+from nfstune.session.admin import Event
+from nfstune.session.recipe_rounds import recipe_event, verdicts_event
+from nfstune.session.rounds import RecipeFigures, stop_reason
+from nfstune.store import Results, open_store
+from tests.unit.test_round_verdicts import rounds_of, the_plan
+from tests.unit.verdict_session import store_verdict_session
+
+
+def scripted_events(store: Path, rounds: int, *, running: bool = True) -> Iterator[Event]:
+    """The events up to the end of round `rounds` (at most the stored session's 6); with `running`, the first visit
+    of the next round started."""
+    results = Results(open_store(store))
+    sid = store_verdict_session(results)
+    item = the_plan()
+    figures = RecipeFigures(item)
+    figures.runs = {(r.workload, r.config_label): r for r in results.stored_session(sid).runs}
+    stored = {(w, label, number): v for number, found in rounds_of(results, sid).items() for w, label, v in found}
+    for run in results.session(sid)["runs"]:  # the warm-up's figures (round 0)
+        warm = next(r for r in run["repeats"] if r["warmup"])
+        stored[(run["workload"], run["config_label"], 0)] = figure(run["workload"], warm)
+    yield recipe_event(item)
+    for number in range(rounds + (2 if running else 1)):
+        for visit in (v for v in item.visits if v.round == number):
+            name = "warm-up" if visit.warmup else f"round {number}"
+            data: dict[str, object] = {"recipe": visit.recipe, "config": visit.label, "round": number}
+            yield Event("visit", f"{visit.recipe} {name}: {visit.label}", {**data, "workloads": visit.workloads})
+            if number > rounds:
+                return
+            for workload in visit.workloads:
+                # vers=3 was stored on seq-read alone: on small-files as the baseline, give or take
+                value = stored.get((workload, visit.label, number)) or stored[(workload, "baseline", number)] * 1.01
+                figures.add(workload, visit.label, number, value)
+                unit = WORKLOADS[workload].unit
+                yield Event(
+                    "repeat",
+                    f"{visit.recipe} {visit.label} {workload} {name}: {value:.3g} {unit}",
+                    {**data, "value": value, "warmup": visit.warmup, "workload": workload, "unit": unit},
+                )
+        if number > 0:
+            judged = figures.judge()
+            why = stop_reason(figures, number, 60.0 * number, [60.0] * number, judged)
+            yield verdicts_event(item, number, judged, why)
