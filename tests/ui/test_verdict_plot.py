@@ -15,8 +15,10 @@ from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
 from nfstune.results.ceilings import ceilings_of
 from nfstune.results.summary import planned_margins
+from nfstune.results.verdict_rows import ratio_ticks
 from nfstune.store import Results, open_store
 from nfstune.ui.pages.results import ResultsPage
+from nfstune.ui.widgets.verdict_plot import spaced
 from tests.unit.verdict_session import store_verdict_session
 
 
@@ -95,3 +97,30 @@ def test_every_sentence_waits_behind_details(shown: tuple[ResultsPage, Results, 
     page.details_button.setChecked(True)
     assert page.tabs.isVisible() and page.diagnosis_label.isVisible()
     assert "quick-check" in page.verdict_labels
+
+
+def test_tick_words_fit_the_axis_so_a_narrow_plot_still_reads_both_ways() -> None:
+    # 1.3 decades each way in 200 px (the Run page's narrow column): the round ratios at the ends would be cut at
+    # the axis' ends (pyqtgraph drops such words), so nearer ones are kept instead, each wholly inside the axis
+    def width_of(words: str) -> int:
+        return 7 * len(words)
+
+    half, per_decade = 100.0, 100.0 / 1.3
+    assert spaced(ratio_ticks(0.09, 15.0), per_decade, width_of, half) == [(1.0, "same")]  # "5x faster" is long
+    kept = spaced(ratio_ticks(0.09, 15.0, short=True), per_decade, width_of, half)  # so the plot asks for "5x"
+    assert any(r > 1 for r, _ in kept) and any(r < 1 for r, _ in kept)
+    for ratio, words in kept:
+        assert abs(math.log10(ratio) * per_decade) + width_of(words) / 2 <= half
+
+
+def test_one_very_wide_interval_does_not_squeeze_the_axis_of_the_others() -> None:
+    from nfstune.results.verdict_rows import INTERVAL_REACH, VerdictRow, ratio_span
+
+    def row(ratio: float, low: float, high: float) -> VerdictRow:
+        return VerdictRow("r", "w", "c", "base", ratio, low, high, 5.0, "not settled", False, "")
+
+    narrow = row(1.5, 1.2, 1.9)
+    wide = row(1.0, 1e-3, 1e3)  # two rounds in a large family
+    low, high = ratio_span([narrow, wide])
+    assert high == pytest.approx(1.5 * INTERVAL_REACH) and low == pytest.approx(0.9 / INTERVAL_REACH)
+    assert ratio_span([narrow]) == (pytest.approx(0.9), pytest.approx(1.9))  # the interval inside: all of it shown

@@ -104,20 +104,37 @@ SLOWER_TICKS = (0.9, 0.8, 0.5, 1 / 3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.001)
 SHOWN_RANGE = (1e-3, 1e3)  # a CI of two rounds in a large family can reach 1e7: drawn to the axis' end
 
 
+# how far past the farthest estimate (or "same") an interval may widen the axis on its side: a comparison of two
+# rounds in a large family has an interval of 1000x each way, which would squeeze every other row into the middle
+# (a 390 px plot read only "same"); past this its bar runs to the axis' end
+INTERVAL_REACH = 10.0
+
+
 def ratio_span(rows: Sequence[VerdictRow]) -> tuple[float, float]:
-    """The ratios the axis spans: every interval and estimate, every margin band, and one tick each side of 1."""
-    values = [v for r in rows for v in (r.low, r.high, r.ratio) if v is not None and v > 0]
-    values += [m for r in rows for m in (1 + r.margin_percent / 100, 1 / (1 + r.margin_percent / 100))]
-    low = min([SLOWER_TICKS[0], *values])
-    high = max([FASTER_TICKS[0], *values])
+    """The ratios the axis spans: every estimate and margin band, and one tick each side of 1; the intervals as far
+    as INTERVAL_REACH beyond the farthest estimate on their side."""
+    centres = [r.ratio for r in rows if r.ratio is not None and r.ratio > 0]
+    centres += [m for r in rows for m in (1 + r.margin_percent / 100, 1 / (1 + r.margin_percent / 100))]
+    low = min([SLOWER_TICKS[0], *centres])
+    high = max([FASTER_TICKS[0], *centres])
+    ends = [v for r in rows for v in (r.low, r.high) if v is not None and v > 0]
+    low = max(min([low, *ends]), low / INTERVAL_REACH)
+    high = min(max([high, *ends]), high * INTERVAL_REACH)
     return max(low, SHOWN_RANGE[0]), min(high, SHOWN_RANGE[1])
 
 
-def ratio_ticks(low: float, high: float) -> list[tuple[float, str]]:
+def ratio_ticks(low: float, high: float, *, short: bool = False) -> list[tuple[float, str]]:
     """(ratio, words) for the axis from `low` to `high`: "same" and the round ratios between (a chart keeps those
-    whose words do not touch)."""
+    whose words do not touch). `short`: "2x", "20 %" without the direction, for a narrow chart whose axis title
+    says which side is faster."""
     inside = [t for t in SLOWER_TICKS if t >= low] + [t for t in FASTER_TICKS if t <= high]
-    return sorted([(1.0, "same"), *((t, ratio_words(t)) for t in inside)])
+    words = ratio_short if short else ratio_words
+    return sorted([(1.0, "same"), *((t, words(t)) for t in inside)])
+
+
+def ratio_short(ratio: float) -> str:
+    """'2x', '25 %': ratio_words without the direction."""
+    return ratio_words(ratio).removesuffix(" faster").removesuffix(" slower")
 
 
 def ratio_words(ratio: float) -> str:

@@ -44,13 +44,20 @@ def _x(ratio: float) -> float:
 
 
 def spaced(
-    ticks: Sequence[tuple[float, str]], px_per_decade: float, width_of: Callable[[str], int]
+    ticks: Sequence[tuple[float, str]],
+    px_per_decade: float,
+    width_of: Callable[[str], int],
+    half_width: float = math.inf,
 ) -> list[tuple[float, str]]:
-    """The ticks whose words do not touch: "same" first, then from the axis' ends in."""
+    """The ticks whose words do not touch and fit in `half_width` px each side of "same": "same" first, then from
+    the axis' ends in. pyqtgraph drops a tick's words that would cross the axis' end, so a tick kept here but cut
+    there would leave its neighbours out for nothing (a 390 px plot read only "same")."""
     order = sorted(ticks, key=lambda t: (t[0] != 1, -abs(math.log10(t[0]))))
     kept: list[tuple[float, str]] = []
     for ratio, words in order:
         x = math.log10(ratio) * px_per_decade
+        if abs(x) + width_of(words) / 2 > half_width:
+            continue
         if all(
             abs(x - math.log10(other) * px_per_decade) >= (width_of(words) + width_of(near)) / 2 + TICK_GAP
             for other, near in kept
@@ -176,7 +183,9 @@ class VerdictPlot(QWidget):
         width = max(1.0, self.width() - self.plot.getAxis("left").width() - 30)
         per_unit = width / (self._x_range[1] - self._x_range[0])
         metrics = QFontMetrics(self.plot.getAxis("bottom").style["tickFont"] or QFont())
-        self.x_ticks = spaced(ratio_ticks(low, high), per_unit, metrics.horizontalAdvance)
+        self.x_ticks = spaced(ratio_ticks(low, high), per_unit, metrics.horizontalAdvance, width / 2)
+        if len(self.x_ticks) < 3:  # a narrow plot: the ratios alone, the axis' title says which side is faster
+            self.x_ticks = spaced(ratio_ticks(low, high, short=True), per_unit, metrics.horizontalAdvance, width / 2)
         self.plot.getAxis("bottom").setTicks([[(math.log10(t), words) for t, words in self.x_ticks], []])
 
     def _set_names(self) -> None:
