@@ -47,8 +47,9 @@ def verdict_plot_svg(rows: Sequence[VerdictRow]) -> str:
     height = TOP + ROW * len(rows) + AXIS
 
     def x_of(ratio: float) -> float:
-        clamped = min(max(ratio, SHOWN_RANGE[0]), SHOWN_RANGE[1])
-        return NAMES + plot_w * (math.log10(clamped) + reach) / (2 * reach)
+        # an interval wider than the axis runs to its end (ratio_span stops a very wide one squeezing the rest)
+        position = min(max(math.log10(min(max(ratio, SHOWN_RANGE[0]), SHOWN_RANGE[1])), -reach), reach)
+        return NAMES + plot_w * (position + reach) / (2 * reach)
 
     title = "The verdicts: each configuration against the one it is compared with"
     parts = [
