@@ -45,7 +45,7 @@ def test_without_a_login_the_line_is_added_here_and_the_nas_is_changed_in_its_ow
     rec = recommend(share="/volume1/data", server="nas", measured=Measured(), fstab=None, server_login=False)
     said = decision(rec, server_label="nas (no login)", client_label="this computer")
     assert said.headline == "Add this line on this computer; change the NAS in its own interface"
-    assert "could not log in" in said.why and "async" not in said.why
+    assert "Without a login on the NAS" in said.why and "async" not in said.why
 
 
 def test_a_version_measured_faster_is_the_why_and_both_hosts_change_an_option() -> None:

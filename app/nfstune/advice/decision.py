@@ -110,7 +110,7 @@ def _why(rec: Recommendation) -> str:
     if parts:
         return "; ".join(parts)
     if not rec.exports_line:
-        return "nfstune could not log in to the server: its settings were neither read nor measured"
+        return "Without a login on the NAS, only this computer's side was read and measured"
     if rec.exports_before is None or rec.fstab_before is None:
         return "The new lines use safe defaults: nothing measured here beat them"
     return "Nothing measured in this session was faster than what you have"
