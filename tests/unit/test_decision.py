@@ -85,7 +85,9 @@ def test_line_changes_are_the_words_that_differ() -> None:
     assert line_changes(None, "/srv h(rw,sync)") == ()
     assert line_changes("/srv h(rw,sync)", "/srv h(rw,sync)") == ()
     (change,) = line_changes("/srv a(rw,async) b(ro)", "/srv a(rw,sync) b(ro)")
-    assert (change.old, change.new, change.text) == (("async",), ("sync",), "async \u2192 sync")
+    assert (change.old, change.new, change.text) == (("async",), ("sync",), "a: async \u2192 sync")
+    (added,) = line_changes("/srv/a -ro,async host1", "/srv/a -ro,async host1(sync)")
+    assert added.text == "host1: + sync"  # the client's own sync, after the defaults it overrides
     (added,) = line_changes("nas:/a /A nfs4 ro,sec=krb5p 0 0", "nas:/a /A nfs4 ro,sec=krb5p,vers=4.1 0 0")
     assert added.text == "+ vers=4.1"
     (merged,) = line_changes("nas:/a /A nfs nfsvers=3,v3,hard 0 0", "nas:/a /A nfs vers=4.2,hard 0 0")
@@ -116,4 +118,22 @@ def test_a_note_is_its_first_sentence_and_a_measured_option_not_advised_says_so(
     assert (
         short_note(soft)
         == "Your fstab entry has soft, which nfstune leaves as it is: nfs(5): a soft timeout can corrupt data"
+    )
+
+
+def test_a_gain_that_drives_the_change_leads_the_why_and_async_is_only_pointed_at() -> None:
+    faster = verdict(SYNC_S, HALF_THE_TIME, ("vers=4.2", "vers=3"))
+    version = {"best_version": "3", "version_reason": "measured faster", "version_verdicts": {"small-files": faster}}
+    measured = replace(FASTER, **version)
+    rec = recommend(
+        share="/export",
+        server="nas",
+        exports="/export h(rw,sync)\n",
+        fstab="nas:/export /mnt/nas nfs vers=4.2 0 0\n",
+        measured=measured,
+    )
+    said = decision(rec, server_label="nas", client_label="laptop")
+    assert said.headline == "Change 1 option on laptop; nothing to change on nas"
+    assert said.why == (
+        "vers=3 was measured 2.0x faster on small files; sync keeps your data safe (async: see its warning)"
     )

@@ -28,15 +28,17 @@ class Change:
 
     old: tuple[str, ...]
     new: tuple[str, ...]
+    client: str = ""  # the exports client whose options these are ("" in an fstab line)
 
     @property
     def text(self) -> str:
-        """'async → sync', '+ vers=4.1', '\u2212 v3' (a minus sign)."""
+        """'async → sync', '+ vers=4.1', '\u2212 v3' (a minus sign), after 'client: ' when there is one."""
+        where = f"{self.client}: " if self.client else ""
         if not self.old:
-            return "+ " + ",".join(self.new)
+            return f"{where}+ {','.join(self.new)}"
         if not self.new:
-            return "\u2212 " + ",".join(self.old)
-        return f"{','.join(self.old)} \u2192 {','.join(self.new)}"
+            return f"{where}\u2212 {','.join(self.old)}"
+        return f"{where}{','.join(self.old)} \u2192 {','.join(self.new)}"
 
 
 @dataclass(frozen=True)
@@ -56,11 +58,26 @@ def line_changes(before: str | None, after: str) -> tuple[Change, ...]:
     """What changes from `before` to `after`, word by word; () for a new line (`before` None) or the same one."""
     if before is None or before == after:
         return ()
-    old, new = _WORD.findall(before), _WORD.findall(after)
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    old, new = list(_WORD.finditer(before)), list(_WORD.finditer(after))
+    matcher = difflib.SequenceMatcher(a=[m[0] for m in old], b=[m[0] for m in new], autojunk=False)
     return tuple(
-        Change(tuple(old[i1:i2]), tuple(new[j1:j2])) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
+        Change(
+            tuple(m[0] for m in old[i1:i2]),
+            tuple(m[0] for m in new[j1:j2]),
+            _client(after, new[j1].start()) if j1 < len(new) else "",
+        )
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
     )
+
+
+def _client(line: str, at: int) -> str:
+    """The exports client whose parenthesised options hold the character at `at` ("" outside any)."""
+    opened = line.rfind("(", 0, at)
+    if opened < 0 or line.rfind(")", 0, at) > opened:
+        return ""
+    words = _WORD.findall(line[:opened])
+    return words[-1] if words and not line[:opened].endswith((" ", "\t")) else ""
 
 
 def decision(rec: Recommendation, *, server_label: str, client_label: str) -> Decision:
@@ -103,7 +120,9 @@ def _why(rec: Recommendation) -> str:
     if gain is not None:
         parts.append(f"{gain.change} was measured {gain.words}")
     offered = biggest(rec.gains, offered=True)
-    if offered is not None:
+    if offered is not None and parts:  # the gain that drives it said first: async only pointed at
+        parts.append(f"{SAFE} (async: see its warning)")
+    elif offered is not None:
         parts.append(f"{SAFE}; async was measured {offered.words}: see the warning before choosing it")
     elif rec.exports_before is not None and "async" in _WORD.findall(rec.exports_before):
         parts.append(f"{SAFE}: with async a crash of the server loses writes it had confirmed")

@@ -18,6 +18,7 @@ from nfstune.ui.widgets.labels import wrapped_label
 
 DETAILS = "Details: every reason in full, with what was measured"
 ARROW, MINUS = "\u2192", "\u2212"
+LONG_OPTION = 36  # characters: a reason's name longer than this would squeeze every reason's words beside it
 
 
 def line_label(*, scale: float = 1.0, framed: bool = True) -> QLabel:
@@ -130,7 +131,8 @@ class FileCard(QFrame):
         for change in changes:
             old = f"<s style='color: {muted}'>{e(','.join(change.old))}</s>" if change.old else ""
             new = f"<b style='color: {good}'>{e(','.join(change.new))}</b>" if change.new else ""
-            shown.append(f"{old} {ARROW} {new}" if old and new else (f"+ {new}" if new else f"{MINUS} {old}"))
+            where = f"{e(change.client)}: " if change.client else ""
+            shown.append(where + (f"{old} {ARROW} {new}" if old and new else (f"+ {new}" if new else f"{MINUS} {old}")))
         self.changes.setText("<b>Changes:</b> " + " &nbsp;\u00b7&nbsp; ".join(shown))
         self.changes.setVisible(bool(changes))
         _muted(self.was, muted)
@@ -139,14 +141,22 @@ class FileCard(QFrame):
             if widget := item.widget():
                 widget.hide()
                 widget.deleteLater()
-        for row, reason in enumerate(rows):
-            option = QLabel(f"<b>{e(reason.option)}</b>")
-            option.setTextFormat(Qt.TextFormat.RichText)
+        row = 0
+        for reason in rows:
+            long = len(reason.option) > LONG_OPTION
+            option = (
+                wrapped_label(f"<b>{e(reason.option)}</b>", rich=True) if long else QLabel(f"<b>{e(reason.option)}</b>")
+            )
             words = wrapped_label(f"Risk: {reason.words}" if reason.risk else reason.words)
             if reason.risk:
                 _muted(words, bad)
-            self._grid.addWidget(option, row, 0, Qt.AlignmentFlag.AlignTop)
+            if long:  # a whole fstab entry: on a line of its own, its words under it
+                self._grid.addWidget(option, row, 0, 1, 2)
+                row += 1
+            else:
+                self._grid.addWidget(option, row, 0, Qt.AlignmentFlag.AlignTop)
             self._grid.addWidget(words, row, 1)
+            row += 1
 
 
 def _muted(label: QLabel, colour: str) -> None:
