@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication, QTextDocument
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
 from nfstune.advice.recommend import EXPORTS_ASYNC_WARNING, PLAIN_RISK, Measured, Recommendation, recommend
@@ -248,3 +248,85 @@ def test_without_a_login_on_the_server_the_fstab_line_stands_alone_and_apply_is_
         client_label="client",
     )
     assert page.exports_box.isVisible() and page.apply_button.isEnabled()
+
+
+def top(widget: QWidget, page: RecommendationPage) -> int:
+    return widget.mapTo(page, QPoint(0, 0)).y()
+
+
+def test_the_decision_comes_first_and_the_full_sentences_wait_behind_details(
+    page: RecommendationPage, qtbot: QtBot, with_async: Recommendation
+) -> None:
+    assert page.headline.text().startswith("No recommendation yet")
+    page.resize(1024, 700)
+    page.show_recommendation(with_async, server_label="nas", client_label="this computer")
+    assert page.headline.text() == "Change 1 option on nas and add 1 line on this computer"
+    assert page.why.isVisible() and "async was measured 4.3x faster on small files" in page.why.text()
+    assert page.headline.font().pointSizeF() > page.exports_line.font().pointSizeF() > page.why.font().pointSizeF()
+    assert top(page.headline, page) < top(page.why, page) < top(page.exports_box, page) < top(page.fstab_box, page)
+    # what changes in the line, marked, and the line as it was
+    card = page.exports_box
+    assert card.changes.isVisible() and "async" in shown_text(card.changes) and "sync" in shown_text(card.changes)
+    assert card.was.text() == "was: /srv/data 192.168.1.0/24(rw,async,no_root_squash)"
+    assert not page.fstab_box.was.isVisible()  # a new line was nothing before
+    # a few words a reason on the card; the sentences with their intervals behind Details, closed
+    words = [label.text() for label in card.findChildren(QLabel) if label.isVisible()]
+    assert "writes are on disk before the server confirms them" in words
+    assert not any("95 % CI" in text for text in words)
+    assert not page.exports_reasons.isVisible() and not page.exports_state.isVisible()
+    qtbot.mouseClick(card.details.button, Qt.MouseButton.LeftButton)
+    assert page.exports_reasons.isVisible() and "95 % CI 4.1x to 4.4x faster" in shown_text(page.exports_reasons)
+    assert page.exports_state.isVisible() and page.exports_state.text().startswith("Your entry in /etc/exports")
+    # a note in one line; in full behind its own Details
+    (row,) = [label.text() for label in page.notes_box.findChildren(QLabel) if label.isVisible()][1:]
+    assert "not recommended" in row and "95 % CI" not in row
+    assert not page.notes_label.isVisible()
+    page.notes_details.set_open(True)
+    assert page.notes_label.isVisible() and "the kernel ignores no_wdelay" in shown_text(page.notes_label)
+
+
+def test_the_page_says_nothing_to_change_and_without_a_login_what_to_do_instead(page: RecommendationPage) -> None:
+    same = recommend(
+        share="/srv/data",
+        server="nas",
+        exports="/srv/data h(rw,sync)\n",
+        fstab="nas:/srv/data /home/me/data nfs vers=4.2 0 0\n",
+        measured=Measured(),
+    )
+    page.show_recommendation(same, server_label="nas", client_label="laptop")
+    assert page.headline.text() == "Your settings already read as recommended: nothing to change"
+    assert page.exports_box.status.isVisible() and "no change" in shown_text(page.fstab_box.status)
+    assert not page.exports_box.changes.isVisible()
+    alone = recommend(share="/volume1/data", server="nas", measured=Measured(), fstab=None, server_login=False)
+    page.show_recommendation(alone, server_label="nas (no login)", client_label="laptop", can_apply=False)
+    assert page.headline.text() == "Add this line on laptop; change the NAS in its own interface"
+    assert "no login there" in page.status.text()  # said beside the greyed-out Apply, not only in its tooltip
+
+
+def test_apply_is_the_only_way_to_the_diff_and_enter_in_the_mount_point_field_does_not_press_it(
+    qtbot: QtBot, tmp_path: Path, with_async: Recommendation
+) -> None:
+    # inside a dialog, whose Enter presses its default button: the strictest place for the page to be
+    host = QDialog()
+    qtbot.addWidget(host)
+    page = RecommendationPage(host)
+    QVBoxLayout(host).addWidget(page)
+    host.resize(1024, 700)
+    host.show()
+    qtbot.waitExposed(host)
+    page.show_recommendation(with_async, server_label="nas", client_label="laptop")
+    asked: list[bool] = []
+    page.apply_requested.connect(lambda: asked.append(True))
+    page.mount_point_edit.setFocus()
+    qtbot.keyClick(page.mount_point_edit, Qt.Key.Key_Return)
+    qtbot.keyClick(page.mount_point_edit, Qt.Key.Key_Enter)
+    page.ask_save_path = lambda *args: (str(tmp_path / "r.txt"), "")
+    for button in (page.copy_button, page.save_button):
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert asked == [] and host.isVisible()
+    assert not any(b.isDefault() for b in (page.apply_button, page.copy_button, page.save_button, page.undo_button))
+    # last in the row of actions, where the eye ends
+    row = [page.undo_button, page.copy_button, page.save_button, page.apply_button]
+    assert sorted(row, key=lambda b: b.mapTo(page, QPoint(0, 0)).x())[-1] is page.apply_button
+    qtbot.mouseClick(page.apply_button, Qt.MouseButton.LeftButton)
+    assert asked == [True]

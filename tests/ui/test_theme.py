@@ -3,6 +3,7 @@ dialog buttons without icons."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -107,3 +108,26 @@ def test_the_window_made_after_the_theme_is_dark_too(app: QApplication, qtbot: Q
     window.show()
     assert window.palette().color(Role.Window).lightnessF() < 0.3
     assert window.history_page.palette().color(Role.Base).lightnessF() < 0.3
+
+
+def test_the_suggested_action_reads_in_either_scheme_and_follows_a_switch(app: QApplication, qtbot: QtBot) -> None:
+    from nfstune.advice.recommend import Measured, recommend
+    from nfstune.ui.pages.recommendation import RecommendationPage
+
+    force(app, Qt.ColorScheme.Light, qtbot)
+    page = RecommendationPage()
+    qtbot.addWidget(page)
+    rec = recommend(share="/srv", server="nas", exports="/srv h(rw,async)\n", measured=Measured())
+    page.show_recommendation(rec, server_label="nas", client_label="laptop")
+
+    def drawn() -> tuple[QColor, QColor]:
+        found = re.search(r"QPushButton \{ background: (#\w+); color: (#\w+)", page.apply_button.styleSheet())
+        assert found is not None, page.apply_button.styleSheet()
+        return QColor(found.group(1)), QColor(found.group(2))
+
+    light = drawn()
+    force(app, Qt.ColorScheme.Dark, qtbot)
+    qtbot.waitUntil(lambda: drawn() != light, timeout=5000)  # the page draws its Apply again for the new scheme
+    dark = drawn()
+    for fill, text in (light, dark):
+        assert wcag(text, fill) >= AA_TEXT, (fill.name(), text.name())

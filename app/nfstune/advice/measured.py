@@ -25,7 +25,7 @@ def measured_of(stored: StoredSession, groups: Sequence[WorkloadResults]) -> Mea
         if granted is not None and granted.isdigit() and not opts.requested.has("rsize"):
             negotiated_rsize = int(granted)
     facts = json.loads(stored.server_facts or "{}")
-    best_version, version_reason = _best_version(groups)
+    best_version, version_reason, version_verdicts = _best_version(groups)
     return Measured(
         async_vs_sync=_verdicts(groups, _turns_async),
         no_wdelay=_verdicts(groups, _turns_off_gathering),
@@ -33,6 +33,7 @@ def measured_of(stored: StoredSession, groups: Sequence[WorkloadResults]) -> Mea
         server_max_block_size=facts.get("nfsd_max_block_size"),
         best_version=best_version,
         version_reason=version_reason,
+        version_verdicts=version_verdicts,
         threads=threads_finding(groups, stored.runs),
         own_threads=facts.get("nfsd_threads"),
     )
@@ -63,9 +64,10 @@ def _verdicts(groups: Sequence[WorkloadResults], knob: Callable[[Changed], bool]
     return found
 
 
-def _best_version(groups: Sequence[WorkloadResults]) -> tuple[str | None, str | None]:
+def _best_version(groups: Sequence[WorkloadResults]) -> tuple[str | None, str | None, dict[str, Verdict]]:
     """An NFS version measured faster than the baseline's on some workload and slower on none (an unreliable or
-    unsettled comparison counts as neither), with the verdicts that say so; (None, None) keeps the version."""
+    unsettled comparison counts as neither), with the verdicts that say so, in words and by workload; (None, None,
+    {}) keeps the version."""
     by_version: dict[str, list[tuple[str, Verdict]]] = {}
     for group in groups:
         base = group.config(group.baseline_label)
@@ -83,7 +85,7 @@ def _best_version(groups: Sequence[WorkloadResults]) -> tuple[str | None, str | 
         if any(v.kind == "faster" for _, v in found) and not any(v.kind == "slower" for _, v in found)
     ]
     if not candidates:
-        return None, None
+        return None, None, {}
     _count, vers, found = max(candidates, key=lambda c: c[0])
     quoted = "; ".join(f"{workload}: {v.text}" for workload, v in found if v.kind == "faster")
-    return vers, f"measured faster: {quoted}"
+    return vers, f"measured faster: {quoted}", dict(found)

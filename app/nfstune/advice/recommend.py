@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
+from nfstune.advice.gains import ASYNC as ASYNC_GAIN
+from nfstune.advice.gains import Gain, faster
 from nfstune.advice.threads import ThreadsAdvice, ThreadsFinding, threads_advice
 from nfstune.errors import ConfigError
 from nfstune.nfs.export_edit import with_options
@@ -81,6 +83,7 @@ class Recommendation:
     exports_before: str | None = None  # the entry as it is now; None when the share is not exported yet
     fstab_before: str | None = None  # the fstab line as it is now; None when the client has none for the share
     threads: ThreadsAdvice | None = None  # what a many-clients session says of the nfsd thread count
+    gains: tuple[Gain, ...] = ()  # the measured gains of what changes, and of async when it is offered
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,7 @@ class Measured:
     server_max_block_size: int | None = None
     best_version: str | None = None  # an NFS version whose verdict was "faster" (never "slower"); None: keep it
     version_reason: str | None = None  # the verdicts that say so, with their CIs
+    version_verdicts: Mapping[str, Verdict] = field(default_factory=dict)  # workload -> best_version's verdict
     threads: ThreadsFinding | None = None  # more nfsd threads against the server's own, with several clients
     own_threads: int | None = None  # the server's nfsd thread count otherwise (its probe)
 
@@ -157,6 +161,11 @@ def recommend(
     threads = None
     if measured.threads is not None:
         threads = threads_advice(measured.threads, measured.own_threads, nfs_conf)
+    gains = faster(ASYNC_GAIN, measured.async_vs_sync) if alternative is not None else []
+    if any(r.option == f"vers={measured.best_version}" for r in fstab_reasons):  # the version the line now sets
+        gains += faster(f"vers={measured.best_version}", measured.version_verdicts)
+    if threads is not None and threads.threads is not None and measured.threads is not None:
+        gains += faster(f"{threads.threads} nfsd threads", measured.threads.verdicts)
     return Recommendation(
         exports_line,
         tuple(reasons),
@@ -168,6 +177,7 @@ def recommend(
         exports_before=before,
         fstab_before=fstab_before,
         threads=threads,
+        gains=tuple(gains),
     )
 
 

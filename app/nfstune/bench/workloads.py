@@ -67,10 +67,13 @@ class WorkloadSpec:
     needs_cold_cache: bool = False
     # this workload reads the file another one wrote: run that one first, with the same sizes
     reads_file_of: WorkloadId | None = None
+    noun: str = ""  # what it measures in an admin's few words, after "faster on": "small files"
 
 
 WORKLOADS: Mapping[WorkloadId, WorkloadSpec] = {
-    WorkloadId.SEQ_WRITE: WorkloadSpec(WorkloadId.SEQ_WRITE, "sequential write, ending in fsync", "MB/s", True),
+    WorkloadId.SEQ_WRITE: WorkloadSpec(
+        WorkloadId.SEQ_WRITE, "sequential write, ending in fsync", "MB/s", True, noun="sequential writes"
+    ),
     WorkloadId.SEQ_READ: WorkloadSpec(
         WorkloadId.SEQ_READ,
         "sequential read, caches dropped on both hosts first",
@@ -78,13 +81,24 @@ WORKLOADS: Mapping[WorkloadId, WorkloadSpec] = {
         True,
         needs_cold_cache=True,
         reads_file_of=WorkloadId.SEQ_WRITE,
+        noun="sequential reads",
     ),
     WorkloadId.SMALL_FILES: WorkloadSpec(
-        WorkloadId.SMALL_FILES, "untar of a generated tree, timed including a final sync", "s", False
+        WorkloadId.SMALL_FILES,
+        "untar of a generated tree, timed including a final sync",
+        "s",
+        False,
+        noun="small files",
     ),
-    WorkloadId.SYNC_4K: WorkloadSpec(WorkloadId.SYNC_4K, "4 KiB synchronous writes", "ms", False),
+    WorkloadId.SYNC_4K: WorkloadSpec(
+        WorkloadId.SYNC_4K, "4 KiB synchronous writes", "ms", False, noun="4 KiB sync writes"
+    ),
     WorkloadId.FILE_CREATE: WorkloadSpec(
-        WorkloadId.FILE_CREATE, "empty files created (open with O_CREAT, then close), files a second", "files/s", True
+        WorkloadId.FILE_CREATE,
+        "empty files created (open with O_CREAT, then close), files a second",
+        "files/s",
+        True,
+        noun="creating files",
     ),
     # cold: with the client's caches dropped a stat is a LOOKUP and a GETATTR on the server, as after a reboot or
     # on another client; with them warm it would measure the client's attribute cache
@@ -94,6 +108,7 @@ WORKLOADS: Mapping[WorkloadId, WorkloadSpec] = {
         "files/s",
         True,
         needs_cold_cache=True,
+        noun="reading file attributes",
     ),
     WorkloadId.FILE_DELETE: WorkloadSpec(
         WorkloadId.FILE_DELETE,
@@ -101,6 +116,7 @@ WORKLOADS: Mapping[WorkloadId, WorkloadSpec] = {
         "files/s",
         True,
         needs_cold_cache=True,
+        noun="deleting files",
     ),
     WorkloadId.TREE_DELETE: WorkloadSpec(
         WorkloadId.TREE_DELETE,
@@ -108,6 +124,7 @@ WORKLOADS: Mapping[WorkloadId, WorkloadSpec] = {
         "s",
         False,
         needs_cold_cache=True,
+        noun="deleting a tree",
     ),
 }
 

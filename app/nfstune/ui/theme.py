@@ -93,6 +93,31 @@ def contrast_ratio(a: QColor, b: QColor) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
+def primary_colours(palette: QPalette) -> tuple[QColor, QColor]:
+    """A page's one suggested action (GNOME's blue button): the scheme's highlight behind its highlighted text,
+    the highlight darkened until the text reads on it (4.5:1)."""
+    fill, text = palette.color(Role.Highlight), palette.color(Role.HighlightedText)
+    while contrast_ratio(fill, text) < 4.5 and fill.lightness() > 0:
+        fill = fill.darker(110)
+    return fill, text
+
+
+def primary_button_style(palette: QPalette) -> str:
+    """A push button drawn as the suggested action; greyed out as any button when disabled."""
+    fill, text = primary_colours(palette)
+    disabled = palette.color(QPalette.ColorGroup.Disabled, Role.ButtonText).name()
+    return (
+        f"QPushButton {{ background: {fill.name()}; color: {text.name()}; font-weight: bold;"
+        f" border: 1px solid {fill.darker(130).name()}; border-radius: 3px; padding: 4px 16px; }}"
+        f"QPushButton:hover {{ background: {fill.lighter(110).name()}; }}"
+        f"QPushButton:pressed {{ background: {fill.darker(115).name()}; }}"
+        # the keyboard's place: a ring in the window's text colour, which reads beside the blue in either scheme
+        f"QPushButton:focus {{ border: 2px solid {palette.color(Role.WindowText).name()}; }}"
+        f"QPushButton:disabled {{ background: {palette.color(Role.Button).name()}; color: {disabled};"
+        f" border: 1px solid {palette.color(Role.Mid).name()}; font-weight: normal; }}"
+    )
+
+
 class _QuietButtons(QProxyStyle):
     """The style, but dialog buttons carry no icons: Fusion's red and green marks beside OK and Cancel say nothing
     the words do not, and read as alarm and go."""

@@ -1,20 +1,22 @@
-"""The recommendation page: the /etc/exports and /etc/fstab lines with a reason for every option, copy, save and
-apply; async only ever inside a warning box, hidden until the admin asks to see it (docs/nfs-knowledge.md 4)."""
+"""The recommendation page, a decision first (as GNOME Disks and KDiskMark put one): a headline in large type that
+says what to do on which host and one line of why (advice/decision.py), then the /etc/exports and /etc/fstab lines
+as two cards (recommendation_card.py), each option's reason in a few words and every sentence behind Details; then
+the notes, one line each. Copy, Save and Apply at the bottom right, Apply the suggested action; async only ever
+inside a warning box, hidden until the admin asks to see it (docs/nfs-knowledge.md 4)."""
 
 from __future__ import annotations
 
 import html
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtCore import QEvent, Qt, Signal, Slot
+from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
     QFrame,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -24,15 +26,28 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from nfstune.advice.recommend import Reason, Recommendation
-from nfstune.nfs.fstab_rewrite import parse_fstab_line
+from nfstune.advice.decision import NOTHING, decision, line_changes, short_note, short_reasons
+from nfstune.advice.recommend import Recommendation
+from nfstune.advice.recommendation_text import (
+    copy_text,
+    exports_state,
+    fstab_mount_point,
+    fstab_state,
+    mount_point_problem,
+    reasons_html,
+    save_text,
+)
 from nfstune.ui.icons import icon
-from nfstune.ui.theme import text_colour
+from nfstune.ui.pages.recommendation_card import FileCard, line_label
+from nfstune.ui.theme import primary_button_style, text_colour
+from nfstune.ui.widgets.disclosure import Disclosure
 from nfstune.ui.widgets.labels import wrapped_label
 from nfstune.ui.widgets.scrolled import scrolled
 
 SaveDialog = Callable[[QWidget, str, str, str], tuple[str, str]]
-LINE_STYLE = "background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 3px; padding: 6px; color: #202020;"
+NO_RECOMMENDATION = "No recommendation yet: it appears when a session has results."
+# the async box keeps its own deliberate light style in either scheme: a warning that reads the same everywhere
+ASYNC_LINE_STYLE = "background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 3px; padding: 6px; color: #202020;"
 ASYNC_BOX_STYLE = (
     "QFrame#asyncWarning { background: #fff4e5; border: 2px solid #c92a2a; border-radius: 4px; }"
     "QFrame#asyncWarning QLabel { color: #202020; }"
@@ -43,84 +58,7 @@ NO_ASYNC = {
     None: "async was not measured to help here, or was not measured: no async alternative is offered.",
 }
 APPLY_TIP = "Show the exact changes to /etc/exports and /etc/fstab before applying them"
-
-
-def _line_label() -> QLabel:
-    """A configuration line: monospace, selectable by mouse and keyboard, wrapped rather than cut."""
-    label = QLabel()
-    label.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setTextInteractionFlags(
-        Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
-    )
-    label.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # reachable with Tab, to select and copy from the keyboard
-    label.setWordWrap(True)
-    label.setStyleSheet(LINE_STYLE)
-    return label
-
-
-def exports_state(rec: Recommendation) -> str:
-    """What the exports text is: the admin's own entry (with only sync changed) or a new line."""
-    if not rec.exports_line:
-        return "nfstune could not log in to the server: its exports were not read, and nothing is recommended there."
-    if rec.exports_before is None:
-        return f"The share is not exported yet: this line would be added to {rec.exports_file}."
-    if rec.exports_before == rec.exports_line:
-        return f"Your entry in {rec.exports_file} already reads as recommended: nothing to change."
-    kept = "with only sync changed; every other client and option is kept"
-    return f"Your entry in {rec.exports_file} {kept}. Now:\n{rec.exports_before}"
-
-
-def fstab_state(rec: Recommendation) -> str:
-    if rec.fstab_before is None:
-        return "The client has no entry for this share: a new line (choose your own mount point)."
-    if rec.fstab_before == rec.fstab_line:
-        return "Your entry already reads as recommended: its mount point and options are kept."
-    kept = "with only the NFS version changed; its mount point and other options are kept"
-    return f"Your entry {kept}. Now:\n{rec.fstab_before}"
-
-
-def reasons_html(reasons: Sequence[Reason]) -> str:
-    e = html.escape
-    return "<ul style='margin: 0'>" + "".join(f"<li><b>{e(r.option)}</b>: {e(r.why)}</li>" for r in reasons) + "</ul>"
-
-
-def copy_text(rec: Recommendation, server_label: str, client_label: str) -> str:
-    """Both lines, each under a comment naming the file and host it belongs in."""
-    exports = f"# {rec.exports_file} on {server_label}\n{rec.exports_line}\n" if rec.exports_line else ""
-    return f"{exports}# /etc/fstab on {client_label}\n{rec.fstab_line}\n"
-
-
-def fstab_mount_point(line: str) -> str:
-    """The mount point of an fstab line, its \\040 escapes decoded."""
-    return parse_fstab_line(line).mount_point
-
-
-def mount_point_problem(path: str) -> str:
-    """Why `path` cannot be a mount point ("" when it can)."""
-    if not path.startswith("/") or path == "/":
-        return f"{path!r} is not an absolute path below /"
-    if any(ch in path for ch in "\n\t\0"):
-        return "a mount point is one line"
-    return ""
-
-
-def save_text(rec: Recommendation, server_label: str, client_label: str) -> str:
-    """The lines with every option's reason and the notes, as comments, so the file explains itself later."""
-    parts = ["# nfstune recommendation"]
-    if rec.exports_line:  # "" without a login on the server
-        parts.append(f"# {rec.exports_file} on {server_label}:")
-        parts += [f"#   {r.option}: {r.why}" for r in rec.exports_reasons]
-        parts += [rec.exports_line, ""]
-    parts.append(f"# /etc/fstab on {client_label}:")
-    parts += [f"#   {r.option}: {r.why}" for r in rec.fstab_reasons]
-    parts.append(rec.fstab_line)
-    threads = rec.threads
-    if threads is not None and threads.line is not None:
-        parts += ["", f"# {threads.file} on {server_label}, [nfsd] section:", f"#   {threads.note}", threads.line]
-    if rec.notes:
-        parts += ["", "# Notes:", *(f"#   {note}" for note in rec.notes)]
-    return "\n".join(parts) + "\n"
+NO_LOGIN_APPLY = "Apply writes the server's files too, and nfstune has no login there: copy the fstab line instead"
 
 
 class RecommendationPage(QWidget):
@@ -134,15 +72,20 @@ class RecommendationPage(QWidget):
         self.ask_save_path: SaveDialog = QFileDialog.getSaveFileName
         self._rec: Recommendation | None = None
         self._labels = ("the server", "the client")
+        self._changes = False  # what is shown changes a file (Apply is drawn as the page's suggested action)
 
-        self.exports_box = QGroupBox("/etc/exports")
-        self.exports_line = _line_label()
-        self.exports_state = wrapped_label()
-        self.exports_reasons = wrapped_label(rich=True)
-        self.fstab_box = QGroupBox("/etc/fstab")
-        self.fstab_line = _line_label()
-        self.fstab_state = wrapped_label()
-        self.fstab_reasons = wrapped_label(rich=True)
+        # the decision first, in large type, and one line of why under it (advice/decision.py)
+        self.headline = wrapped_label(NO_RECOMMENDATION)
+        font = self.headline.font()
+        font.setPointSizeF(font.pointSizeF() * 1.6)
+        font.setBold(True)
+        self.headline.setFont(font)
+        self.why = wrapped_label()
+        font = self.why.font()
+        font.setPointSizeF(font.pointSizeF() * 1.1)
+        self.why.setFont(font)
+        self.why.hide()
+
         # where a new fstab line mounts the share: the admin's choice (an existing entry keeps its own)
         self.mount_point_edit = QLineEdit()
         self.mount_point_edit.setToolTip("An absolute path on the client; Apply makes it if it does not exist")
@@ -152,21 +95,40 @@ class RecommendationPage(QWidget):
         row.addWidget(QLabel("&Mount point on the client:", buddy=self.mount_point_edit))
         row.addWidget(self.mount_point_edit, 1)
         self.mount_point_row.hide()
-        for box, state, line, reasons in (
-            (self.exports_box, self.exports_state, self.exports_line, self.exports_reasons),
-            (self.fstab_box, self.fstab_state, self.fstab_line, self.fstab_reasons),
-        ):
-            box.setStyleSheet("QGroupBox { font-weight: bold; }")  # the title only: children keep their own fonts
-            box_layout = QVBoxLayout(box)
-            box_layout.addWidget(state)
-            box_layout.addWidget(line)
-            if box is self.fstab_box:
-                box_layout.addWidget(self.mount_point_row)
-            box_layout.addWidget(reasons)
-        self.notes_label = wrapped_label(rich=True)
+        self.exports_box = FileCard()
+        self.fstab_box = FileCard(self.mount_point_row)
+        # the cards' parts, where the page's callers and tests have always found them
+        self.exports_line, self.exports_state, self.exports_reasons = (
+            self.exports_box.line,
+            self.exports_box.state,
+            self.exports_box.reasons,
+        )
+        self.fstab_line, self.fstab_state, self.fstab_reasons = (
+            self.fstab_box.line,
+            self.fstab_box.state,
+            self.fstab_box.reasons,
+        )
+        for card in (self.exports_box, self.fstab_box):
+            card.hide()  # until there is a recommendation: the headline says so
+
+        self.notes_heading = QLabel("<b>Notes</b>")
+        self.notes_rows = QVBoxLayout()
+        self.notes_rows.setSpacing(2)
+        self.notes_label = wrapped_label(rich=True)  # every note in full, behind Details
+        self.notes_details = Disclosure("Details: every note in full")
+        self.notes_details.add(self.notes_label)
+        self.notes_box = QWidget()
+        notes = QVBoxLayout(self.notes_box)
+        notes.setContentsMargins(0, 0, 0, 0)
+        notes.addWidget(self.notes_heading)
+        notes.addLayout(self.notes_rows)
+        notes.addWidget(self.notes_details)
+        self.notes_box.hide()
 
         self.show_async_check = QCheckBox("&Show the async alternative and its risks")
+        self.show_async_check.hide()
         self.no_async_label = wrapped_label()
+        self.no_async_label.hide()
         self.async_box = QFrame()
         self.async_box.setObjectName("asyncWarning")
         self.async_box.setStyleSheet(ASYNC_BOX_STYLE)
@@ -175,7 +137,8 @@ class RecommendationPage(QWidget):
         warning_icon.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.async_title = QLabel("Not recommended by default: async")
         self.async_title.setStyleSheet("font-weight: bold; font-size: 12pt; color: #c92a2a;")
-        self.async_line = _line_label()
+        self.async_line = line_label(framed=False)
+        self.async_line.setStyleSheet(ASYNC_LINE_STYLE)
         self.async_gain = wrapped_label(rich=True)
         self.async_warning = wrapped_label(rich=True)
         self.async_risk = wrapped_label(rich=True)
@@ -198,23 +161,31 @@ class RecommendationPage(QWidget):
         self.copy_button = QPushButton(icon("copy"), "&Copy")
         self.copy_button.setToolTip("Copy both lines, with comments naming their files, to the clipboard")
         self.save_button = QPushButton(icon("save"), "Sa&ve…")
+        self.save_button.setToolTip("Save both lines with every reason and note, as comments, in a text file")
         self.apply_button = QPushButton(icon("apply"), "&Apply…")
         self.apply_button.setToolTip(APPLY_TIP)
         self.undo_button = QPushButton(icon("undo"), "&Undo last Apply…")
         self.undo_button.setToolTip("Show how the files the last Apply changed would be put back, then do it")
+        for button in (self.copy_button, self.save_button, self.apply_button, self.undo_button):
+            # no button of the page is pressed by Enter in a field: Apply only ever by its own click or key
+            button.setAutoDefault(False)
+        self._scheme_look()
         self.apply_state = wrapped_label()
         self.status = wrapped_label()
         buttons = QHBoxLayout()
-        for button in (self.copy_button, self.save_button, self.apply_button, self.undo_button):
-            buttons.addWidget(button)
+        buttons.addWidget(self.undo_button)
         buttons.addWidget(self.apply_state, 1)
+        for button in (self.copy_button, self.save_button, self.apply_button):  # Apply last, where the eye ends
+            buttons.addWidget(button)
 
         content = QWidget()
         content_layout = QVBoxLayout(content)
+        content_layout.setContentsMargins(0, 4, 0, 4)
+        content_layout.setSpacing(12)
         for widget in (
             self.exports_box,
             self.fstab_box,
-            self.notes_label,
+            self.notes_box,
             self.show_async_check,
             self.no_async_label,
             self.async_box,
@@ -222,19 +193,24 @@ class RecommendationPage(QWidget):
             content_layout.addWidget(widget)
         content_layout.addStretch(1)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.headline)
+        layout.addWidget(self.why)
         layout.addWidget(scrolled(content, wraps=True), 1)
         layout.addLayout(buttons)
         layout.addWidget(self.status)
         chain = [
             self.exports_line,
+            self.exports_box.details.button,
             self.fstab_line,
             self.mount_point_edit,
+            self.fstab_box.details.button,
+            self.notes_details.button,
             self.show_async_check,
             self.async_line,
+            self.undo_button,
             self.copy_button,
             self.save_button,
             self.apply_button,
-            self.undo_button,
         ]
         for first, second in itertools.pairwise(chain):
             QWidget.setTabOrder(first, second)
@@ -246,7 +222,6 @@ class RecommendationPage(QWidget):
         self.undo_button.clicked.connect(self.undo_requested)
         self.mount_point_edit.editingFinished.connect(self._on_mount_point_edited)
         self._set_enabled(False)
-        self.exports_line.setText("No recommendation yet: it appears when a session has results.")
 
     def show_recommendation(
         self,
@@ -263,25 +238,32 @@ class RecommendationPage(QWidget):
         e = html.escape
         self._rec = rec
         self._labels = (server_label, client_label)
-        self.exports_box.setTitle(f"{rec.exports_file} on {server_label}")
-        self.fstab_box.setTitle(f"/etc/fstab on {client_label}")
-        self.exports_state.setText(exports_state(rec))
-        self.fstab_state.setText(fstab_state(rec))
-        self.exports_line.setText(rec.exports_line)
-        self.exports_reasons.setText(reasons_html(rec.exports_reasons))
-        self.fstab_line.setText(rec.fstab_line)
+        said = decision(rec, server_label=server_label, client_label=client_label)
+        self.headline.setText(said.headline)
+        self.why.setText(said.why)
+        self.why.show()
+        self.exports_box.show_file(
+            f"{rec.exports_file} on {server_label}",
+            rec.exports_line,
+            rec.exports_before,
+            line_changes(rec.exports_before, rec.exports_line),
+            short_reasons(rec.exports_reasons, rec),
+            state=exports_state(rec),
+            reasons_html=reasons_html(rec.exports_reasons),
+        )
+        self.fstab_box.show_file(
+            f"/etc/fstab on {client_label}",
+            rec.fstab_line,
+            rec.fstab_before,
+            line_changes(rec.fstab_before, rec.fstab_line),
+            short_reasons(rec.fstab_reasons, rec),
+            state=fstab_state(rec),
+            reasons_html=reasons_html(rec.fstab_reasons),
+        )
         self.mount_point_row.setVisible(rec.fstab_before is None)
         if rec.fstab_before is None:
             self.mount_point_edit.setText(fstab_mount_point(rec.fstab_line))
-        self.fstab_reasons.setText(reasons_html(rec.fstab_reasons))
-        threads = rec.threads
-        shown = [*rec.notes]
-        if threads is not None:
-            # the thread count lives in the server's nfs.conf: Apply writes it with the other two (its own diff)
-            shown.append(threads.note if threads.line is None else f"{threads.file}: {threads.line} — {threads.note}")
-        notes = "".join(f"<li>{e(note)}</li>" for note in shown)
-        self.notes_label.setText(f"<b>Notes</b><ul style='margin: 0'>{notes}</ul>" if notes else "")
-        self.notes_label.setVisible(bool(notes))
+        self._show_notes(rec)
         alternative = rec.async_alternative
         self.show_async_check.setChecked(False)  # a new recommendation starts with the risky option out of sight
         self.show_async_check.setVisible(alternative is not None)
@@ -298,12 +280,53 @@ class RecommendationPage(QWidget):
         self.status.clear()
         self._set_enabled(True)
         self.exports_box.setVisible(bool(rec.exports_line))  # "" without a login on the server: a note says why
+        self.fstab_box.show()
         self.apply_button.setEnabled(can_apply)
-        self.apply_button.setToolTip(
-            APPLY_TIP
-            if can_apply
-            else "Apply writes the server's files too, and nfstune has no login there: copy the fstab line instead"
-        )
+        self.apply_button.setToolTip(APPLY_TIP if can_apply else NO_LOGIN_APPLY)
+        if not can_apply:
+            self.status.setText(NO_LOGIN_APPLY)  # said beside the greyed-out button, not only in its tooltip
+        # Apply is the suggested action only when it would change something
+        self._changes = said.headline != NOTHING
+        self._scheme_look()
+
+    def _show_notes(self, rec: Recommendation) -> None:
+        """One line a note (advice.decision.short_note), every sentence in full behind Details."""
+        threads = rec.threads
+        shown = [(note, short_note(note)) for note in rec.notes]
+        if threads is not None:
+            # the thread count lives in the server's nfs.conf: Apply writes it with the other two (its own diff)
+            if threads.line is None:
+                shown.append((threads.note, short_note(threads.note)))
+            else:
+                head = f"{threads.file}: {threads.line}"
+                shown.append((f"{head} — {threads.note}", f"{head} — {short_note(threads.note)}"))
+        while self.notes_rows.count():
+            item = self.notes_rows.takeAt(0)
+            if widget := item.widget():
+                widget.hide()
+                widget.deleteLater()
+        for _full, short in shown:
+            self.notes_rows.addWidget(wrapped_label(f"\u2022 {short}"))
+        items = "".join(f"<li>{html.escape(full)}</li>" for full, _short in shown)
+        self.notes_label.setText(f"<ul style='margin: 0'>{items}</ul>" if items else "")
+        self.notes_box.setVisible(bool(shown))
+
+    def _scheme_look(self) -> None:
+        """Apply as the page's one suggested action, in the scheme's highlight (never Qt's default button, which
+        Enter in a dialog's field would press); the mount point field on the alternate base colour, so
+        that it stands out from its card in a dark scheme too."""
+        self.apply_button.setStyleSheet(primary_button_style(self.palette()) if self._changes else "")
+        field = self.mount_point_edit.palette()
+        field.setColor(QPalette.ColorRole.Base, self.palette().color(QPalette.ColorRole.AlternateBase))
+        self.mount_point_edit.setPalette(field)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        """The scheme changed (light, dark): the colours drawn from it again."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._scheme_look()
+            for card in (self.exports_box, self.fstab_box):
+                card.restyle()
 
     def set_apply_state(self, text: str, ok: bool | None) -> None:
         """What the apply flow reports: 'Applied and verified' (ok), 'Rolled back: ...' (not ok), or progress."""
