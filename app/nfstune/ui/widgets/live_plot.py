@@ -25,13 +25,12 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from nfstune.ui.widgets.chart_header import ChartHeader
 from nfstune.ui.widgets.decimate import bucket_width, min_max
+from nfstune.ui.widgets.live_ranges import time_range, y_range
 from nfstune.ui.widgets.series_buffer import DEFAULT_CAPACITY, SeriesBuffer
 from nfstune.ui.widgets.time_axis import TimeAxis
 
 TICK_MS = 500
 BYTES_PER_MB = 1e6
-HEADROOM = 1.08  # above the highest point or ceiling: the top tick's figure and the peak clear of the frame
-BELOW_ZERO = 0.07  # so that idle lines do not hide in the axis and the 0 tick label fits
 AXIS_WIDTH = 46  # px, left and right on every plot, so that the linked x axes stay aligned
 AXIS_FONT_PT = 8
 MARKER_FONT_PT = 8
@@ -117,8 +116,11 @@ class LivePlot(QWidget):
             self.graphics.ci.layout.setRowStretchFactor(2 * index + 1, ROW_STRETCH[key])
             plot.hideButtons()
             plot.setClipToView(True)
-            plot.showGrid(x=True, y=True, alpha=0.15)
+            # a grid of the y axis' round figures only: the markers are the vertical guides, and each grid line
+            # costs the redraw time (issue 39: the GUI thread's lateness)
+            plot.showGrid(x=False, y=True, alpha=0.15)
             plot.setMouseEnabled(x=True, y=False)  # y is managed in _rescale_y
+            plot.enableAutoRange(x=False, y=False)  # x follows the run in _follow_run, in steps
             plot.showAxis("right")
             for side in ("left", "bottom", "right"):
                 axis = plot.getAxis(side)
@@ -126,6 +128,7 @@ class LivePlot(QWidget):
                 axis.setStyle(tickFont=tick_font, tickLength=-4)
             for side in ("left", "right"):
                 plot.getAxis(side).setWidth(AXIS_WIDTH)  # equal widths keep the linked x axes aligned
+            plot.getAxis("left").setStyle(maxTickLevel=0)
             if key != "client":
                 plot.setXLink(self.plots["client"])
                 plot.getAxis("right").setStyle(showValues=False)
@@ -152,6 +155,9 @@ class LivePlot(QWidget):
         self.draws: dict[str, int] = dict.fromkeys(LIVE_SERIES, 0)  # setData calls a series (skipped ones not)
         self._width_drawn = 0.0
         self._redraw_due = False
+        self._following = True  # the time axis follows the run (_follow_run)
+        self._x_range: tuple[float, float] | None = None  # the one _follow_run asked for
+        self._x_set = tuple(self.plots["client"].viewRange()[0])  # what pyqtgraph made of it (with its padding)
         for name, spec in LIVE_SERIES.items():
             if not spec.lazy:  # _draw_lazy adds it with its first data
                 self._add_curve(name, spec)
@@ -164,12 +170,14 @@ class LivePlot(QWidget):
         self.timer.timeout.connect(self._on_tick)
 
     def _add_curve(self, name: str, spec: SeriesSpec) -> None:
+        # one pixel wide: Qt's raster engine draws wider lines through its stroker, at twice the cost of the whole
+        # redraw (issue 39: the GUI thread's lateness)
         if spec.right:
-            pen = pg.mkPen(spec.color, width=1.5, style=Qt.PenStyle.DashLine)
+            pen = pg.mkPen(spec.color, width=1, style=Qt.PenStyle.DashLine)
         elif spec.lazy:
-            pen = pg.mkPen(spec.color, width=1.5, style=Qt.PenStyle.DashDotLine)
+            pen = pg.mkPen(spec.color, width=1, style=Qt.PenStyle.DashDotLine)
         else:
-            pen = pg.mkPen(spec.color, width=2)
+            pen = pg.mkPen(spec.color, width=1)
         # decimated in _on_tick already: pyqtgraph's own downsampling would only cost time; clipping to the view
         # still helps when the admin zooms in
         curve = pg.PlotDataItem(pen=pen, connect="finite", clipToView=True)
@@ -227,6 +235,7 @@ class LivePlot(QWidget):
     def _on_tick(self) -> None:
         self._redraw_due = False
         origin = self._current_origin()
+        self._follow_run(origin)
         self._draw_lazy()
         width = self._width_drawn = self._bucket_width()
         drawn = False
@@ -274,15 +283,30 @@ class LivePlot(QWidget):
             tops += [value for (plot_key, _), (_, value) in self.ceilings.items() if plot_key == key]
             top = max([MIN_TOP[key], *tops])
             strip = self._marker_strip(plot.vb) if key == "client" else 0.0
-            plot.setYRange(-BELOW_ZERO * top, self._view_top(top, strip), padding=0)
+            plot.setYRange(*y_range(top, strip), padding=0)
         top = max(MIN_TOP["right"], self._tops.get("client_ops", 0.0))
-        strip = self._marker_strip(self.plots["client"].vb)
-        self.right_view.setYRange(-BELOW_ZERO * top, self._view_top(top, strip), padding=0)
+        self.right_view.setYRange(*y_range(top, self._marker_strip(self.plots["client"].vb)), padding=0)
 
-    @staticmethod
-    def _view_top(top: float, strip: float) -> float:
-        """The view's upper end that puts `top` below the top `strip` (a fraction of the height), with HEADROOM."""
-        return max(top * HEADROOM, top * (1 + BELOW_ZERO * strip) / (1 - strip))
+    def _follow_run(self, origin: float | None) -> None:
+        """The time axis from the start to the next round length, until the admin zooms or pans (pyqtgraph's own
+        "Auto" in the plot's menu follows the run again)."""
+        view = self.plots["client"].vb
+        if view.autoRangeEnabled()[0]:
+            view.enableAutoRange(x=False)
+            self._following = True
+        (left, right), _ = view.viewRange()
+        if not np.allclose((left, right), self._x_set):
+            self._following = False  # moved by someone else than us
+        if not self._following:
+            return
+        bounds = [b for b in (buffer.bounds() for buffer in self.buffers.values()) if b is not None]
+        first = min((b[0] for b in bounds), default=origin or 0.0) - (origin or 0.0)
+        last = max((b[1] for b in bounds), default=origin or 0.0) - (origin or 0.0)
+        start, end = time_range(first, last)
+        if self._x_range != (start, end):
+            self._x_range = (start, end)
+            view.setXRange(start, end, padding=0.01)
+            self._x_set = tuple(view.viewRange()[0])
 
     def set_ceiling(self, plot: str, name: str, value_mb_s: float | None) -> None:
         """A dashed horizontal line on plot "client" or "disk", its name and value in the plot's header (never over
@@ -363,7 +387,8 @@ class LivePlot(QWidget):
                 self._drawn.pop(name, None)
                 self._tops.pop(name, None)
         # a new run starts at 0 s, not where the admin left the last one's axis
-        self.plots["client"].enableAutoRange(axis=pg.ViewBox.XAxis)
+        self._following, self._x_range = True, None
+        self._x_set = tuple(self.plots["client"].viewRange()[0])
         self._on_tick()
 
     def save_png(self, path: str | Path) -> None:

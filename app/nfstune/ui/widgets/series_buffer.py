@@ -40,6 +40,14 @@ class SeriesBuffer:
             order = np.r_[self._next : self.capacity, 0 : self._next]
             return self._t[order], self._v[order]  # fancy indexing already copies
 
+    def bounds(self) -> tuple[float, float] | None:
+        """The oldest and the newest time held, None while empty."""
+        with self._lock:
+            if not self._count:
+                return None
+            oldest = 0 if self._count < self.capacity else self._next
+            return float(self._t[oldest]), float(self._t[(self._next - 1) % self.capacity])
+
     def clear(self) -> None:
         with self._lock:
             self._next = self._count = 0
