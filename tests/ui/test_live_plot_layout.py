@@ -150,3 +150,25 @@ def test_the_time_axis_counts_in_seconds_then_minutes() -> None:
     assert [tick_words(v, 600) for v in (0, 600, 1800)] == ["0 min", "10 min", "30 min"]
     assert [tick_words(v, 30) for v in (30, 90)] == ["30 s", "90 s"]
     assert tick_words(-30, 30) == ""  # left of the start
+
+
+def test_the_time_axis_follows_the_run_in_steps_until_the_admin_zooms(qtbot: QtBot) -> None:
+    plot = shown(qtbot, SIZES[0])
+    view = plot.plots["client"].vb
+
+    def run_to(seconds: int) -> tuple[float, float]:
+        for i in range(len(plot.buffers["client_write"]), seconds):
+            plot.push("client_write", T0 + i, 5e6)
+        plot.refresh()
+        left, right = view.viewRange()[0]
+        return left, right
+
+    left, right = run_to(90)
+    assert left <= 0 < 89 < right <= 125  # 0 to two minutes (and a little padding)
+    assert run_to(100) == (left, right)  # ten seconds on: the axis stands still
+    assert 119 < run_to(150)[1] <= 190  # three minutes
+    view.setXRange(20, 40, padding=0)  # the admin looks closer
+    run_to(200)
+    assert view.viewRange()[0] == pytest.approx([20, 40])
+    view.enableAutoRange(x=True)  # the plot menu's "Auto": following the run again
+    assert run_to(210)[1] == pytest.approx(300, rel=0.02)

@@ -35,8 +35,8 @@ def bucket_width(span: float, pixels: float) -> float:
 def min_max(t: np.ndarray, v: np.ndarray, width: float, gap_s: float = GAP_S) -> tuple[np.ndarray, np.ndarray]:
     """Per bucket of `width` seconds (from t = 0: the buckets stay put as points come in), its lowest and its
     highest point at their own times, oldest first (and the first and the last point, where the line begins and
-    ends); a bucket of one point keeps it. A pause longer than `gap_s`
-    ends a bucket and is drawn as a gap, as `with_gaps` does. `t` is ascending; width 0 decimates nothing."""
+    ends); a bucket of one point keeps it. A pause longer than `gap_s` ends a bucket and is drawn as a gap, as
+    `with_gaps` does. `t` is ascending; width 0 decimates nothing."""
     keep = np.isfinite(v)
     if not keep.all():  # no value to show (the line simply skips it)
         t, v = t[keep], v[keep]
@@ -50,14 +50,14 @@ def min_max(t: np.ndarray, v: np.ndarray, width: float, gap_s: float = GAP_S) ->
     new[1:] = (np.diff(bucket) != 0) | (np.diff(segment) != 0)
     group = np.cumsum(new) - 1
     starts = np.flatnonzero(new)
-    ends = np.r_[starts[1:], len(t)] - 1
-    by_value = np.lexsort((v, group))  # within each group (in turn) from its lowest value to its highest
-    lowest, highest = by_value[starts], by_value[ends]
-    first, second = np.minimum(lowest, highest), np.maximum(lowest, highest)
-    pairs = np.column_stack((first, second)).ravel()
-    single = np.repeat(first == second, 2)
-    single[::2] = False  # of a bucket of one point, keep it once
-    picked = np.union1d(pairs[~single], (0, len(t) - 1))  # and the newest point, where the line must end
+    counts = np.diff(np.r_[starts, len(t)])
+    # in one pass each (no sort): the bucket's first sample at its lowest, its last at its highest (a flat
+    # bucket keeps both ends)
+    at_low = np.flatnonzero(v == np.repeat(np.minimum.reduceat(v, starts), counts))
+    at_high = np.flatnonzero(v == np.repeat(np.maximum.reduceat(v, starts), counts))
+    lowest = at_low[np.r_[True, group[at_low][1:] != group[at_low][:-1]]]
+    highest = at_high[np.r_[group[at_high][1:] != group[at_high][:-1], True]]
+    picked = np.unique(np.concatenate((lowest, highest, (0, len(t) - 1))))  # and where the line begins and ends
     x, y = t[picked], v[picked]
     after = np.flatnonzero(np.diff(segment[picked])) + 1  # picked points may lie further apart than gap_s
     if not len(after):

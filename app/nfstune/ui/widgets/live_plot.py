@@ -116,9 +116,10 @@ class LivePlot(QWidget):
             self.graphics.ci.layout.setRowStretchFactor(2 * index + 1, ROW_STRETCH[key])
             plot.hideButtons()
             plot.setClipToView(True)
-            # a grid of the y axis' round figures only: the markers are the vertical guides, and each grid line
-            # costs the redraw time (issue 39: the GUI thread's lateness)
+            # a grid of the left axis' round figures only: the markers are the vertical guides, and grid lines
+            # cost most of a redraw (issue 39: the GUI thread's lateness)
             plot.showGrid(x=False, y=True, alpha=0.15)
+            plot.getAxis("right").setGrid(False)  # showGrid gives the right axis one too: the left's again, at 3x
             plot.setMouseEnabled(x=True, y=False)  # y is managed in _rescale_y
             plot.enableAutoRange(x=False, y=False)  # x follows the run in _follow_run, in steps
             plot.showAxis("right")
@@ -153,6 +154,7 @@ class LivePlot(QWidget):
         self._drawn: dict[str, tuple[int, float | None, float]] = {}  # what each curve shows: _on_tick's key
         self._tops: dict[str, float] = {}  # the highest point of each curve drawn
         self.draws: dict[str, int] = dict.fromkeys(LIVE_SERIES, 0)  # setData calls a series (skipped ones not)
+        self._marker_px = QFontMetrics(self._marker_font()).height() + 2 * MARKER_MARGIN_PX  # a label's height
         self._width_drawn = 0.0
         self._redraw_due = False
         self._following = True  # the time axis follows the run (_follow_run)
@@ -265,8 +267,7 @@ class LivePlot(QWidget):
         height = view.height()
         if height <= 0:
             return 0.0
-        label_px = QFontMetrics(self._marker_font()).height() + 2 * MARKER_MARGIN_PX
-        return min(0.4, (label_px + 2) / height)
+        return min(0.4, (self._marker_px + 2) / height)
 
     @staticmethod
     def _marker_font() -> QFont:
@@ -293,9 +294,8 @@ class LivePlot(QWidget):
         view = self.plots["client"].vb
         if view.autoRangeEnabled()[0]:
             view.enableAutoRange(x=False)
-            self._following = True
-        (left, right), _ = view.viewRange()
-        if not np.allclose((left, right), self._x_set):
+            self._following, self._x_range = True, None
+        elif not np.allclose(view.viewRange()[0], self._x_set):
             self._following = False  # moved by someone else than us
         if not self._following:
             return
