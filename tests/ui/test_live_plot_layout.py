@@ -64,7 +64,7 @@ def views(plot: LivePlot) -> list[QRectF]:
     return [p.vb.sceneBoundingRect() for p in plot.plots.values()] + [plot.right_view.sceneBoundingRect()]
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", [(560, 380), *SIZES], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_each_plot_keeps_room_for_its_data(qtbot: QtBot, size: tuple[int, int]) -> None:
     plot = shown(qtbot, size)
     a_run(plot)

@@ -64,9 +64,9 @@ LIVE_SERIES: dict[str, SeriesSpec] = {
     "client4_total": SeriesSpec("client", "client4", "#bcbd22", BYTES_PER_MB, lazy=True),
 }
 PLOT_TITLES = {"client": "Client NFS (MB/s)", "disk": "Server disk (MB/s)", "cpu": "Server CPU (%)"}
-# the plots share the height evenly; the CPU plot's view is the shorter by the time axis under it (one line against
-# a 0-100 % scale reads well lower)
-ROW_STRETCH = {"client": 1, "disk": 1, "cpu": 1}
+# the plots' data areas about as tall as each other: the bottom plot's share also holds the time axis (about a sixth
+# of it at 380-520 px), which keeps each of the three at 90 px or more down to a 380 px tall live plot
+ROW_STRETCH = {"client": 5, "disk": 5, "cpu": 6}
 MIN_TOP = {"client": 1.0, "disk": 1.0, "cpu": 10.0, "right": 10.0}  # an idle run still gets a readable axis
 TEXT_COLOR = "#202020"
 CEILING_COLOR = "#7f3fbf"
@@ -135,6 +135,8 @@ class LivePlot(QWidget):
                 plot.getAxis("right").setStyle(showValues=False)
             if key != "cpu":  # the time's figures once, under the bottom plot
                 plot.getAxis("bottom").setStyle(showValues=False)
+            else:  # "0 min" and the end's figure reach under the side axes' empty corners rather than go missing
+                plot.getAxis("bottom").setStyle(hideOverlappingLabels=False)
             self.plots[key] = plot
         self.legends = self.headers  # each plot's key (pyqtgraph's name): in the header above it
         # the client's requests a second on a scale of their own (pyqtgraph's MultiplePlotAxes example)
