@@ -119,7 +119,7 @@ class LivePlot(QWidget):
             # a grid of the left axis' round figures only: the markers are the vertical guides, and grid lines
             # cost most of a redraw (issue 39: the GUI thread's lateness)
             plot.showGrid(x=False, y=True, alpha=0.15)
-            plot.getAxis("right").setGrid(False)  # showGrid gives the right axis one too: the left's again, at 3x
+            plot.getAxis("right").setGrid(False)  # showGrid gives it the left's lines again, at most of a redraw's cost
             plot.setMouseEnabled(x=True, y=False)  # y is managed in _rescale_y
             plot.enableAutoRange(x=False, y=False)  # x follows the run in _follow_run, in steps
             plot.showAxis("right")
@@ -148,9 +148,6 @@ class LivePlot(QWidget):
         self.right_view.setXLink(client)
         self.right_view.setMouseEnabled(x=False, y=False)
         client.vb.sigResized.connect(self._place_right_view)
-        for plot in self.plots.values():
-            plot.vb.sigResized.connect(self._on_view_changed)
-        client.vb.sigXRangeChanged.connect(self._on_view_changed)
 
         self.curves: dict[str, pg.PlotDataItem] = {}
         self._drawn: dict[str, tuple[int, float | None, float]] = {}  # what each curve shows: _on_tick's key
@@ -168,6 +165,9 @@ class LivePlot(QWidget):
 
         self.ceilings: dict[tuple[str, str], tuple[pg.InfiniteLine, float]] = {}
         self.markers: list[Marker] = []
+        for plot in self.plots.values():
+            plot.vb.sigResized.connect(self._on_view_changed)
+        self.plots["client"].vb.sigXRangeChanged.connect(self._on_view_changed)
 
         self.timer = QTimer(self)
         self.timer.setInterval(TICK_MS)
