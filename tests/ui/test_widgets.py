@@ -12,7 +12,7 @@ from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from nfstune.report.chart import nice_ticks
-from nfstune.ui.widgets.live_plot import LIVE_SERIES, LivePlot, SeriesBuffer
+from nfstune.ui.widgets.live_plot import CEILING_COLOR, LIVE_SERIES, LivePlot, SeriesBuffer
 from nfstune.ui.widgets.result_chart import TICK_TARGET, ResultChart
 
 NETWORK = "network (iperf3, client→server)"
@@ -73,22 +73,18 @@ def test_buffer_rejects_a_zero_capacity() -> None:
 
 def test_live_plot_layout(qtbot: QtBot) -> None:
     plot = make_plot(qtbot)
-    titles = [p.titleLabel.text for p in plot.plots.values()]
-    assert titles == [
-        "Client NFS: MB/s, and requests/s on the right",
-        "Server disk throughput (MB/s)",
-        "Server CPU (%)",
-    ]
+    titles = [header.title.text() for header in plot.headers.values()]
+    assert titles == ["Client NFS (MB/s)", "Server disk (MB/s)", "Server CPU (%)"]
+    assert all(p.titleLabel.text == "" for p in plot.plots.values())  # the titles are in the headers, not the plots
     client_view = plot.plots["client"].getViewBox()
     assert all(plot.plots[k].getViewBox().linkedView(pg.ViewBox.XAxis) is client_view for k in ("disk", "cpu"))
     assert set(plot.buffers) == set(LIVE_SERIES) >= {"client_read", "client_write", "disk_read", "disk_write"}
+    keys = {key: [label.text for _, label in header.items] for key, header in plot.legends.items()}
+    assert keys == {"client": ["read", "write", "requests/s (right)"], "disk": ["read", "write"], "cpu": ["busy"]}
     for p in plot.plots.values():
-        assert p.legend is not None
-        assert p.ctrl.downsampleCheck.isChecked() and p.ctrl.peakRadio.isChecked()
+        assert p.legend is None  # nothing of pyqtgraph's drawn over the data
         assert p.ctrl.clipToViewCheck.isChecked()
-    for curve in plot.curves.values():
-        opts = curve.opts
-        assert (opts["autoDownsample"], opts["downsampleMethod"], opts["clipToView"]) == (True, "peak", True)
+    assert all(curve.opts["clipToView"] for curve in plot.curves.values())
     assert plot.timer.interval() == 500
 
 
@@ -126,8 +122,12 @@ def test_memory_stays_bounded(qtbot: QtBot) -> None:
     x, _ = curve_data(plot, "client_write")
     assert 0 < x.size <= 1000
     assert x[-1] == 9999.0  # the newest points are the ones kept
-    shown, _ = plot.curves["client_write"].getData()  # after clipping and peak downsampling
+    shown, _ = plot.curves["client_write"].getData()  # after clipping
     assert shown is not None and 0 < shown.size <= 1000
+
+
+def ceiling_keys(plot: LivePlot, key: str) -> list[str]:
+    return [entry.text for entry in plot.headers[key].entries if entry.colour == CEILING_COLOR]
 
 
 def test_ceiling_is_added_moved_and_removed(qtbot: QtBot) -> None:
@@ -136,17 +136,20 @@ def test_ceiling_is_added_moved_and_removed(qtbot: QtBot) -> None:
     plot.set_ceiling("client", NETWORK, 5.88)
     line, _ = plot.ceilings[("client", NETWORK)]
     assert line in client.items and line.value() == pytest.approx(5.88) and line.angle == 0
-    assert line.label.toPlainText() == f"{NETWORK} 5.88 MB/s"
+    assert not hasattr(line, "label")  # its words are in the header, not over the data
+    assert ceiling_keys(plot, "client") == ["network client→server 5.88 MB/s"]
     assert line.pen.style() == pg.QtCore.Qt.PenStyle.DashLine
     plot.set_ceiling("client", NETWORK, 11.2)
     moved, _ = plot.ceilings[("client", NETWORK)]
     assert moved.value() == pytest.approx(11.2) and line not in client.items
     assert sum(isinstance(item, pg.InfiniteLine) for item in client.items) == 1
+    assert ceiling_keys(plot, "client") == ["network client→server 11.2 MB/s"]
     assert client.getViewBox().viewRange()[1][1] > 11.2  # a ceiling above the data is still in view
     plot.set_ceiling("disk", "server disk", 41.2)
-    assert plot.ceilings[("disk", "server disk")][0].label.toPlainText() == "server disk 41.2 MB/s"
+    assert ceiling_keys(plot, "disk") == ["server disk 41.2 MB/s"]
     plot.set_ceiling("client", NETWORK, None)
     assert ("client", NETWORK) not in plot.ceilings and moved not in client.items
+    assert ceiling_keys(plot, "client") == []
 
 
 def test_marker_and_clear(qtbot: QtBot) -> None:
@@ -154,14 +157,14 @@ def test_marker_and_clear(qtbot: QtBot) -> None:
     plot.push("client_write", 500.0, 5e6)
     plot.set_marker(530.0, "async")
     plot.refresh()
-    (_, text, lines), *_ = plot.markers
-    assert text == "async" and [line.value() for line in lines] == [30.0, 30.0, 30.0]
-    assert lines[0].label.toPlainText() == "async" and lines[0] in plot.plots["client"].items
+    (marker,) = plot.markers
+    assert marker.text == "async" and [line.value() for line in marker.lines] == [30.0, 30.0, 30.0]
+    assert marker.label.toPlainText() == "async" and marker.label in plot.plots["client"].items
     plot.set_ceiling("client", NETWORK, 5.88)
     plot.clear()
-    assert plot.markers == [] and plot.ceilings == {}
+    assert plot.markers == [] and plot.ceilings == {} and ceiling_keys(plot, "client") == []
     assert all(len(b) == 0 for b in plot.buffers.values()) and curve_data(plot, "client_write")[0].size == 0
-    assert not any(isinstance(i, pg.InfiniteLine) for p in plot.plots.values() for i in p.items)
+    assert not any(isinstance(i, pg.InfiniteLine | pg.TextItem) for p in plot.plots.values() for i in p.items)
     plot.push("client_write", 900.0, 5e6)  # a new run starts its own time axis
     plot.refresh()
     assert curve_data(plot, "client_write")[0].tolist() == [0.0]
@@ -216,8 +219,8 @@ def test_a_marker_out_of_view_keeps_no_label_at_the_edge(qtbot: QtBot) -> None:
     plot.set_marker(1250.0, "async")
     plot.plots["client"].setXRange(200, 300, padding=0)
     plot.refresh()
-    (_, _, old), (_, _, new) = plot.markers
-    assert not old[0].label.isVisible() and new[0].label.isVisible()
+    old, new = plot.markers
+    assert not old.label.isVisible() and new.label.isVisible()
 
 
 def test_unknown_series_is_refused(qtbot: QtBot) -> None:

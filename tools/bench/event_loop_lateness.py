@@ -6,6 +6,12 @@ idle Run page: p50 0.2 ms, p99 6.3 ms. While a simulated hour is fed (60x): p50 
 first tenth (up to 360 points a series) p99 53.3 ms, last tenth (3240-3600 points) p99 115.2 ms, max 188 ms.
 The real clock instead (--speed 1 --hours 0.05, 3 minutes, 0-180 points, load 0.4): p99 34.3 ms, max 130 ms.
 
+Issue 39 (2026-11-28, Xvfb, 2 CPUs; each run of the code before, 4fa72d6, in turn with one of the code after,
+e1a072a): the live plot now hands pyqtgraph only the series that changed, cut to the lowest and highest sample of
+each pixel-wide bucket; its axes move in round steps; its lines are one pixel wide; only the left axes draw a grid.
+Quiet (load 0.8): the whole hour p99 43.9 -> 3.3 ms, max 75 -> 14 ms; last tenth p99 56.2 -> 6.0 ms. Busier (load
+1.8-2.2): p99 79.0 -> 5.0 ms, max 323 -> 49 ms; last tenth p99 79.9 -> 2.5 ms.
+
 The real main window (nfstune.ui.main_window.MainWindow, on a private Xvfb, 1200x800) shows the Run page with its
 timers running (RunPage.start: the LivePlot redraw every 500 ms, the event drain every 250 ms). A thread plays
 both samplers: each simulated second it hands the controller's sample sink one client sample (NFS read and write,
