@@ -36,15 +36,15 @@ import argparse
 import math
 import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from lateness_probe import LatenessProbe, percentiles
 from xdisplay import qt_display
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,17 +80,30 @@ def server_sample(k: int, rng: random.Random) -> dict[str, float]:
 
 
 class Feeder(threading.Thread):
-    """Plays both samplers from its own thread: simulated second k goes out at real time k / speed."""
+    """Plays both samplers from its own thread: simulated second k goes out at real time k / speed. With `script`,
+    also the engine: the run's events (a recipe, its visits, their figures, and each round's verdicts as the stop
+    rule judged them), made on this thread as the engine makes them on its own, then posted evenly over the time."""
 
-    def __init__(self, sink: Sink, seconds: int, speed: float) -> None:
+    def __init__(
+        self,
+        sink: Sink,
+        seconds: int,
+        speed: float,
+        script: Callable[[], Iterable[object]] | None = None,
+        post: Callable[[object], None] | None = None,
+    ) -> None:
         super().__init__(name="feeder", daemon=True)
         self.sink, self.seconds, self.speed = sink, seconds, speed
+        self.script, self.post = script, post
         self.sent = 0
+        self.events_posted = 0
         self.started_at = 0.0
         self.stop = threading.Event()
 
     def run(self) -> None:
         rng = random.Random(1)
+        events = list(self.script()) if self.script is not None else []  # judged here, off the GUI thread
+        every = self.seconds / (len(events) + 1)
         epoch = time.time()
         self.started_at = time.monotonic()
         while self.sent < self.seconds and not self.stop.is_set():
@@ -100,17 +113,12 @@ class Feeder(threading.Thread):
                 self.sink("client", t, client_sample(self.sent, rng))
                 self.sink("server", t, server_sample(self.sent, rng))
                 self.sent += 1
+                while self.post is not None and self.events_posted < len(events):
+                    if (self.events_posted + 1) * every > self.sent:
+                        break
+                    self.post(events[self.events_posted])
+                    self.events_posted += 1
             self.stop.wait(min(0.05, 1 / self.speed))
-
-
-def percentiles(values: Sequence[float]) -> str:
-    if len(values) < 2:
-        return "too few probes"
-    cuts = statistics.quantiles(values, n=100, method="inclusive")
-    return (
-        f"p50 {1000 * cuts[49]:.1f} ms, p99 {1000 * cuts[98]:.1f} ms, max {1000 * max(values):.1f} ms "
-        f"({len(values)} probes)"
-    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -120,6 +128,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--probe-ms", type=int, default=10)
     parser.add_argument("--idle-s", type=float, default=10.0, help="first, the same window with nothing fed")
     parser.add_argument("--platform", choices=("xvfb", "offscreen"), default="xvfb")
+    parser.add_argument(
+        "--rounds", type=int, default=6, help="the scripted recipe's rounds played as the engine's events (0: none)"
+    )
     args = parser.parse_args(argv)
     home = Path(tempfile.mkdtemp(prefix="nfstune-lateness-"))
     os.environ.update(
@@ -130,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def report(args: argparse.Namespace, where: str, home: Path) -> None:
-    from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer
+    from PySide6.QtCore import QEventLoop, QSettings, QTimer
 
     from nfstune.ui.app import application
     from nfstune.ui.main_window import MainWindow
@@ -147,19 +158,7 @@ def report(args: argparse.Namespace, where: str, home: Path) -> None:
     if window.stack.currentWidget() is not page:
         raise SystemExit("the Run page did not come up")
 
-    probes: list[tuple[float, float]] = []  # (monotonic at fire, lateness s)
-    probe = QTimer()
-    probe.setSingleShot(True)
-    probe.setTimerType(Qt.TimerType.PreciseTimer)
-    due = [0.0]
-
-    def fire() -> None:
-        now = time.monotonic()
-        probes.append((now, now - due[0]))
-        due[0] = now + args.probe_ms / 1000
-        probe.start(args.probe_ms)
-
-    probe.timeout.connect(fire)
+    probe = LatenessProbe(args.probe_ms)
 
     def spin(seconds: float, until: Callable[[], bool] | None = None) -> None:
         loop = QEventLoop()
@@ -171,23 +170,30 @@ def report(args: argparse.Namespace, where: str, home: Path) -> None:
         loop.exec()
 
     spin(1.0)  # the first layout and paint
-    due[0] = time.monotonic() + args.probe_ms / 1000
-    probe.start(args.probe_ms)
+    probe.start()
     spin(args.idle_s)
-    idle = [late for _, late in probes]
-    probes.clear()
+    idle = probe.lateness()
+    probe.probes.clear()
 
     seconds = round(args.hours * HOUR_S)
     sink = window.controller.sample_sink
     if sink is None:
         raise SystemExit("the Run page set no sample sink")
-    feeder = Feeder(sink, seconds, args.speed)
+    script = None
+    if args.rounds:
+        sys.path.insert(0, str(ROOT))  # the scripted run the Run page's tests are fed (tests/ui/scripted_run.py)
+        from tests.ui.scripted_run import scripted_events
+
+        def script() -> Iterable[object]:
+            return scripted_events(home / "script.sqlite3", args.rounds, running=False)
+
+    feeder = Feeder(sink, seconds, args.speed, script, window.controller.events.append)
     feeder.start()
     spin(seconds / args.speed * 1.5 + 30, until=lambda: feeder.sent >= seconds)
     ended = time.monotonic()
     feeder.stop.set()
     probe.stop()
-    fed = [(at, late) for at, late in probes if feeder.started_at <= at <= ended]
+    fed = [(at, late) for at, late in probe.probes if feeder.started_at <= at <= ended]
     span = ended - feeder.started_at
     points = len(page.plot.buffers["client_read"])
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
@@ -201,6 +207,11 @@ def report(args: argparse.Namespace, where: str, home: Path) -> None:
     print(
         f"{feeder.sent} simulated seconds fed in {span:.1f} s ({feeder.sent / span:.0f}x); the plot holds "
         f"{points} points a series at the end; about {span / 0.5:.0f} redraws (a real hour: {HOUR_S * 2})"
+    )
+    grid = page.recipe_panel.grid.table
+    print(
+        f"the engine's events posted: {feeder.events_posted} (visit grid {grid.rowCount()}x{grid.columnCount()}, "
+        f"verdict rows shown: {len(page.recipe_panel.rows)})"
     )
     print(f"while fed, the whole simulated time: {percentiles([late for _, late in fed])}")
     for name, low, high in (("first tenth", 0.0, 0.1), ("last tenth (buffers nearly full)", 0.9, 1.0)):
