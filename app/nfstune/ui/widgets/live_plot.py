@@ -18,6 +18,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from nfstune.ui.widgets.static_plot import TEXT_COLOR
+
 DEFAULT_CAPACITY = 3600  # one hour at one sample a second
 TICK_MS = 500
 BYTES_PER_MB = 1e6
@@ -95,7 +97,6 @@ PLOT_TITLES = {
     "cpu": "Server CPU (%)",
 }
 MIN_TOP = {"client": 1.0, "disk": 1.0, "cpu": 10.0, "right": 10.0}  # an idle run still gets a readable axis
-TEXT_COLOR = "#202020"
 CEILING_COLOR = "#7f3fbf"
 MARKER_COLOR = "#606060"
 
@@ -109,6 +110,11 @@ def with_gaps(t: np.ndarray, v: np.ndarray, gap_s: float = GAP_S) -> tuple[np.nd
     if not len(after):
         return t, v
     return np.insert(t, after, (t[after - 1] + t[after]) / 2), np.insert(v, after, np.nan)
+
+
+def literal(text: str) -> str:
+    """`text` as an InfiniteLine's label shows it: pyqtgraph formats the label (str.format with the line's value)."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 class LivePlot(QWidget):
@@ -279,7 +285,7 @@ class LivePlot(QWidget):
         if value_mb_s is not None:
             # two ceilings of one plot are often close (iperf3 both ways): their labels go side by side
             index = sum(1 for p, _n in self.ceilings if p == plot)
-            text = f"{name} {value_mb_s:.3g} MB/s".replace("{", "{{").replace("}", "}}")  # label is a format string
+            text = literal(f"{name} {value_mb_s:.3g} MB/s")
             line = pg.InfiniteLine(
                 pos=value_mb_s,
                 angle=0,
@@ -307,7 +313,7 @@ class LivePlot(QWidget):
             x = t - self._origin
         lines = []  # (pyqtgraph labels the line at a fraction of the view's height: below the legend's row)
         for key, plot in self.plots.items():
-            label = text.replace("{", "{{").replace("}", "}}") if key == "client" else None
+            label = literal(text) if key == "client" else None
             line = pg.InfiniteLine(
                 pos=x,
                 angle=90,
