@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -29,6 +28,7 @@ from nfstune.remote.target import resolve, split_spec
 from nfstune.ui.controller import ConnState, HostSpec
 from nfstune.ui.icons import icon
 from nfstune.ui.theme import text_colour
+from nfstune.ui.widgets.disclosure import Disclosure
 
 TARGET_HINT = "nas.local, admin@192.168.1.10, or an alias from ~/.ssh/config"
 TARGET_SHORT = "nas.local or an ssh alias"  # whole in a 1024-pixel window: the rest is its tooltip
@@ -114,19 +114,21 @@ class HostPanel(QGroupBox):
         self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # to copy and search
         self.state.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # beside its icon
         # a failure says in plain words what to check; Python's own text stays one click away, for a bug report
-        self.details_button = QToolButton(text="&Details" if role == "server" else "Det&ails", checkable=True)
-        self.details_button.setToolTip("The technical text of this failure (the error nfstune got)")
-        self.details_button.setAccessibleName(f"Technical details of the {role}'s connection failure")
-        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.details_button.setArrowType(Qt.ArrowType.RightArrow)  # down while open, as a disclosure does
-        self.details_button.setVisible(False)
-        self.details_button.toggled.connect(self._on_details_toggled)
         self.details = QLabel(wordWrap=True, textFormat=Qt.TextFormat.PlainText)
         self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.details.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
-        self.details.setVisible(False)
+        # framed: it stands beside Retry, under the state (the label opens under both, the panel's whole width)
+        self.details_toggle = Disclosure(
+            "&Details" if role == "server" else "Det&ails",
+            shows=self.details,
+            names=f"Technical details of the {role}'s connection failure",
+            framed=True,
+        )
+        self.details_toggle.setVisible(False)
+        self.details_button = self.details_toggle.button
+        self.details_button.setToolTip("The technical text of this failure (the error nfstune got)")
         self.retry = QPushButton("&Retry" if role == "server" else "Re&try")
         self.retry.setVisible(False)
         self.retry.clicked.connect(self.connect_requested)
@@ -137,7 +139,7 @@ class HostPanel(QGroupBox):
         # under the state, not beside it: a failure's sentence gets the panel's whole width
         actions = QHBoxLayout()
         actions.addStretch(1)
-        actions.addWidget(self.details_button)
+        actions.addWidget(self.details_toggle)
         actions.addWidget(self.retry)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
@@ -185,11 +187,6 @@ class HostPanel(QGroupBox):
             return  # typed on since: a newer answer is coming
         self.goes_to.setText(said)
         self.goes_to.setStyleSheet(f"color: {text_colour('bad').name()};" if failed else "")
-
-    @Slot(bool)
-    def _on_details_toggled(self, checked: bool) -> None:
-        self.details_button.setArrowType(Qt.ArrowType.DownArrow if checked else Qt.ArrowType.RightArrow)
-        self.details.setVisible(checked and bool(self.details.text()))
 
     @Slot(bool)
     def _on_no_login_toggled(self, checked: bool) -> None:
@@ -255,6 +252,6 @@ class HostPanel(QGroupBox):
         self.retry.setVisible(state is ConnState.FAILED)
         shown = details if state is ConnState.FAILED else ""
         self.details.setText(shown)
-        self.details_button.setVisible(bool(shown))
-        self.details.setVisible(bool(shown) and self.details_button.isChecked())
+        self.details_toggle.setVisible(bool(shown))
+        self.details.setVisible(bool(shown) and self.details_toggle.is_open())
         self.setEnabled(state is not ConnState.CONNECTING)

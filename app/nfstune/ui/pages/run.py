@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -35,6 +34,7 @@ from nfstune.ui.controller import Controller
 from nfstune.ui.icons import icon
 from nfstune.ui.pages.run_events import RecipePanel
 from nfstune.ui.theme import text_colour
+from nfstune.ui.widgets.disclosure import Disclosure
 from nfstune.ui.widgets.tab_order import insert_in_tab_order
 
 if TYPE_CHECKING:
@@ -111,21 +111,16 @@ class RunPage(QWidget):
         board.setChildrenCollapsible(False)
         self.recipe_panel.setMinimumWidth(PANEL_MIN_WIDTH)
         self._plot_place.setMinimumWidth(PLOT_MIN_WIDTH)
-        self.log_button = QToolButton()
-        self.log_button.setText("Log")
-        self.log_button.setCheckable(True)
-        self.log_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.log_button.setArrowType(Qt.ArrowType.RightArrow)
-        self.log_button.setAutoRaise(True)
-        self.log_button.setAccessibleName("Show the run log")
-        self.log_button.toggled.connect(self._on_log_toggled)
+        # folded: the dashboard has the room until the admin asks for the log (or a cancel or a failure opens it)
+        self.log_toggle = Disclosure("Log", shows=self.log, names=("Show the run log", "Hide the run log"))
+        self.log_toggle.toggled.connect(self._on_log_toggled)
+        self.log_button = self.log_toggle.button
         split = self._split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(board)
         split.addWidget(self.log)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
-        self.log.hide()  # folded: the dashboard has the room until the admin asks for the details
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h2>Run</h2>"))
         layout.addLayout(top)
@@ -133,7 +128,7 @@ class RunPage(QWidget):
         layout.addWidget(self.warnings)
         self.warnings.hide()  # until there is one
         layout.addWidget(split, 1)
-        layout.addWidget(self.log_button, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.log_toggle)
         self.timer = QTimer(self)
         self.timer.setInterval(DRAIN_MS)
         self.timer.timeout.connect(self._on_drain)
@@ -175,7 +170,7 @@ class RunPage(QWidget):
         self.plot.clear()
         self.recipe_panel.clear()
         self.log.clear()
-        self.log_button.setChecked(False)
+        self.log_toggle.set_open(False)
         self.warnings.clear()
         self.warnings.hide()
         self.progress.setValue(0)
@@ -226,7 +221,7 @@ class RunPage(QWidget):
         self.cancel_button.setEnabled(False)
         self.cancel_button.setText("Cancelling…")
         self.current.setText("Cancelling: stopping the workload and undoing every change (see the log)")
-        self.log_button.setChecked(True)  # the undo, step by step
+        self.log_toggle.set_open(True)  # the undo, step by step
         self._append("Cancel: stopping the workload, then undoing every change, step by step:")
         self.controller.cancel_run()
 
@@ -265,9 +260,6 @@ class RunPage(QWidget):
 
     @Slot(bool)
     def _on_log_toggled(self, shown: bool) -> None:
-        self.log_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
-        self.log_button.setAccessibleName("Hide the run log" if shown else "Show the run log")
-        self.log.setVisible(shown)
         if shown:  # the log takes what it needs, the dashboard keeps the rest
             low = self.log.minimumHeight()
             self._split.setSizes([max(0, sum(self._split.sizes()) - low), low])
@@ -300,7 +292,7 @@ class RunPage(QWidget):
         if outcome.status == "completed":
             self.progress.setValue(1000)
         else:  # what was undone, step by step
-            self.log_button.setChecked(True)
+            self.log_toggle.set_open(True)
         self.eta.clear()
         self.cancel_button.setText("&Cancel run")
         self._append(f"session {outcome.session_id}: {text}")
@@ -310,6 +302,6 @@ class RunPage(QWidget):
     def _on_job_failed(self, what: str, message: str) -> None:
         if what == "run":
             self._stop()
-            self.log_button.setChecked(True)
+            self.log_toggle.set_open(True)
             self.current.setText(f"Failed: {message}")
             self._append(f"failed: {message}")

@@ -11,7 +11,8 @@ from PySide6.QtCore import QLineF, QRectF
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsSimpleTextItem, QSizePolicy
 
-TEXT_COLOR = "#202020"
+from nfstune.ui.widgets.static_plot import TEXT_COLOR
+
 FONT_PT = 9
 SWATCH_PX = 18  # the length of a key's stroke: long enough to show a dash
 INSET_PX = 6  # from the chart's left edge

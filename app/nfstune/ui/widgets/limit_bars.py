@@ -10,11 +10,11 @@ from collections.abc import Sequence
 
 import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
-from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QVBoxLayout, QWidget
 
 from nfstune.results.limit_bars import LimitBars
 from nfstune.statistics.stats import format_value
-from nfstune.ui.widgets.static_plot import TEXT_COLOR, static_plot
+from nfstune.ui.widgets.static_plot import TEXT_COLOR, chart_words, static_plot
 
 FIGURE_COLOUR = "#1f5fa0"
 BOUND_COLOUR = "#a0a0a0"
@@ -37,8 +37,7 @@ class LimitChart(QWidget):
         held = f": held by the {html.escape(data.bottleneck)}" if data.bottleneck else ""
         unit = "MB/s" if data.ceiling else "ms each"
         # a label, not the plot's title: pyqtgraph centres a title over the bars and cuts what overflows
-        self.title = QLabel(f"<b>{html.escape(data.workload)}</b> ({unit}){held}", wordWrap=True)
-        self.title.setStyleSheet(f"color: {TEXT_COLOR}; background: white; padding: 2px 8px;")
+        self.title = chart_words(f"<b>{html.escape(data.workload)}</b> ({unit}){held}", wordWrap=True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)

@@ -27,6 +27,7 @@ from nfstune.ui.widgets.chart_header import ChartHeader
 from nfstune.ui.widgets.decimate import bucket_width, min_max
 from nfstune.ui.widgets.live_ranges import time_range, y_range
 from nfstune.ui.widgets.series_buffer import DEFAULT_CAPACITY, SeriesBuffer
+from nfstune.ui.widgets.static_plot import TEXT_COLOR
 from nfstune.ui.widgets.time_axis import TimeAxis
 
 TICK_MS = 500
@@ -68,7 +69,6 @@ PLOT_TITLES = {"client": "Client NFS (MB/s)", "disk": "Server disk (MB/s)", "cpu
 # of it at 380-520 px), which keeps each of the three at 90 px or more down to a 380 px tall live plot
 ROW_STRETCH = {"client": 5, "disk": 5, "cpu": 6}
 MIN_TOP = {"client": 1.0, "disk": 1.0, "cpu": 10.0, "right": 10.0}  # an idle run still gets a readable axis
-TEXT_COLOR = "#202020"
 CEILING_COLOR = "#7f3fbf"
 MARKER_COLOR = "#606060"
 

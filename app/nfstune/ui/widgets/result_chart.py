@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from nfstune.report.chart import nice_ticks, tick_text
 from nfstune.statistics.stats import format_value
-from nfstune.ui.widgets.static_plot import TEXT_COLOR, static_plot
+from nfstune.ui.widgets.static_plot import TEXT_COLOR, chart_words, static_plot
 
 # a configuration's label and its figure in each round (round number -> figure)
 Strip = tuple[str, Mapping[int, float]]
@@ -45,8 +45,7 @@ class ResultChart(QWidget):
         # a result is read, not explored; no grid: with one, pyqtgraph drops the 0 label at the axis' end, and the
         # dots' distance from 0 matters
         self.graphics, self.plot = static_plot()
-        self.note = QLabel()
-        self.note.setStyleSheet(f"color: {TEXT_COLOR}; background: white; padding: 2px 8px;")
+        self.note = chart_words()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)

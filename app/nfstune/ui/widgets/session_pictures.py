@@ -11,12 +11,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Slot
-from PySide6.QtWidgets import QLabel, QSplitter, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from nfstune.advice.outcome import SessionOutcome
 from nfstune.recipes.model import Recipe
 from nfstune.results.limit_bars import LimitBars, file_count, limit_bars, stored_ceilings
 from nfstune.results.verdict_rows import VerdictRow, margins_of, verdict_rows
+from nfstune.ui.widgets.disclosure import Disclosure
 from nfstune.ui.widgets.scrolled import scrolled
 
 if TYPE_CHECKING:
@@ -69,17 +70,14 @@ class SessionPictures(QWidget):
             self.pictures_box.addWidget(part)
         self.pictures_box.addStretch(1)
         self.pictures_area = scrolled(self.pictures)
-        details.hide()
-        self.details_button = QToolButton(text=details_words, checkable=True)
-        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.details_button.setArrowType(Qt.ArrowType.RightArrow)
-        self.details_button.setAutoRaise(True)
-        self.details_button.toggled.connect(self._on_details_toggled)
-        self.details_button.hide()
+        self.details_toggle = Disclosure(details_words, shows=details)
+        self.details_toggle.toggled.connect(self._fit_details)
+        self.details_toggle.hide()
+        self.details_button = self.details_toggle.button
         self.details_box = QWidget()
         box = QVBoxLayout(self.details_box)
         box.setContentsMargins(0, 0, 0, 0)
-        box.addWidget(self.details_button)
+        box.addWidget(self.details_toggle)
         box.addWidget(details, 1)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setChildrenCollapsible(False)
@@ -120,27 +118,23 @@ class SessionPictures(QWidget):
             heading.setVisible(bool(shown))
             widget.setVisible(bool(shown))
         self.pictures_area.show()
-        self.details_button.show()
-        self._on_details_toggled(self.details_button.isChecked())
+        self.details_toggle.show()
+        self.details.setVisible(self.details_toggle.is_open())  # as the admin left it (words only opened them)
+        self._fit_details()
 
     def show_words_only(self) -> None:
         """No session's pictures: the details widget alone, open (a hint, a wait, an error, a comparison)."""
         self.answer_label.hide()
         self.pictures_area.hide()
-        self.details_button.hide()
+        self.details_toggle.hide()
         self.details.show()
         self.details_box.setMaximumHeight(QWIDGETSIZE_MAX)
 
-    @Slot(bool)
-    def _on_details_toggled(self, shown: bool) -> None:
-        self.details.setVisible(shown)
-        self.details_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
-        self._fit_details()
-
+    @Slot()
     def _fit_details(self) -> None:
         """Closed, the details take only their button's line; open, most of the room, the pictures above them."""
         if self.details.isHidden():
-            self.details_box.setMaximumHeight(self.details_button.sizeHint().height())
+            self.details_box.setMaximumHeight(self.details_toggle.sizeHint().height())
             return
         self.details_box.setMaximumHeight(QWIDGETSIZE_MAX)
         total = max(1, self.splitter.height())

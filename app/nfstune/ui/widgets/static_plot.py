@@ -4,9 +4,13 @@ Imported only where a chart is first shown (pyqtgraph is not loaded at the windo
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyqtgraph as pg
+from PySide6.QtWidgets import QLabel
 
 TEXT_COLOR = "#202020"
+WORDS_PADDING = (2, 8)  # px of a chart's own words (a title above it, a note under it): above and below, the sides
 
 
 def static_plot(axes: tuple[str, ...] = ("left", "bottom")) -> tuple[pg.GraphicsLayoutWidget, pg.PlotItem]:
@@ -18,3 +22,11 @@ def static_plot(axes: tuple[str, ...] = ("left", "bottom")) -> tuple[pg.Graphics
     for side in axes:
         plot.getAxis(side).setTextPen(TEXT_COLOR)
     return graphics, plot
+
+
+def chart_words(text: str = "", **options: Any) -> QLabel:
+    """A chart's title or note as a label on the chart's white ground: a label, not pyqtgraph's title, wraps what
+    is too long rather than cutting it. `options`: QLabel's (wordWrap, textFormat)."""
+    label = QLabel(text, **options)
+    label.setStyleSheet(f"color: {TEXT_COLOR}; background: white; padding: {WORDS_PADDING[0]}px {WORDS_PADDING[1]}px;")
+    return label

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 from nfstune.report.chart import nice_ticks
 from nfstune.results.trend import WorkloadTrend, day_text, figure_text, mark_numbers
 from nfstune.statistics.stats import format_value
+from nfstune.ui.widgets.static_plot import TEXT_COLOR
 
-TEXT_COLOR = "#202020"
 LINE_COLOR = "#1f5fa0"
 INTERVAL_COLOR = (31, 95, 160, 90)  # translucent: an interval is the uncertainty, the point is the figure
 ROUND_COLOR = (31, 95, 160, 70)  # fainter still: a round is one of the figures the median is made of

@@ -14,11 +14,11 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent, QTextDocument
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from nfstune.results.verdict_rows import SHOWN_RANGE, VerdictRow, ratio_span, ratio_ticks
 from nfstune.ui.verdicts import KIND_WORDS
-from nfstune.ui.widgets.static_plot import TEXT_COLOR, static_plot
+from nfstune.ui.widgets.static_plot import TEXT_COLOR, WORDS_PADDING, chart_words, static_plot
 
 KIND_PLOT_COLOURS = {
     "faster": "#1b7f2a",
@@ -30,7 +30,6 @@ KIND_PLOT_COLOURS = {
 BAND_COLOUR = (31, 95, 160, 40)
 ROW_HEIGHT = 26  # px a comparison
 FRAME_HEIGHT = 64  # px of the axis, its words and the margins
-NOTE_PADDING = (2, 8)  # px of the legend's text, above and below, left and right
 INTERVAL_HEIGHT = 0.34  # of a row
 BAND_HEIGHT = 0.84
 LABEL_SHARE = 0.45  # of the widget's width at most for the rows' names (longer ones are elided in the middle)
@@ -75,10 +74,7 @@ class VerdictPlot(QWidget):
         self.graphics, self.plot = static_plot()  # a verdict is read, not explored
         self.plot.setLabel("bottom", AXIS_WORDS, color=TEXT_COLOR)
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)  # the axis is log10 of a ratio: no "(x0.001)"
-        self.note = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
-        self.note.setStyleSheet(
-            f"color: {TEXT_COLOR}; background: white; padding: {NOTE_PADDING[0]}px {NOTE_PADDING[1]}px;"
-        )
+        self.note = chart_words(wordWrap=True, textFormat=Qt.TextFormat.RichText)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -170,8 +166,8 @@ class VerdictPlot(QWidget):
         text.setDefaultFont(self.note.font())
         text.setDocumentMargin(0)
         text.setHtml(self.note.text())
-        text.setTextWidth(max(1, self.width() - NOTE_PADDING[1] * 2))
-        return max(two_lines, math.ceil(text.size().height()) + NOTE_PADDING[0] * 2 + 4)
+        text.setTextWidth(max(1, self.width() - WORDS_PADDING[1] * 2))
+        return max(two_lines, math.ceil(text.size().height()) + WORDS_PADDING[0] * 2 + 4)
 
     def _fit_height(self) -> None:
         self.setFixedHeight(FRAME_HEIGHT + ROW_HEIGHT * max(1, len(self.rows)) + self._note_height())
