@@ -152,7 +152,7 @@ def test_the_grid_grows_a_column_for_each_round_past_the_minimum(qtbot: QtBot, t
 def test_the_verdicts_are_the_latest_rounds(qtbot: QtBot, tmp_path: Path) -> None:
     run = page(qtbot, tmp_path)
     panel = run.recipe_panel
-    assert "after round 1" in panel.verdicts_title.text() and not panel._scroll.isVisible()
+    assert "after round 2" in panel.verdicts_title.text() and not panel._scroll.isVisible()
     run, events = fed(qtbot, tmp_path, 3)
     panel = run.recipe_panel
     verdicts = [e for e in events if e.kind == "verdicts"]
@@ -170,6 +170,16 @@ def test_the_verdicts_are_the_latest_rounds(qtbot: QtBot, tmp_path: Path) -> Non
     finally:
         run.plot.stop()
         run.timer.stop()
+
+
+def test_after_round_one_no_plot_of_rows_without_an_estimate(qtbot: QtBot, tmp_path: Path) -> None:
+    # round 1's verdicts have no ratio yet (a paired ratio needs two rounds): the panel says when they come
+    run, events = fed(qtbot, tmp_path, 1)
+    (first,) = [e for e in events if e.kind == "verdicts"]
+    assert first.data["rows"] and all(row.ratio is None for row in first.data["rows"])  # type: ignore[attr-defined]
+    panel = run.recipe_panel
+    assert panel.rows == [] and not panel._scroll.isVisible()
+    assert "after round 2" in panel.verdicts_title.text()
 
 
 def test_cancel_opens_the_log_for_the_undo(qtbot: QtBot, tmp_path: Path) -> None:
@@ -210,4 +220,4 @@ def test_a_new_recipe_starts_a_new_grid(qtbot: QtBot, tmp_path: Path) -> None:
     assert "nfs-versions" in grid.title.text() and grid.rows == [("vers=4.2", "seq-read"), ("vers=3", "seq-read")]
     assert grid.table.columnCount() == 2  # no warm-up: rounds 1 and 2
     assert grid.cell_text("vers=3", "seq-read", 1) == "" and grid.running_cells() == []
-    assert panel.rows == [] and "after round 1" in panel.verdicts_title.text()
+    assert panel.rows == [] and "after round 2" in panel.verdicts_title.text()

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from nfstune.results.verdict_rows import VerdictRow
     from nfstune.ui.widgets.verdict_plot import VerdictPlot
 
-NO_VERDICTS = "<b>Verdicts</b> appear after round 1"
+# a paired ratio needs two rounds: after round 1 each comparison would only say it has no estimate yet
+NO_VERDICTS = "<b>Verdicts</b> appear after round 2: a comparison needs two rounds"
 
 
 class RecipePanel(QWidget):
@@ -92,10 +93,12 @@ class RecipePanel(QWidget):
             assert isinstance(rows, Sequence)
             why, number = data.get("why"), data.get("round")
             title = f"<b>Verdicts after round {number}</b>"
-            if rows:
-                title += f", against {html.escape(self.baseline)}" if self.baseline else ""
-            else:
+            if not rows:
                 title += ": nothing to compare"
+            elif all(row.ratio is None for row in rows):  # a plot of rows that each say so: words, no picture
+                title, rows = NO_VERDICTS, []
+            else:
+                title += f", against {html.escape(self.baseline)}" if self.baseline else ""
             self._show_rows(list(rows), title, f"Stopped: {why}." if why else "")
         else:
             return False

@@ -35,6 +35,7 @@ BAND_HEIGHT = 0.84
 LABEL_SHARE = 0.45  # of the widget's width at most for the rows' names (longer ones are elided in the middle)
 TICK_GAP = 12  # px at least between two ticks' words
 EXPECTED_SAME = "  [A/A]"  # the legend says what it means
+NO_ESTIMATE = "no estimate yet"  # under two rounds; short enough for the Run page's narrow plot
 AXIS_WORDS = "← x slower  |  x faster →"
 
 
@@ -129,7 +130,7 @@ class VerdictPlot(QWidget):
         self.plot.addItem(self.estimates)
         for y, row in zip(ys, self.rows, strict=True):
             if row.ratio is None:  # under two rounds: no estimate, and the row says why
-                text = pg.TextItem("too few rounds for an estimate", color="#505050", anchor=(0.5, 0.5))
+                text = pg.TextItem(NO_ESTIMATE, color="#505050", anchor=(0.5, 0.5))
                 text.setPos(0, y)
                 self.plot.addItem(text)
         low, high = ratio_span(self.rows)
