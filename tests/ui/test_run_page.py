@@ -221,3 +221,13 @@ def test_a_new_recipe_starts_a_new_grid(qtbot: QtBot, tmp_path: Path) -> None:
     assert grid.table.columnCount() == 2  # no warm-up: rounds 1 and 2
     assert grid.cell_text("vers=3", "seq-read", 1) == "" and grid.running_cells() == []
     assert panel.rows == [] and "after round 2" in panel.verdicts_title.text()
+
+
+def test_a_steps_marker_is_named_by_its_configuration_or_what_it_measures() -> None:
+    from nfstune.ui.pages.run import MARKER_CHARS, marker_words
+
+    assert marker_words("quick-check round 2: async") == "async"
+    assert marker_words("ceilings: the network (iperf3 and ping) and the server's own disk") == "ceilings"
+    assert marker_words("starting fio's server on 3 clients") == "starting fio's server o…"
+    long = marker_words("many-clients round 1: " + "x" * 40)
+    assert len(long) == MARKER_CHARS and long.endswith("…")

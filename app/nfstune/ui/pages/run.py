@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from nfstune.ui.widgets.live_plot import LivePlot
 
 DRAIN_MS = 250
+MARKER_CHARS = 24  # a configuration's name on the chart, at most
 LOG_LINES = 5000
 LOG_MIN_LINES = 8  # the run log shows at least this many lines
 PANEL_MIN_WIDTH = 240  # px: the grid's names and a round or two (it scrolls sideways) on the smallest screens
@@ -65,6 +66,14 @@ def format_eta(seconds: float | None, at_most: float | None = None) -> str:
     if at_most is not None and at_most >= 90 and round(at_most / 60) > round(seconds / 60):
         text += f", at most {at_most / 60:.0f} min"
     return text
+
+
+def marker_words(message: str) -> str:
+    """A step's name on the live chart: a visit's configuration ("quick-check round 2: async" -> "async"), else
+    what the step measures ("ceilings: the network (iperf3 and ping) ..." -> "ceilings"), cut to MARKER_CHARS."""
+    head, _, tail = message.partition(": ")
+    words = head if head in ("ceilings",) or not tail else tail
+    return words if len(words) <= MARKER_CHARS else words[: MARKER_CHARS - 1] + "…"
 
 
 class RunPage(QWidget):
@@ -243,7 +252,7 @@ class RunPage(QWidget):
             if event.message != self._configuration:  # a new configuration: a marker where it starts
                 self._configuration = event.message
                 self.current.setText(event.message)
-                self.plot.set_marker(time.time(), event.message.split(": ", 1)[-1][:24])
+                self.plot.set_marker(time.time(), marker_words(event.message))
         elif event.kind == "baseline":
             mb_s = float(event.data["mb_per_s"])
             if event.data["kind"] == "network":
