@@ -202,6 +202,18 @@ def test_rich_texts_are_drawn_again_in_the_new_schemes_colours(app: QApplication
             assert theme.text_colour("muted", other).name() not in label.text(), (scheme, what)
 
 
+def test_the_results_headings_and_the_hosts_box_read_after_a_switch(app: QApplication, window: MainWindow) -> None:
+    pictures = window.results_page.session_pictures
+    hosts = window.recipes_page.hosts_label
+    for scheme in (Scheme.Dark, Scheme.Light):
+        switch(app, scheme)
+        heading = pictures.verdict_heading
+        assert wcag(text_of(heading), ground(heading)) >= AA_TEXT, scheme
+        box = hosts.grab().toImage().pixelColor(hosts.width() // 2, 2)  # inside its border, above the words
+        window_colour = app.palette().color(QPalette.ColorRole.Window)
+        assert (box.lightnessF() < 0.5) == (window_colour.lightnessF() < 0.5), (scheme, box.name())
+
+
 def test_the_history_list_repaints_its_statuses_on_a_switch(
     app: QApplication, qtbot: QtBot, window: MainWindow
 ) -> None:
