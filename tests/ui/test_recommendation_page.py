@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QGuiApplication, QTextDocument
+from PySide6.QtGui import QGuiApplication, QPalette, QTextDocument
 from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -172,9 +172,11 @@ def test_apply_only_emits_and_shows_the_outcome(
         qtbot.mouseClick(page.apply_button, Qt.MouseButton.LeftButton)
     page.set_apply_state("Applied and verified", True)
     good, bad = text_colour("good").name(), text_colour("bad").name()
-    assert page.apply_state.text() == "Applied and verified" and good in page.apply_state.styleSheet()
+    shown = page.apply_state.palette().color(QPalette.ColorRole.WindowText).name()
+    assert page.apply_state.text() == "Applied and verified" and shown == good
     page.set_apply_state("Rolled back: exportfs -ra failed", False)
-    assert page.apply_state.text().startswith("Rolled back") and bad in page.apply_state.styleSheet()
+    shown = page.apply_state.palette().color(QPalette.ColorRole.WindowText).name()
+    assert page.apply_state.text().startswith("Rolled back") and shown == bad
     assert good != bad
 
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from nfstune.errors import NfstuneError
 from nfstune.lab import LabConfig, VmStatus, status
 from nfstune.ui.icons import icon
-from nfstune.ui.theme import text_colour
+from nfstune.ui.tint import follow_items, tint_item
 from nfstune.ui.widgets.accessible import name_qt_buttons
 
 COLUMNS = ("Host", "Address", "VM process", "SSH", "nfs-server", "Disk", "Link", "Kernel", "Up", "Load (1 min)")
@@ -83,6 +83,7 @@ class LabWindow(QMainWindow):
         self.resize(1000, 300)
         self.table = QTableWidget(2, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
+        follow_items(self.table)  # healthy green, down red: by the scheme now
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -144,7 +145,7 @@ class LabWindow(QMainWindow):
             for c, text in enumerate(row_for(st)):
                 item = QTableWidgetItem(text)
                 if c in (2, 3, 4):
-                    item.setForeground(text_colour("good" if healthy else "bad"))
+                    tint_item(item, "good" if healthy else "bad")
                 self.table.setItem(r, c, item)
         nas = states[0].facts
         if nas:

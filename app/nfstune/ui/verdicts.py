@@ -4,7 +4,6 @@ cell, the full sentence (with what would settle it) for a tooltip or a detail. T
 from __future__ import annotations
 
 from nfstune.statistics.verdict import Verdict, format_change
-from nfstune.ui.theme import text_colour
 
 KIND_WORDS = {
     "faster": "faster",
@@ -16,10 +15,9 @@ KIND_WORDS = {
 _KIND_MEANING = {"unreliable": "warning", "not settled": "muted"}  # effects are bold instead
 
 
-def kind_colour(kind: str) -> str | None:
-    """The colour of a verdict's words in a table, a pair by the window's scheme (ui/theme.py); None: the text's."""
-    meaning = _KIND_MEANING.get(kind)
-    return text_colour(meaning).name() if meaning else None
+def kind_meaning(kind: str) -> str | None:
+    """What a verdict's words in a table are coloured as (ui/tint.py); None: the text's own colour."""
+    return _KIND_MEANING.get(kind)
 
 
 def ci_text(verdict: Verdict) -> str:

@@ -23,7 +23,7 @@ from nfstune.ui.controller import MORE_CLIENTS, ConnState, Controller, HostSpec
 from nfstune.ui.icons import icon
 from nfstune.ui.pages.host_panel import HostPanel, state_colour
 from nfstune.ui.rich_text import rich
-from nfstune.ui.theme import text_colour
+from nfstune.ui.tint import on_scheme_change, tint
 from nfstune.ui.widgets.scrolled import scrolled
 
 RECENT_KEY = "connect/recent_pairs"
@@ -63,11 +63,13 @@ class ConnectPage(QWidget):
         self.more.setToolTip("For the many-clients recipes: more clients as for ssh, separated by commas")
         self.more.setAccessibleName("Further clients")
         self.more_state = QLabel(wordWrap=True)
+        on_scheme_change(self.more_state, self._show_more_states)  # each state's colour, by the scheme now
         self._more_messages: dict[str, str] = {}  # a further client's last state message (why it failed)
         more_label = QLabel("&Further clients:")
         more_label.setBuddy(self.more)
         self.lab_status = QLabel(wordWrap=True)
-        self.error = QLabel(wordWrap=True, styleSheet=f"color: {text_colour('bad').name()};")
+        self.error = QLabel(wordWrap=True)
+        tint(self.error, "bad")
         buttons = QHBoxLayout()
         buttons.addWidget(self.connect_button)
         buttons.addWidget(self.lab_button)

@@ -41,6 +41,7 @@ from nfstune.ui.pages.history_details import comparison_html, details_html
 from nfstune.ui.pages.history_jobs import read_comparison, read_outcome, read_sessions, write_export
 from nfstune.ui.pages.history_list import COLUMNS, SIZED_FROM_ROWS, SessionTableModel
 from nfstune.ui.pages.history_trend import TrendPanel
+from nfstune.ui.tint import on_scheme_change
 from nfstune.ui.widgets.session_pictures import SessionPictures
 
 READING = "Reading the stored sessions…"
@@ -120,6 +121,8 @@ class HistoryPage(QWidget):
         self.details = QTextBrowser()
         self.details.setOpenLinks(False)
         self.details.setTabChangesFocus(True)
+        self._render: Callable[[], str] | None = None  # the Details tab's rich text, drawn again on a switch
+        on_scheme_change(self, self._on_scheme_changed)
         # the selected session's answer and pictures first, these words behind a disclosure (as on Results); a
         # hint, a wait or a comparison is words alone
         self.session_view = SessionPictures(self.details, DETAILS_WORDS)
@@ -250,7 +253,18 @@ class HistoryPage(QWidget):
     def _say(self, text: str) -> None:
         """Words in the Details tab in place of a session's pictures: what to do, what is under way, what failed."""
         self.session_view.show_words_only()
+        self._render = None
         self.details.setPlainText(text)
+
+    def _show_html(self, render: Callable[[], str]) -> None:
+        self._render = render
+        self.details.setHtml(render())
+
+    def _on_scheme_changed(self) -> None:
+        """Light turned dark or back: the colours in the list and in Details are the scheme's again."""
+        self.model.scheme_changed()
+        if self._render is not None:
+            self.details.setHtml(self._render())
 
     def _row(self, session_id: int) -> SessionRow:
         return next(r for r in self.model.sessions() if r.id == session_id)
@@ -306,7 +320,8 @@ class HistoryPage(QWidget):
             self._judge()
             return
         self._shown = outcome.session_id
-        self.details.setHtml(details_html(self._row(outcome.session_id), outcome))
+        row = self._row(outcome.session_id)
+        self._show_html(lambda: details_html(row, outcome))
         self.session_view.show_outcome(outcome, self._recipes or {})
         self.details_shown.emit(outcome.session_id)
 
@@ -334,7 +349,8 @@ class HistoryPage(QWidget):
     def _on_compared(self, a: int, b: int, rows: list[ComparisonRow]) -> None:
         if self.selected_ids() == [a, b]:  # else the selection moved on, and the Details tab with it
             self.session_view.show_words_only()
-            self.details.setHtml(comparison_html(self._row(a), self._row(b), rows))
+            row_a, row_b = self._row(a), self._row(b)
+            self._show_html(lambda: comparison_html(row_a, row_b, rows))
 
     def _on_compare_failed(self, a: int, b: int, reason: str) -> None:
         if self.selected_ids() == [a, b]:

@@ -82,6 +82,13 @@ class SessionTableModel(QAbstractTableModel):
         self._rows = [row for row, _ in shown]
         self._cells = [cells for _, cells in shown]
 
+    def scheme_changed(self) -> None:
+        """The statuses' colours are asked in data(): the view asks again."""
+        if self._rows:
+            status = COLUMNS.index("Status")
+            last = self.index(len(self._rows) - 1, status)
+            self.dataChanged.emit(self.index(0, status), last, [Qt.ItemDataRole.ForegroundRole])
+
     def session_at(self, row: int) -> SessionRow:
         return self._rows[row]
 
@@ -99,6 +106,7 @@ class SessionTableModel(QAbstractTableModel):
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return self._cells[index.row()][column]
+        # asked as the view paints: the scheme's colour now (scheme_changed has it painted again on a switch)
         if role == Qt.ItemDataRole.ForegroundRole and column == 2 and row.status in STATUS_MEANINGS:
             return text_colour(STATUS_MEANINGS[row.status])
         if role == Qt.ItemDataRole.ToolTipRole and row.message:

@@ -28,6 +28,7 @@ from nfstune.remote.target import resolve, split_spec
 from nfstune.ui.controller import ConnState, HostSpec
 from nfstune.ui.icons import icon
 from nfstune.ui.theme import text_colour
+from nfstune.ui.tint import tint
 from nfstune.ui.widgets.disclosure import Disclosure
 
 TARGET_HINT = "nas.local, admin@192.168.1.10, or an alias from ~/.ssh/config"
@@ -46,13 +47,8 @@ STATE_ICONS = {ConnState.CONNECTED: "apply", ConnState.FAILED: "error", ConnStat
 
 
 def state_colour(state: ConnState) -> str:
-    """A state's colour, a pair by the window's scheme (ui/theme.py): asked when shown, so it is the scheme's now."""
+    """A state's colour in rich text, a pair by the window's scheme (ui/theme.py): asked as the text is drawn."""
     return text_colour(STATE_MEANING[state]).name()
-
-
-def state_style(state: ConnState) -> str:
-    bold = " font-weight: bold;" if state in (ConnState.CONNECTED, ConnState.FAILED) else ""
-    return f"color: {state_colour(state)};{bold}"
 
 
 class HostPanel(QGroupBox):
@@ -186,7 +182,7 @@ class HostPanel(QGroupBox):
         if asked != self._asked:
             return  # typed on since: a newer answer is coming
         self.goes_to.setText(said)
-        self.goes_to.setStyleSheet(f"color: {text_colour('bad').name()};" if failed else "")
+        tint(self.goes_to, "bad" if failed else None)
 
     @Slot(bool)
     def _on_no_login_toggled(self, checked: bool) -> None:
@@ -243,7 +239,10 @@ class HostPanel(QGroupBox):
         if message and state is not ConnState.CONNECTING:
             text = f"{state.value}: {message}"
         self.state.setText(text)
-        self.state.setStyleSheet(state_style(state))
+        tint(self.state, STATE_MEANING[state])
+        font = self.state.font()
+        font.setBold(state in (ConnState.CONNECTED, ConnState.FAILED))
+        self.state.setFont(font)
         shown_icon = STATE_ICONS.get(state)
         if shown_icon is None:
             self.icon.clear()

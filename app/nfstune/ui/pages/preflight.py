@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QFont, QGuiApplication, QPalette
+from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -30,7 +30,7 @@ from nfstune.session.preflight import Problem, check, mtu_mismatch
 from nfstune.session.preflight_cards import host_card
 from nfstune.ui.icons import icon
 from nfstune.ui.pages.preflight_card import HostCardView
-from nfstune.ui.theme import text_colour
+from nfstune.ui.tint import tint
 from nfstune.ui.widgets.labels import wrapped_label
 from nfstune.ui.widgets.scrolled import scrolled
 
@@ -254,9 +254,7 @@ class PreflightPage(QWidget):
         font = _bold(line.font())
         font.setPointSizeF(font.pointSizeF() * 1.15)
         line.setFont(font)
-        palette = line.palette()
-        palette.setColor(QPalette.ColorRole.WindowText, text_colour(meaning))
-        line.setPalette(palette)
+        tint(line, meaning)
         return line
 
     def _problem_row(self, problem: Problem) -> QWidget:

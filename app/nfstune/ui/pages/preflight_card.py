@@ -11,10 +11,11 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from nfstune.session.preflight_cards import HostCard
-from nfstune.ui.theme import text_colour
+from nfstune.ui.tint import tint
 from nfstune.ui.widgets.labels import wrapped_label
 
-# a pale amber behind dark text: legible in light and dark themes alike, since both colours are set
+# a pale amber behind dark text: legible in light and dark themes alike, since both colours are set (one look in
+# both schemes: not tinted)
 HIGHLIGHT_BACKGROUND, HIGHLIGHT_TEXT = QColor("#ffe9a8"), QColor("#3d2e00")
 
 
@@ -36,7 +37,7 @@ class HostCardView(QFrame):
         font.setBold(True)
         self.title.setFont(font)
         self.title.setWordWrap(True)
-        self.summary = wrapped_label(rich=True)
+        self.summary = _muted(wrapped_label(rich=True))
         self.note = wrapped_label()
         self._grid = QGridLayout()
         self._grid.setHorizontalSpacing(12)
@@ -57,7 +58,6 @@ class HostCardView(QFrame):
         parts = (html.escape(part).replace(" ", "&nbsp;").replace("-", "\u2011") for part in card.summary)
         self.summary.setText(" \u00b7 ".join(parts))
         self.summary.setVisible(bool(card.summary))
-        _muted(self.summary)  # the scheme's muted colour now, not the one at start
         self.note.setText(card.note or "")
         self.note.setVisible(card.note is not None)
         while self._grid.count():
@@ -95,11 +95,7 @@ class HostCardView(QFrame):
 
 
 def _muted(label: QLabel) -> QLabel:
-    # both text roles: on the card's Base ground a label paints with Text, on the window with WindowText
-    palette = label.palette()
-    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text):
-        palette.setColor(role, text_colour("muted"))
-    label.setPalette(palette)
+    tint(label, "muted")
     return label
 
 

@@ -9,9 +9,11 @@ import itertools
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QFrame,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -38,8 +40,8 @@ PRESELECTED = ("first-look",)  # a first visit: what limits the hosts, changing 
 CONFIG_HEADER = ("Configuration", "Mount options\n(client)", "Server\n(export, nfsd)", "Workloads")
 CONFIG_WORKLOADS_MIN_WIDTH = 100  # px, for each of the wrapped columns (the options and the workloads)
 ID_ROLE = Qt.ItemDataRole.UserRole
+# the async warning keeps one look in both schemes: its own pale ground, dark text on it
 WARNING_STYLE = "background: #fff4e5; border: 2px solid #d9480f; border-radius: 4px; padding: 8px; color: #202020;"
-HOSTS_STYLE = "background: palette(alternate-base); border: 1px solid palette(mid); border-radius: 4px; padding: 6px;"
 NOT_CONNECTED = (
     "<b>Hosts not connected yet.</b> Every recipe can be read and planned now: the durations are the plan's own "
     "(at the practice lab's pace), and the plan names placeholders (<i>server</i> and <i>/share</i> for your NFS "
@@ -118,7 +120,12 @@ class RecipesPage(QWidget):
         # start yet (None: it can): what the estimates and the banner above the recipes say (show_hosts)
         self._hosts: tuple[str | None, bool, str | None] = (None, False, "not connected")
         self.hosts_label = wrapped_label(NOT_CONNECTED, rich=True)
-        self.hosts_label.setStyleSheet(HOSTS_STYLE)
+        # a panel on the alternate base drawn by the palette, not a style sheet: a label's style sheet keeps the
+        # colours of its first polish, and the box stayed light after a switch to dark
+        self.hosts_label.setFrameShape(QFrame.Shape.StyledPanel)
+        self.hosts_label.setAutoFillBackground(True)
+        self.hosts_label.setBackgroundRole(QPalette.ColorRole.AlternateBase)
+        self.hosts_label.setMargin(6)
         self.hosts_label.setAccessibleName("Hosts")
 
         self.recipe_list = QListWidget()

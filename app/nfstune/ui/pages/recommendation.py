@@ -39,7 +39,8 @@ from nfstune.advice.recommendation_text import (
 )
 from nfstune.ui.icons import icon
 from nfstune.ui.pages.recommendation_card import FileCard, line_label
-from nfstune.ui.theme import primary_button_style, text_colour
+from nfstune.ui.theme import primary_button_style
+from nfstune.ui.tint import tint
 from nfstune.ui.widgets.disclosure import Disclosure
 from nfstune.ui.widgets.labels import wrapped_label
 from nfstune.ui.widgets.scrolled import scrolled
@@ -171,6 +172,9 @@ class RecommendationPage(QWidget):
             button.setAutoDefault(False)
         self._scheme_look()
         self.apply_state = wrapped_label()
+        font = self.apply_state.font()
+        font.setBold(True)
+        self.apply_state.setFont(font)
         self.status = wrapped_label()
         buttons = QHBoxLayout()
         buttons.addWidget(self.undo_button)
@@ -323,17 +327,14 @@ class RecommendationPage(QWidget):
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         """The scheme changed (light, dark): the colours drawn from it again."""
         super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange:
+        if event.type() == QEvent.Type.PaletteChange:  # not text colours (ui/tint.py has those): the highlight
             self._scheme_look()
-            for card in (self.exports_box, self.fstab_box):
-                card.restyle()
 
     def set_apply_state(self, text: str, ok: bool | None) -> None:
         """What the apply flow reports: 'Applied and verified' (ok), 'Rolled back: ...' (not ok), or progress."""
         self.apply_state.setText(text)
         # the window's own text colour while it runs; green or red as it ends, a pair that reads on light and dark
-        colour = "palette(window-text)" if ok is None else text_colour("good" if ok else "bad").name()
-        self.apply_state.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        tint(self.apply_state, None if ok is None else "good" if ok else "bad")
 
     def _set_enabled(self, enabled: bool) -> None:
         for button in (self.copy_button, self.save_button, self.apply_button):

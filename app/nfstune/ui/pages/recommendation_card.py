@@ -8,11 +8,12 @@ import html
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFontDatabase, QPalette
+from PySide6.QtGui import QFontDatabase, QPalette
 from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from nfstune.advice.decision import Change, ShortReason
 from nfstune.ui.theme import text_colour
+from nfstune.ui.tint import on_scheme_change, tint
 from nfstune.ui.widgets.disclosure import Disclosure
 from nfstune.ui.widgets.labels import wrapped_label
 
@@ -75,6 +76,7 @@ class FileCard(QFrame):
         self.line = line_label(scale=1.15)
         self.changes = wrapped_label(rich=True)
         self.was = line_label(framed=False)
+        tint(self.was, "muted")
         self.was.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # the line itself is the Tab stop
         self._grid = QGridLayout()
         self._grid.setHorizontalSpacing(16)
@@ -96,6 +98,7 @@ class FileCard(QFrame):
             layout.addWidget(extra)
         layout.addLayout(self._grid)
         layout.addWidget(self.details)
+        on_scheme_change(self, self.restyle)
 
     def title(self) -> str:
         return self._title.text()
@@ -122,10 +125,10 @@ class FileCard(QFrame):
         self.restyle()
 
     def restyle(self) -> None:
-        """Draw the parts whose colours come from the scheme: again when it changes."""
+        """Draw the parts whose colours come from the scheme: again when it switches."""
         before, changes, rows = self._shown
         e = html.escape
-        muted, good, bad = (text_colour(m).name() for m in ("muted", "good", "bad"))
+        muted, good = (text_colour(m).name() for m in ("muted", "good"))
         self.status.setText(f"<span style='color: {muted}'>{e(status_words(before, changes))}</span>")
         shown = []
         for change in changes:
@@ -135,7 +138,6 @@ class FileCard(QFrame):
             shown.append(where + (f"{old} {ARROW} {new}" if old and new else (f"+ {new}" if new else f"{MINUS} {old}")))
         self.changes.setText("<b>Changes:</b> " + " &nbsp;\u00b7&nbsp; ".join(shown))
         self.changes.setVisible(bool(changes))
-        _muted(self.was, muted)
         while self._grid.count():
             item = self._grid.takeAt(0)
             if widget := item.widget():
@@ -149,7 +151,7 @@ class FileCard(QFrame):
             )
             words = wrapped_label(f"Risk: {reason.words}" if reason.risk else reason.words)
             if reason.risk:
-                _muted(words, bad)
+                tint(words, "bad")
             if long:  # a whole fstab entry: on a line of its own, its words under it
                 self._grid.addWidget(option, row, 0, 1, 2)
                 row += 1
@@ -157,11 +159,3 @@ class FileCard(QFrame):
                 self._grid.addWidget(option, row, 0, Qt.AlignmentFlag.AlignTop)
             self._grid.addWidget(words, row, 1)
             row += 1
-
-
-def _muted(label: QLabel, colour: str) -> None:
-    # both text roles: on the card's Base ground a label paints with Text, on the window with WindowText
-    palette = label.palette()
-    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text):
-        palette.setColor(role, QColor(colour))
-    label.setPalette(palette)

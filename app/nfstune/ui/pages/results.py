@@ -16,7 +16,8 @@ from nfstune.advice.outcome import SessionOutcome
 from nfstune.recipes.model import Recipe
 from nfstune.store import StoredSession
 from nfstune.ui.icons import icon
-from nfstune.ui.pages.results_details import DASH, ResultsDetails, failed_colour
+from nfstune.ui.pages.results_details import DASH, ResultsDetails
+from nfstune.ui.tint import tint
 from nfstune.ui.widgets.session_pictures import SessionPictures
 
 if TYPE_CHECKING:
@@ -124,6 +125,8 @@ class ResultsPage(QWidget):
         if session.message:
             header += f" {DASH} {session.message}"
         self.header_label.setText(header)
-        colour = failed_colour() if status in ("failed", "cancelled") else "palette(window-text)"
-        self.header_label.setStyleSheet(f"font-weight: bold; color: {colour};")
+        tint(self.header_label, "bad" if status in ("failed", "cancelled") else None)
+        font = self.header_label.font()
+        font.setBold(True)
+        self.header_label.setFont(font)
         self.details.show_session(session, outcome, recipes, status)

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QResizeEvent
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QBoxLayout, QLabel, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget
 
 from nfstune.advice.findings import Findings
@@ -24,8 +24,8 @@ from nfstune.store import StoredSession
 from nfstune.ui.ceilings import ceilings_html
 from nfstune.ui.pages.recipes import RowsTable
 from nfstune.ui.rich_text import rich
-from nfstune.ui.theme import text_colour
-from nfstune.ui.verdicts import KIND_WORDS, ci_text, kind_colour, verdict_sentence
+from nfstune.ui.tint import follow_items, tint, tint_item
+from nfstune.ui.verdicts import KIND_WORDS, ci_text, kind_meaning, verdict_sentence
 from nfstune.ui.widgets.scrolled import scrolled
 
 if TYPE_CHECKING:
@@ -41,14 +41,10 @@ WRAPPED_MIN_WIDTH = 200
 EXPORT_KNOBS = {"sync", "async", "wdelay", "no_wdelay"}  # what the shipped recipes change
 
 
-def failed_colour() -> str:
-    """A failed or cancelled run's colour, a pair by the window's scheme, asked when shown."""
-    return text_colour("bad").name()
-
-
 CHART_WIDTH = 420
 CHART_HEIGHT = 260
 CHART_MAX_WIDTH = 640  # above the table: wider than beside it, not so wide that the dots lose their columns
+# the verdict box keeps one look in both schemes: its own pale ground, dark text on it
 VERDICT_STYLE = "background: #f4f7fb; border: 1px solid #c5d3e3; border-radius: 4px; padding: 8px; color: #202020;"
 NO_DIFFERENCE_EXPECTED = "no measurable difference expected"
 KIND_ORDER = ("faster", "slower", "unreliable", "not settled", "same")  # the detail's order: effects first
@@ -120,13 +116,11 @@ def _rounds(config: ConfigResult) -> dict[int, float]:
     return dict(sorted(config.rounds.items())) if config.rounds else dict(enumerate(config.values, 1))
 
 
-def _cell(text: str, *, right: bool = False, colour: str | None = None) -> QTableWidgetItem:
+def _cell(text: str, *, right: bool = False, meaning: str | None = None) -> QTableWidgetItem:
     item = QTableWidgetItem(text)
     if right:
         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    if colour:
-        item.setForeground(QColor(colour))
-    return item
+    return tint_item(item, meaning)
 
 
 def _verdict_cell(group: WorkloadResults, config: ConfigResult, failed: bool) -> QTableWidgetItem:
@@ -134,10 +128,10 @@ def _verdict_cell(group: WorkloadResults, config: ConfigResult, failed: bool) ->
     if config.label == group.baseline_label:
         return _cell("baseline")
     if verdict is None:
-        return _cell(
-            f"{config.status}: no completed rounds" if failed else DASH, colour=failed_colour() if failed else None
-        )
-    cell = _cell(f"{KIND_WORDS.get(verdict.kind, verdict.kind)}\n{ci_text(verdict)}", colour=kind_colour(verdict.kind))
+        return _cell(f"{config.status}: no completed rounds" if failed else DASH, meaning="bad" if failed else None)
+    cell = _cell(
+        f"{KIND_WORDS.get(verdict.kind, verdict.kind)}\n{ci_text(verdict)}", meaning=kind_meaning(verdict.kind)
+    )
     cell.setToolTip(verdict_sentence(verdict))
     if verdict.effect:
         font = cell.font()
@@ -148,7 +142,7 @@ def _verdict_cell(group: WorkloadResults, config: ConfigResult, failed: bool) ->
 
 def _row_cells(group: WorkloadResults, config: ConfigResult) -> list[QTableWidgetItem]:
     failed = config.status not in ("completed", None)
-    colour = failed_colour() if failed else None
+    meaning = "bad" if failed else None
     label = f"{config.label} ({config.status})" if failed else config.label
     options = negotiated_view(config.requested, config.negotiated).replace(" \u00b7 ", "\n")
     if config.export_options:
@@ -165,8 +159,8 @@ def _row_cells(group: WorkloadResults, config: ConfigResult) -> list[QTableWidge
             f"{format_value(s.min)}{DASH}{format_value(s.max)}",
             str(s.n),
         ]
-    cells = [_cell(label, colour=colour)]
-    cells += [_cell(f, right=True, colour=colour) for f in figures]
+    cells = [_cell(label, meaning=meaning)]
+    cells += [_cell(f, right=True, meaning=meaning) for f in figures]
     return [*cells, _verdict_cell(group, config, failed), _cell(options)]
 
 
@@ -300,12 +294,12 @@ class ResultsDetails(QWidget):
         if recipe is not None and recipe.expectation and groups:
             expected = QLabel(f"What the recipe expected: {recipe.expectation}")
             expected.setWordWrap(True)
-            expected.setStyleSheet(f"color: {text_colour('muted').name()};")
+            tint(expected, "muted")
             layout.addWidget(expected)
         if notes and groups:
             shown = QLabel("<br>".join(f"Note: {rich(note)}" for note in notes))
             shown.setWordWrap(True)
-            shown.setStyleSheet(f"color: {text_colour('muted').name()};")
+            tint(shown, "muted")
             self.note_labels[recipe_id] = shown
             layout.addWidget(shown)
         if scaling:
@@ -352,6 +346,7 @@ class ResultsDetails(QWidget):
         # option list cut short would mislead)
         table = RowsTable(TABLE_HEADER, stretch=(VERDICT_COLUMN, OPTIONS_COLUMN), min_stretch=WRAPPED_MIN_WIDTH)
         table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        follow_items(table)
         table.setRowCount(len(group.configs))
         for row, config in enumerate(group.configs):
             for column, cell in enumerate(_row_cells(group, config)):

@@ -33,7 +33,7 @@ from nfstune.session.script import RunOutcome
 from nfstune.ui.controller import Controller
 from nfstune.ui.icons import icon
 from nfstune.ui.pages.run_events import RecipePanel
-from nfstune.ui.theme import text_colour
+from nfstune.ui.tint import tint
 from nfstune.ui.widgets.disclosure import Disclosure
 from nfstune.ui.widgets.tab_order import insert_in_tab_order
 
@@ -102,7 +102,8 @@ class RunPage(QWidget):
         self.cancel_button = QPushButton(icon("cancel"), "&Cancel run")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
-        self.warnings = QLabel(wordWrap=True, styleSheet=f"color: {text_colour('warning').name()};")
+        self.warnings = QLabel(wordWrap=True)
+        tint(self.warnings, "warning")
         self.save_png_button = QPushButton(icon("save"), "Save graph as &PNG…")
         self.save_png_button.clicked.connect(self._on_save_png_clicked)
         self.ask_save_path = QFileDialog.getSaveFileName  # tests replace it

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from nfstune.session.engine import Event
-from nfstune.ui.theme import text_colour
+from nfstune.ui.tint import tint
 from nfstune.ui.widgets.visit_grid import SEPARATOR, VisitGrid
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ class RecipePanel(QWidget):
         self.grid = VisitGrid()
         self.verdicts_title = QLabel(NO_VERDICTS, wordWrap=True)
         self.verdicts_note = QLabel(wordWrap=True)  # why the recipe stopped
-        self.verdicts_note.setStyleSheet(f"color: {text_colour('muted').name()};")
+        tint(self.verdicts_note, "muted")
         self.verdicts_note.hide()
         self._plot: VerdictPlot | None = None  # made with the first verdicts: pyqtgraph loads when a chart shows
         self._plot_box = QWidget()

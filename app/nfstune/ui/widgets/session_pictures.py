@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 ANSWER_STYLE = (
     "border-left: 4px solid #1b7f2a; background: #f3f8f3; color: #202020; padding: 8px 12px; font-size: 12pt;"
 )
-HEADING_STYLE = "font-weight: bold; color: palette(window-text); margin-top: 6px;"
 VERDICT_HEADING = "The verdicts: each configuration against the one it is compared with"
 LIMITS_HEADING = (
     "What limits each workload: the baseline's figure against each ceiling it cannot pass (MB/s), or each wait it "
@@ -39,8 +38,13 @@ QWIDGETSIZE_MAX = 16777215
 
 
 def _heading(text: str) -> QLabel:
+    # bold by its font, not a style sheet: a label's style sheet keeps the palette of its first polish, and its
+    # text stayed the light scheme's black after a switch to dark
     label = QLabel(text, wordWrap=True)
-    label.setStyleSheet(HEADING_STYLE)
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    label.setContentsMargins(0, 6, 0, 0)
     label.hide()
     return label
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.ui.theme import text_colour
+from nfstune.ui.tint import on_scheme_change
 
 RUNNING = "…"  # a cell whose visit runs now, before its figure is in
 WARMUP = "warm-up"
@@ -71,6 +72,8 @@ class VisitGrid(QWidget):
         self.warmup = False
         self.rounds_min = self.rounds_max = 0
         self.running: list[tuple[int, int]] = []  # (row, column) of the visit running now
+        self._said = 0  # the rounds the title says, in the scheme's muted colour: said again on a switch
+        on_scheme_change(self.title, lambda: self._say_rounds(self._said) if self.recipe else None)
 
     # --- from the engine's events ---------------------------------------------------------------------------------
 
@@ -197,6 +200,7 @@ class VisitGrid(QWidget):
         return self.table.verticalHeader().defaultSectionSize()
 
     def _say_rounds(self, rounds: int) -> None:
+        self._said = rounds
         low, high = self.rounds_min, self.rounds_max
         warm = "warm-up, then " if self.warmup else ""
         if rounds > low:
