@@ -54,4 +54,5 @@ def test_the_preflight_card_names_this_computer_without_nested_parentheses(qtbot
     # hostname goes to the line under them, so no parentheses are nested (or needed)
     assert page.client_card.title.text() == "Client \u00b7 this computer"
     assert page.client_card.summary.text().startswith("client \u00b7 ")  # the hostname, once
+    assert "-" in page.client_card.summary.accessibleName()  # read aloud as written (the text has U+2011 for "-")
     assert page.server_card.title.text() == "Server \u00b7 nas"

@@ -57,6 +57,7 @@ class HostCardView(QFrame):
         # name cut at "6.1.0-56-" reads as two words; non-breaking hyphens (U+2011) keep it together
         parts = (html.escape(part).replace(" ", "&nbsp;").replace("-", "\u2011") for part in card.summary)
         self.summary.setText(" \u00b7 ".join(parts))
+        self.summary.setAccessibleName(" \u00b7 ".join(card.summary))  # the words as written, for reading aloud
         self.summary.setVisible(bool(card.summary))
         self.note.setText(card.note or "")
         self.note.setVisible(card.note is not None)
