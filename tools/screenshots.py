@@ -135,7 +135,8 @@ def drive(out: Path, theme: str) -> int:
     w.tabs.setCurrentIndex(1)  # History reads its sessions on a worker thread as it opens
     wait(lambda: w.history_page.model.rowCount() > 0, 60, "History's sessions")
     w.history_page.table.selectRow(0)
-    QTest.qWait(1500)  # the selected session is judged on a worker, then drawn
+    # the selected session is judged on a worker, then drawn
+    wait(lambda: w.history_page.session_view.showing_pictures, 120, "History's pictures of the session")
     snap("8-history")
     if theme == "light":  # the report is a page of its own, the same in either theme
         report = out / "report.html"

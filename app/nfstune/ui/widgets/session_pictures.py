@@ -25,9 +25,7 @@ if TYPE_CHECKING:
     from nfstune.ui.widgets.verdict_plot import VerdictPlot
 
 # a light box with its own dark text: it reads the same in a dark window
-ANSWER_STYLE = (
-    "border-left: 4px solid #1b7f2a; background: #f3f8f3; color: #202020; padding: 8px 12px; font-size: 12pt;"
-)
+ANSWER_STYLE = "border-left: 4px solid #1b7f2a; background: #f3f8f3; color: #202020; padding: 8px 12px;"
 VERDICT_HEADING = "The verdicts: each configuration against the one it is compared with"
 LIMITS_HEADING = (
     "What limits each workload: the baseline's figure against each ceiling it cannot pass (MB/s), or each wait it "
@@ -101,7 +99,11 @@ class SessionPictures(QWidget):
         """The session's answer and pictures; its details stay as the admin left the disclosure."""
         e = html.escape
         head, *rest = outcome.findings.answer.lines
-        self.answer_label.setText(f"<b>{e(head)}</b><br>" + "<br>".join(e(line) for line in rest))
+        # the decision in large type, its gain and risk (with their intervals' long words) at reading size under it
+        self.answer_label.setText(
+            f"<div style='font-size: 13pt'><b>{e(head)}</b></div>"
+            + "".join(f"<div style='font-size: 10pt; margin-top: 3px'>{e(line)}</div>" for line in rest)
+        )
         self.answer_label.show()
         if self.verdict_plot is None or self.limit_view is None:
             from nfstune.ui.widgets.limit_bars import LimitBarsView
