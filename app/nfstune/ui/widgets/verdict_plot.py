@@ -178,6 +178,9 @@ class VerdictPlot(QWidget):
         low, high = 10 ** self._x_range[0], 10 ** self._x_range[1]
         # the plot's width in px: the axis' words must not touch at the present width
         width = max(1.0, self.width() - self.plot.getAxis("left").width() - 30)
+        laid_out = self.plot.getViewBox().width()
+        if laid_out > 1:  # once laid out, the view's own width: the estimate was wider, and an end tick was cut
+            width = min(width, laid_out)
         per_unit = width / (self._x_range[1] - self._x_range[0])
         metrics = QFontMetrics(self.plot.getAxis("bottom").style["tickFont"] or QFont())
         self.x_ticks = spaced(ratio_ticks(low, high), per_unit, metrics.horizontalAdvance, width / 2)
