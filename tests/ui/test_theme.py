@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QStyle
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QStyle, QWidget
 from pytestqt.qtbot import QtBot
 
 from nfstune.store import Results, SessionRow, open_store
@@ -131,3 +131,30 @@ def test_the_suggested_action_reads_in_either_scheme_and_follows_a_switch(app: Q
     dark = drawn()
     for fill, text in (light, dark):
         assert wcag(text, fill) >= AA_TEXT, (fill.name(), text.name())
+
+
+@pytest.mark.parametrize("kind", ["check box", "list item"])
+def test_an_unticked_box_stands_out_from_a_dark_window(app: QApplication, qtbot: QtBot, kind: str) -> None:
+    # Fusion outlines it in the window's colour darkened: on the dark window the box was all but invisible
+    from PySide6.QtWidgets import QCheckBox, QListWidget, QListWidgetItem
+
+    force(app, Qt.ColorScheme.Dark, qtbot)
+    if kind == "check box":
+        widget: QWidget = QCheckBox("I cannot log in to this NAS")
+    else:
+        widget = QListWidget()
+        item = QListWidgetItem("Quick check")
+        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+        item.setCheckState(Qt.CheckState.Unchecked)
+        widget.addItem(item)
+    qtbot.addWidget(widget)
+    widget.resize(300, 60)
+    widget.show()
+    qtbot.waitExposed(widget)
+    image = widget.grab().toImage()
+    ground = app.palette().color(Role.Base if kind == "list item" else Role.Window)
+    # the strongest edge among the pixels of the box itself (left of its words): at least 3:1, WCAG's figure for
+    # the parts of a control
+    box_end = 16 if kind == "check box" else 20  # Fusion's 13 px box (a list's after a 3 px margin); words from 19
+    best = max(wcag(QColor(image.pixel(x, y)), ground) for x in range(box_end) for y in range(min(40, image.height())))
+    assert best >= 3.0, f"the {kind}'s outline reads at {best:.2f}:1 on {ground.name()}"

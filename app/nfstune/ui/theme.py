@@ -9,7 +9,7 @@ style (Breeze, ...) follows the desktop itself and is left alone.
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Slot
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleHintReturn, QStyleOption, QWidget
 
 Scheme = Qt.ColorScheme
@@ -118,6 +118,12 @@ def primary_button_style(palette: QPalette) -> str:
     )
 
 
+CHECK_INDICATORS = (
+    QStyle.PrimitiveElement.PE_IndicatorCheckBox,
+    QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck,
+)
+
+
 class _QuietButtons(QProxyStyle):
     """The style, but dialog buttons carry no icons: Fusion's red and green marks beside OK and Cancel say nothing
     the words do not, and read as alarm and go."""
@@ -132,6 +138,23 @@ class _QuietButtons(QProxyStyle):
         if hint == QStyle.StyleHint.SH_DialogButtonBox_ButtonsHaveIcons:
             return 0
         return super().styleHint(hint, option, widget, returnData)
+
+    def drawPrimitive(  # noqa: N802 (Qt's name)
+        self,
+        element: QStyle.PrimitiveElement,
+        option: QStyleOption,
+        painter: QPainter,
+        widget: QWidget | None = None,
+    ) -> None:
+        super().drawPrimitive(element, option, painter, widget)
+        # Fusion outlines a check box in the window's colour darkened: on a dark window an unticked box all but
+        # vanished (the Recipes list, "I cannot log in"); a ring in the scheme's Mid-light reads at 3:1
+        if element in CHECK_INDICATORS and option.palette.color(Role.Window).lightnessF() < 0.5:
+            painter.save()
+            painter.setPen(QPen(option.palette.color(Role.WindowText).darker(170), 1))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(option.rect.adjusted(0, 0, -1, -1))
+            painter.restore()
 
 
 def _style_name(style: QStyle) -> str:
