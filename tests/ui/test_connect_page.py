@@ -229,6 +229,7 @@ def test_where_nfstune_will_log_in_is_shown_before_it_connects(
     qtbot.addWidget(page)
     page.show()
     server = page.panels["server"]
+    assert not server.goes_to.isVisibleTo(page)  # nothing typed: no blank "Goes to:" row
     server.target.setText("nas")
     assert "127.0.0.1" not in server.goes_to.text()  # not looked up on the GUI thread, at each key typed
     expected = "admin@127.0.0.1:2299 via the jump host jumper@127.0.0.2:2022"
@@ -237,6 +238,7 @@ def test_where_nfstune_will_log_in_is_shown_before_it_connects(
         return " ".join(server.goes_to.text().split())
 
     qtbot.waitUntil(lambda: shown().startswith(expected), timeout=10_000)
+    assert server.goes_to.isVisibleTo(page)
     assert ("by ssh -G" in server.goes_to.text()) is (reader == "ssh -G")
     assert controller.states == {"server": ConnState.IDLE, "client": ConnState.IDLE}  # nothing was contacted
     server.port.setValue(2022)  # typed here, it wins over the config's Port

@@ -99,6 +99,8 @@ class HostPanel(QGroupBox):
         form.addRow("P&ort:", self.port)
         form.addRow("&Key file:", self.key)
         form.addRow("Goes to:", self.goes_to)
+        self._form = form
+        form.setRowVisible(self.goes_to, False)  # shown with something to say: a host typed, looked up
         self.address = QLineEdit(placeholderText="default: the host above")
         self.address.setToolTip("The server's name or IP address as the client reaches it (default: the host above)")
         if role == "server":
@@ -152,7 +154,7 @@ class HostPanel(QGroupBox):
     @Slot()
     def resolve_later(self) -> None:
         self._asked += 1  # what is shown now no longer answers what is typed
-        self.goes_to.clear()
+        self._say_goes_to("")
         self._resolve_timer.start()
 
     @Slot()
@@ -160,7 +162,7 @@ class HostPanel(QGroupBox):
         if self.this_computer.isChecked() or self.no_login.isChecked() or not self.target.text().strip():
             return
         spec, asked, config = self.spec(), self._asked, self.ssh_config
-        self.goes_to.setText("looking it up in the SSH config…")
+        self._say_goes_to("looking it up in the SSH config…")
 
         def work() -> None:  # `ssh -G` runs a process, and Match exec may run more: never on the GUI thread
             try:
@@ -181,8 +183,13 @@ class HostPanel(QGroupBox):
     def _on_resolved(self, asked: int, said: str, failed: bool) -> None:
         if asked != self._asked:
             return  # typed on since: a newer answer is coming
-        self.goes_to.setText(said)
+        self._say_goes_to(said)
         tint(self.goes_to, "bad" if failed else None)
+
+    def _say_goes_to(self, text: str) -> None:
+        """An empty "Goes to:" (nothing typed, the practice lab's own hosts) is no row rather than a blank one."""
+        self.goes_to.setText(text)
+        self._form.setRowVisible(self.goes_to, bool(text))
 
     @Slot(bool)
     def _on_no_login_toggled(self, checked: bool) -> None:
