@@ -17,6 +17,19 @@ from nfstune.store import Results, open_store
 from tests.unit.test_round_verdicts import rounds_of, the_plan
 from tests.unit.verdict_session import store_verdict_session
 
+# a second recipe's "recipe" event, as the engine sends it: a grid of its own after quick-check's
+NFS_VERSIONS = {
+    "recipe": "nfs-versions",
+    "title": "NFS versions",
+    "configs": ["vers=4.2", "vers=3"],
+    "baseline": "vers=4.2",
+    "workloads": ["seq-read"],
+    "config_workloads": {"vers=4.2": ["seq-read"], "vers=3": ["seq-read"]},
+    "rounds_min": 2,
+    "rounds_max": 4,
+    "warmup": False,
+}
+
 
 def scripted_events(store: Path, rounds: int, *, running: bool = True) -> Iterator[Event]:
     """The events up to the end of round `rounds` (at most the stored session's 6); with `running`, the first visit

@@ -21,55 +21,23 @@ from nfstune.recipes.loader import load_recipes
 from nfstune.session.admin import Event
 from nfstune.store import Results, open_store
 from nfstune.ui import theme
-from nfstune.ui.app import application
 from nfstune.ui.controller import ConnState
 from nfstune.ui.main_window import MainWindow
 from nfstune.ui.pages.preflight import verdict
+from tests.ui.scripted_run import NFS_VERSIONS
+from tests.ui.theme_checks import nfstune_app, wcag
 from tests.unit.verdict_session import store_verdict_session
+
+
+@pytest.fixture
+def app(qapp: QApplication) -> Iterator[QApplication]:
+    yield from nfstune_app(qapp)
+
 
 Scheme = Qt.ColorScheme
 AA_TEXT = 4.5  # WCAG 2 AA for body text
 MEANINGS = ("good", "bad", "warning", "muted")
 PROBES = Path(__file__).parent.parent / "captures" / "probe"
-GRID = {
-    "recipe": "nfs-versions",
-    "title": "NFS versions",
-    "configs": ["vers=4.2", "vers=3"],
-    "baseline": "vers=4.2",
-    "workloads": ["seq-read"],
-    "config_workloads": {"vers=4.2": ["seq-read"], "vers=3": ["seq-read"]},
-    "rounds_min": 2,
-    "rounds_max": 4,
-    "warmup": False,
-}
-
-
-def wcag(foreground: QColor, background: QColor) -> float:
-    """The WCAG 2 ratio worked out here, from the definition, not from the module under test."""
-
-    def lum(c: QColor) -> float:
-        def ch(v: float) -> float:
-            return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
-
-        return 0.2126 * ch(c.redF()) + 0.7152 * ch(c.greenF()) + 0.0722 * ch(c.blueF())
-
-    a, b = sorted((lum(foreground), lum(background)), reverse=True)
-    return (a + 0.05) / (b + 0.05)
-
-
-@pytest.fixture
-def app(qapp: QApplication) -> Iterator[QApplication]:
-    """The application as nfstune sets it up, light; afterwards the scheme, style and palette the other tests had."""
-    style = qapp.style().name()
-    application()
-    yield qapp
-    qapp.styleHints().unsetColorScheme()
-    follower = qapp.findChild(theme.Theme)
-    if follower is not None:
-        qapp.styleHints().colorSchemeChanged.disconnect(follower._on_color_scheme_changed)
-        follower.setParent(None)
-    qapp.setStyle(style)
-    qapp.setPalette(qapp.style().standardPalette())
 
 
 def switch(app: QApplication, scheme: Scheme) -> None:
@@ -109,7 +77,7 @@ def window(app: QApplication, qtbot: QtBot, tmp_path: Path) -> MainWindow:
     # Run: a warning, the grid's rounds, why the recipe stopped
     run = window.run_page
     run._show(Event("warning", "the client's clock jumped: rates near it are unreliable"))
-    run._show(Event("recipe", "nfs-versions: NFS versions", GRID))
+    run._show(Event("recipe", "nfs-versions: NFS versions", NFS_VERSIONS))
     run._show(Event("verdicts", "verdicts", {"rows": [], "why": "every comparison settled", "round": 2}))
     # Connect: both hosts missing, the server's connection failed
     window.connect_page.connect_button.click()

@@ -15,7 +15,7 @@ from nfstune.ui.controller import Controller
 from nfstune.ui.jobs import Prompter
 from nfstune.ui.pages.run import LOG_MIN_LINES, RunPage
 from nfstune.ui.widgets.visit_grid import RUNNING
-from tests.ui.scripted_run import scripted_events
+from tests.ui.scripted_run import NFS_VERSIONS, scripted_events
 
 
 def page(qtbot: QtBot, tmp_path: Path) -> RunPage:
@@ -204,17 +204,7 @@ def test_a_failed_run_opens_the_log(qtbot: QtBot, tmp_path: Path) -> None:
 
 def test_a_new_recipe_starts_a_new_grid(qtbot: QtBot, tmp_path: Path) -> None:
     run, _ = fed(qtbot, tmp_path, 3)
-    data = {
-        "recipe": "nfs-versions",
-        "title": "NFS versions",
-        "configs": ["vers=4.2", "vers=3"],
-        "baseline": "vers=4.2",
-        "workloads": ["seq-read"],
-        "config_workloads": {"vers=4.2": ["seq-read"], "vers=3": ["seq-read"]},
-        "rounds_min": 2,
-        "rounds_max": 4,
-        "warmup": False,
-    }
+    data = NFS_VERSIONS
     run._show(Event("recipe", "nfs-versions: NFS versions", data))
     grid, panel = run.recipe_panel.grid, run.recipe_panel
     assert "nfs-versions" in grid.title.text() and grid.rows == [("vers=4.2", "seq-read"), ("vers=3", "seq-read")]

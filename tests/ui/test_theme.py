@@ -15,41 +15,19 @@ from pytestqt.qtbot import QtBot
 
 from nfstune.store import Results, SessionRow, open_store
 from nfstune.ui import theme
-from nfstune.ui.app import application
 from nfstune.ui.main_window import MainWindow
 from nfstune.ui.pages.history_list import SessionTableModel
-
-Role = QPalette.ColorRole
-AA_TEXT = 4.5  # WCAG 2 AA for body text
-WINDOW_TEXT_ROLES = ((Role.WindowText, Role.Window), (Role.Text, Role.Base), (Role.ButtonText, Role.Button))
-
-
-def wcag(foreground: QColor, background: QColor) -> float:
-    """The WCAG 2 ratio worked out here, from the definition, not from the module under test."""
-
-    def lum(c: QColor) -> float:
-        def ch(v: float) -> float:
-            return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
-
-        return 0.2126 * ch(c.redF()) + 0.7152 * ch(c.greenF()) + 0.0722 * ch(c.blueF())
-
-    a, b = sorted((lum(foreground), lum(background)), reverse=True)
-    return (a + 0.05) / (b + 0.05)
+from tests.ui.theme_checks import nfstune_app, wcag
 
 
 @pytest.fixture
 def app(qapp: QApplication) -> Iterator[QApplication]:
-    """The application as nfstune sets it up; afterwards the scheme, style and palette the other tests had."""
-    style = qapp.style().name()
-    application()
-    yield qapp
-    qapp.styleHints().unsetColorScheme()
-    follower = qapp.findChild(theme.Theme)
-    if follower is not None:
-        qapp.styleHints().colorSchemeChanged.disconnect(follower._on_color_scheme_changed)
-        follower.setParent(None)
-    qapp.setStyle(style)
-    qapp.setPalette(qapp.style().standardPalette())
+    yield from nfstune_app(qapp)
+
+
+Role = QPalette.ColorRole
+AA_TEXT = 4.5  # WCAG 2 AA for body text
+WINDOW_TEXT_ROLES = ((Role.WindowText, Role.Window), (Role.Text, Role.Base), (Role.ButtonText, Role.Button))
 
 
 def force(app: QApplication, scheme: Qt.ColorScheme, qtbot: QtBot) -> None:
