@@ -140,9 +140,14 @@ def made_all(marks: Sequence[str], ran: Sequence[Sent], hosts: RecordingHost | N
 
 def plan_of(tmp_path: Path, name: str, *, login: bool = True) -> Plan:
     host, workloads, configs = RECIPES[name]
+    return plan_of_text(tmp_path, name, HEADER.format(id=name, host=host, workloads=workloads) + configs, login=login)
+
+
+def plan_of_text(tmp_path: Path, name: str, text: str, *, login: bool = True) -> Plan:
+    """The plan of the recipe `text` (its id `name`) on these tests' hosts and sizes."""
     folder = tmp_path / "recipes"
     folder.mkdir(exist_ok=True)
-    (folder / f"{name}.toml").write_text(HEADER.format(id=name, host=host, workloads=workloads) + configs)
+    (folder / f"{name}.toml").write_text(text)
     recipes, errors = load_recipes([folder])
     assert errors == []
     (recipe,) = (r for r in recipes if r.id == name)

@@ -12,8 +12,7 @@ from typing import Any
 
 from nfstune.bench.workloads import WorkloadSizes
 from nfstune.changes.host_change import Where
-from nfstune.recipes.loader import load_recipes
-from nfstune.recipes.plan import Plan, build_plan
+from nfstune.recipes.plan import Plan
 from nfstune.results.verdict_rows import VerdictRow
 from nfstune.session.load_clients import LoadHost, SessionLoad
 from nfstune.session.progress import SessionProgress
@@ -21,7 +20,7 @@ from nfstune.session.recipe_rounds import RecipeRounds
 from nfstune.session.rounds import Eta
 from nfstune.session.visit import VisitExecutor
 from nfstune.session.workload_run import Repeat, WorkloadRunner
-from tests.unit.test_plan_is_what_runs import ADDRESS, ADDRESSES, SHARE, SIZES, Hosts, NoSamples
+from tests.unit.test_plan_is_what_runs import ADDRESS, ADDRESSES, SHARE, SIZES, Hosts, NoSamples, plan_of_text
 from tests.unit.trend_sessions import repeat
 
 RECIPE = """id = "events"
@@ -73,23 +72,7 @@ class MeasuredRunner(WorkloadRunner):
 
 
 def plan_of(tmp_path: Path) -> Plan:
-    folder = tmp_path / "recipes"
-    folder.mkdir()
-    (folder / "events.toml").write_text(RECIPE)
-    recipes, errors = load_recipes([folder])
-    assert errors == []
-    (recipe,) = (r for r in recipes if r.id == "events")
-    return build_plan(
-        [recipe],
-        {},
-        scale="small",
-        seed=1,
-        sizes=SIZES,
-        fio_available=True,
-        share=SHARE,
-        server_address=ADDRESS,
-        scratch_name=".nfstune-00aa",
-    )
+    return plan_of_text(tmp_path, "events", RECIPE)
 
 
 def test_a_recipes_events_come_in_order(tmp_path: Path) -> None:
