@@ -1,19 +1,22 @@
 """The boundary of a comparison that a session may stop on at any of several looks (statistics/verdict.py says why).
 
-A paired comparison looked at after rounds first..last (the recipe's rounds.min and rounds.max) has at look k the
-nominal two-sided t-test p-value p_k (df = k - 1). With i.i.d. Gaussian log ratios and no difference, the sequence
-(p_first, ..., p_last) does not depend on the variance (each t is scale-free), so the distribution of
-P_min = min_k p_k is one distribution per (first, last): drawn here once by Monte Carlo (DRAWS sessions, a fixed
-seed, so a session judged again gets the same verdicts) and kept for the process.
+A paired comparison looked at after rounds first..last (the recipe's rounds.min and rounds.max) has at look k a
+statistic T_k (statistics/robust.py: Student's t of the rounds' log ratios, with one round far from the others
+counted at its neighbour's value from robust.MIN_ROUNDS rounds on) and its nominal two-sided p-value p_k: from the t
+distribution (df = k - 1) where T_k is Student's t, else from the draws' own distribution of T_k. With i.i.d.
+Gaussian log ratios and no difference neither depends on the variance (each T is scale-free), so the distribution
+of P_min = min_k p_k is one distribution per (first, last): drawn here once by Monte Carlo (DRAWS sessions, a fixed
+seed, so a session judged again gets the same verdicts) and kept for the process. Under heavier tails and
+contaminated visits the error stays within its level (docs/bench/verdict-simulation.md).
 
 - sequential_p(p): P(P_min <= p), a p-value valid at whatever look the session stopped: {F(p_tau) <= u} lies
   inside {F(P_min) <= u}, whose chance is u.
-- nominal_level(L): the nominal level whose t intervals cover the truth at every look at once with chance >= 1 - L
-  (the L-quantile of P_min): Pocock's (1977) constant nominal boundary, calibrated for t tests (Jennison & Turnbull
-  2000, ch. 2-3). p < nominal_level(L) exactly when sequential_p(p) <= L, so an interval drawn at it and a test at
-  L always agree.
+- nominal_level(L): the nominal level whose intervals cover the truth at every look at once with chance >= 1 - L
+  (the L-quantile of P_min): Pocock's (1977) constant nominal boundary, calibrated by simulation (Jennison &
+  Turnbull 2000, ch. 2-3). p < nominal_level(L) exactly when sequential_p(p) <= L, and |T_k| > critical(k, a)
+  exactly when p_k < a, so an interval drawn at it and a test at L always agree.
 
-Cost: about 0.5-1 s per (first, last) on a 2-core machine (rounds 3-20), once per process.
+Cost: about 1-3 s per (first, last) on a 2-core machine (rounds 3-20), once per process.
 """
 
 from __future__ import annotations
@@ -22,23 +25,45 @@ import math
 from functools import cache
 from typing import TYPE_CHECKING
 
+from nfstune.statistics.robust import MIN_ROUNDS, t_values
+from nfstune.statistics.stats import t_quantile, t_two_sided_p
+
 if TYPE_CHECKING:
     import numpy as np
 
 DRAWS = 400_000  # the tail a Holm level of 0.05/30 asks for holds about 670 of them
 SEED = 28  # issue 28: the same draws in every process, so the engine, the report and History agree
 _CHUNK = 25_000  # draws at a time: (last x chunk) arrays stay in the cache, large ones cost page faults
-# each look's p is tabulated at |t| = expm1(u), u on an even grid (so a |t|'s place in it is one division)
-_STEPS = 2048
-_U_TOP = math.log1p(1e6)
 
 
 class Boundary:
-    """The distribution of P_min for looks first..last (first >= 2: a t test needs two pairs)."""
+    """The null distribution of the statistic over looks first..last (first >= 2: a spread needs two pairs): each
+    look's own (its nominal p) and that of P_min, the smallest nominal p of a session's looks."""
 
-    def __init__(self, first: int, last: int, p_min: np.ndarray) -> None:
+    def __init__(self, first: int, last: int, p_min: np.ndarray, marginals: dict[int, np.ndarray]) -> None:
         self.first, self.last = first, last
         self.p_min = p_min  # sorted ascending
+        # look -> the draws' |statistic| sorted ascending, for the looks from robust.MIN_ROUNDS on (below, the
+        # statistic is Student's t, whose distribution is exact)
+        self.marginals = marginals
+
+    def nominal_p(self, t: float, n: int) -> float:
+        """The chance, with no difference, that look n's |statistic| is at least `t` (its nominal two-sided p)."""
+        import numpy as np
+
+        if n not in self.marginals:
+            return t_two_sided_p(t, n - 1)
+        draws = self.marginals[n]
+        return float(len(draws) - np.searchsorted(draws, t, side="left")) / len(draws)
+
+    def critical(self, n: int, nominal: float) -> float:
+        """The |statistic| look n must exceed to be significant at the nominal level (the interval's half width, in
+        standard errors): |t| > critical(n, a) exactly when nominal_p(t, n) < a."""
+        if n not in self.marginals:
+            return t_quantile(1 - nominal / 2, n - 1)
+        draws = self.marginals[n]
+        beyond = max(math.ceil(nominal * len(draws)) - 1, 0)  # draws at or above the value that a p < nominal allows
+        return float(draws[len(draws) - beyond - 1]) if beyond < len(draws) else 0.0
 
     def sequential_p(self, nominal: float) -> float:
         """The chance, with no difference, that some look's nominal p is at most `nominal`."""
@@ -67,32 +92,22 @@ def boundary(first: int, last: int) -> Boundary:
     import numpy as np
     from scipy import special  # type: ignore[import-untyped]
 
-    grid = np.expm1(np.linspace(0.0, _U_TOP, _STEPS + 1))
-
     first = max(first, 2)
     last = max(last, first)
     rng = np.random.default_rng(SEED)
-    looks = np.arange(first, last + 1, dtype=float)
-    dfs = looks - 1
-    # each look's two-sided p at the grid's |t|, as log p: np.interp between them orders the looks of a draw;
-    # the p of the look found smallest is then computed exactly
-    tables = np.log(np.maximum(2 * special.stdtr(dfs[:, None], -grid[None, :]), 1e-300))
-    found = []
+    looks = list(range(first, last + 1))
+    statistic = np.empty((len(looks), DRAWS))
     for start in range(0, DRAWS, _CHUNK):
         size = min(_CHUNK, DRAWS - start)
-        z = rng.standard_normal((last, size))
-        sums, squares = np.cumsum(z, axis=0)[first - 1 :], np.cumsum(z * z, axis=0)[first - 1 :]
-        n = looks[:, None]
-        variance = np.maximum(squares - sums * sums / n, 0.0) / (n - 1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.abs(sums / n) / np.sqrt(variance / n)
-        t = np.minimum(np.nan_to_num(t, nan=0.0, posinf=grid[-1]), grid[-1])
-        place = np.log1p(t) * (_STEPS / _U_TOP)
-        index = np.minimum(place.astype(np.intp), _STEPS - 1)
-        weight = place - index
-        rows = np.arange(len(looks))[:, None]
-        log_p = tables[rows, index] * (1 - weight) + tables[rows, index + 1] * weight
-        smallest = np.argmin(log_p, axis=0)
-        columns = np.arange(size)
-        found.append(2 * special.stdtr(dfs[smallest], -t[smallest, columns]))
-    return Boundary(first, last, np.sort(np.concatenate(found)))
+        z = rng.standard_normal((size, last))
+        for row, n in enumerate(looks):
+            statistic[row, start : start + size] = t_values(z[:, :n])
+    marginals = {n: np.sort(statistic[row]) for row, n in enumerate(looks) if n >= MIN_ROUNDS}
+    p_min = np.ones(DRAWS)
+    for row, n in enumerate(looks):
+        if n in marginals:
+            nominal = (DRAWS - np.searchsorted(marginals[n], statistic[row], side="left")) / DRAWS
+        else:
+            nominal = np.minimum(2 * special.stdtr(n - 1, -statistic[row]), 1.0)
+        np.minimum(p_min, nominal, out=p_min)
+    return Boundary(first, last, np.sort(p_min), marginals)

@@ -37,17 +37,21 @@ of the rounds that would settle it uses the same boundary and never goes past `l
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from nfstune.statistics.robust import MIN_ROUNDS, far_visits, paired
 from nfstune.statistics.sequential import Boundary, boundary
+from nfstune.statistics.serial import Serial, carry_over
 from nfstune.statistics.stats import (
     TIMES_FROM,
     format_factor,
     format_percent,
+    format_value,
     t_quantile,
     t_quantiles,
     t_two_sided_p,
@@ -89,6 +93,10 @@ class Verdict:
     text: str  # one sentence
     settle: str | None  # for "not settled": what would settle it
     rounds_needed: int | None  # estimate of the total rounds that would settle it (None: more rounds won't)
+    set_aside: int | None = None  # the round counted at its neighbour's ratio: far from the others (robust.py)
+    # visits far from the rest of their configuration: (configuration's label, round, figure / its median)
+    far: tuple[tuple[str, int, float], ...] = ()
+    carry_over: Serial | None = None  # the family's rounds found to carry over (serial.py): its interval widened
 
     @property
     def effect(self) -> bool:
@@ -108,16 +116,26 @@ class _Estimate:
     p_value: float
     spread: float  # se * sqrt(n): what the standard error would be divided by sqrt(n') with n' rounds
     df_per_round: float  # df = df_per_round * (n - 1): 1 paired; Welch's ratio (1 to 2) unpaired
-    boundary: Boundary | None = None  # the looks' boundary (statistics/sequential.py); None: one look
+    # the looks' boundary (statistics/sequential.py), also that of a single look from robust.MIN_ROUNDS rounds on
+    # (where the statistic is not Student's t); None: one look, Student's t or Welch's
+    boundary: Boundary | None = None
+    set_aside: int | None = None  # the round counted at its neighbour's value (robust.py)
+    counted: tuple[float, ...] = ()  # paired: the log ratios in round order as counted
 
     def nominal(self, level: float) -> float:
-        """The level of a single look's t interval that holds at `level` over all the looks."""
+        """The level of a single look's interval that holds at `level` over all the looks."""
         return level if self.boundary is None else self.boundary.nominal_level(level)
+
+    def critical(self, n: int, df: float, nominal: float) -> float:
+        """How many standard errors an interval reaches at the nominal level with n rounds (df: Welch's)."""
+        if self.boundary is None:
+            return t_quantile(1 - nominal / 2, df)
+        return self.boundary.critical(n, nominal)
 
     def ci(self, alpha: float) -> tuple[float, float]:
         if self.se == 0:
             return _exp(self.log_ratio), _exp(self.log_ratio)
-        half = t_quantile(1 - self.nominal(alpha) / 2, self.df) * self.se
+        half = self.critical(self.n, self.df, self.nominal(alpha)) * self.se
         return _exp(self.log_ratio - half), _exp(self.log_ratio + half)
 
 
@@ -142,6 +160,11 @@ def judge(questions: Sequence[Question], alpha: float = 0.05) -> list[Verdict]:
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
     estimates = [_estimate(q) for q in questions]
+    serial = carry_over([e.counted for e in estimates if e is not None and e.counted])
+    if serial is not None and serial.found:
+        estimates = [_widened(e, serial.factor) if e is not None and e.counted else e for e in estimates]
+    else:
+        serial = None
     tested = [i for i, e in enumerate(estimates) if e is not None]
     levels, rejected = _holm([e.p_value for e in estimates if e is not None], alpha)
     level_of = dict(zip(tested, levels, strict=True))
@@ -151,8 +174,23 @@ def judge(questions: Sequence[Question], alpha: float = 0.05) -> list[Verdict]:
         if estimate is None:
             verdicts.append(_too_few(question, len(tested)))
         else:
-            verdicts.append(_verdict(question, estimate, level_of[i], rejected_of[i], len(tested), alpha))
+            verdict = _verdict(question, estimate, level_of[i], rejected_of[i], len(tested), alpha)
+            if serial is not None and estimate.counted:
+                text = f"{verdict.text}; widened {serial.factor:.1f}x: the rounds carry over into each other"
+                verdict = dataclasses.replace(verdict, text=text, carry_over=serial)
+            verdicts.append(verdict)
     return verdicts
+
+
+def _widened(estimate: _Estimate, factor: float) -> _Estimate:
+    """The estimate with its standard error (and the spread the rounds needed are worked out from) `factor` times
+    as large, its p-value again from that."""
+    se = estimate.se * factor
+    if estimate.boundary is None:
+        p = _p_value(estimate.log_ratio, se, estimate.df)
+    else:
+        p = _sequential_p(estimate.log_ratio, se, estimate.n, estimate.boundary)
+    return dataclasses.replace(estimate, se=se, spread=estimate.spread * factor, p_value=p)
 
 
 def _estimate(question: Question) -> _Estimate | None:
@@ -162,21 +200,20 @@ def _estimate(question: Question) -> _Estimate | None:
     _check_figures(question.baseline, f"{what}: {question.names[0]}")
     _check_figures(question.other, f"{what}: {question.names[1]}")
     if question.paired:
-        logs = [
-            math.log(r) for r in speed_ratios(question.baseline, question.other, question.higher_is_better).values()
-        ]
-        n = len(logs)
+        ratios = speed_ratios(question.baseline, question.other, question.higher_is_better)
+        n = len(ratios)
         if n < MIN_PAIRS:
             return None
-        mean, spread = statistics.fmean(logs), statistics.stdev(logs)
-        se, df = spread / math.sqrt(n), n - 1.0
-        p = _p_value(mean, se, df)
+        rounds = paired({r: math.log(v) for r, v in ratios.items()})
+        mean, se, df = rounds.estimate, rounds.se, n - 1.0
+        spread = se * math.sqrt(n)
         first, last = question.looks or (n, n)
         last = max(last, n)  # a stored session with more rounds than its recipe allows now
-        if max(first, MIN_PAIRS) >= last:  # one look (rounds.min = rounds.max): the fixed design, exactly
-            return _Estimate(mean, se, df, n, p, spread, 1.0)
-        looks = boundary(first, last)
-        return _Estimate(mean, se, df, n, looks.sequential_p(p), spread, 1.0, looks)
+        if max(first, MIN_PAIRS) >= last and n < MIN_ROUNDS:  # one look of Student's t: the fixed design, exactly
+            return _Estimate(mean, se, df, n, _p_value(mean, se, df), spread, 1.0, None, rounds.aside, rounds.counted)
+        looks = boundary(max(first, MIN_PAIRS), last) if max(first, MIN_PAIRS) < last else boundary(n, n)
+        p = _sequential_p(mean, se, n, looks)
+        return _Estimate(mean, se, df, n, p, spread, 1.0, looks, rounds.aside, rounds.counted)
     base = [math.log(v) for v in question.baseline.values()]
     other = [math.log(v) for v in question.other.values()]
     n = min(len(base), len(other))
@@ -190,6 +227,13 @@ def _estimate(question: Question) -> _Estimate | None:
     total = var_base + var_other
     df_per_round = total**2 / (var_base**2 + var_other**2) if total > 0 else 1.0
     return _Estimate(log_ratio, se, welch.df, n, welch.p_value, math.sqrt(total), df_per_round)
+
+
+def _sequential_p(mean: float, se: float, n: int, looks: Boundary) -> float:
+    """The chance, with no difference, of a statistic this far from 0 at some look (at this one, for one look)."""
+    if se == 0:
+        return 1.0 if mean == 0 else 0.0
+    return looks.sequential_p(looks.nominal_p(abs(mean) / se, n))
 
 
 def _p_value(mean: float, se: float, df: float) -> float:
@@ -224,7 +268,7 @@ def _verdict(
     ci_text = _ci_text(ci, alpha, question.paired)
     if ci[0] != ci[1]:
         corrected = [f"{family} comparisons"] if family > 1 else []
-        if estimate.boundary is not None:
+        if estimate.boundary is not None and estimate.boundary.first < estimate.boundary.last:
             looks = estimate.boundary
             corrected.append(f"stopping at any of rounds {looks.first}-{looks.last}")
         if corrected:
@@ -260,7 +304,41 @@ def _verdict(
         else:
             more = rounds_needed - estimate.n
             settle = f"about {more} more round{'' if more == 1 else 's'} would settle it"
-    return Verdict(question.key, kind, ratio, ci, family, estimate.n, estimate.p_value, text, settle, rounds_needed)
+    far = _far(question)
+    text += _notes(question, estimate.set_aside, far)
+    return Verdict(
+        question.key,
+        kind,
+        ratio,
+        ci,
+        family,
+        estimate.n,
+        estimate.p_value,
+        text,
+        settle,
+        rounds_needed,
+        estimate.set_aside,
+        far,
+    )
+
+
+def _far(question: Question) -> tuple[tuple[str, int, float], ...]:
+    base, other = question.names
+    return tuple(
+        (name, number, factor)
+        for name, figures in ((base, question.baseline), (other, question.other))
+        for number, factor in far_visits(figures).items()
+    )
+
+
+def _notes(question: Question, set_aside: int | None, far: Sequence[tuple[str, int, float]]) -> str:
+    """What the verdict's sentence adds about rounds far from the rest: never left out silently."""
+    notes = [
+        f"round {number} of {name} measured {format_value(factor)}x its usual figure" for name, number, factor in far
+    ]
+    if set_aside is not None:
+        notes.append(f"round {set_aside}'s ratio, far from the others', counted at its nearest neighbour's")
+    return "".join(f"; {note}" for note in notes)
 
 
 def _rounds_needed(estimate: _Estimate, level: float, log_margin: float) -> int | None:
@@ -271,6 +349,12 @@ def _rounds_needed(estimate: _Estimate, level: float, log_margin: float) -> int 
     candidates = range(estimate.n + 1, most + 1)
     nominal = estimate.nominal(level)
     quantiles = t_quantiles(1 - nominal / 2, [estimate.df_per_round * (rounds - 1) for rounds in candidates])
+    looks = estimate.boundary
+    if looks is not None:  # the boundary's own quantiles for the looks it holds, Student's t's beyond them
+        quantiles = [
+            looks.critical(rounds, nominal) if looks.first <= rounds <= looks.last else quantile
+            for rounds, quantile in zip(candidates, quantiles, strict=True)
+        ]
     for rounds, quantile in zip(candidates, quantiles, strict=True):
         half = quantile * estimate.spread / math.sqrt(rounds)
         if half < effect or effect + half <= log_margin:
