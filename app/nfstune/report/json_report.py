@@ -144,6 +144,15 @@ def _verdict(v: Verdict) -> dict[str, Any]:
         "text": v.text,
         "settle": v.settle,
         "rounds_needed": v.rounds_needed,
+        "set_aside_round": v.set_aside,  # counted at its nearest neighbour's ratio: far from the other rounds
+        "far_visits": [{"configuration": name, "round": r, "of_usual": factor} for name, r, factor in v.far],
+        "carry_over": None
+        if v.carry_over is None
+        else {
+            "lag1_correlation": v.carry_over.correlation,
+            "p_value": v.carry_over.p_value,
+            "widened": v.carry_over.factor,
+        },
     }
 
 

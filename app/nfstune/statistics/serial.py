@@ -22,6 +22,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 LEVEL = 0.10  # a false alarm only widens the intervals; a miss lets carried-over visits pass as an effect
 MIN_ROUNDS = 4  # three lag pairs a comparison at least
-MOST_ORDERS = 5040  # every order of up to 7 rounds; a fixed sample of orders beyond
+MOST_ORDERS = 1000  # every order of up to 6 rounds (720); a fixed sample of 1000 orders beyond
 SEED = 40  # the same orders in every process, so that every view of a session agrees
 MOST_CORRELATION = 0.9  # the widening is at most sqrt(19) = 4.4x
 
@@ -89,6 +90,7 @@ def _lag1(array: np.ndarray) -> np.ndarray:
     return found
 
 
+@cache
 def _orders(n: int) -> np.ndarray:
     import numpy as np
 
