@@ -129,3 +129,16 @@ def test_rounds_that_carry_over_widen_every_interval_and_say_so() -> None:
         assert a.ci is not None and b.ci is not None
         assert a.ci[1] / a.ci[0] > b.ci[1] / b.ci[0]
         assert "the rounds carry over into each other" in a.text
+
+
+def test_a_comparison_that_left_the_rounds_still_counts_in_the_check() -> None:
+    # one comparison settled after 4 rounds (session/skipping.py) beside five measured for 6: all six are pooled,
+    # and the climbing rows are found whether or not the short one is there
+    long_rows = [[0.00, 0.03, 0.05, 0.08, 0.10, 0.12], [0.01, 0.02, 0.05, 0.07, 0.09, 0.13]] * 2 + [[0.0] * 5 + [0.1]]
+    short_row = [0.02, 0.04, 0.05, 0.07]
+    found = carry_over([*long_rows, short_row])
+    alone = carry_over(long_rows)
+    assert found is not None and alone is not None
+    assert found.comparisons == 6 and alone.comparisons == 5
+    assert found.found and alone.found
+    assert carry_over([[0.1, 0.2, 0.3]]) is None  # three rounds: too few to tell

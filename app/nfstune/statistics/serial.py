@@ -56,45 +56,47 @@ class Serial:
 
 
 def carry_over(rows: Sequence[Sequence[float]]) -> Serial | None:
-    """`rows`: per comparison, its rounds' log ratios in the order measured, all over the same rounds. None when
-    too few rounds or no spread to tell."""
+    """`rows`: per comparison, its rounds' log ratios in the order measured. None when too few rounds or no spread
+    to tell. Comparisons measured over the same number of rounds are reordered together; a comparison that
+    settled and left the rounds (session/skipping.py) has fewer, and is reordered on its own."""
     import numpy as np
 
-    rows = [row for row in rows if len(row) >= MIN_ROUNDS]
-    if not rows:
+    groups: dict[int, list[Sequence[float]]] = {}
+    for row in rows:
+        if len(row) >= MIN_ROUNDS:
+            groups.setdefault(len(row), []).append(row)
+    if not groups:
         return None
-    n = min(len(row) for row in rows)  # the rounds all have measured (a settled comparison stops being measured)
-    values = np.array([row[:n] for row in rows], dtype=float)
-    values -= values.mean(axis=1, keepdims=True)
-    if not np.any(np.abs(values) > 1e-12):
+    several = len(groups) > 1  # then every group takes the same number of sampled orders
+    products, squares = np.zeros(1), np.zeros(1)
+    observed_products = observed_squares = 0.0
+    for n, members in sorted(groups.items()):
+        values = np.array(members, dtype=float)
+        values -= values.mean(axis=1, keepdims=True)
+        reordered = values[:, _orders(n, several)].transpose(1, 0, 2)  # orders x comparisons x rounds
+        products = products + (reordered[:, :, 1:] * reordered[:, :, :-1]).sum(axis=(1, 2))
+        squares = squares + (reordered * reordered).sum(axis=(1, 2))
+        observed_products += float((values[:, 1:] * values[:, :-1]).sum())
+        observed_squares += float((values * values).sum())
+    if observed_squares <= 1e-24:
         return None
-    observed = _lag1(values[None, :, :])[0]
-    orders = _orders(n)
-    correlations = _lag1(values[:, orders].transpose(1, 0, 2))
+    observed = observed_products / observed_squares
+    correlations = products / np.maximum(squares, 1e-300)
     p = float(np.mean(correlations >= observed - 1e-12))
     factor = 1.0
     if p < LEVEL:
+        n = max(groups)  # the bias correction of the longest rows: the smallest, so the widening is not overdone
         r = min(MOST_CORRELATION, max(0.0, observed + (1 + 4 * observed) / n))
         factor = math.sqrt((1 + r) / (1 - r))
-    return Serial(float(observed), p, len(rows), factor)
-
-
-def _lag1(array: np.ndarray) -> np.ndarray:
-    """Pooled lag-1 correlation per leading index of (orders x comparisons x rounds) centred values."""
-    import numpy as np
-
-    products = (array[:, :, 1:] * array[:, :, :-1]).sum(axis=(1, 2))
-    squares = (array * array).sum(axis=(1, 2))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        found: np.ndarray = np.where(squares > 0, products / squares, 0.0)
-    return found
+    return Serial(observed, p, sum(len(m) for m in groups.values()), factor)
 
 
 @cache
-def _orders(n: int) -> np.ndarray:
+def _orders(n: int, sampled: bool = False) -> np.ndarray:
+    """Every order of n rounds, or (sampled, or too many) MOST_ORDERS of them drawn with a fixed seed."""
     import numpy as np
 
-    if math.factorial(n) <= MOST_ORDERS:
+    if not sampled and math.factorial(n) <= MOST_ORDERS:
         return np.array(list(itertools.permutations(range(n))))
-    rng = np.random.default_rng(SEED)
+    rng = np.random.default_rng([SEED, n])
     return np.array([rng.permutation(n) for _ in range(MOST_ORDERS)])
