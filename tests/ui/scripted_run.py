@@ -1,7 +1,8 @@
 """A run's events as the engine reports them, scripted from the quick-check session of tests/unit/verdict_session.py:
 the recipe (recipe_rounds.recipe_event), each visit of its plan as it starts, its repeats with the stored figures,
-and after each round the verdicts RecipeFigures judges on them (recipe_rounds.verdicts_event). What the Run page's
-tests and screenshots are fed; the engine's own order is tested in tests/unit/test_run_events.py."""
+and after each round the verdicts RecipeFigures judges on them (recipe_rounds.verdicts_event); as the engine does,
+the runs whose comparisons are settled (session/skipping.py) leave the later rounds. What the Run page's tests and
+screenshots are fed; the engine's own order is tested in tests/unit/test_run_events.py."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from nfstune.bench.figure import figure
 from nfstune.recipes.model import WORKLOADS
 from nfstune.session.admin import Event
 from nfstune.session.recipe_rounds import recipe_event, verdicts_event
-from nfstune.session.rounds import RecipeFigures, stop_reason
+from nfstune.session.rounds import RecipeFigures, Run, stop_reason
+from nfstune.session.skipping import runs_to_skip, skip_news, visits_left
 from nfstune.store import Results, open_store
 from tests.unit.test_round_verdicts import rounds_of, the_plan
 from tests.unit.verdict_session import store_verdict_session
@@ -44,8 +46,9 @@ def scripted_events(store: Path, rounds: int, *, running: bool = True) -> Iterat
         warm = next(r for r in run["repeats"] if r["warmup"])
         stored[(run["workload"], run["config_label"], 0)] = figure(run["workload"], warm)
     yield recipe_event(item)
+    skipped: frozenset[Run] = frozenset()
     for number in range(rounds + (2 if running else 1)):
-        for visit in (v for v in item.visits if v.round == number):
+        for visit in visits_left(item, number, skipped):
             name = "warm-up" if visit.warmup else f"round {number}"
             data: dict[str, object] = {"recipe": visit.recipe, "config": visit.label, "round": number}
             yield Event("visit", f"{visit.recipe} {name}: {visit.label}", {**data, "workloads": visit.workloads})
@@ -64,4 +67,8 @@ def scripted_events(store: Path, rounds: int, *, running: bool = True) -> Iterat
         if number > 0:
             judged = figures.judge()
             why = stop_reason(figures, number, 60.0 * number, [60.0] * number, judged)
-            yield verdicts_event(item, number, judged, why)
+            before = skipped
+            skipped = runs_to_skip(judged, item, number) if why is None else skipped
+            yield verdicts_event(item, number, judged, why, skipped)
+            for line in skip_news(before, skipped, number, item):
+                yield Event("log", f"{item.recipe.id}: {line}")

@@ -14,7 +14,8 @@ from nfstune.session.script import RunOutcome
 from nfstune.ui.controller import Controller
 from nfstune.ui.jobs import Prompter
 from nfstune.ui.pages.run import LOG_MIN_LINES, RunPage
-from nfstune.ui.widgets.visit_grid import RUNNING
+from nfstune.ui.theme import text_colour
+from nfstune.ui.widgets.visit_grid import RUNNING, SETTLED
 from tests.ui.scripted_run import NFS_VERSIONS, scripted_events
 
 
@@ -147,6 +148,32 @@ def test_the_grid_grows_a_column_for_each_round_past_the_minimum(qtbot: QtBot, t
     assert grid.table.columnCount() == 1 + 5
     assert f"up to {high}" in grid.title.text()
     assert grid.cell_text("baseline", "seq-read", 4) == "100 MB/s"
+
+
+def test_a_run_whose_comparisons_are_settled_shows_settled_in_the_rounds_it_leaves(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    run, events = fed(qtbot, tmp_path, 4)  # round 5's first visit running
+    grid = run.recipe_panel.grid
+    (third,) = [e for e in events if e.kind == "verdicts" and e.data["round"] == 3]
+    skipped = third.data["skipped"]
+    assert isinstance(skipped, list) and ["async", "sync-4k"] in skipped and ["baseline", "seq-read"] not in skipped
+    assert ("async", 4) not in {(e.data["config"], e.data["round"]) for e in events if e.kind == "visit"}
+    for number in (4, 5):
+        for label, workload in (("async", "sync-4k"), ("async", "small-files"), ("baseline", "sync-4k")):
+            assert grid.cell_text(label, workload, number) == SETTLED
+    assert grid.cell_text("async", "sync-4k", 3) == "0.468 ms"  # what it measured before it settled stays
+    assert grid.cell_text("baseline", "seq-read", 4) == "100 MB/s"  # rsize=128K is still compared with it
+    item = grid.table.item(grid.rows.index(("async", "sync-4k")), grid._column(4))
+    assert item is not None and item.foreground().color() == text_colour("muted")  # a quiet mark
+    assert "settled after round 3" in item.toolTip()
+    # a later judgement un-settles async · sync-4k: from the next round it is measured again, the rest stays settled
+    latest = [e for e in events if e.kind == "verdicts"][-1]
+    again = [pair for pair in skipped if pair != ["async", "sync-4k"]]
+    run._show(Event("verdicts", "", {**latest.data, "round": 5, "skipped": again}))
+    run._show(Event("visit", "", {"recipe": "quick-check", "config": "async", "round": 6, "workloads": ["sync-4k"]}))
+    assert grid.cell_text("async", "sync-4k", 6) == RUNNING
+    assert grid.cell_text("async", "small-files", 6) == SETTLED
 
 
 def test_the_verdicts_are_the_latest_rounds(qtbot: QtBot, tmp_path: Path) -> None:

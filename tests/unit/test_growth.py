@@ -74,6 +74,15 @@ def test_nothing_grows_when_the_runs_are_long_or_steady_or_after_one_round(quick
     assert next_sizes(figures(plan, [0.7], seq_s=8.0, sync_s=3.0), SIZES, LIMITS, 1, 300.0, [120.0]) is None
 
 
+def test_a_comparison_no_longer_measured_grows_nothing(quick: Recipe) -> None:
+    # vers=3's seq-read spreads, but its comparison is settled and its run left out of the rounds to come
+    # (session/skipping.py): larger files would settle nothing
+    noisy = figures(plan_of(quick), [0.7, 1.4], seq_s=8.0, sync_s=3.0)
+    assert spread(noisy, "seq-read", {("seq-read", "vers=3")}) is None
+    assert next_sizes(noisy, SIZES, LIMITS, 2, 300.0, [120.0, 120.0], {("seq-read", "vers=3")}) is None
+    assert next_sizes(noisy, SIZES, LIMITS, 2, 300.0, [120.0, 120.0], {("sync-4k", "async")}) is not None
+
+
 def test_the_recipes_spread_threshold_is_used(quick: Recipe) -> None:
     wide = dataclasses.replace(quick, rounds=dataclasses.replace(quick.rounds, grow_spread_percent=80.0))
     noisy = figures(plan_of(wide), [0.7, 1.4], seq_s=8.0, sync_s=3.0)  # 63 % apart: under 80 %

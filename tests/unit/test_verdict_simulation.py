@@ -95,3 +95,24 @@ def test_the_cached_t_quantiles_change_no_verdict(sim: ModuleType) -> None:
         cached = [sim.run_session(s, d, sim.RULES["present"]) for d in data]
     assert cached == plain
     assert sim.verdict_module.t_quantile is stats.t_quantile  # put back
+
+
+def test_the_skipping_rule_stops_adding_a_settled_comparisons_figures(sim: ModuleType) -> None:
+    # a 3x effect among 6 comparisons, the others A/A in 5 % noise: the effect settles within a look or two, the
+    # others go on to the last round; under the engine's skipping its runs leave the rounds once it is settled, so
+    # its verdict rests on the rounds up to then
+    cell = sim.Cell("fx+3x-m6-skip", comparisons=6, cap=6, noise=0.05, effect=3.0, block="effects")
+    s = sim.setup(6, 6)
+    effect_key = (s.item.recipe.id, *sim.EFFECT_KEY)
+    for k in range(10):
+        data = sim.session_data(cell, s, sim.np.random.default_rng([5, k]), s.item.rounds.max)
+        rounds, seconds, verdicts = sim.run_session(s, data, sim.RULES["skipping"])
+        full_rounds, full_seconds, full = sim.run_session(s, data, sim.RULES["sequential"])
+        (effect,) = [v for v in verdicts if v.key == effect_key]
+        assert effect.kind == "faster" and effect.n < rounds == full_rounds
+        (unskipped,) = [v for v in full if v.key == effect_key]
+        assert unskipped.n == full_rounds
+        assert seconds < full_seconds  # its visits' runs were not made
+    found = sim.simulate(cell, 0, 40, 7, ["sequential", "skipping"])
+    assert found["skipping"].right == found["sequential"].right == 40
+    assert found["skipping"].seconds < found["sequential"].seconds

@@ -2,7 +2,10 @@
 `nfstune run --dry-run` does (recipes.plan.build_plan through session.workflow.plan_for, every configuration's
 condition unknown, so every one is planned) and prints per recipe: the comparisons it judges, the time of its
 warm-up and of one round at the plan's pace, the rounds the budget holds (the looks its verdicts are corrected
-for), and the plan's time at the minimum rounds and at most (that many rounds, or the budget). The goals of
+for), the time of a round once every comparison but one is settled (session/skipping.py: the settled runs leave the
+rounds, a configuration with none left is not visited), and the plan's time at the minimum rounds and at most (that
+many rounds, or the budget: what is said ahead, although a recipe whose comparisons settle on the way finishes
+sooner). The goals of
 issue 28 are checked beside the table: quick-check within 15 minutes at the normal scale, every single-pair
 recipe within 20, the single-pair set within 2 hours.
 
@@ -24,6 +27,7 @@ from nfstune.bench.sizing import default_sizes
 from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
 from nfstune.recipes.plan import Plan, RecipePlan, build_plan, visit_seconds
+from nfstune.session.skipping import visits_left
 
 ROOT = Path(__file__).resolve().parents[2]
 GOALS_MIN = {"quick-check": 15.0}
@@ -34,6 +38,22 @@ SET_MIN = 120.0
 def comparisons(item: RecipePlan) -> int:
     base = item.recipe.baseline
     return sum(len(c.workloads or item.recipe.workloads) for c in item.configs if c.label != base)
+
+
+def one_left_s(item: RecipePlan, scale: str) -> tuple[float, float] | None:
+    """The shortest and longest round in which one comparison alone is still measured, every other one settled
+    (its runs and the baseline's on its workload left, the rest skipped); None with nothing to compare. A recipe
+    run from several clients compares some configurations step by step instead: there each is paired with the
+    baseline, a round of about that size."""
+    runs = {(w, v.label) for v in item.visits if v.round == 1 for w in v.workloads}
+    labels = [c.label for c in item.configs]
+    base = item.recipe.baseline if item.recipe.baseline in labels else labels[0]
+    times = [
+        sum(visit_seconds(v, scale) for v in visits_left(item, 1, frozenset(runs - {(w, label), (w, base)})))
+        for w, label in runs
+        if label != base and (w, base) in runs
+    ]
+    return (min(times), max(times)) if times else None
 
 
 def plan_of(recipe: Recipe, scale: str, link_mbps: int | None) -> Plan:
@@ -66,8 +86,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"sizes `bench/sizing.py` plans for a {args.link_mbps} Mbit/s link, "
         f"{default_sizes('normal', args.link_mbps).seq_file_bytes // 2**20} MiB sequential file). *Rounds*: the "
         "minimum, and the most the budget holds at that pace (the looks the verdicts are corrected for). "
+        "*One open*: a round once every comparison but one is settled (the shortest and the longest, by which one "
+        "is left), what the rounds past the minimum shrink to as comparisons settle. "
         "*Least*: warm-up and the minimum rounds (hosts quiet enough that every comparison settles there); "
-        "*at most*: warm-up and the most rounds, within the budget.",
+        "*at most*: warm-up and the most rounds at the full round's time, within the budget.",
         "",
     ]
     total = {"small": 0.0, "normal": 0.0}
@@ -76,8 +98,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         lines += [
             f"## Scale {scale}",
             "",
-            "| recipe | comparisons | warm-up | a round | rounds | budget | least | at most | goal |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "| recipe | comparisons | warm-up | a round | one open | rounds | budget | least | at most | goal |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for recipe in recipes:
             plan = plan_of(recipe, scale, args.link_mbps)
@@ -85,6 +107,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             recipe_id = recipe.id
             warm = sum(visit_seconds(v, scale) for v in item.visits if v.warmup)
             each = item.round_s(scale)
+            left = one_left_s(item, scale)
+            one_open = "-" if left is None else f"{left[0] / 60:.1f}-{left[1] / 60:.1f} min"
             single = not any(c.clients for c in item.configs)
             goal = "-"
             if scale == "normal":
@@ -95,8 +119,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 total[scale] += high
             rows.setdefault(recipe_id, []).append(f"{high / 60:.1f}")
             lines.append(
-                f"| {recipe_id} | {comparisons(item)} | {warm:.0f} s | {each / 60:.1f} min | {item.rounds.min}-"
-                f"{item.rounds.max} (recipe: {item.recipe.rounds.max}) | {item.budget_s / 60:.0f} min | "
+                f"| {recipe_id} | {comparisons(item)} | {warm:.0f} s | {each / 60:.1f} min | {one_open} | "
+                f"{item.rounds.min}-{item.rounds.max} (recipe: {item.recipe.rounds.max}) | "
+                f"{item.budget_s / 60:.0f} min | "
                 f"{low / 60:.1f} min | {high / 60:.1f} min | {goal} |"
             )
         lines += ["", f"Every single-pair recipe (all but many-clients), at most: {total[scale] / 60:.0f} min.", ""]

@@ -14,8 +14,11 @@ on all its workloads). In an effect cell the first comparison carries the effect
 Every stop rule of RULES runs on the same data of each session: "sequential" (the engine's stop_reason and verdicts
 as they are: each comparison judged with the boundary of the looks rounds.min..rounds.max, statistics/sequential.py),
 "present" (the rule before it, kept for comparison: the same stop_reason, every look judged as if it were the only
-one: the questions without their looks) and "fixed-5" (five rounds whatever the budget, judged once: KDiskMark's and
-pbench-fio's default). A new rule is one more entry of RULES; --rules picks some, and a cell run again with
+one: the questions without their looks), "fixed-5" (five rounds whatever the budget, judged once: KDiskMark's and
+pbench-fio's default) and "skipping" ("sequential" with issue 40's item 4, as the engine runs it: after every counted
+round's judgement session/skipping.runs_to_skip says which runs the later rounds leave out, settled, and their
+figures are no longer added; the elapsed time counts the visits left, skipping.visits_left). A new rule is one more
+entry of RULES; --rules picks some, and a cell run again with
 another rule joins its earlier tallies in --raw (the same sessions). Prints progress per cell and the table; asserts
 nothing. Run it niced, one job while anything else needs the other core (the full grid, 58 cells of 10,000 sessions,
 took 26 minutes on a 2-core machine for present and fixed-5; --raw keeps each cell's counts, --replay writes the
@@ -60,6 +63,7 @@ from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.recipes.model import WORKLOADS, Config, Recipe, Rounds
 from nfstune.recipes.plan import RecipePlan, build_plan, visit_seconds
 from nfstune.session.rounds import RecipeFigures, stop_reason
+from nfstune.session.skipping import runs_to_skip, visits_left
 from nfstune.statistics.stats import t_quantile, t_quantiles
 from nfstune.statistics.verdict import Question, Verdict, judge
 
@@ -120,6 +124,9 @@ class Rule:
     stop: StopRule  # after every counted round: why it stops, or None for another round
     verdicts: Callable[[RecipeFigures], list[Verdict]]  # at the stop: one verdict per question, in order
     figures: type[RecipeFigures] = RecipeFigures  # what holds the figures and asks the questions
+    # a settled comparison's runs leave the later rounds (session/skipping.py): `stop` must then be stop_reason,
+    # given the round's one judgement, as the engine gives it
+    skips: bool = False
 
 
 def judged(figures: RecipeFigures) -> list[Verdict]:
@@ -138,6 +145,7 @@ RULES: dict[str, Rule] = {
     "present": Rule(stop_reason, judged, JudgedOnce),
     "fixed-5": Rule(fixed_rounds(5), judged, JudgedOnce),
     "sequential": Rule(stop_reason, judged),
+    "skipping": Rule(stop_reason, judged, skips=True),
 }
 
 
@@ -442,19 +450,30 @@ def session_data(cell: Cell, s: Setup, rng: np.random.Generator, rounds: int) ->
     return data
 
 
-def run_session(s: Setup, data: Sequence[Round], rule: Rule) -> tuple[int, list[Verdict]]:
-    """The engine's loop over the counted rounds (session/engine.py _run_recipe), fed `data`: the rounds done at
-    the stop and the verdicts then. Every round takes the plan's time, so the budget check sees the cap."""
+def run_session(s: Setup, data: Sequence[Round], rule: Rule) -> tuple[int, float, list[Verdict]]:
+    """The engine's loop over the counted rounds (session/recipe_rounds.py), fed `data`: the rounds done at the
+    stop, the plan's seconds of the visits made (warm-up included) and the verdicts then. Every visit takes the
+    plan's time, so the budget check sees the cap; with `rule.skips`, a round is the visits it still makes."""
     figures = rule.figures(s.item)
     round_times: list[float] = []
+    skipped: frozenset[tuple[str, str]] = frozenset()  # (workload, configuration) settled, not measured
+    elapsed = s.warmup_s
     number = 0
     for number in range(1, s.item.rounds.max + 1):
         for workload, label, value in data[number - 1]:
-            figures.add(workload, label, number, value)
-        round_times.append(s.round_s)
-        if rule.stop(figures, number, s.warmup_s + number * s.round_s, round_times) is not None:
+            if (workload, label) not in skipped:
+                figures.add(workload, label, number, value)
+        round_s = sum(visit_seconds(v, SCALE) for v in visits_left(s.item, number, skipped))
+        round_times.append(round_s)
+        elapsed += round_s
+        if rule.skips:
+            judgement = figures.judge()
+            if stop_reason(figures, number, elapsed, round_times, judgement) is not None:
+                break
+            skipped = runs_to_skip(judgement, s.item, number)
+        elif rule.stop(figures, number, elapsed, round_times) is not None:
             break
-    return number, rule.verdicts(figures)
+    return number, elapsed, rule.verdicts(figures)
 
 
 # --- the tally ---------------------------------------------------------------------------------------------------
@@ -469,16 +488,27 @@ class Tally:
     right: int = 0  # the effect comparison came out faster/slower in the right direction
     not_settled: int = 0  # the effect comparison (A/A: any comparison) not settled at the stop
     all_settled: int = 0  # sessions that stopped with every comparison settled
+    seconds: float = 0.0  # the plan's seconds of the visits made, warm-up included, summed over the sessions
     rounds: list[int] = field(default_factory=list)
 
     def merge(self, other: Tally) -> None:
-        for name in ("sessions", "false_positive", "opposite", "same", "right", "not_settled", "all_settled"):
+        for name in (
+            "sessions",
+            "false_positive",
+            "opposite",
+            "same",
+            "right",
+            "not_settled",
+            "all_settled",
+            "seconds",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.rounds += other.rounds
 
 
-def tally_session(tally: Tally, cell: Cell, rounds: int, verdicts: Sequence[Verdict]) -> None:
+def tally_session(tally: Tally, cell: Cell, rounds: int, seconds: float, verdicts: Sequence[Verdict]) -> None:
     tally.sessions += 1
+    tally.seconds += seconds
     tally.rounds.append(rounds)
     nulls = verdicts if cell.effect == 1 else [v for v in verdicts if v.key[1:] != EFFECT_KEY]
     tally.false_positive += any(v.effect for v in nulls)
@@ -504,8 +534,8 @@ def simulate(cell: Cell, first: int, count: int, seed: int, rules: Sequence[str]
         rng = np.random.default_rng([seed, zlib.crc32(cell.name.encode()), k])
         data = session_data(cell, s, rng, rounds)
         for name in rules:
-            done, verdicts = run_session(s, data, RULES[name])
-            tally_session(tallies[name], cell, done, verdicts)
+            done, seconds, verdicts = run_session(s, data, RULES[name])
+            tally_session(tallies[name], cell, done, seconds, verdicts)
     return tallies
 
 
@@ -843,9 +873,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _progress(cell: Cell, rule: str, t: Tally) -> str:
     n = max(t.sessions, 1)
     mean = statistics.fmean(t.rounds) if t.rounds else 0.0
+    took = f"{mean:.1f} rounds, {t.seconds / n / 60:.1f} min"
     if cell.effect == 1:
-        return f"{rule} FP {100 * t.false_positive / n:.1f} %, {mean:.1f} rounds"
-    return f"{rule} right {100 * t.right / n:.1f} %, opposite {t.opposite}, {mean:.1f} rounds"
+        return f"{rule} FP {100 * t.false_positive / n:.1f} %, {took}"
+    return f"{rule} right {100 * t.right / n:.1f} %, opposite {t.opposite}, {took}"
 
 
 if __name__ == "__main__":

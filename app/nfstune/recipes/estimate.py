@@ -101,8 +101,9 @@ def noise_text(recipe: Recipe, scale: str) -> str:
     return (
         f"At least {recipe.rounds.min} rounds ({least}): enough for large differences (30 % or more) on quiet hosts "
         f"(about 5 % spread on a round's ratio). Smaller differences and noise lengthen it (twice the spread needs "
-        f"about four times the rounds), up to {most} rounds ({longest}, what the budget holds); a comparison still "
-        "open then is reported as not settled, with the rounds that would settle it."
+        f"about four times the rounds), up to {most} rounds ({longest}, what the budget holds). A comparison settled "
+        "on the way is no longer measured, so the later rounds are shorter and it may finish sooner; one still open "
+        "at the end is reported as not settled, with the rounds that would settle it."
     )
 
 

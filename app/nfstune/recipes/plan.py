@@ -80,6 +80,16 @@ class Visit:
     def warmup(self) -> bool:
         return self.round == 0
 
+    def only(self, workloads: Sequence[str]) -> Visit:
+        """The visit measuring only `workloads` (in its own order): a later round's visit of a configuration some of
+        whose comparisons are settled (session/skipping.py). Its run keeps those workloads' steps, each of which
+        workload_steps.py names by its workload."""
+        kept = tuple(w for w in self.workloads if w in workloads)
+        if kept == self.workloads:
+            return self
+        run = tuple(step for step in self.run if step.what.split(": ", 1)[0] in kept)
+        return dataclasses.replace(self, workloads=kept, run=run)
+
 
 @dataclass(frozen=True)
 class RecipePlan:

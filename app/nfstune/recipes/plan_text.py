@@ -74,7 +74,10 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
         for number in range(1, rounds.min + 1):
             lines.append(f"  round {number}: {', '.join(item.order(number))}")
         if rounds.max > rounds.min:
-            lines.append(f"  rounds {rounds.min + 1} to {rounds.max}, while needed: each in a new order")
+            lines.append(
+                f"  rounds {rounds.min + 1} to {rounds.max}, while needed: each in a new order, without the runs "
+                "whose comparisons are settled (a configuration with none left is not visited)"
+            )
         if plan.sizes is not None and plan.size_limits is not None and _grows(item):
             lines.append("  " + growth_rule_text(rounds.min, rounds.grow_spread_percent, plan.size_limits, plan.sizes))
         for visit in item.visits:

@@ -16,7 +16,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from nfstune.recipes.model import WORKLOADS, Config, Recipe, Rounds
-from nfstune.results.load_summary import clients_order, is_clients_group, reference, step_questions, step_verdicts
+from nfstune.results.load_summary import (
+    clients_order,
+    is_clients_group,
+    reference,
+    step_labels,
+    step_questions,
+    step_verdicts,
+)
 from nfstune.results.run_options import in_force, settings_key
 from nfstune.statistics.verdict import Question, Verdict, judge
 from nfstune.store import StoredRun
@@ -123,6 +130,27 @@ def workload_questions(
             looks=looks,
         )
     return questions, same
+
+
+def compared_labels(
+    recipe_id: str,
+    workload: str,
+    runs: Mapping[str, Mapping[str, Any]],
+    rounds: Mapping[str, Mapping[int, float]],
+    recipe: Recipe | None,
+) -> dict[tuple[str, ...], tuple[str, str]]:
+    """The key of each comparison workload_questions asks on one workload -> (the configuration it is compared
+    with, the configuration): the two runs whose figures it judges (what session/skipping.py stops measuring once
+    it is settled)."""
+    baseline = baseline_of(recipe, runs)
+    found: dict[tuple[str, ...], tuple[str, str]] = {}
+    for label in runs:
+        against = against_of(runs, label, baseline) if label != baseline else None
+        if against is not None:
+            found[(recipe_id, workload, label)] = (against, label)
+    if is_clients_group(runs):
+        found |= step_labels(recipe_id, workload, runs, {label: judgeable(r) for label, r in rounds.items()})
+    return found
 
 
 def against_of(runs: Mapping[str, Mapping[str, Any]], label: str, baseline: str) -> str | None:

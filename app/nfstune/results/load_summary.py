@@ -118,6 +118,18 @@ def step_questions(
     return questions
 
 
+def step_labels(
+    recipe: str, workload: str, runs: Mapping[str, Mapping[str, Any]], rounds: Mapping[str, Mapping[int, float]]
+) -> dict[tuple[str, ...], tuple[str, str]]:
+    """The key of each step step_questions asks -> (the configuration with a client fewer, the one with it)."""
+    return {
+        step_key(workload, count - 1, (recipe, *series)): (ladder[count - 1], label)
+        for series, ladder in _ladders(runs, rounds).items()
+        for count, label in ladder.items()
+        if count > 1
+    }
+
+
 def step_verdicts(
     recipe: str, workload: str, runs: Mapping[str, Mapping[str, Any]], verdicts: Mapping[tuple[str, ...], Verdict]
 ) -> dict[str, Verdict]:

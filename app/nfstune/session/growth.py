@@ -5,9 +5,9 @@ rounds of the same short run only add more of the same noise. Pure: the engine a
 The rule (the plan states it: bench/sizing.growth_rule_text):
 - from round 2 on (two ratios give a spread), for the sequential file (seq-write and seq-read share it) and for
   sync-4k's count of writes;
-- when a comparison on that workload spreads: the standard deviation of its per-round log ratios is above the
-  recipe's `grow_spread` (10 % by default), and its runs are short: the longest run of that workload in the round
-  took less than SHORT_RUN_S;
+- when a comparison on that workload still measured (skipping.py: a settled one is not) spreads: the standard
+  deviation of its per-round log ratios is above the recipe's `grow_spread` (10 % by default), and its runs are
+  short: the longest run of that workload in the round took less than SHORT_RUN_S;
 - then its size doubles, up to the limits of bench/sizing.growth_limits (4x the planned size, free space, RAM);
 - only while `rounds.min` more rounds at the larger size still fit in the budget: a larger size that leaves no
   rounds to measure with settles nothing.
@@ -22,12 +22,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from nfstune.bench.sizing import GROWS, GROWTH_FACTOR, SHORT_RUN_S, size_text
 from nfstune.bench.workloads import WorkloadSizes
-from nfstune.session.rounds import RecipeFigures
+from nfstune.session.rounds import RecipeFigures, Run
 
 
 @dataclass(frozen=True)
@@ -36,14 +36,15 @@ class Growth:
     reasons: tuple[str, ...]  # one line per size that grows, with the figures that made it
 
 
-def spread(figures: RecipeFigures, workload: str) -> float | None:
+def spread(figures: RecipeFigures, workload: str, skipped: Collection[Run] = ()) -> float | None:
     """The largest standard deviation of per-round log speed ratios among the recipe's comparisons on `workload`
-    (the pairs the verdicts judge); None with fewer than two paired rounds."""
+    (the pairs the verdicts judge) whose configuration's run is not `skipped` (a settled comparison no longer
+    measured gains nothing from larger files); None with fewer than two paired rounds."""
     from nfstune.statistics.verdict import speed_ratios  # as rounds.py: scipy loads only when a recipe is judged
 
     found: list[float] = []
     for question in figures.questions():
-        if question.key[1] != workload:
+        if question.key[1] != workload or (workload, question.key[-1]) in skipped:
             continue
         ratios = speed_ratios(question.baseline, question.other, question.higher_is_better)
         if len(ratios) >= 2:
@@ -58,8 +59,10 @@ def next_sizes(
     rounds_done: int,
     elapsed_s: float,
     round_times: Sequence[float],
+    skipped: Collection[Run] = (),
 ) -> Growth | None:
-    """The sizes for the rounds after `rounds_done` when some grow (the module's rule), else None."""
+    """The sizes for the rounds after `rounds_done` when some grow (the module's rule), else None. `skipped`: the
+    runs the next rounds leave out (skipping.runs_to_skip)."""
     rounds = figures.item.rounds
     if rounds_done < 2 or not round_times:
         return None
@@ -71,7 +74,7 @@ def next_sizes(
         current, cap = getattr(sizes, name), getattr(limits, name)
         if current >= cap:
             continue
-        spreads = {w: s for w in workloads if (s := spread(figures, w)) is not None}
+        spreads = {w: s for w in workloads if (s := spread(figures, w, skipped)) is not None}
         runs = [
             by_round[rounds_done]
             for (w, _), by_round in figures.seconds.items()

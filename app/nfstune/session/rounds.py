@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from nfstune.statistics.verdict import Question, Verdict
     from nfstune.store import StoredRun
 
+Compared = tuple[str, str, str]  # (workload, the configuration compared with, the configuration) of a comparison
+Run = tuple[str, str]  # (workload, configuration label): the run of a workload by a configuration
+
 # The time left counts at most this many rounds beyond the current one: a verdict's own estimate of the rounds it
 # needs is noisy after a few rounds (no-wdelay on the lab: "about 6 min left" at round 4, then settled 70 s later),
 # so the expectation grows by a round or two at a time and the budget ("at most") says how long it can go.
@@ -49,9 +52,10 @@ class RecipeFigures:
         family, each judged with the boundary of the looks stop_reason takes (rounds.min to rounds.max)."""
         return self._asked()[0]
 
-    def _asked(self) -> tuple[list[Question], list[AskedWorkload]]:
+    def _asked(self) -> tuple[list[Question], list[AskedWorkload], dict[tuple[str, ...], Compared]]:
         from nfstune.results.comparisons import (  # scipy loads only when judged
             baseline_of,
+            compared_labels,
             planned_run,
             stored_run,
             workload_questions,
@@ -61,6 +65,7 @@ class RecipeFigures:
         recipe = self.item.recipe
         found: list[Question] = []
         asked: list[AskedWorkload] = []
+        compared: dict[tuple[str, ...], Compared] = {}
         for workload in dict.fromkeys(w for w, _ in self.figures):
             runs = {
                 c.label: stored_run(run) if (run := self.runs.get((workload, c.label))) is not None else planned_run(c)
@@ -80,7 +85,9 @@ class RecipeFigures:
             )
             found += questions
             asked.append(AskedWorkload(workload, baseline_of(recipe, runs), runs, same))
-        return found, asked
+            for key, (against, label) in compared_labels(recipe.id, workload, runs, rounds, recipe).items():
+                compared[key] = (workload, against, label)
+        return found, asked, compared
 
     def judge(self) -> Judgement:
         """The recipe's comparisons judged on the figures so far: once a round, for the stop rule, the time left
@@ -88,10 +95,10 @@ class RecipeFigures:
         from nfstune.results.verdict_rows import judged_rows
         from nfstune.statistics.verdict import judge
 
-        questions, asked = self._asked()
+        questions, asked, compared = self._asked()
         verdicts = judge(questions)
         rows = judged_rows(self.item.recipe.id, asked, verdicts, self.item.rounds.margin_percent)
-        return Judgement(questions, verdicts, rows)
+        return Judgement(questions, verdicts, rows, compared)
 
     def rounds_to_settle(self, rounds_done: int, judged: Judgement | None = None) -> int:
         """The rounds in all that the comparisons not settled yet would take to settle, as their verdicts
@@ -115,6 +122,8 @@ class Judgement:
     questions: list[Question]
     verdicts: list[Verdict]
     rows: list[VerdictRow]  # the verdicts as the Results page's rows, in its order
+    # a question's key -> (workload, what it is compared with, configuration): the runs it judges
+    compared: Mapping[tuple[str, ...], Compared] = field(default_factory=dict)
 
     @property
     def unsettled(self) -> list[str]:
@@ -209,6 +218,8 @@ class Eta:
         }
         self.recipe_index = -1
         self.recipe_start = 0.0
+        # recipe id -> the runs its later rounds leave out (session/skipping.py): their visits count only the rest
+        self.skipped: dict[str, frozenset[Run]] = {}
 
     @property
     def expected_s(self) -> float:
@@ -238,9 +249,24 @@ class Eta:
         if total == counted:
             return
         low, high, sign = (counted, total, 1.0) if total > counted else (total, counted, -1.0)
-        change = sum(visit_seconds(v, self.scale) for v in item.visits if low < v.round <= high)
+        change = sum(self._left_s(v) for v in item.visits if low < v.round <= high)
         self.expected[item.recipe.id] = max(0.0, self.expected[item.recipe.id] + sign * change)
         self.counted[item.recipe.id] = total
+
+    def skipping(self, item: RecipePlan, rounds_done: int, skipped: frozenset[Run]) -> None:
+        """From the round after `rounds_done` the recipe leaves out the runs `skipped` (their comparisons are
+        settled), a configuration with none left is not visited: the rounds still expected count only the rest."""
+        recipe = item.recipe.id
+        self.skipped[recipe] = skipped
+        later = [v for v in item.visits if v.round > rounds_done]
+        self.expected[recipe] = sum(self._left_s(v) for v in later if v.round <= self.counted[recipe])
+        self.must[recipe] = sum(self._left_s(v) for v in later if v.round <= self.min_rounds[recipe])
+
+    def _left_s(self, visit: Visit) -> float:
+        """The plan's seconds of what the visit will still measure: nothing when every run of it is left out."""
+        skipped = self.skipped.get(visit.recipe, frozenset())
+        kept = [w for w in visit.workloads if (w, visit.label) not in skipped]
+        return visit_seconds(visit.only(kept), self.scale) if kept else 0.0
 
     def recipe_done(self, item: RecipePlan, rounds_done: int) -> None:
         """The recipe stopped after `rounds_done` rounds: rounds expected beyond them no longer count."""
@@ -248,6 +274,7 @@ class Eta:
             self.expect_rounds(item, rounds_done)
 
     def visit_done(self, visit: Visit, seconds: float) -> None:
+        """`visit`: as it ran (Visit.only: the workloads it still measured)."""
         planned = visit_seconds(visit, self.scale)
         if visit.recipe in self.expected:
             self.expected[visit.recipe] = max(0.0, self.expected[visit.recipe] - planned)

@@ -12,8 +12,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from nfstune.session.engine import Event
+from nfstune.session.skipping import SEPARATOR
 from nfstune.ui.tint import tint
-from nfstune.ui.widgets.visit_grid import SEPARATOR, VisitGrid
+from nfstune.ui.widgets.visit_grid import VisitGrid
 
 if TYPE_CHECKING:
     from nfstune.results.verdict_rows import VerdictRow
@@ -89,6 +90,7 @@ class RecipePanel(QWidget):
             if "recipe" in data:
                 self.grid.repeat_measured(data)
         elif event.kind == "verdicts":
+            self.grid.runs_settled(data)
             rows = data.get("rows") or []
             assert isinstance(rows, Sequence)
             why, number = data.get("why"), data.get("round")

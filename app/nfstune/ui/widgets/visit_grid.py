@@ -1,7 +1,8 @@
 """The visit grid: where a recipe's run is. A row per configuration and workload it runs ("async · sync-4k"), a
-column per round (the warm-up first), each cell the figure its visit measured, the visit running now marked. Filled
-from the engine's events (session/recipe_rounds.py "recipe", visit.py "visit", workload_run.py "repeat"); this only
-draws them."""
+column per round (the warm-up first), each cell the figure its visit measured, the visit running now marked, and a
+run left out of a round because its comparisons were settled (session/skipping.py) marked so. Filled from the
+engine's events (session/recipe_rounds.py "recipe" and "verdicts", visit.py "visit", workload_run.py "repeat");
+this only draws them."""
 
 from __future__ import annotations
 
@@ -20,12 +21,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from nfstune.session.skipping import SEPARATOR
 from nfstune.ui.theme import text_colour
-from nfstune.ui.tint import on_scheme_change
+from nfstune.ui.tint import follow_items, on_scheme_change, tint_item
 
 RUNNING = "…"  # a cell whose visit runs now, before its figure is in
+SETTLED = "settled"  # a run left out of the round: its comparisons were settled before it
 WARMUP = "warm-up"
-SEPARATOR = " · "
 MOST_ROWS = 12  # rows the grid keeps in view before it scrolls
 
 
@@ -72,6 +74,8 @@ class VisitGrid(QWidget):
         self.warmup = False
         self.rounds_min = self.rounds_max = 0
         self.running: list[tuple[int, int]] = []  # (row, column) of the visit running now
+        self.settled: dict[tuple[str, str], int] = {}  # (configuration, workload) left out -> the round it settled
+        follow_items(self.table)  # the settled cells' muted text follows a switch of scheme
         self._said = 0  # the rounds the title says, in the scheme's muted colour: said again on a switch
         on_scheme_change(self.title, lambda: self._say_rounds(self._said) if self.recipe else None)
 
@@ -89,6 +93,7 @@ class VisitGrid(QWidget):
         self.warmup = bool(data.get("warmup"))
         self.rounds_min, self.rounds_max = int(str(data["rounds_min"])), int(str(data["rounds_max"]))
         self.running = []
+        self.settled = {}
         self.table.clear()
         self.table.setRowCount(len(self.rows))
         self.table.setVerticalHeaderLabels([f"{label}{SEPARATOR}{w}" for label, w in self.rows])
@@ -109,6 +114,7 @@ class VisitGrid(QWidget):
             self._say_rounds(number)
             self._fit_height()
         column = self._column(number)
+        self._mark_settled(number)
         label = str(data.get("config"))
         workloads = data.get("workloads")
         assert workloads is None or isinstance(workloads, Sequence)
@@ -136,6 +142,17 @@ class VisitGrid(QWidget):
         value, unit = float(str(data["value"])), str(data.get("unit") or "")
         item.setText(short_figure(value, unit))
         item.setToolTip(f"{key[0]}, {key[1]}, {self._header(self._column(number))}: {value:g} {unit}")
+
+    def runs_settled(self, data: Mapping[str, object]) -> None:
+        """A round judged: the runs its "verdicts" event says the next rounds leave out ([configuration, workload]),
+        settled; those no longer said are measured again."""
+        if str(data.get("recipe")) != self.recipe:
+            return
+        number = int(str(data.get("round", 0)))
+        skipped = data.get("skipped") or []
+        assert isinstance(skipped, Sequence)
+        now = {(str(label), str(workload)) for label, workload in skipped}
+        self.settled = {run: self.settled.get(run, number) for run in now if run in self.rows}
 
     def stopped(self) -> None:
         """The run ended: nothing runs."""
@@ -240,6 +257,19 @@ class VisitGrid(QWidget):
         font = item.font()
         font.setBold(running)
         item.setFont(font)
+
+    def _mark_settled(self, round_number: int) -> None:
+        """The round's cells of the runs left out: settled, in the muted colour (a quiet mark, not a blank)."""
+        column = self._column(round_number)
+        for (label, workload), settled_at in self.settled.items():
+            item = self._item(self.rows.index((label, workload)), column)
+            if not item.text():
+                item.setText(SETTLED)
+                item.setToolTip(
+                    f"{label}, {workload}, {self._header(column)}: not measured: its comparisons were settled after "
+                    f"round {settled_at}"
+                )
+                tint_item(item, "muted")
 
     def _unmark(self) -> None:
         for row, column in self.running:
