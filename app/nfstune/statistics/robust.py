@@ -32,6 +32,7 @@ MIN_ROUNDS = 5  # from this many rounds on, one round far from the others may be
 FAR_ROUND = 10.0
 FAR_VISIT = 10.0  # a visit's modified z-score above which it is shown as far from the rest (hyperfine's warning)
 _TINY = 1e-300
+ALIKE = 1e-12  # a spread below this share of the ratios' size is rounding
 
 
 def studentized(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -64,6 +65,9 @@ def _counted(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
             aside[rows] = farthest[rows]
     mean = x.mean(1)
     se = x.std(1, ddof=1) / math.sqrt(n)
+    # rounds alike but for the last bits of their logs: one ratio, as exact arithmetic would find it (so a
+    # comparison and its mirror image agree)
+    se[se <= ALIKE * np.abs(x).max(1)] = 0.0
     return mean, se, aside, x
 
 

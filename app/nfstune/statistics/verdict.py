@@ -46,6 +46,7 @@ from typing import Literal
 
 from nfstune.statistics.robust import MIN_ROUNDS, far_visits, paired
 from nfstune.statistics.sequential import Boundary, boundary
+from nfstune.statistics.serial import MIN_ROUNDS as CHECKED_FROM
 from nfstune.statistics.serial import Serial, carry_over
 from nfstune.statistics.stats import (
     TIMES_FROM,
@@ -160,9 +161,12 @@ def judge(questions: Sequence[Question], alpha: float = 0.05) -> list[Verdict]:
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
     estimates = [_estimate(q) for q in questions]
-    serial = carry_over([e.counted for e in estimates if e is not None and e.counted])
+    # the comparisons with rounds enough for the check are those it judged, and those it widens: one that settled
+    # in fewer and left the rounds keeps its verdict
+    checked = [i for i, e in enumerate(estimates) if e is not None and len(e.counted) >= CHECKED_FROM]
+    serial = carry_over([estimates[i].counted for i in checked])  # type: ignore[union-attr]
     if serial is not None and serial.found:
-        estimates = [_widened(e, serial.factor) if e is not None and e.counted else e for e in estimates]
+        estimates = [_widened(e, serial.factor) if i in checked and e else e for i, e in enumerate(estimates)]
     else:
         serial = None
     tested = [i for i, e in enumerate(estimates) if e is not None]
@@ -175,7 +179,7 @@ def judge(questions: Sequence[Question], alpha: float = 0.05) -> list[Verdict]:
             verdicts.append(_too_few(question, len(tested)))
         else:
             verdict = _verdict(question, estimate, level_of[i], rejected_of[i], len(tested), alpha)
-            if serial is not None and estimate.counted:
+            if serial is not None and i in checked:
                 text = f"{verdict.text}; widened {serial.factor:.1f}x: the rounds carry over into each other"
                 verdict = dataclasses.replace(verdict, text=text, carry_over=serial)
             verdicts.append(verdict)
