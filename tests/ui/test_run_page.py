@@ -227,8 +227,8 @@ def test_the_wait_for_writeback_is_the_current_line_until_it_is_over(qtbot: QtBo
     run = page(qtbot, tmp_path)
     run._show(Event("progress", "quick-check round 2: async", {"fraction": 0.4, "eta_s": 300}))
     run._show(Event("wait", "waiting for the server to finish writing back (120 MiB)"))
-    assert run.current.text() == "waiting for the server to finish writing back (120 MiB)"
+    assert run.current.text() == "quick-check round 2: async · waiting for the server to finish writing back (120 MiB)"
     run._show(Event("wait", "waiting for the server to finish writing back (64 MiB)"))
-    assert run.current.text() == "waiting for the server to finish writing back (64 MiB)"
+    assert run.current.text().endswith(" · waiting for the server to finish writing back (64 MiB)")
     run._show(Event("wait", ""))  # over: the run of that configuration goes on
     assert run.current.text() == "quick-check round 2: async"

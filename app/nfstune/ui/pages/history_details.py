@@ -41,8 +41,10 @@ def _figure(value: float | None, unit: str) -> str:
 
 
 def details_html(row: SessionRow, outcome: SessionOutcome) -> str:
-    """`row`: the session as the list shows it; `outcome`: its figures and verdicts."""
+    """`row`: the session as the list shows it; `outcome`: its figures and verdicts. Built on the GUI thread: a
+    caution's colour is the window's scheme's."""
     e = html.escape
+    bad = text_colour("bad").name()
     groups = outcome.groups
     parts = [
         f"<h3>Session {row.id}: {e(row.status)}</h3>"
@@ -78,9 +80,10 @@ def details_html(row: SessionRow, outcome: SessionOutcome) -> str:
             parts.append(f"<tr><td>{e(label)}</td>{cells}<td>{verdict}</td><td>{e(options)}</td></tr>")
         parts.append("</table>")
         started_late = late.get((g.recipe, g.workload), [])
-        if started_late:
+        if started_late:  # a caution, in the colour of the comparison's "read with care"
             items = "".join(f"<li>{e(text)}</li>" for text in started_late)
-            parts.append(f"<p>{e(late_heading(len(started_late)))}:</p><ul>{items}</ul>")
+            heading = f"<span style='color:{bad}'>{e(late_heading(len(started_late)))}:</span>"
+            parts.append(f"<p>{heading}</p><ul>{items}</ul>")
     return "".join(parts)
 
 

@@ -255,7 +255,8 @@ class RunPage(QWidget):
                 self.current.setText(event.message)
                 self.plot.set_marker(time.time(), marker_words(event.message))
         elif event.kind == "wait":  # a host still writing back before a run; "" when the wait is over
-            self.current.setText(event.message or self._configuration)
+            waiting = f"{self._configuration} · {event.message}" if self._configuration else event.message
+            self.current.setText(waiting if event.message else self._configuration)
         elif event.kind == "baseline":
             mb_s = float(event.data["mb_per_s"])
             if event.data["kind"] == "network":
