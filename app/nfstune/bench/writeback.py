@@ -110,7 +110,12 @@ class WritebackWait:
 
 def late_sentence(host: str, left_kib: int, limit_s: float) -> str:
     """ "the server was still writing back 420 MiB after 30 s": a run that started at the limit."""
-    return f"the {host} was still writing back {mib_text(left_kib)} after {limit_s:.0f} s"
+    return f"{host_words(host)} was still writing back {mib_text(left_kib)} after {limit_s:.0f} s"
+
+
+def host_words(role: str) -> str:
+    """ "the server", "the client"; a further client by its name ("client2")."""
+    return f"the {role}" if role in ("server", "client") else role
 
 
 def mib_text(kib: int) -> str:
@@ -140,7 +145,7 @@ class _Reading:
 
     def wait(self) -> WritebackWait:
         if self.found_kib is None or self.outcome is None:
-            raise NfstuneError(f"the {self.role}'s writeback could not be read from its /proc/meminfo")
+            raise NfstuneError(f"{host_words(self.role)}: its writeback could not be read from its /proc/meminfo")
         return WritebackWait(
             self.role, self.found_kib, self.now_kib, self.centis / 100, self.limit_s, self.outcome == "limit"
         )
@@ -150,8 +155,9 @@ def status_text(waiting: Sequence[tuple[str, int]]) -> str:
     """ "waiting for the server to finish writing back (120 MiB)"; several hosts in one line."""
     if len(waiting) == 1:
         role, kib = waiting[0]
-        return f"waiting for the {role} to finish writing back ({mib_text(kib)})"
-    hosts = " and ".join(f"the {role} ({mib_text(kib)})" for role, kib in waiting)
+        return f"waiting for {host_words(role)} to finish writing back ({mib_text(kib)})"
+    named = [f"{host_words(role)} ({mib_text(kib)})" for role, kib in waiting]
+    hosts = f"{', '.join(named[:-1])} and {named[-1]}"
     return f"waiting for {hosts} to finish writing back"
 
 
@@ -219,7 +225,7 @@ def wait_idle(
         if wait.limit_hit:
             log(f"{wait.sentence()}: the run starts anyway, and its details say so")
         elif wait.found_kib >= threshold_kib:
-            log(f"the {wait.host} wrote back {mib_text(wait.found_kib)} in {wait.seconds:.1f} s before the run")
+            log(f"{host_words(wait.host)} wrote back {mib_text(wait.found_kib)} in {wait.seconds:.1f} s before the run")
     return waits
 
 
