@@ -113,9 +113,10 @@ def test_the_nas_has_one_cable_per_client_and_each_client_plugs_into_one(tmp_pat
     listening = [cable.split("addr.path=")[1] for cable in cables("nas") if "server=on," in cable]
     plugged = [cable.split("addr.path=")[1] for vm in c.client_vms for cable in cables(vm) if "server=off," in cable]
     assert len(listening) == 3 and sorted(plugged) == sorted(listening)
-    assert all(path.startswith(f"{c.state_dir}/") and "addr.type=unix" in cable for path, cable in zip(
-        listening, cables("nas"), strict=True
-    ))
+    assert all(
+        path.startswith(f"{c.state_dir}/") and "addr.type=unix" in cable
+        for path, cable in zip(listening, cables("nas"), strict=True)
+    )
     every_mac = [m for vm in c.vms for m in macs(vm)]
     assert len(every_mac) == 6 and len(set(every_mac)) == 6
     assert "lab.links=3" in _qemu_argv(c, image, "nas")[_qemu_argv(c, image, "nas").index("-append") + 1]

@@ -7,9 +7,9 @@ was left and how long it took is returned for the store; a host still writing ba
 run starts anyway.
 
 Why 8 MiB: the hosts never sit at zero (logs, a journal, the desktop of a client keep a trickle of dirty pages:
-the lab's idle NAS and client show 0-200 KiB), and what is left under 8 MiB is written back in well under a second
-even on the lab's hdd profile (~17 MB/s), against the runs' 5-60 s; the largest run before a sync-4k run leaves
-96-384 MiB dirty on an async export, which this threshold does not let through.
+the lab's NAS and client showed 0-0.3 MiB between runs), and what is left under 8 MiB is written back in a fraction
+of a second even on the lab's hdd profile (the 80 MiB a 96 MiB seq-write left on its async export took 0.3 s),
+against the runs' 5-60 s; a sequential run's data, tens to hundreds of MiB, is never let through.
 Why 30 s: the kernel writes back any page dirty for 30 s (vm.dirty_expire_centisecs); a host that is still above
 the threshold 30 s after a syncfs is being written to by someone else (another client of the NAS, a backup), and
 waiting longer would not make it idle."""
