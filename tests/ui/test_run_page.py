@@ -250,3 +250,14 @@ def test_a_steps_marker_is_named_by_its_configuration_or_what_it_measures() -> N
     assert marker_words("starting fio's server on 3 clients") == "starting fio's server o…"
     long = marker_words("many-clients round 1: " + "x" * 40)
     assert len(long) == MARKER_CHARS and long.endswith("…")
+
+
+def test_the_wait_for_writeback_is_the_current_line_until_it_is_over(qtbot: QtBot, tmp_path: Path) -> None:
+    run = page(qtbot, tmp_path)
+    run._show(Event("progress", "quick-check round 2: async", {"fraction": 0.4, "eta_s": 300}))
+    run._show(Event("wait", "waiting for the server to finish writing back (120 MiB)"))
+    assert run.current.text() == "quick-check round 2: async · waiting for the server to finish writing back (120 MiB)"
+    run._show(Event("wait", "waiting for the server to finish writing back (64 MiB)"))
+    assert run.current.text().endswith(" · waiting for the server to finish writing back (64 MiB)")
+    run._show(Event("wait", ""))  # over: the run of that configuration goes on
+    assert run.current.text() == "quick-check round 2: async"

@@ -24,6 +24,7 @@ from nfstune.bench.iperf import iperf_client_argv, iperf_server_argv
 from nfstune.bench.ping import ping_argv
 from nfstune.bench.sampler import sampler_command
 from nfstune.bench.workloads import FRONT_END_WORKLOADS, MIB, WorkloadId, WorkloadSizes
+from nfstune.bench.writeback import idle_argv
 from nfstune.changes import apply, apply_steps, config_files, fio_server, mount
 from nfstune.changes.export import export_steps
 from nfstune.changes.fio_server import FioServerOn
@@ -225,9 +226,10 @@ def _bench(v: str) -> Iterator[str]:
     for fio in (True, False):
         for workload in WorkloadId:
             commands = workload_commands(workload, f"/mnt/nfstune/{v}", SIZES, fio_available=fio)
-            steps = repeat_steps(commands)
+            steps = repeat_steps(commands, f"/mnt/nfstune/{v}")
             for argv in (steps.before_client, steps.before_server, steps.run, steps.after_client):
                 yield from argv_lines(argv)
+    yield from argv_lines(idle_argv(f"/srv/{v}", meminfo=f"/tmp/{v}"))
     yield from argv_lines(small_files_tar_command(3, 4096, f"/var/tmp/{v}.tar"))
     yield from argv_lines(iperf_client_argv(v))
     yield from argv_lines(iperf_server_argv())
@@ -284,9 +286,9 @@ def _host_changes(v: str, changes: Iterable[HostChange]) -> Iterator[str]:
 
 def _workload_steps(v: str) -> Iterator[str]:
     for login in (True, False):
-        steps = WorkloadSteps(SIZES, True, f"/mnt/nfstune/{v}/.nfstune-{v}", login)
-        yield from step_lines([s for w in WorkloadId for s in steps.of(w, None)])
-        yield from step_lines([s for w in FRONT_END_WORKLOADS for s in steps.of(w, 2)])
+        steps = WorkloadSteps(SIZES, True, f"/mnt/nfstune/{v}/.nfstune-{v}", f"/mnt/nfstune/{v}", login)
+        yield from step_lines([s for w in WorkloadId for s in steps.of(w, None, f"/srv/{v}")])
+        yield from step_lines([s for w in FRONT_END_WORKLOADS for s in steps.of(w, 2, f"/srv/{v}")])
 
 
 BUILDERS: dict[str, Callable[[str], Iterable[str]]] = {

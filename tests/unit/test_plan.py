@@ -103,9 +103,13 @@ def test_a_visit_carries_its_exact_remote_argv(shipped: dict[str, Recipe]) -> No
     # on the client one shell before the tool (prepare, flush, the mount's counters) and one after (clean up, the
     # counters again): each SSH round trip costs up to a second on slow hosts
     counters = "echo NFSTUNE_MOUNTSTATS && cat /proc/self/mountstats"
-    assert [(s.host, s.argv, s.sudo) for s in visit.run] == [
-        ("client", ("sh", "-c", f"rm -f -- {scratch}/nfstune-sync4k.dat && sync && {counters}"), True),
-        ("server", ("sync",), False),
+    flush = f"{{ sync -f {mp} || sync; }}"  # the client's NFS mount alone
+    idle = [(s.host, s.sudo, s.argv[2]) for s in visit.run if "/proc/meminfo" in s.line]
+    # then each host flushes and waits for its writeback, the server's export without sudo (bench/writeback.py)
+    assert [(host, sudo) for host, sudo, _ in idle] == [("client", True), ("server", False)]
+    assert f"sync -f {mp} " in idle[0][2] and "sync -f /srv/export " in idle[1][2]
+    assert [(s.host, s.argv, s.sudo) for s in visit.run if "/proc/meminfo" not in s.line] == [
+        ("client", ("sh", "-c", f"rm -f -- {scratch}/nfstune-sync4k.dat && {flush} && {counters}"), True),
         (
             "client",
             (

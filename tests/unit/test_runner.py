@@ -25,26 +25,30 @@ def test_a_repeat_gives_the_tools_result_and_leaves_only_the_sequential_file(tmp
     steps: list[Progress] = []
     logs: list[str] = []
     run = runner(threading.Event(), steps, logs)
-    sync = run.run(WorkloadId.SYNC_4K, SIZES, scratch=str(tmp_path), mount_point=str(tmp_path))
+    here = str(tmp_path)
+    sync = run.run(WorkloadId.SYNC_4K, SIZES, scratch=here, mount_point=here, export_path=here)
     assert (sync.result.workload, sync.result.bytes, sync.result.ops) == (WorkloadId.SYNC_4K, 25 * 4096, 25)
     assert sync.result.lat_mean_us is not None and sync.result.lat_mean_us > 0
     assert sync.wire_bytes == 0  # not an NFS mount: nothing moved on a wire
     assert sum(s.interval_bytes for s in steps) == 25 * 4096  # the progress reports sum to the run's bytes
     assert list(tmp_path.iterdir()) == []  # its file was removed after the run
-    write = run.run(WorkloadId.SEQ_WRITE, SIZES, scratch=str(tmp_path), mount_point=str(tmp_path))
+    # before the run both hosts (here: this machine twice) flushed and waited for their writeback, within the limit
+    assert [(w.host, w.limit_hit) for w in sync.writeback] == [("client", False), ("server", False)]
+    write = run.run(WorkloadId.SEQ_WRITE, SIZES, scratch=here, mount_point=here, export_path=here)
     assert write.result.bytes == 2 * MIB and run.seq_file_bytes == 2 * MIB
     # seq-write leaves its file for seq-read
     assert [(p.name, p.stat().st_size) for p in tmp_path.iterdir()] == [("nfstune-seq.dat", 2 * MIB)]
     assert logs == []
 
 
-def test_a_cancel_stops_the_tool_and_raises_the_engines_cancelled(tmp_path: Path) -> None:
+def test_a_cancel_before_the_tool_raises_the_engines_cancelled(tmp_path: Path) -> None:
     cancel = threading.Event()
     cancel.set()
     steps: list[Progress] = []
-    with pytest.raises(Cancelled, match="cancelled during a workload"):
-        runner(cancel, steps, []).run(WorkloadId.SYNC_4K, SIZES, scratch=str(tmp_path), mount_point=str(tmp_path))
-    assert steps == []
+    here = str(tmp_path)
+    with pytest.raises(Cancelled, match="cancelled while waiting for the hosts to finish writing back"):
+        runner(cancel, steps, []).run(WorkloadId.SYNC_4K, SIZES, scratch=here, mount_point=here, export_path=here)
+    assert steps == []  # the tool never started
 
 
 def test_the_wire_counters_are_read_after_the_mark_only() -> None:

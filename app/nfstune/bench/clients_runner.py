@@ -1,12 +1,13 @@
 """One repeat of a workload on several clients at once (issue 13): each client's untimed preparation and flush, the
-server's, then one fio front end (on the first client) that starts the same job on every client's fio server,
-and the per-client results. Like runner.py it knows nothing of recipes or the store; unlike it, it needs fio on
-every client (dd cannot start on several machines at one moment) and the servers already running
-(changes/fio_server.py).
+server's cache drop for a cold read, every host's writeback idle (writeback.py), then one fio front end (on the
+first client) that starts the same job on every client's fio server, and the per-client results. Like runner.py it
+knows nothing of recipes or the store; unlike it, it needs fio on every client (dd cannot start on several
+machines at one moment) and the servers already running (changes/fio_server.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from nfstune.bench.commands import repeat_steps
 from nfstune.bench.fio import fio_commands
 from nfstune.bench.fio_clients import ClientJob, ClientsResult, front_end_argv, job_file, parse_front_end
 from nfstune.bench.workloads import FRONT_END_WORKLOADS, WorkloadId, WorkloadSizes
+from nfstune.bench.writeback import Flush, wait_idle
 from nfstune.changes.transaction import Transaction
 from nfstune.errors import Cancelled, NfstuneError
 from nfstune.remote import Host, RemoteError, RemoteProcess
@@ -41,16 +43,21 @@ class ClientsRunner:
         cancel: threading.Event,
         log: Callable[[str], None],
         journaled: Collection[str] = (),
+        waiting: Callable[[str], None] = lambda _text: None,
     ) -> None:
         """`server`: None when nfstune cannot log in to it (nothing is flushed there). `journaled`: the job files the
-        session journaled already, on the front end's host (the first client)."""
-        self.server, self.tx, self.cancel, self.log = server, tx, cancel, log
+        session journaled already, on the front end's host (the first client). `waiting`: a line about once a second
+        while a host is still writing back before a run."""
+        self.server, self.tx, self.cancel, self.log, self.waiting = server, tx, cancel, log, waiting
         # (front end, path) journaled here
         self._job_files: set[tuple[str, str]] = set()
         self._journaled = frozenset(journaled)
         self._seq_file_bytes: dict[str, int] = {}  # client name -> size of the sequential file seq-write left
 
-    def run(self, workload: WorkloadId, sizes: WorkloadSizes, clients: Sequence[LoadClient]) -> ClientsResult:
+    def run(
+        self, workload: WorkloadId, sizes: WorkloadSizes, clients: Sequence[LoadClient], export_path: str
+    ) -> ClientsResult:
+        """`export_path`: the export the clients mount, as the server's path (its filesystem is flushed there)."""
         if workload not in FRONT_END_WORKLOADS:
             raise NfstuneError(f"{workload} runs on one client at a time: fio's front end does not start it")
         if not clients:
@@ -63,7 +70,7 @@ class ClientsRunner:
         prepared = []
         for client in clients:
             commands = fio_commands(workload, client.scratch, sizes)
-            steps = repeat_steps(commands)
+            steps = repeat_steps(commands, client.scratch)
             client.host.run(list(steps.before_client), sudo=True, timeout=600, action=f"preparing {workload}")
             path = f"{JOB_PREFIX}{client.name}.fio"
             if path not in self._journaled and (front_end.label, path) not in self._job_files:
@@ -73,8 +80,12 @@ class ClientsRunner:
             prepared.append((client, steps, ClientJob(client.name, client.server, path)))
         # every client's flush first, then the server's: what the clients flush must reach the server's disk
         server_steps = prepared[0][1]
-        if self.server is not None:
+        if self.server is not None and server_steps.before_server:
             self.server.run(list(server_steps.before_server), sudo=server_steps.server_sudo, timeout=600)
+        flushes = [Flush(c.name, c.host, c.scratch, True) for c in clients]
+        if self.server is not None:
+            flushes.append(Flush("server", self.server, export_path, False))
+        waits = wait_idle(flushes, cancel=self.cancel, say=self.waiting, log=self.log)
         jobs = [job for _, _, job in prepared]
         self.log(f"{workload}: {len(clients)} client(s) at once through fio's front end on {front_end.label}")
         proc = front_end.start(front_end_argv(jobs), sudo=True, timeout=3600)
@@ -97,6 +108,7 @@ class ClientsRunner:
             raise Cancelled("cancelled during a workload: every change was undone")
         # every client's job moves the same bytes: the sizes are the same, only the directory differs
         result = parse_front_end(workload, jobs, "".join(out), "".join(err), commands.expected_bytes)
+        result = dataclasses.replace(result, writeback=waits)
         for client, steps, _ in prepared:
             client.host.run(list(steps.after_client), sudo=True, timeout=600, action=f"cleaning up after {workload}")
             if workload is WorkloadId.SEQ_WRITE:

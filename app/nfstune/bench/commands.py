@@ -15,7 +15,7 @@ from nfstune.bench.workloads import (
     WorkloadParser,
     WorkloadSizes,
 )
-from nfstune.shell_text import join
+from nfstune.shell_text import join, sh_line
 
 FIO_WORKLOADS = (WorkloadId.SEQ_WRITE, WorkloadId.SEQ_READ, WorkloadId.SYNC_4K, WorkloadId.FILE_CREATE)
 # printed before the mount's counters, so that whatever a prepare step prints cannot be read as them
@@ -50,27 +50,31 @@ class RepeatSteps:
     """The remote commands of one repeat, as few as they can be: on the emulated lab every SSH round trip costs
     0.3-1.3 s, and a quick-check round spent ~90 s of its ~150 s on them (docs/bench/reproducibility.md).
 
-    The client's steps before the tool are one shell: the untimed prepare, then `sync` (or sync and a cache drop
-    for a cold read), then the mount's counters. The server's flush or cache drop follows it, never at the same
-    time: what the client flushes must reach the server before the server flushes. After the tool, one shell
-    cleans up and reads the counters again (removing files moves no data bytes, so the difference is the tool's)."""
+    The client's steps before the tool are one shell: the untimed prepare, then a flush of the NFS mount (`sync -f`,
+    what nfstune wrote there; a cold read: `sync` and a cache drop), then the mount's counters. The server's cache
+    drop for a cold read follows it, never at the same time: what the client flushes must reach the server before
+    the server flushes. Then each host flushes and waits until its writeback is idle (bench/writeback.py), the
+    hosts at the same time. After the tool, one shell cleans up and reads the counters again (removing files
+    moves no data bytes, so the difference is the tool's)."""
 
     before_client: tuple[str, ...]
-    before_server: tuple[str, ...]
+    before_server: tuple[str, ...]  # () when the workload needs no cold cache: the wait flushes the server
     server_sudo: bool
     run: tuple[str, ...]
     after_client: tuple[str, ...]
     cleans_up: bool  # seq-write's file stays for seq-read; the scratch directory goes with the visit
 
 
-def repeat_steps(commands: WorkloadCommands) -> RepeatSteps:
+def repeat_steps(commands: WorkloadCommands, mount_point: str) -> RepeatSteps:
+    """`mount_point`: the NFS mount the workload runs on (any path on it: its filesystem is flushed)."""
     cold = commands.needs_cold_cache
-    before = [*(join(argv) for argv in commands.prepare), DROP_CACHES if cold else "sync", READ_COUNTERS]
+    flush = DROP_CACHES if cold else sh_line("{{ sync -f {path} || sync; }}", path=mount_point)
+    before = [*(join(argv) for argv in commands.prepare), flush, READ_COUNTERS]
     cleanup = () if commands.workload in (WorkloadId.SEQ_WRITE, WorkloadId.SEQ_READ) else commands.cleanup
     after = [*(join(argv) for argv in cleanup), READ_COUNTERS]
     return RepeatSteps(
         before_client=("sh", "-c", " && ".join(before)),
-        before_server=("sh", "-c", DROP_CACHES) if cold else ("sync",),
+        before_server=("sh", "-c", DROP_CACHES) if cold else (),
         server_sudo=cold,
         run=commands.run,
         after_client=("sh", "-c", " && ".join(after)),

@@ -16,6 +16,7 @@ from typing import Any
 
 from nfstune.bench.fio import OUTPUT_OPTIONS, FioStreamParser
 from nfstune.bench.workloads import Tool, WorkloadId, WorkloadOutputError, WorkloadResult
+from nfstune.bench.writeback import WritebackWait
 
 # the front end prints one document at the end; per-second status of several servers is not streamed as JSON
 FRONT_END_OUTPUT = ("--output-format=json",)
@@ -76,6 +77,7 @@ class ClientsResult:
     workload: WorkloadId
     per_client: Mapping[str, WorkloadResult]
     raw: str = field(repr=False)
+    writeback: tuple[WritebackWait, ...] = ()  # each host's wait for its writeback before the run
 
     @property
     def total_bytes(self) -> int:

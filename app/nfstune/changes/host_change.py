@@ -91,11 +91,16 @@ class HostChange(Protocol):
 
 def steps_of(changes: Iterable[HostChange], where: Where) -> Steps:
     """The steps of every change in order, each undone before the ones it followed."""
+    return steps_and_where(changes, where)[0]
+
+
+def steps_and_where(changes: Iterable[HostChange], where: Where) -> tuple[Steps, Where]:
+    """steps_of, and the places the changes leave (a scratch filesystem is another export to mount and flush)."""
     where = where.fresh()
     steps = Steps()
     for change in changes:
         steps = steps.then(change.steps(where))
-    return steps
+    return steps, where
 
 
 def apply_all(changes: Iterable[HostChange], on: OnHosts, before_each: Callable[[], None] = lambda: None) -> None:

@@ -211,7 +211,8 @@ def _add_up_options(p: argparse.ArgumentParser) -> None:
         "--link-port",
         type=int,
         default=10099,
-        help="127.0.0.1 port that carries the lab link (one per client: the ports after it)",
+        help="no longer used (the lab link is a Unix socket in the lab's folder since issue 40); accepted so that "
+        "older command lines still work",
     )
     p.add_argument(
         "--release",

@@ -7,6 +7,7 @@ import argparse
 import getpass
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from contextlib import ExitStack
 from typing import Any
@@ -30,6 +31,8 @@ from nfstune.session.server_change import ServerChange
 from nfstune.session.workflow import Pair, pick_recipes, plan_for
 from nfstune.signals import terminate_as_interrupt
 from nfstune.store import Journal, Results, open_store
+
+WAIT_LINE_S = 5.0  # while a host is still writing back before a run, a line this often in the terminal
 
 
 def _prompt_host_key(label: str, key_type: str, fingerprint: str) -> bool:
@@ -115,6 +118,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             return answer.strip().lower() in ("y", "yes")
 
         shown = {"step": ""}
+        waited = {"at": 0.0}
 
         def on_event(event: Event) -> None:
             # a progress line when a step begins; after each repeat only when the estimate of time left changed
@@ -126,6 +130,15 @@ def run(args: argparse.Namespace, printer: Any) -> int:
                 if event.message != shown["step"] or left != shown.get("left"):
                     printer(line)
                 shown["step"], shown["left"] = event.message, left
+            elif event.kind == "wait":
+                # a host still writing back before a run: its first line, then one every WAIT_LINE_S (the desktop
+                # shows each one as it comes); "" ends the wait
+                now = time.monotonic()
+                if not event.message:
+                    waited["at"] = 0.0
+                elif now - waited["at"] >= WAIT_LINE_S:
+                    waited["at"] = now
+                    printer(event.message)
             elif event.kind in ("repeat", "log", "warning", "config", "baseline"):
                 printer(event.message)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ LAB_IPS = {vm: f"10.99.0.{number}" for number, vm in enumerate(ALL_VM_NAMES, sta
 EXPORT_PATH = "/export"
 # a further client only runs fio and mounts: it needs less than the NAS's page cache
 FURTHER_CLIENT_MEMORY_MIB = 512
+UNIX_PATH_MAX = 107  # sun_path holds 108 bytes with the closing NUL
 # the Debian releases the NAS can run (`lab up --release`); the clients run the first
 RELEASES = ("bookworm", "trixie")
 DEFAULT_RELEASE = RELEASES[0]
@@ -64,6 +66,12 @@ class LabConfig:
             raise ConfigError(f"unknown disk profile {self.disk!r}: choose one of {', '.join(DISK_PROFILES)}")
         if self.link not in LINK_PROFILES:
             raise ConfigError(f"unknown link profile {self.link!r}: choose one of {', '.join(LINK_PROFILES)}")
+        longest = max((len(os.fsencode(self.link_socket(vm))) for vm in self.client_vms), default=0)
+        if longest > UNIX_PATH_MAX:
+            raise ConfigError(
+                f"the lab's state folder {self.state_dir} is too long for its link's socket ({longest} bytes, at "
+                f"most {UNIX_PATH_MAX}): set XDG_STATE_HOME to a shorter folder"
+            )
         if self.release not in RELEASES:
             raise ConfigError(f"unknown Debian release {self.release!r} for the NAS: choose {' or '.join(RELEASES)}")
         if self.accel not in ("tcg", "kvm"):
@@ -87,8 +95,14 @@ class LabConfig:
         return self.nas_port if vm == "nas" else self.client_port + client_number(vm) - 1
 
     def link_port_of(self, vm: str) -> int:
-        """The 127.0.0.1 port that carries this client's cable to the NAS (the NAS has one per client)."""
+        """The 127.0.0.1 port of this client's cable when the lab link was a TCP connection (before issue 40): no
+        longer used, still checked and accepted, so that a command line of before still works."""
         return self.link_port + client_number(vm) - 1
+
+    def link_socket(self, vm: str) -> Path:
+        """The Unix socket in the state folder that carries this client's cable to the NAS: the NAS listens on it,
+        the client connects (vms._links says why not TCP)."""
+        return self.state_dir / f"{vm}.link"
 
     def memory_of(self, vm: str) -> int:
         return self.memory_mib if vm in VM_NAMES else min(self.memory_mib, FURTHER_CLIENT_MEMORY_MIB)

@@ -104,8 +104,6 @@ def _port_owner(port: int) -> str:
 def check_ports_free(cfg: LabConfig) -> None:
     # (what, port, the option that moves it): further clients take the ports after the first client's
     wanted = [(f"{vm} SSH", cfg.port(vm), "--nas-port" if vm == "nas" else "--client-port") for vm in cfg.vms]
-    for vm in cfg.client_vms:
-        wanted.append(("lab link" + (f" of {vm}" if vm != "client" else ""), cfg.link_port_of(vm), "--link-port"))
     for what, port, option in wanted:
         with socket.socket() as sock:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -167,7 +165,7 @@ def _qemu_argv(cfg: LabConfig, image: Image, vm: str) -> list[str]:
     argv += ["-netdev", f"user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:{cfg.port(vm)}-:22"]
     argv += ["-device", "virtio-net-pci,netdev=mgmt"]
     for number, (link, mac) in enumerate(_links(cfg, vm), start=1):
-        argv += ["-netdev", f"socket,id=lab{number},{link}", "-device", f"virtio-net-pci,netdev=lab{number},mac={mac}"]
+        argv += ["-netdev", f"stream,id=lab{number},{link}", "-device", f"virtio-net-pci,netdev=lab{number},mac={mac}"]
     argv += ["-fw_cfg", f"name=opt/lab/authorized_keys,file={cfg.client_key}.pub"]
     argv += ["-fw_cfg", f"name=opt/lab/host_key,file={cfg.host_key(vm)}"]
     argv += ["-fw_cfg", f"name=opt/lab/host_key_pub,file={cfg.host_key(vm)}.pub"]
@@ -175,15 +173,22 @@ def _qemu_argv(cfg: LabConfig, image: Image, vm: str) -> list[str]:
 
 
 def _links(cfg: LabConfig, vm: str) -> list[tuple[str, str]]:
-    """(qemu socket option, MAC) of each lab-link NIC of a VM, in the order the guest sees them (eth1, eth2...)."""
+    """(qemu stream options, MAC) of each lab-link NIC of a VM, in the order the guest sees them (eth1, eth2...).
+
+    A cable is a Unix stream socket in the state folder, the NAS listening. Not a TCP connection on 127.0.0.1
+    (`-netdev socket`, the lab before issue 40): QEMU writes each frame on its own, and the loopback TCP held the
+    last frame of a message of several (a 4 KiB NFS WRITE is three) until the other end's delayed ACK, 40 ms,
+    in stretches of a session that depended on the traffic before (docs/bench/sync-async-versions-lab.md). A
+    datagram link had no such wait but lost frames under a sequential read (cold reads 8.1 against 13.2 MB/s)."""
     if vm != "nas":
         number = client_number(vm)
-        return [(f"connect=127.0.0.1:{cfg.link_port_of(vm)}", f"52:54:00:99:00:{number + 1:02x}")]
+        return [(_cable(cfg, vm, listen=False), f"52:54:00:99:00:{number + 1:02x}")]
     # the NAS's NIC for the first client keeps the MAC it had before the lab had several clients
-    return [
-        (f"listen=127.0.0.1:{cfg.link_port_of(c)}", f"52:54:00:99:{client_number(c) - 1:02x}:01")
-        for c in cfg.client_vms
-    ]
+    return [(_cable(cfg, c, listen=True), f"52:54:00:99:{client_number(c) - 1:02x}:01") for c in cfg.client_vms]
+
+
+def _cable(cfg: LabConfig, client: str, *, listen: bool) -> str:
+    return f"server={'on' if listen else 'off'},addr.type=unix,addr.path={cfg.link_socket(client)}"
 
 
 def _start_vm(cfg: LabConfig, image: Image, vm: str) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from nfstune.bench.workloads import WorkloadId, WorkloadSizes
-from nfstune.changes.host_change import HostChange, Where, steps_of
+from nfstune.changes.host_change import HostChange, Where, steps_and_where, steps_of
 from nfstune.changes.steps import Step, Steps
 from nfstune.facts.appliance import async_setting_hint, server_setting_hint
 from nfstune.nfs.export_edit import ExportOptionEdit
@@ -184,7 +184,8 @@ def build_plan(
     unknown fact: tried); on an appliance (`appliance`: its vendor) so is every one that changes the export, and
     so is every one that changes the server when nfstune cannot log in to it (`server_login` False)."""
     where = Where(share, server_address, mount_point_for(scratch_name), scratch_name)
-    context = _Visits(where, WorkloadSteps(sizes, fio_available, where.scratch, server_login), size_limits or sizes)
+    workload_steps = WorkloadSteps(sizes, fio_available, where.scratch, where.mount_point, server_login)
+    context = _Visits(where, workload_steps, size_limits or sizes)
     plans: list[RecipePlan] = []
     skipped: list[str] = []
     notes: list[str] = []
@@ -309,8 +310,8 @@ class _Visits:
         them; then its workloads' steps."""
         workloads = config.workloads or recipe.workloads
         changes = visit_changes(config, self.largest)
-        steps = steps_of(changes, self.where)
-        run = [step for w in workloads for step in self.workloads.of(WorkloadId(w), config.clients)]
+        steps, where = steps_and_where(changes, self.where)
+        run = [step for w in workloads for step in self.workloads.of(WorkloadId(w), config.clients, where.export_path)]
         return Visit(
             recipe.id,
             config.label,

@@ -31,6 +31,7 @@ from nfstune.results.summary import (
     aa_summary,
     verdict_lines,
 )
+from nfstune.results.writeback import late_heading, late_starts
 from nfstune.session.ceilings import ceiling_name
 from nfstune.statistics.stats import format_value
 from nfstune.store import Results, StoredCeiling, StoredLatency
@@ -90,8 +91,9 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         parts.append("<h2>Results</h2>")
     if family:
         parts.append(f"<p>Verdicts: {e(family)}.</p>")
+    late = late_starts(stored.runs)
     for recipe_id in dict.fromkeys(g.recipe for g in groups):
-        parts += [_workload(g) for g in groups if g.recipe == recipe_id]
+        parts += [_workload(g, late.get((g.recipe, g.workload), [])) for g in groups if g.recipe == recipe_id]
         notes = outcome.notes.get(recipe_id)
         if notes:
             parts.append(
@@ -186,7 +188,8 @@ def _scaling(found: list[SeriesScaling]) -> str:
     return "\n".join(parts)
 
 
-def _workload(g: WorkloadResults) -> str:
+def _workload(g: WorkloadResults, late: Sequence[str]) -> str:
+    """`late`: its runs that started with a host still writing back (results/writeback.py)."""
     e = html.escape
     w = WORKLOADS[g.workload]
     rows, bars = [], []
@@ -198,10 +201,14 @@ def _workload(g: WorkloadResults) -> str:
     better = "higher" if w.higher_is_better else "lower"
     img = strip_chart_svg(f"{g.recipe}: {g.workload}", w.unit, bars) if bars else ""
     header = "".join(f"<th>{h}</th>" for h in HEADER)
+    started_late = ""
+    if late:
+        items = "".join(f"<li>{e(text)}</li>" for text in late)
+        started_late = f"<p class=unreliable>{e(late_heading(len(late)))}:</p><ul>{items}</ul>"
     return (
         f"<h3>{e(g.recipe)}: {e(w.title)}</h3><p>{e(w.unit)}, {better} is better; bars: median, points: every "
         f"round; compared with {e(g.baseline_label)}</p>{img}"
-        f"<table><tr>{header}</tr>{''.join(rows)}</table>"
+        f"<table><tr>{header}</tr>{''.join(rows)}</table>{started_late}"
     )
 
 

@@ -42,8 +42,10 @@ from nfstune.results.run_options import (
     export_set_of,
     negotiated_essentials,
 )
+from nfstune.results.writeback import late_heading, late_starts
 from nfstune.statistics.stats import Summary, summarize
 from nfstune.statistics.verdict import Question, Verdict
+from nfstune.store import StoredSession
 
 
 @dataclass(frozen=True)
@@ -246,6 +248,7 @@ def results_text(
     """The session's results as `nfstune report` prints them: per recipe and workload each configuration's median,
     min and max, n, its verdict against the baseline (with the CI), and the requested and negotiated options."""
     groups, scaling = judged or judged_session(session, recipes)
+    late = late_starts(StoredSession.of(session).runs)
     lines = [f"\nsession {session['id']}: {session['status']}"]
     family = family_words(session, groups)
     if family:
@@ -268,6 +271,10 @@ def results_text(
                 lines.append(
                     f"  {'':{width}} requested {c.requested.render() or '(defaults)'}; negotiated {essentials}"
                 )
+        started_late = late.get((group.recipe, group.workload), [])
+        if started_late:
+            lines.append(f"  {late_heading(len(started_late))}:")
+            lines += [f"    - {text}" for text in started_late]
     if scaling:
         lines.append("\nseveral clients at once: where another client stops adding throughput (same family)")
         lines += scaling_lines(scaling)

@@ -18,7 +18,7 @@ class Declined(Cancelled):
 
 @dataclass(frozen=True)
 class Event:
-    # progress | sample | step | recipe | visit | repeat | config | verdicts | baseline | warning | log (the data
+    # progress | sample | step | wait | recipe | visit | repeat | config | verdicts | baseline | warning | log (the data
     # of recipe, visit, repeat and verdicts: recipe_rounds.py, visit.py, workload_run.py)
     kind: str
     message: str

@@ -44,6 +44,7 @@ class Engine:
             share=hosts.share,
             cancel=admin.cancel,
             log=admin.log,
+            waiting=self.progress.waiting,
         )
 
     def run(self, session_id: int, plan: Plan) -> None:
@@ -69,6 +70,7 @@ class Engine:
             cancel=admin.cancel,
             progress=self.progress.step,
             log=admin.log,
+            waiting=self.progress.waiting,
         )
         runner = WorkloadRunner(client, self.load, self.samples, results, admin)
         visits = VisitExecutor(

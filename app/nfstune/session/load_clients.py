@@ -45,9 +45,11 @@ class SessionLoad:
         share: str,
         cancel: threading.Event,
         log: Callable[[str], None],
+        waiting: Callable[[str], None] = lambda _text: None,
     ) -> None:
+        """`waiting`: a line about once a second while a host is still writing back before a run."""
         self.server, self.hosts, self.server_address, self.share = server, tuple(hosts), server_address, share
-        self.cancel, self.log = cancel, log
+        self.cancel, self.log, self.waiting = cancel, log, waiting
         self.servers: dict[str, str] = {}  # how fio's front end reaches each client's server, by its name
         self.runner: ClientsRunner | None = None
 
@@ -86,7 +88,9 @@ class SessionLoad:
         if self.servers:
             # the job files are the session's own changes (a Tempfile each), journaled before the first is written
             journaled = {path for path in on.tempfiles if path.startswith(JOB_PREFIX)}
-            self.runner = ClientsRunner(self.server, tx, cancel=self.cancel, log=self.log, journaled=journaled)
+            self.runner = ClientsRunner(
+                self.server, tx, cancel=self.cancel, log=self.log, journaled=journaled, waiting=self.waiting
+            )
 
     def loads(self, clients: int, on: OnHosts) -> list[LoadClient]:
         """The first `clients` clients as a visit's changes left them: mounted, each with its own directory."""

@@ -1,5 +1,6 @@
 """The session's progress as the admin sees it: each step's "progress" event with the fraction done and the time
-left (rounds.Eta), and while a workload runs its "step" events (bytes moved, for the live rate)."""
+left (rounds.Eta), while a workload runs its "step" events (bytes moved, for the live rate), and before a run the
+"wait" events while a host is still writing back (bench/writeback.py)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,7 @@ class SessionProgress:
 
     def step(self, step: Progress) -> None:
         self.admin.emit(Event("step", "", {"bytes": step.interval_bytes, "elapsed_s": step.elapsed_s}))
+
+    def waiting(self, message: str) -> None:
+        """ "waiting for the server to finish writing back (120 MiB)", about once a second while it lasts."""
+        self.admin.emit(Event("wait", message))

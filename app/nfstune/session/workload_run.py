@@ -13,6 +13,7 @@ from nfstune.bench.figure import client_shares, clients_record, figure, repeat_r
 from nfstune.bench.fio_clients import ClientsResult
 from nfstune.bench.runner import ClientRunner
 from nfstune.bench.workloads import WorkloadId, WorkloadSizes
+from nfstune.bench.writeback import WritebackWait
 from nfstune.changes.host_change import Where
 from nfstune.recipes.model import WORKLOADS
 from nfstune.recipes.plan import Visit
@@ -28,6 +29,7 @@ class Repeat:
     record: dict[str, Any]  # as the store keeps it (bench.figure)
     seconds: float  # the tool's timed part
     clients: ClientsResult | None = None  # from several clients: each one's part
+    writeback: tuple[WritebackWait, ...] = ()  # each host's wait for its writeback before the run
 
 
 class WorkloadRunner:
@@ -61,6 +63,7 @@ class WorkloadRunner:
             repeat_id = self.results.add_repeat(run_id, visit.round, warmup=visit.warmup, values=repeat.record)
             if repeat.clients is not None:
                 self.results.add_repeat_clients(repeat_id, client_shares(repeat.clients))
+            self.results.add_repeat_writeback(repeat_id, [wait.record() for wait in repeat.writeback])
         finally:
             self.samples.end()
         figures.add(workload, visit.label, visit.round, value, repeat.seconds)
@@ -87,7 +90,14 @@ class WorkloadRunner:
     def _measure(self, workload: str, sizes: WorkloadSizes, where: Where, loads: Sequence[LoadClient]) -> Repeat:
         if loads:
             assert self.load.runner is not None
-            result = self.load.runner.run(WorkloadId(workload), sizes, loads)
-            return Repeat(clients_record(result), result.seconds, result)
-        measured = self.client.run(WorkloadId(workload), sizes, scratch=where.scratch, mount_point=where.mount_point)
-        return Repeat(repeat_record(measured.result, measured.wire_bytes), measured.result.seconds)
+            result = self.load.runner.run(WorkloadId(workload), sizes, loads, where.export_path)
+            return Repeat(clients_record(result), result.seconds, result, result.writeback)
+        measured = self.client.run(
+            WorkloadId(workload),
+            sizes,
+            scratch=where.scratch,
+            mount_point=where.mount_point,
+            export_path=where.export_path,
+        )
+        record = repeat_record(measured.result, measured.wire_bytes)
+        return Repeat(record, measured.result.seconds, writeback=measured.writeback)

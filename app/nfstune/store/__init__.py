@@ -14,6 +14,7 @@ from nfstune.store.stored import (
     StoredRepeat,
     StoredRun,
     StoredSession,
+    StoredWriteback,
 )
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "StoredRepeat",
     "StoredRun",
     "StoredSession",
+    "StoredWriteback",
     "default_path",
     "failure",
     "open_store",

@@ -192,6 +192,20 @@ MIGRATIONS: list[list[str]] = [
         )""",
         "CREATE INDEX latencies_session ON latencies (session_id)",
     ],
+    [
+        # before every timed run each host's writeback was waited for (bench/writeback.py): what it had to write
+        # back, what was left and how long it took; a run that started at the limit says so in its details
+        """CREATE TABLE repeat_writeback (
+            repeat_id INTEGER NOT NULL REFERENCES repeats (id) ON DELETE CASCADE,
+            host TEXT NOT NULL,            -- server | client | client2 ...
+            found_kib INTEGER NOT NULL,    -- Dirty + Writeback in /proc/meminfo before nfstune flushed
+            left_kib INTEGER NOT NULL,     -- when the wait ended
+            seconds REAL NOT NULL,         -- the flush and the wait
+            limit_s REAL NOT NULL,
+            limit_hit INTEGER NOT NULL,    -- 1: the run started with the host still writing back
+            PRIMARY KEY (repeat_id, host)
+        )""",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

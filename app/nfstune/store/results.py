@@ -36,6 +36,7 @@ REPEAT_FIELDS = (
 )
 
 CLIENT_SHARE_FIELDS = ("client", "bytes", "seconds", "mb_per_s", "ops", "ops_per_s", "lat_mean_us", "lat_p99_us")
+WRITEBACK_FIELDS = ("host", "found_kib", "left_kib", "seconds", "limit_s", "limit_hit")
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,14 @@ class Results:
             ([repeat_id, *(share[name] for name in CLIENT_SHARE_FIELDS)] for share in shares),
         )
 
+    def add_repeat_writeback(self, repeat_id: int, waits: Iterable[Mapping[str, Any]]) -> None:
+        """Each host's wait for its writeback before the repeat's run (bench.writeback.WritebackWait.record)."""
+        self._conn.executemany(
+            f"INSERT INTO repeat_writeback (repeat_id, {', '.join(WRITEBACK_FIELDS)}) "
+            f"VALUES (?, {', '.join('?' * len(WRITEBACK_FIELDS))})",
+            ([repeat_id, *(wait[name] for name in WRITEBACK_FIELDS)] for wait in waits),
+        )
+
     def add_samples(self, run_id: int, host: str, rows: Iterable[tuple[str, float, float]]) -> None:
         """rows: (series, t, value). One transaction for the batch (samples arrive every second)."""
         self._conn.execute("BEGIN")
@@ -266,6 +275,14 @@ class Results:
             (session_id,),
         ):
             shares.setdefault(share.pop("repeat_id"), []).append(share)
+        waits: dict[int, list[dict[str, Any]]] = {}
+        for wait in self._rows(
+            f"SELECT w.repeat_id, {', '.join('w.' + name for name in WRITEBACK_FIELDS)} FROM repeat_writeback w "
+            "JOIN repeats p ON p.id = w.repeat_id JOIN runs r ON r.id = p.run_id WHERE r.session_id = ? "
+            "ORDER BY w.rowid",
+            (session_id,),
+        ):
+            waits.setdefault(wait.pop("repeat_id"), []).append(wait)
         runs = []
         for run in self._rows("SELECT * FROM runs WHERE session_id = ? ORDER BY id", (session_id,)):
             run["config"] = json.loads(run["config"])
@@ -273,6 +290,8 @@ class Results:
             for rep in run["repeats"]:
                 if rep["id"] in shares:  # a repeat from several clients at once: each one's part
                     rep["clients"] = shares[rep["id"]]
+                if rep["id"] in waits:  # each host's writeback before the run (none before nfstune waited)
+                    rep["writeback"] = waits[rep["id"]]
             runs.append(run)
         data["runs"] = runs
         data["baselines"] = self._rows("SELECT * FROM baselines WHERE session_id = ? ORDER BY id", (session_id,))

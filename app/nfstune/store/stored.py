@@ -2,8 +2,8 @@
 instead of the plain data of Results.session (which the JSON export writes as it is).
 
 The tables and their column names are the store's (db.py); old sessions stay readable: a column an older nfstune
-did not write (plan, admin_config, steady_mb_per_s, a configuration's keys) is None or empty here, and a JSON text
-this version cannot read is treated as absent, never as an error."""
+did not write (plan, admin_config, steady_mb_per_s, a configuration's keys, a repeat's writeback) is None or empty
+here, and a JSON text this version cannot read is treated as absent, never as an error."""
 
 from __future__ import annotations
 
@@ -28,6 +28,18 @@ class ClientShare:
 
 
 @dataclass(frozen=True)
+class StoredWriteback:
+    """What one host had to write back before a repeat's run, and how the wait for it ended."""
+
+    host: str  # server | client | client2 ...
+    found_kib: int  # Dirty + Writeback before nfstune flushed
+    left_kib: int  # when the wait ended
+    seconds: float
+    limit_s: float
+    limit_hit: bool  # the run started with the host still writing back
+
+
+@dataclass(frozen=True)
 class StoredRepeat:
     number: int  # the round in a session with a plan; a counter in an older one
     warmup: bool
@@ -43,6 +55,7 @@ class StoredRepeat:
     wire_bytes: int | None
     steady_mb_per_s: float | None
     clients: tuple[ClientShare, ...] = ()
+    writeback: tuple[StoredWriteback, ...] = ()  # none in a session stored before nfstune waited
 
     def record(self) -> dict[str, Any]:
         """The repeat's figures by column name, as bench.figure reads a repeat."""
@@ -242,6 +255,17 @@ def _repeat(rep: Mapping[str, Any]) -> StoredRepeat:
                 c.get("lat_p99_us"),
             )
             for c in rep.get("clients") or ()
+        ),
+        writeback=tuple(
+            StoredWriteback(
+                str(w["host"]),
+                int(w["found_kib"]),
+                int(w["left_kib"]),
+                float(w["seconds"]),
+                float(w["limit_s"]),
+                bool(w["limit_hit"]),
+            )
+            for w in rep.get("writeback") or ()
         ),
     )
 

@@ -10,6 +10,7 @@ from nfstune.advice.outcome import SessionOutcome
 from nfstune.recipes.model import WORKLOADS
 from nfstune.results.compare import ComparisonRow
 from nfstune.results.run_options import negotiated_view
+from nfstune.results.writeback import late_heading, late_starts
 from nfstune.statistics.stats import format_value
 from nfstune.statistics.verdict import Verdict, format_change
 from nfstune.store import SessionRow
@@ -40,8 +41,10 @@ def _figure(value: float | None, unit: str) -> str:
 
 
 def details_html(row: SessionRow, outcome: SessionOutcome) -> str:
-    """`row`: the session as the list shows it; `outcome`: its figures and verdicts."""
+    """`row`: the session as the list shows it; `outcome`: its figures and verdicts. Built on the GUI thread: a
+    caution's colour is the window's scheme's."""
     e = html.escape
+    bad = text_colour("bad").name()
     groups = outcome.groups
     parts = [
         f"<h3>Session {row.id}: {e(row.status)}</h3>"
@@ -52,6 +55,7 @@ def details_html(row: SessionRow, outcome: SessionOutcome) -> str:
         parts.append(f"<p><b>{e(row.message)}</b></p>")
     if not groups:
         parts.append("<p>No measurements were stored for this session.</p>")
+    late = late_starts(outcome.session.runs)
     for g in groups:
         better = "higher" if g.higher_is_better else "lower"
         parts.append(
@@ -75,6 +79,11 @@ def details_html(row: SessionRow, outcome: SessionOutcome) -> str:
             label = c.label if c.status in ("completed", None) else f"{c.label} ({c.status})"
             parts.append(f"<tr><td>{e(label)}</td>{cells}<td>{verdict}</td><td>{e(options)}</td></tr>")
         parts.append("</table>")
+        started_late = late.get((g.recipe, g.workload), [])
+        if started_late:  # a caution, in the colour of the comparison's "read with care"
+            items = "".join(f"<li>{e(text)}</li>" for text in started_late)
+            heading = f"<span style='color:{bad}'>{e(late_heading(len(started_late)))}:</span>"
+            parts.append(f"<p>{heading}</p><ul>{items}</ul>")
     return "".join(parts)
 
 

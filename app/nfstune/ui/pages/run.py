@@ -254,6 +254,9 @@ class RunPage(QWidget):
                 self._configuration = event.message
                 self.current.setText(event.message)
                 self.plot.set_marker(time.time(), marker_words(event.message))
+        elif event.kind == "wait":  # a host still writing back before a run; "" when the wait is over
+            waiting = f"{self._configuration} · {event.message}" if self._configuration else event.message
+            self.current.setText(waiting if event.message else self._configuration)
         elif event.kind == "baseline":
             mb_s = float(event.data["mb_per_s"])
             if event.data["kind"] == "network":
