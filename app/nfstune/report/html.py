@@ -25,12 +25,8 @@ from nfstune.results.caveats import WITHOUT_SERVER
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
 from nfstune.results.load_summary import SeriesScaling
 from nfstune.results.run_options import negotiated_essentials
-from nfstune.results.summary import (
-    ConfigResult,
-    WorkloadResults,
-    aa_summary,
-    verdict_lines,
-)
+from nfstune.results.summary import ConfigResult, WorkloadResults, aa_summary
+from nfstune.results.summary_text import verdict_lines
 from nfstune.session.ceilings import ceiling_name
 from nfstune.statistics.stats import format_value
 from nfstune.store import Results, StoredCeiling, StoredLatency
