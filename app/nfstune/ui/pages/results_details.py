@@ -14,11 +14,13 @@ from PySide6.QtWidgets import QBoxLayout, QLabel, QTableWidgetItem, QTabWidget, 
 
 from nfstune.advice.findings import Findings
 from nfstune.advice.outcome import SessionOutcome
+from nfstune.bench.figure import TAIL_WORDS
 from nfstune.recipes.info import size_text
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.results.load_summary import SeriesScaling, scaling_lines
 from nfstune.results.run_options import negotiated_view
 from nfstune.results.summary import ConfigResult, WorkloadResults, recipe_notes
+from nfstune.results.summary_text import beside_words
 from nfstune.statistics.stats import format_value
 from nfstune.store import StoredSession
 from nfstune.ui.ceilings import ceilings_html
@@ -87,6 +89,7 @@ def recipe_verdict_lines(groups: Sequence[WorkloadResults], recipe: Recipe | Non
     that matters (with the reason none was expected, where the recipe gives one); then what the server capped and
     what failed."""
     by_kind: dict[str, list[str]] = {kind: [] for kind in KIND_ORDER}
+    tails: list[str] = []  # after every typical write's: a second verdict, not the recipe's answer
     other: list[str] = []
     capped: dict[str, str] = {}
     for group in groups:
@@ -97,6 +100,8 @@ def recipe_verdict_lines(groups: Sequence[WorkloadResults], recipe: Recipe | Non
             text = _capped_text(config)
             if text:
                 capped.setdefault(config.label, text)
+            if config.tail_verdict is not None:
+                tails.append(f"{group.workload}, {TAIL_WORDS}: {verdict_sentence(config.tail_verdict)}")
             verdict = config.verdict
             if verdict is None:
                 continue
@@ -108,7 +113,7 @@ def recipe_verdict_lines(groups: Sequence[WorkloadResults], recipe: Recipe | Non
                 if reason:
                     line += f" {DASH} expected: {reason}"
             by_kind.setdefault(verdict.kind, []).append(line)
-    return [line for kind in by_kind for line in by_kind[kind]] + list(capped.values()) + other
+    return [line for kind in by_kind for line in by_kind[kind]] + tails + list(capped.values()) + other
 
 
 def _rounds(config: ConfigResult) -> dict[int, float]:
@@ -129,10 +134,14 @@ def _verdict_cell(group: WorkloadResults, config: ConfigResult, failed: bool) ->
         return _cell("baseline")
     if verdict is None:
         return _cell(f"{config.status}: no completed rounds" if failed else DASH, meaning="bad" if failed else None)
-    cell = _cell(
-        f"{KIND_WORDS.get(verdict.kind, verdict.kind)}\n{ci_text(verdict)}", meaning=kind_meaning(verdict.kind)
-    )
-    cell.setToolTip(verdict_sentence(verdict))
+    text = f"{KIND_WORDS.get(verdict.kind, verdict.kind)}\n{ci_text(verdict)}"
+    tip = verdict_sentence(verdict)
+    tail = config.tail_verdict
+    if tail is not None:  # the second verdict, in its own words under the first
+        text += f"\n{TAIL_WORDS}: {KIND_WORDS.get(tail.kind, tail.kind)}, {ci_text(tail)}"
+        tip += f"\n{TAIL_WORDS}: {verdict_sentence(tail)}"
+    cell = _cell(text, meaning=kind_meaning(verdict.kind))
+    cell.setToolTip(tip)
     if verdict.effect:
         font = cell.font()
         font.setBold(True)
@@ -159,6 +168,9 @@ def _row_cells(group: WorkloadResults, config: ConfigResult) -> list[QTableWidge
             f"{format_value(s.min)}{DASH}{format_value(s.max)}",
             str(s.n),
         ]
+        beside = beside_words(group, config)
+        if beside:  # a latency workload's mean and tail under its typical write, a line each
+            figures[0] += "\n" + beside.replace(", ", "\n")
     cells = [_cell(label, meaning=meaning)]
     cells += [_cell(f, right=True, meaning=meaning) for f in figures]
     return [*cells, _verdict_cell(group, config, failed), _cell(options)]
@@ -321,9 +333,10 @@ class ResultsDetails(QWidget):
     def _workload_heading(group: WorkloadResults) -> QLabel:
         better = "higher" if group.higher_is_better else "lower"
         e = html.escape
+        judged = f"; {e(group.judged_words)}" if group.judged_words else ""
         heading = QLabel(
             f"<b>{e(group.workload)}</b>: {e(WORKLOADS[group.workload].title)} "
-            f"({e(group.unit)}, {better} is better; compared with {e(group.baseline_label)})"
+            f"({e(group.unit)}, {better} is better; compared with {e(group.baseline_label)}{judged})"
         )
         heading.setWordWrap(True)
         return heading
