@@ -71,6 +71,12 @@ class WorkloadTrend:
     points: tuple[TrendPoint, ...]  # oldest first
     marks: tuple[TrendMark, ...]
     judged_words: str | None = None  # what the points are, where a workload has more than one figure
+    basis: Basis = Basis.OWN
+
+    @property
+    def figure_name(self) -> str:
+        """'p50' or 'mean' for a latency workload's points, '' for a workload with one figure: a chart's title."""
+        return "" if self.basis is Basis.OWN else str(self.basis)
 
     def mark_at(self, session_id: int) -> TrendMark | None:
         return next((m for m in self.marks if m.session_id == session_id), None)
@@ -96,7 +102,9 @@ def workload_trends(
                 marks.append(TrendMark(after.session_id, after.started_at, changed))
         # a trend has no verdicts: of the group's words, only what its points are
         words = f"each point {TYPICAL_WORDS}" if figures.basis is Basis.TYPICAL else figures.words
-        trends.append(WorkloadTrend(workload, spec.unit, spec.higher_is_better, tuple(found), tuple(marks), words))
+        trends.append(
+            WorkloadTrend(workload, spec.unit, spec.higher_is_better, tuple(found), tuple(marks), words, figures.basis)
+        )
     return trends
 
 
