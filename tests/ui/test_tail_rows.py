@@ -53,8 +53,12 @@ def test_the_tail_is_drawn_beside_the_typical_write(qtbot: QtBot, tmp_path: Path
     table = details.tables[("transport", "sync-4k")]
     cells = {table.item(row, 0).text(): row for row in range(table.rowCount())}
     row = cells[NCONNECT]
-    verdict = table.item(row, 4).text()
-    assert verdict.startswith("no difference that matters\n") and "\ntail (p99): slower, 2.7x slower" in verdict
+    header = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    assert header[4:6] == ["Against the baseline", "Tail (p99) against the baseline"]
+    assert table.item(row, 4).text().startswith("no difference that matters\n")
+    assert table.item(row, 5).text().startswith("slower\n2.7x slower")
+    assert table.item(row, 5).toolTip() == config.tail_verdict.text
+    assert table.item(cells["tcp"], 5).text() == "baseline"
     median = table.item(row, 1).text().splitlines()
     assert [line.split()[0] for line in median] == [median[0].split()[0], "mean", "p99"]
     words = details.verdict_labels["transport"].text()

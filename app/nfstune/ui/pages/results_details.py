@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -37,6 +38,9 @@ DASH = "\u2013"
 TABLE_HEADER = ("Configuration", "Median", f"Min{DASH}max", "Rounds", "Against the baseline", "Requested vs negotiated")
 VERDICT_COLUMN = "Against the baseline"
 OPTIONS_COLUMN = "Requested vs negotiated"
+TAIL_COLUMN = "Tail (p99) against the baseline"
+# a latency workload judged by its typical write: its tail's verdict in a column of its own, after the verdict's
+TAIL_TABLE_HEADER = (*TABLE_HEADER[:5], TAIL_COLUMN, *TABLE_HEADER[5:])
 # px: the verdict and the options share what the figures leave, each at least this wide (narrower, they would
 # wrap into too many lines); a window too narrow for that scrolls the table sideways
 WRAPPED_MIN_WIDTH = 200
@@ -134,14 +138,10 @@ def _verdict_cell(group: WorkloadResults, config: ConfigResult, failed: bool) ->
         return _cell("baseline")
     if verdict is None:
         return _cell(f"{config.status}: no completed rounds" if failed else DASH, meaning="bad" if failed else None)
-    text = f"{KIND_WORDS.get(verdict.kind, verdict.kind)}\n{ci_text(verdict)}"
-    tip = verdict_sentence(verdict)
-    tail = config.tail_verdict
-    if tail is not None:  # the second verdict, in its own words under the first
-        text += f"\n{TAIL_WORDS}: {KIND_WORDS.get(tail.kind, tail.kind)}, {ci_text(tail)}"
-        tip += f"\n{TAIL_WORDS}: {verdict_sentence(tail)}"
-    cell = _cell(text, meaning=kind_meaning(verdict.kind))
-    cell.setToolTip(tip)
+    cell = _cell(
+        f"{KIND_WORDS.get(verdict.kind, verdict.kind)}\n{ci_text(verdict)}", meaning=kind_meaning(verdict.kind)
+    )
+    cell.setToolTip(verdict_sentence(verdict))
     if verdict.effect:
         font = cell.font()
         font.setBold(True)
@@ -173,7 +173,15 @@ def _row_cells(group: WorkloadResults, config: ConfigResult) -> list[QTableWidge
             figures[0] += "\n" + beside.replace(", ", "\n")
     cells = [_cell(label, meaning=meaning)]
     cells += [_cell(f, right=True, meaning=meaning) for f in figures]
-    return [*cells, _verdict_cell(group, config, failed), _cell(options)]
+    cells.append(_verdict_cell(group, config, failed))
+    if _has_tail(group):
+        tail = replace(config, verdict=config.tail_verdict)  # the same cell, of the tail's verdict
+        cells.append(_verdict_cell(group, tail, failed))
+    return [*cells, _cell(options)]
+
+
+def _has_tail(group: WorkloadResults) -> bool:
+    return any(c.tail_verdict is not None for c in group.configs)
 
 
 class WorkloadBlock(QWidget):
@@ -357,7 +365,12 @@ class ResultsDetails(QWidget):
     def _table(self, group: WorkloadResults) -> RowsTable:
         # the verdict and the options wrap; the figures fit their contents; what does not fit scrolls sideways (an
         # option list cut short would mislead)
-        table = RowsTable(TABLE_HEADER, stretch=(VERDICT_COLUMN, OPTIONS_COLUMN), min_stretch=WRAPPED_MIN_WIDTH)
+        tail = _has_tail(group)
+        table = RowsTable(
+            TAIL_TABLE_HEADER if tail else TABLE_HEADER,
+            stretch=(VERDICT_COLUMN, *((TAIL_COLUMN,) if tail else ()), OPTIONS_COLUMN),
+            min_stretch=WRAPPED_MIN_WIDTH,
+        )
         table.setTextElideMode(Qt.TextElideMode.ElideNone)
         follow_items(table)
         table.setRowCount(len(group.configs))
