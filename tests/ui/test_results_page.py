@@ -20,7 +20,7 @@ from nfstune import paths
 from nfstune.advice.outcome import session_outcome
 from nfstune.recipes.loader import load_recipes
 from nfstune.recipes.model import Recipe
-from nfstune.results.summary import results_text
+from nfstune.results.summary_text import results_text
 from nfstune.store import Results, open_store
 from nfstune.ui.main_window import STEPS, MainWindow
 from nfstune.ui.pages.results import ResultsPage

@@ -67,11 +67,11 @@ def test_what_cannot_be_one_job_is_refused(run: list[str]) -> None:
 def test_each_server_gets_its_own_job_and_the_output_format_comes_last() -> None:
     jobs = [ClientJob("client", "10.99.0.2,8765", "/var/tmp/a.fio"), ClientJob("client2", "10.99.0.3,8765", "/b.fio")]
     argv = front_end_argv(jobs)
-    assert argv[0] == "fio" and argv[-1] == "--output-format=json"
+    assert argv[0] == "fio" and argv[-1] == "--output-format=json+"
     clients = [i for i, a in enumerate(argv) if a.startswith("--client=")]
     assert [argv[i] for i in clients] == ["--client=10.99.0.2,8765", "--client=10.99.0.3,8765"]
     assert [argv[i + 1] for i in clients] == ["/var/tmp/a.fio", "/b.fio"]
-    assert argv.index("--output-format=json") > clients[-1] + 1
+    assert argv.index("--output-format=json+") > clients[-1] + 1
 
 
 @pytest.mark.parametrize(

@@ -143,7 +143,8 @@ def test_an_older_file_migrates_with_its_baselines_and_no_latencies(tmp_path: Pa
     from nfstune.store.db import MIGRATIONS
 
     path = tmp_path / "s.sqlite3"
-    before = len(MIGRATIONS) - 1  # the schema just before the latencies table
+    # the schema just before the latencies table
+    before = next(i for i, m in enumerate(MIGRATIONS) if any("CREATE TABLE latencies" in s for s in m))
     with sqlite3.connect(path) as old:
         for migration in MIGRATIONS[:before]:
             for statement in migration:

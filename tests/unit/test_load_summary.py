@@ -18,7 +18,8 @@ from nfstune.report.advice import recommendation_html
 from nfstune.report.html import session_html
 from nfstune.results.compare import compare_sessions
 from nfstune.results.run_options import effective_settings
-from nfstune.results.summary import results_text, session_scaling, summarize_session
+from nfstune.results.summary import session_scaling, summarize_session
+from nfstune.results.summary_text import results_text
 from nfstune.statistics.verdict import Verdict
 from nfstune.store import Results, open_store
 

@@ -19,7 +19,8 @@ from nfstune.bench.workloads import MIB, WorkloadSizes
 from nfstune.recipes import Recipe, load_recipes
 from nfstune.recipes.plan import Plan, build_plan
 from nfstune.recipes.plan_text import plan_json
-from nfstune.results.summary import results_text, summarize_session
+from nfstune.results.summary import summarize_session
+from nfstune.results.summary_text import results_text
 from nfstune.session.rounds import RecipeFigures, stop_reason
 from nfstune.statistics.verdict import Verdict, judge
 from nfstune.store import Results, open_store

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nfstune.results.summary import measured_rounds
+from nfstune.results.judged_figures import run_figures
 from nfstune.store import Results, open_store
 from tests.unit.trend_sessions import (
     CLIENT_KEY,
@@ -82,7 +82,7 @@ def test_one_pairs_completed_sessions_oldest_first_with_their_counted_rounds(res
     ]
     for run, stored in zip(sessions[1]["runs"], full["runs"], strict=True):
         # the same figures as the whole session gives, warm-ups left out, without the raw tool output
-        assert measured_rounds(run) == measured_rounds(stored)
+        assert run_figures(run) == run_figures(stored)
         assert all(not p["warmup"] and "raw_output" not in p for p in run["repeats"])
         assert run["config"] == stored["config"] and run["export_options"] == stored["export_options"]
     assert len(sessions[1]["runs"][-1]["repeats"]) == 3

@@ -13,12 +13,8 @@ from nfstune.paths import recipes_dir
 from nfstune.recipes import load_recipes
 from nfstune.results.compare import compare_sessions
 from nfstune.results.run_options import RunOptions, negotiated_essentials, negotiated_view
-from nfstune.results.summary import (
-    aa_checks,
-    aa_summary,
-    results_text,
-    summarize_session,
-)
+from nfstune.results.summary import aa_checks, aa_summary, summarize_session
+from nfstune.results.summary_text import results_text
 from nfstune.store import Results, open_store
 
 NEGOTIATED_8K = "rw,relatime,vers=4.2,rsize=8192,wsize=8192,namlen=255,hard,proto=tcp,timeo=600,retrans=2,sec=sys"

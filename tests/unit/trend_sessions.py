@@ -54,6 +54,9 @@ class Run:
     export: str | None = EXPORT
     negotiated: str | None = MOUNT
     config: dict[str, Any] = field(default_factory=dict)
+    # each counted round's record as the engine stores it (bench.figure.repeat_record), where `values` does not say
+    # enough (sync-4k's percentiles); the warm-up is then the first round's record
+    records: Sequence[dict[str, Any]] | None = None
 
 
 def first_look(figures: dict[str, Sequence[float]], **options: Any) -> list[Run]:
@@ -115,8 +118,12 @@ def store_session(
             sid, recipe=run.recipe, config_label=run.label, config=run.config, workload=run.workload
         )
         results.set_run_options(run_id, requested=None, negotiated=run.negotiated, export=run.export)
-        for number, value in enumerate([run.values[0] * 3, *run.values]):  # round 0: a warm-up, far off
-            results.add_repeat(run_id, number, warmup=number == 0, values=repeat(run.workload, value))
+        if run.records is not None:
+            for number, record in enumerate([run.records[0], *run.records]):
+                results.add_repeat(run_id, number, warmup=number == 0, values=record)
+        else:
+            for number, value in enumerate([run.values[0] * 3, *run.values]):  # round 0: a warm-up, far off
+                results.add_repeat(run_id, number, warmup=number == 0, values=repeat(run.workload, value))
         results.end_run(run_id, "completed")
     results.end_session(sid, status)
     return sid

@@ -11,6 +11,7 @@ import json
 import os
 from typing import Any
 
+from nfstune.bench.histogram import Histogram, histogram_of, percentile_ns
 from nfstune.bench.steady import steady_mb_per_s
 from nfstune.bench.workloads import (
     METADATA_DIR,
@@ -166,7 +167,8 @@ class FioStreamParser:
             error = job.get("error")
             stats = job[self._direction]
             io_bytes, runtime_ms, total_ios = (_count(stats[key]) for key in ("io_bytes", "runtime", "total_ios"))
-            mean, p50, p99 = _latencies_us(stats) if self.workload is WorkloadId.SYNC_4K else (None, None, None)
+            histogram = histogram_of(stats) if self.workload is WorkloadId.SYNC_4K else None
+            mean, p50, p99 = _latencies_us(stats, histogram) if self.workload is WorkloadId.SYNC_4K else (None,) * 3
         except (LookupError, TypeError, AttributeError, ValueError, OverflowError) as exc:
             # ValueError, OverflowError: a latency that is a string or beyond a float
             raise WorkloadOutputError(self.workload, Tool.FIO, f"fio's JSON result lacks {exc}", raw) from None
@@ -180,7 +182,7 @@ class FioStreamParser:
         if self.workload is WorkloadId.SEQ_READ:  # a write's figure is its durable rate: see bench/steady.py
             steady = steady_mb_per_s([*self._points, (runtime_ms / 1000, io_bytes)])
         return WorkloadResult(
-            self.workload, Tool.FIO, io_bytes, runtime_ms / 1000, total_ios, mean, p50, p99, raw, steady
+            self.workload, Tool.FIO, io_bytes, runtime_ms / 1000, total_ios, mean, p50, p99, raw, steady, histogram
         )
 
     def _next_document(self, *, final: bool) -> dict[str, Any] | None:
@@ -254,16 +256,22 @@ def _count(value: object) -> int:
     return value
 
 
-def _latencies_us(stats: dict[str, Any]) -> tuple[float | None, float | None, float | None]:
+def _latencies_us(
+    stats: dict[str, Any], histogram: Histogram | None
+) -> tuple[float | None, float | None, float | None]:
     """Mean, p50 and p99 of the whole call in microseconds. For psync fio puts the I/O time in clat (slat is 0,
-    lat = clat + a few us); with --lat_percentiles=1 the percentiles are under lat_ns."""
+    lat = clat + a few us). The percentiles are read from the json+ histogram, as several clients' are from their
+    merged one (bench/histogram.py); without one (plain json), from fio's own list (--lat_percentiles=1: under
+    lat_ns), which fio reads from the same histogram the same way."""
     lat = stats.get("lat_ns") or {}
     if not lat.get("N"):
         return None, None, None
+    if histogram:
+        p50, p99 = percentile_ns(histogram, 50), percentile_ns(histogram, 99)
+        return float(lat["mean"]) / 1000, _us(p50), _us(p99)
     percentiles = lat.get("percentile") or (stats.get("clat_ns") or {}).get("percentile") or {}
+    return float(lat["mean"]) / 1000, _us(percentiles.get("50.000000")), _us(percentiles.get("99.000000"))
 
-    def percentile(key: str) -> float | None:
-        value = percentiles.get(key)
-        return None if value is None else float(value) / 1000
 
-    return float(lat["mean"]) / 1000, percentile("50.000000"), percentile("99.000000")
+def _us(ns: float | None) -> float | None:
+    return None if ns is None else float(ns) / 1000

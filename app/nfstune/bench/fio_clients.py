@@ -15,11 +15,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nfstune.bench.fio import OUTPUT_OPTIONS, FioStreamParser
+from nfstune.bench.histogram import merged, percentile_ns
 from nfstune.bench.workloads import Tool, WorkloadId, WorkloadOutputError, WorkloadResult
 from nfstune.bench.writeback import WritebackWait
 
-# the front end prints one document at the end; per-second status of several servers is not streamed as JSON
-FRONT_END_OUTPUT = ("--output-format=json",)
+# the front end prints one document at the end; per-second status of several servers is not streamed as JSON.
+# json+: each client's latency histogram, which sync-4k's percentiles are read from once merged (fio 3.33's "All
+# clients" entry has neither the histogram nor percentiles)
+FRONT_END_OUTPUT = ("--output-format=json+",)
 ALL_CLIENTS = "All clients"  # the jobname of fio's sum over the clients
 # options of fio's command line that are not job options: a server refuses the job ("Bad option <readonly>", fio
 # 3.33 on the lab, and the front end lost that server). seq-read's --readonly guards against reading a file that is
@@ -96,6 +99,21 @@ class ClientsResult:
     def mb_per_s(self) -> float:
         """What the NAS served to all of them together."""
         return self.total_bytes / self.seconds / 1e6
+
+    @property
+    def lat_histogram(self) -> dict[int, int] | None:
+        """Every client's writes in one latency histogram (bench/histogram.py); None unless each client has one."""
+        histograms = [r.lat_histogram for r in self.per_client.values()]
+        if not histograms or any(h is None for h in histograms):
+            return None
+        return merged(h for h in histograms if h is not None)
+
+    def lat_percentile_us(self, percent: float) -> float | None:
+        """The percentile of all the clients' writes together: read from the merged histogram, never an average
+        of the clients' own percentiles."""
+        histogram = self.lat_histogram
+        found = percentile_ns(histogram, percent) if histogram else None
+        return None if found is None else found / 1000
 
     @property
     def fairness(self) -> float:

@@ -184,12 +184,15 @@ class WorkloadResult:
     seconds: float  # wall-clock time of the timed part, final fsync/sync included
     ops: int  # I/O calls (seq: 1 MiB blocks, sync-4k: 4 KiB writes) or files (small-files, metadata)
     lat_mean_us: float | None = None  # per operation; only sync-4k measures latency
-    lat_p50_us: float | None = None
+    lat_p50_us: float | None = None  # read from lat_histogram (bench/histogram.py)
     lat_p99_us: float | None = None
     raw: str = field(default="", repr=False)  # the tool's output, unedited, for the store
     # sequential workloads: the rate once start-up is over (median of the per-second stream), MB/s; None when
     # the run was too short to tell
     steady_mb_per_s: float | None = None
+    # fio's latency histogram of the run (latency ns -> operations), what several clients' are merged from; None
+    # where the tool gives none (dd)
+    lat_histogram: Mapping[int, int] | None = field(default=None, repr=False)
 
     # derived, so that they can never disagree with bytes/seconds/ops
     @property

@@ -25,12 +25,8 @@ from nfstune.results.caveats import WITHOUT_SERVER
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
 from nfstune.results.load_summary import SeriesScaling
 from nfstune.results.run_options import negotiated_essentials
-from nfstune.results.summary import (
-    ConfigResult,
-    WorkloadResults,
-    aa_summary,
-    verdict_lines,
-)
+from nfstune.results.summary import ConfigResult, WorkloadResults, aa_summary
+from nfstune.results.summary_text import beside_words, tail_lines, verdict_lines
 from nfstune.results.writeback import late_heading, late_starts
 from nfstune.session.ceilings import ceiling_name
 from nfstune.statistics.stats import format_value
@@ -205,9 +201,10 @@ def _workload(g: WorkloadResults, late: Sequence[str]) -> str:
     if late:
         items = "".join(f"<li>{e(text)}</li>" for text in late)
         started_late = f"<p class=unreliable>{e(late_heading(len(late)))}:</p><ul>{items}</ul>"
+    judged = f"; {e(g.judged_words)}" if g.judged_words else ""
     return (
         f"<h3>{e(g.recipe)}: {e(w.title)}</h3><p>{e(w.unit)}, {better} is better; bars: median, points: every "
-        f"round; compared with {e(g.baseline_label)}</p>{img}"
+        f"round; compared with {e(g.baseline_label)}{judged}</p>{img}"
         f"<table><tr>{header}</tr>{''.join(rows)}</table>{started_late}"
     )
 
@@ -220,15 +217,18 @@ def _row(g: WorkloadResults, c: ConfigResult) -> str:
     if s is None:
         figures = "<td class=n>no completed rounds</td><td class=n>\u2013</td><td class=n>0</td>"
     else:
+        beside = beside_words(g, c)
+        under = f"<br><span class=muted>{e(beside)}</span>" if beside else ""
         figures = (
-            f"<td class=n>{format_value(s.median)}</td><td class=n>{format_value(s.min)}\u2013"
+            f"<td class=n>{format_value(s.median)}{under}</td><td class=n>{format_value(s.min)}\u2013"
             f"{format_value(s.max)}</td><td class=n>{s.n}</td>"
         )
     if c.label == g.baseline_label:
         verdict = "<td>baseline</td>"
     else:
         kind = c.verdict.kind.replace(" ", "-") if c.verdict is not None else ""
-        verdict = f"<td class={kind or 'muted'}>{e(' '.join(verdict_lines(c)) or '—')}</td>"
+        tail = "".join(f"<br><span class=muted>{e(line)}</span>" for line in tail_lines(c))
+        verdict = f"<td class={kind or 'muted'}>{e(' '.join(verdict_lines(c)) or '—')}{tail}</td>"
     export = ", ".join(c.export_options) if c.export_options else AS_THE_SERVER_HAS_IT
     requested, negotiated = c.requested.render() or "(defaults)", negotiated_essentials(c.negotiated) or "(not read)"
     return (

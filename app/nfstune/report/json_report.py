@@ -129,6 +129,15 @@ def _config(group: WorkloadResults, c: ConfigResult) -> dict[str, Any]:
         "export_options": list(c.export_options),
         "same_as_baseline": c.same_as_baseline,
         "verdict": _verdict(c.verdict) if c.verdict is not None else None,
+        # what the figures above are: "p50" (a latency workload's typical write), "mean" (one stored without
+        # percentiles), "own" (a workload with one figure), and why, in words
+        "judged_by": str(group.basis),
+        "judged_words": group.judged_words,
+        # a latency workload's mean (sync-4k from several clients: the time per write served) and its tail (p99),
+        # each round's; the tail's own verdict (a family of its own per recipe, never the advice's)
+        "mean_values": list(c.own_rounds.values()),
+        "tail_values": list(c.tail_rounds.values()),
+        "tail_verdict": _verdict(c.tail_verdict) if c.tail_verdict is not None else None,
     }
 
 

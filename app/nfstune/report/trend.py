@@ -91,6 +91,7 @@ def trend_document(trends: Sequence[WorkloadTrend]) -> list[dict[str, Any]]:
             "workload": t.workload,
             "unit": t.unit,
             "higher_is_better": t.higher_is_better,
+            "judged_words": t.judged_words,  # what the points are, for a workload with more than one figure
             "points": [
                 {
                     "session": p.session_id,

@@ -1,14 +1,17 @@
 """Two stored sessions side by side (History's Compare): each configuration of one matched with the configuration
 of the other that ran with the same settings in force (summary.effective_settings), whatever the recipes called
 them, so that quick-check's "baseline" meets sync-vs-async's "sync"; by recipe and label only where the settings
-were not read back. Pure."""
+were not read back. A latency workload is compared by its typical write where both sides kept it, else by both
+sides' mean (bench.figure.judged_by over the two, as one group). Pure."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nfstune.bench.figure import Basis
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.results.comparisons import judgeable, margin_of
 from nfstune.results.summary import ConfigResult, WorkloadResults, summarize_session
@@ -65,7 +68,7 @@ def compare_sessions(
         found_a, found_b = side_a.get(key), side_b.get(key)
         if found_a is None or found_b is None:
             continue
-        rounds_a, rounds_b = judgeable(found_a.config.rounds), judgeable(found_b.config.rounds)
+        rounds_a, rounds_b = (judgeable(r) for r in _comparable(found_a, found_b))
         if rounds_a and rounds_b:
             questions.append(
                 Question(
@@ -80,6 +83,14 @@ def compare_sessions(
             )
     verdicts = {v.key: v for v in judge(questions)} if questions else {}
     return [_row(side_a.get(key), side_b.get(key), verdicts.get((repr(key),))) for key in keys]
+
+
+def _comparable(a: _Side, b: _Side) -> tuple[dict[int, float], dict[int, float]]:
+    """The two sides' rounds on one basis: the figures each was judged by where both were judged alike, else both
+    sides' mean (a session stored before nfstune kept percentiles beside one that did)."""
+    if a.group.basis is b.group.basis:
+        return a.config.rounds, b.config.rounds
+    return a.config.own_rounds or a.config.rounds, b.config.own_rounds or b.config.rounds
 
 
 def _sides(groups: list[WorkloadResults]) -> dict[Key, _Side]:
@@ -99,8 +110,13 @@ def _row(a: _Side | None, b: _Side | None, verdict: Verdict | None) -> Compariso
     some = a or b
     assert some is not None
     ca, cb = (a.config if a else None), (b.config if b else None)
-    median_a = ca.summary.median if ca and ca.summary else None
-    median_b = cb.summary.median if cb and cb.summary else None
+    if a is not None and b is not None:  # the medians of what was compared
+        rounds_a, rounds_b = _comparable(a, b)
+        median_a = statistics.median(rounds_a.values()) if rounds_a else None
+        median_b = statistics.median(rounds_b.values()) if rounds_b else None
+    else:
+        median_a = ca.summary.median if ca and ca.summary else None
+        median_b = cb.summary.median if cb and cb.summary else None
     change = 100 * (verdict.ratio - 1) if verdict is not None and verdict.ratio is not None else None
     text = verdict.text if verdict is not None else _missing_text(ca, cb)
     recipe = _both(a.recipe if a else None, b.recipe if b else None)
@@ -115,8 +131,15 @@ def _row(a: _Side | None, b: _Side | None, verdict: Verdict | None) -> Compariso
         change,
         text,
         verdict,
-        _caution(ca, cb),
+        "; ".join(filter(None, [_caution(ca, cb), _by_mean(a, b)])),
     )
+
+
+def _by_mean(a: _Side | None, b: _Side | None) -> str:
+    if a is None or b is None or a.group.basis is b.group.basis:
+        return ""
+    without = next(name for name, side in zip(SIDE_NAMES, (a, b), strict=True) if side.group.basis is Basis.MEAN)
+    return f"by the mean: {without} was stored without percentiles"
 
 
 def _both(a: str | None, b: str | None) -> str:

@@ -85,11 +85,15 @@ def workload_questions(
     margin_percent: float,
     looks: tuple[int, int] | None,
     paired: bool,
+    steps: Mapping[str, Mapping[int, float]] | None = None,
 ) -> tuple[list[Question], dict[str, str | None]]:
     """The comparisons of one recipe on one workload: each configuration against the baseline (a recipe run from
     several clients: as load_summary.py says), and, per label compared, why it must measure as what it is compared
     with (an A/A check) or None. `runs`: label -> the run as stored (its options and configuration); `rounds`:
-    label -> round -> figure, warm-ups left out."""
+    label -> round -> the figure judged (results/judged_figures.py), warm-ups left out. `steps`: the figures the
+    client-count steps of a recipe run from several clients are asked on, which is what the NAS served them all
+    (sync-4k: the time per write served, not the typical write: whether another client adds writes a second);
+    `rounds` when None."""
     w = WORKLOADS[workload]
     baseline = baseline_of(recipe, runs)
     several = is_clients_group(runs)
@@ -119,7 +123,7 @@ def workload_questions(
                 )
             )
     if several:
-        judged = {label: judgeable(r) for label, r in rounds.items()}
+        judged = {label: judgeable(r) for label, r in (rounds if steps is None else steps).items()}
         questions += step_questions(
             recipe_id,
             workload,
@@ -151,6 +155,38 @@ def compared_labels(
     if is_clients_group(runs):
         found |= step_labels(recipe_id, workload, runs, {label: judgeable(r) for label, r in rounds.items()})
     return found
+
+
+def tail_questions(
+    recipe_id: str,
+    workload: str,
+    runs: Mapping[str, Mapping[str, Any]],
+    tails: Mapping[str, Mapping[int, float]],
+    recipe: Recipe | None,
+    *,
+    margin_percent: float,
+    looks: tuple[int, int] | None,
+    paired: bool,
+) -> list[Question]:
+    """The tail's (p99) comparisons of a latency workload judged by its typical write: each configuration against
+    what its typical write is compared with, on the same rounds, looks and margin, an A/A check as there. They are
+    a family of their own (a recipe's tails together: the tail verdict's own Holm), reported beside the typical
+    write's verdict and never read by the stop rule or the advice. No client-count steps: those ask what the NAS
+    served, which a percentile does not tell."""
+    if not tails:
+        return []
+    questions, _ = workload_questions(
+        recipe_id,
+        workload,
+        runs,
+        tails,
+        recipe,
+        margin_percent=margin_percent,
+        looks=looks,
+        paired=paired,
+        steps={},
+    )
+    return questions
 
 
 def against_of(runs: Mapping[str, Mapping[str, Any]], label: str, baseline: str) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from nfstune.bench.figure import Basis
 from nfstune.results.ceilings import Ceilings
 from nfstune.results.summary import WorkloadResults
 
@@ -120,7 +121,7 @@ def _diagnosis(
             )
         )
     if w == "sync-4k":
-        return made(*_sync_write(figure, c))
+        return made(*_sync_write(figure, c, "A typical write (p50)" if group.basis is Basis.TYPICAL else "Each write"))
     if w in ROUND_TRIPS:
         per_ms = per_file_ms(w, figure, files)
         if per_ms is None:
@@ -155,14 +156,15 @@ def _throughput(
     return None, share, f"{at}: nothing measured explains the rest{also}.", ()
 
 
-def _sync_write(figure: float, c: Ceilings) -> Found:
+def _sync_write(figure: float, c: Ceilings, writes: str) -> Found:
+    """`writes`: what the figure is ("A typical write (p50)", or "Each write" for a mean)."""
     parts = [
         (n, v)
         for n, v in (("the network round trip", c.round_trip_ms), ("the server disk's flush", c.sync_write_ms))
         if v
     ]
     if not parts:
-        return None, None, f"Each write took {figure:.3g} ms; {c.missing('round trip or disk flush latency')}.", ()
+        return None, None, f"{writes} took {figure:.3g} ms; {c.missing('round trip or disk flush latency')}.", ()
     budget = sum(v for _, v in parts)
     said = " and ".join(f"{n} ({v:.2g} ms)" for n, v in parts)
     share = budget / figure
@@ -172,7 +174,7 @@ def _sync_write(figure: float, c: Ceilings) -> Found:
         return (
             None,
             share,
-            f"Each write took {figure:.3g} ms, under half the server disk's own flush ({flush:.2g} ms): the server "
+            f"{writes} took {figure:.3g} ms, under half the server disk's own flush ({flush:.2g} ms): the server "
             "acknowledged before its disk had the data (async, or a disk cache that ignores flushes).",
             (),
         )
@@ -182,7 +184,7 @@ def _sync_write(figure: float, c: Ceilings) -> Found:
         return (
             bottleneck,
             1.0,
-            f"Each write took {figure:.3g} ms, about what {said} take measured apart: {name} is the limit.",
+            f"{writes} took {figure:.3g} ms, about what {said} take measured apart: {name} is the limit.",
             FLUSH if bottleneck == "disk flush" else PATH,
         )
     if share >= EXPLAINED:
@@ -191,13 +193,13 @@ def _sync_write(figure: float, c: Ceilings) -> Found:
         return (
             bottleneck,
             share,
-            f"Each write took {figure:.3g} ms, {percent(share)} of it {said}: {name} is the limit.",
+            f"{writes} took {figure:.3g} ms, {percent(share)} of it {said}: {name} is the limit.",
             FLUSH if bottleneck == "disk flush" else PATH,
         )
     rest = "the rest is spent in the NFS server and the client"
     if c.sync_write_ms is None:
         rest = f"{c.missing('disk flush latency')}, which is likely most of the rest"
-    return None, share, f"Each write took {figure:.3g} ms; {said} explain only {percent(share)} of it: {rest}.", ()
+    return None, share, f"{writes} took {figure:.3g} ms; {said} explain only {percent(share)} of it: {rest}.", ()
 
 
 def per_file_ms(workload: str, figure: float, files: int | None) -> float | None:

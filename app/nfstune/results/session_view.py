@@ -13,7 +13,8 @@ from nfstune.results.caveats import caveats
 from nfstune.results.diagnosis import Diagnosis
 from nfstune.results.load_summary import SeriesScaling
 from nfstune.results.session_diagnosis import session_diagnoses
-from nfstune.results.summary import WorkloadResults, family_words, judged_session, recipe_notes, results_text
+from nfstune.results.summary import WorkloadResults, family_words, judged_session, recipe_notes
+from nfstune.results.summary_text import results_text
 from nfstune.store import Results, StoredSession
 
 

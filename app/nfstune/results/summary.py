@@ -2,21 +2,23 @@
 recipe's baseline; and two sessions side by side. Pure (no Qt, no I/O): the history page, the results page, the
 text report and the HTML report all read the same figures and verdicts from here.
 
-Values are the figure of every stored repeat that is not a warm-up (bench.figure), so the figures here are
-exactly those the engine measured and the stop rule judged. The comparisons are asked and judged as
-comparisons.py says, for the stop rule too: a recipe is a family (Holm), paired by round when the session stored
-its plan (the rounds were interleaved), as independent samples for older sessions, whose repeat numbers are only a
-counter.
+Values are the figure of every stored repeat that is not a warm-up, on its group's basis (results/judged_figures.py:
+sync-4k's typical write where its percentiles were kept, else its mean), so the figures here are exactly those the
+engine measured and the stop rule judged. The comparisons are asked and judged as comparisons.py says, for the stop
+rule too: a recipe is a family (Holm), paired by round when the session stored its plan (the rounds were
+interleaved), as independent samples for older sessions, whose repeat numbers are only a counter. A latency
+workload's tail (p99) is judged too, each recipe's tails a family of their own, shown beside the typical write's
+verdict; the advice reads only `verdict`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from nfstune.bench.figure import figure
+from nfstune.bench.figure import Basis
 from nfstune.facts.model import HostFacts
 from nfstune.nfs.mount_options import MountOptions
 from nfstune.recipes.model import WORKLOADS, Recipe, recipe_facts
@@ -28,24 +30,22 @@ from nfstune.results.comparisons import (
     judgeable,
     looks_of,
     margin_of,
+    tail_questions,
     workload_questions,
 )
+from nfstune.results.judged_figures import group_figures, run_figures
 from nfstune.results.load_summary import (
     SeriesScaling,
     is_clients_group,
-    scaling_lines,
     series_scaling,
 )
 from nfstune.results.run_options import (
     RunOptions,
     effective_settings,
     export_set_of,
-    negotiated_essentials,
 )
-from nfstune.results.writeback import late_heading, late_starts
 from nfstune.statistics.stats import Summary, summarize
 from nfstune.statistics.verdict import Question, Verdict
-from nfstune.store import StoredSession
 
 
 @dataclass(frozen=True)
@@ -65,11 +65,24 @@ class ConfigResult:
     # of its client count in the baseline's series); None for the baseline and the steps of its series
     against: str | None = None
     export_set: tuple[str, ...] = ()  # the export options the configuration set, as the run stored them
+    # a latency workload (WorkloadResults.latency): round -> its mean (the unit rule's figure), and its tail (p99)
+    # where it is judged by its typical write, with the tail's own verdict (a family of its own; never the advice's)
+    own_rounds: dict[int, float] = field(default_factory=dict)
+    tail_rounds: dict[int, float] = field(default_factory=dict)
+    tail_verdict: Verdict | None = None
 
     @property
     def export_in_force(self) -> tuple[str, ...]:
         """The export's options as read back during the run, else those the configuration set."""
         return self.export_options or self.export_set
+
+    @property
+    def own_summary(self) -> Summary | None:
+        return summarize(list(self.own_rounds.values())) if self.own_rounds else None
+
+    @property
+    def tail_summary(self) -> Summary | None:
+        return summarize(list(self.tail_rounds.values())) if self.tail_rounds else None
 
 
 @dataclass(frozen=True)
@@ -80,14 +93,17 @@ class WorkloadResults:
     higher_is_better: bool
     configs: list[ConfigResult]  # the baseline first, then the others in the order they ran
     baseline_label: str  # the configuration the others' verdicts compare with
+    basis: Basis = Basis.OWN  # what its figures are (bench.figure.judged_by)
+    judged_words: str | None = None  # that, in the views' words; None for a workload with one figure
+    mean_name: str = "mean"  # what its unit rule's figure is called beside it ("time per write served")
+
+    @property
+    def latency(self) -> bool:
+        """A latency workload: its tables show the mean (and the tail, where kept) beside the figure judged."""
+        return self.basis is not Basis.OWN
 
     def config(self, label: str | None) -> ConfigResult | None:
         return next((c for c in self.configs if c.label == label), None)
-
-
-def measured_rounds(run: Mapping[str, Any]) -> dict[int, float]:
-    """Round -> figure. In a session with a plan the repeat's number is its round; in an older one a counter."""
-    return {int(r["number"]): figure(run["workload"], r) for r in run["repeats"] if not r["warmup"]}
 
 
 def is_paired(session: Mapping[str, Any]) -> bool:
@@ -142,35 +158,46 @@ class _Judged:
         margins = planned_margins(session)
         planned_looks = planned_rounds(session)
         families: dict[str, list[Question]] = {}
-        self.shapes = []  # per group: (recipe, workload, baseline, runs, rounds, why the same)
+        tails: dict[str, list[Question]] = {}  # each recipe's tail (p99) questions: a family of their own
+        self.shapes = []  # per group: (recipe, workload, baseline, runs, its figures, why the same)
         for (recipe_id, workload), runs in runs_by_key.items():
             recipe = recipes.get(recipe_id)
-            rounds = {label: measured_rounds(run) for label, run in runs.items()}
+            figures = group_figures(workload, {label: run_figures(run) for label, run in runs.items()})
             # as the configuration's options, not the workload's run's: the last run of a configuration
             shown = {label: self.options[(recipe_id, label)] for label in runs}
             # the rounds after which the engine's stop rule could stop: the verdicts are judged as it judged them
             looks = looks_of(recipe, planned_looks.get(recipe_id)) if paired else None
+            margin = margin_of(recipe, margins.get(recipe_id))
             questions, same = workload_questions(
                 recipe_id,
                 workload,
                 shown,
-                rounds,
+                figures.judged,
                 recipe,
-                margin_percent=margin_of(recipe, margins.get(recipe_id)),
+                margin_percent=margin,
                 looks=looks,
                 paired=paired,
+                steps=figures.own,
             )
             families.setdefault(recipe_id, []).extend(questions)
-            self.shapes.append((recipe_id, workload, baseline_of(recipe, runs), runs, rounds, same))
+            tails.setdefault(recipe_id, []).extend(
+                tail_questions(
+                    recipe_id, workload, shown, figures.tail, recipe, margin_percent=margin, looks=looks, paired=paired
+                )
+            )
+            self.shapes.append((recipe_id, workload, baseline_of(recipe, runs), runs, figures, same))
         self.verdicts = judge_families(families.values())
+        self.tail_verdicts = judge_families(tails.values())
 
     def results(self) -> list[WorkloadResults]:
         found = []
-        for recipe_id, workload, baseline, runs, rounds, same in self.shapes:
+        for recipe_id, workload, baseline, runs, figures, same in self.shapes:
             w = WORKLOADS[workload]
             configs = []
             # the baseline leads, as in every table of results; several clients' runs then go series by series
             compared = config_verdicts(recipe_id, workload, runs, baseline, self.verdicts)
+            tails = config_verdicts(recipe_id, workload, runs, baseline, self.tail_verdicts)
+            rounds = figures.judged
             for label, (against, verdict) in compared.items():
                 values = list(rounds[label].values())
                 stored = self.options[(recipe_id, label)]
@@ -190,16 +217,32 @@ class _Judged:
                         settings=effective_settings(stored),
                         against=against,
                         export_set=export_set_of(stored),
+                        own_rounds=figures.own[label] if figures.latency else {},
+                        tail_rounds=figures.tail.get(label, {}),
+                        tail_verdict=tails[label][1],
                     )
                 )
-            found.append(WorkloadResults(recipe_id, workload, w.unit, w.higher_is_better, configs, baseline))
+            found.append(
+                WorkloadResults(
+                    recipe_id,
+                    workload,
+                    w.unit,
+                    w.higher_is_better,
+                    configs,
+                    baseline,
+                    figures.basis,
+                    figures.words,
+                    figures.mean_name,
+                )
+            )
         return found
 
     def scaling(self) -> list[SeriesScaling]:
         found = []
-        for recipe_id, workload, _, runs, rounds, _ in self.shapes:
+        for recipe_id, workload, _, runs, figures, _ in self.shapes:
             if is_clients_group(runs):
-                judged = {label: judgeable(r) for label, r in rounds.items()}
+                # what the NAS served them all, as the steps were asked (comparisons.workload_questions)
+                judged = {label: judgeable(r) for label, r in figures.own.items()}
                 found += series_scaling(recipe_id, workload, WORKLOADS[workload].unit, runs, judged, self.verdicts)
         return found
 
@@ -238,60 +281,6 @@ def _stored_facts(text: object) -> HostFacts | None:
         return HostFacts.from_json(text)
     except (ValueError, TypeError, KeyError):  # a session stored by an older nfstune: its notes need no facts
         return None
-
-
-def results_text(
-    session: Mapping[str, Any],
-    recipes: Mapping[str, Recipe] | None = None,
-    judged: tuple[list[WorkloadResults], list[SeriesScaling]] | None = None,
-) -> str:
-    """The session's results as `nfstune report` prints them: per recipe and workload each configuration's median,
-    min and max, n, its verdict against the baseline (with the CI), and the requested and negotiated options."""
-    groups, scaling = judged or judged_session(session, recipes)
-    late = late_starts(StoredSession.of(session).runs)
-    lines = [f"\nsession {session['id']}: {session['status']}"]
-    family = family_words(session, groups)
-    if family:
-        lines.append(f"verdicts: {family}")
-    for group in groups:
-        better = "higher" if group.higher_is_better else "lower"
-        lines.append(
-            f"\n{group.recipe} / {group.workload} ({group.unit}, {better} is better; against {group.baseline_label})"
-        )
-        width = max([14, *(len(c.label) for c in group.configs)])
-        for c in group.configs:
-            s = c.summary
-            if s is None:
-                lines.append(f"  {c.label:{width}} no completed repeats")
-                continue
-            lines.append(f"  {c.label:{width}} median {s.median:8.3g}  min {s.min:8.3g}  max {s.max:8.3g}  n={s.n}")
-            lines += [f"  {'':{width}} {text}" for text in verdict_lines(c)]
-            essentials = negotiated_essentials(c.negotiated)
-            if essentials:
-                lines.append(
-                    f"  {'':{width}} requested {c.requested.render() or '(defaults)'}; negotiated {essentials}"
-                )
-        started_late = late.get((group.recipe, group.workload), [])
-        if started_late:
-            lines.append(f"  {late_heading(len(started_late))}:")
-            lines += [f"    - {text}" for text in started_late]
-    if scaling:
-        lines.append("\nseveral clients at once: where another client stops adding throughput (same family)")
-        lines += scaling_lines(scaling)
-    for recipe_id in dict.fromkeys(g.recipe for g in groups):
-        notes = recipe_notes(session, (recipes or {}).get(recipe_id))
-        if notes:
-            lines.append(f"\n{recipe_id}: notes")
-            lines += [f"  - {note}" for note in notes]
-    return "\n".join(lines)
-
-
-def verdict_lines(config: ConfigResult) -> list[str]:
-    """The verdict's sentence, and what would settle it when it is not settled."""
-    v = config.verdict
-    if v is None:
-        return []
-    return [v.text] + ([v.settle] if v.settle else [])
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ rounds of the baseline configuration (summary.baseline_of: what the recipe compa
 confidence interval of that median from the rounds themselves (statistics.median_interval: none below 6 rounds, where
 the rounds are too few to bound it; every round's figure is kept, so that their spread still shows). When a session
 measured a workload in several recipes, the first recipe that measured it speaks for the session, as the runs
-went.
+went. The points of one workload are one group for bench.figure.judged_by: sync-4k's trend is of its typical write
+when every session kept its percentiles, else of its mean throughout, so that a line never joins a p50 to a mean.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from nfstune.bench.figure import TYPICAL_WORDS, Basis, RepeatFigures
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.results.comparisons import baseline_of
+from nfstune.results.judged_figures import group_figures, run_figures
 from nfstune.results.settings_in_force import SettingChange, Settings, changes, settings_in_force
-from nfstune.results.summary import measured_rounds
 from nfstune.statistics.median_interval import median_interval
 from nfstune.statistics.stats import format_value
 
@@ -68,6 +70,13 @@ class WorkloadTrend:
     higher_is_better: bool
     points: tuple[TrendPoint, ...]  # oldest first
     marks: tuple[TrendMark, ...]
+    judged_words: str | None = None  # what the points are, where a workload has more than one figure
+    basis: Basis = Basis.OWN
+
+    @property
+    def figure_name(self) -> str:
+        """'p50' or 'mean' for a latency workload's points, '' for a workload with one figure: a chart's title."""
+        return "" if self.basis is Basis.OWN else str(self.basis)
 
     def mark_at(self, session_id: int) -> TrendMark | None:
         return next((m for m in self.marks if m.session_id == session_id), None)
@@ -77,49 +86,71 @@ def workload_trends(
     sessions: Iterable[Mapping[str, Any]], recipes: Mapping[str, Recipe] | None = None
 ) -> list[WorkloadTrend]:
     """One trend per workload any of the sessions measured, in the workloads' own order (bench.workloads)."""
-    points: dict[str, list[TrendPoint]] = {}
+    headlines: dict[str, list[_Headline]] = {}
     for session in sorted(sessions, key=lambda s: (s["started_at"], s["id"])):
-        for workload, point in _headlines(session, recipes or {}).items():
-            points.setdefault(workload, []).append(point)
+        for workload, headline in _headlines(session, recipes or {}).items():
+            headlines.setdefault(workload, []).append(headline)
     trends = []
-    for workload in sorted(points, key=list(WORKLOADS).index):
+    for workload in sorted(headlines, key=list(WORKLOADS).index):
         spec = WORKLOADS[workload]
-        found = points[workload]
+        figures = group_figures(workload, {str(i): h.rounds for i, h in enumerate(headlines[workload])})
+        found = [h.point(figures.judged[str(i)]) for i, h in enumerate(headlines[workload])]
         marks = []
         for before, after in itertools.pairwise(found):
             changed = changes(before.settings, after.settings)
             if changed:
                 marks.append(TrendMark(after.session_id, after.started_at, changed))
-        trends.append(WorkloadTrend(workload, spec.unit, spec.higher_is_better, tuple(found), tuple(marks)))
+        # a trend has no verdicts: of the group's words, only what its points are
+        words = f"each point {TYPICAL_WORDS}" if figures.basis is Basis.TYPICAL else figures.words
+        trends.append(
+            WorkloadTrend(workload, spec.unit, spec.higher_is_better, tuple(found), tuple(marks), words, figures.basis)
+        )
     return trends
 
 
-def _headlines(session: Mapping[str, Any], recipes: Mapping[str, Recipe]) -> dict[str, TrendPoint]:
+@dataclass(frozen=True)
+class _Headline:
+    """A session's headline run of one workload, before its group's basis says which of its figures counts."""
+
+    session_id: int
+    started_at: float
+    recipe: str
+    config_label: str
+    rounds: dict[int, RepeatFigures]
+    settings: Settings
+
+    def point(self, judged: Mapping[int, float]) -> TrendPoint:
+        values = tuple(judged[n] for n in sorted(judged))
+        return TrendPoint(
+            session_id=self.session_id,
+            started_at=self.started_at,
+            recipe=self.recipe,
+            config_label=self.config_label,
+            median=statistics.median(values),
+            ci=median_interval(values),
+            values=values,
+            settings=self.settings,
+        )
+
+
+def _headlines(session: Mapping[str, Any], recipes: Mapping[str, Recipe]) -> dict[str, _Headline]:
     """Per workload, the session's headline figure: the first recipe's baseline that has a counted round."""
     groups: dict[tuple[str, str], dict[str, Mapping[str, Any]]] = {}
     for run in session["runs"]:
         if run["workload"] in WORKLOADS:  # a workload this version does not know has no unit to show
             # a configuration that ran twice counts with its last run, as in the session's own results
             groups.setdefault((run["recipe"], run["workload"]), {})[run["config_label"]] = run
-    found: dict[str, TrendPoint] = {}
+    found: dict[str, _Headline] = {}
     for (recipe_id, workload), runs in groups.items():
         if workload in found:
             continue
         label = baseline_of(recipes.get(recipe_id), runs)
         run = runs[label]
-        rounds = measured_rounds(run)
-        values = tuple(rounds[n] for n in sorted(rounds))
-        if not values:
+        rounds = run_figures(run)
+        if not rounds:
             continue
-        found[workload] = TrendPoint(
-            session_id=session["id"],
-            started_at=session["started_at"],
-            recipe=recipe_id,
-            config_label=label,
-            median=statistics.median(values),
-            ci=median_interval(values),
-            values=values,
-            settings=settings_in_force(session, run),
+        found[workload] = _Headline(
+            session["id"], session["started_at"], recipe_id, label, rounds, settings_in_force(session, run)
         )
     return found
 
@@ -165,6 +196,8 @@ def trend_lines(trends: Sequence[WorkloadTrend], session_id: int | None = None) 
     for trend in trends:
         better = "higher" if trend.higher_is_better else "lower"
         lines.append(f"{trend.workload} ({trend.unit}, {better} is better; each session's baseline median)")
+        if trend.judged_words:
+            lines.append(f"  {trend.judged_words}")
         for p in trend.points:
             mark = trend.mark_at(p.session_id)
             if mark is not None:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from nfstune.bench.figure import TAIL_WORDS
 from nfstune.recipes.model import Recipe
 from nfstune.results.comparisons import config_verdicts, margin_of
 from nfstune.results.summary import WorkloadResults, planned_margins
@@ -30,25 +31,31 @@ class VerdictRow:
     kind: Kind
     expected_same: bool  # an A/A check: nothing differs from what it is compared with
     text: str  # the verdict's sentence
+    tail: bool = False  # the tail's (p99) verdict of a latency workload, beside its typical write's
 
     @property
     def title(self) -> str:
-        return f"{self.recipe} / {self.workload}: {self.label} vs {self.against}"
+        return f"{self.recipe} / {self.workload}{self.aspect}: {self.label} vs {self.against}"
+
+    @property
+    def aspect(self) -> str:
+        """', tail (p99)' for a tail's row, which follows its typical write's; '' for every other row."""
+        return f", {TAIL_WORDS}" if self.tail else ""
 
 
 def verdict_rows(groups: Sequence[WorkloadResults], margins: Mapping[str, float]) -> list[VerdictRow]:
-    """In the order of the groups and their configurations. `margins`: recipe id -> its margin in % (margins_of);
-    a recipe missing there has the default margin."""
+    """In the order of the groups and their configurations, a latency workload's tail (p99) right after its typical
+    write. `margins`: recipe id -> its margin in % (margins_of); a recipe missing there has the default margin."""
     rows = []
     for group in groups:
         margin = margins.get(group.recipe, margin_of(None))
         for config in group.configs:
-            if config.verdict is not None:
-                against = config.against or group.baseline_label
-                expected_same = config.same_as_baseline is not None
-                rows.append(
-                    _row(group.recipe, group.workload, config.label, against, config.verdict, margin, expected_same)
-                )
+            against = config.against or group.baseline_label
+            expected_same = config.same_as_baseline is not None
+            for verdict, tail in ((config.verdict, False), (config.tail_verdict, True)):
+                if verdict is not None:
+                    row = _row(group.recipe, group.workload, config.label, against, verdict, margin, expected_same)
+                    rows.append(replace(row, tail=tail))
     return rows
 
 

@@ -12,7 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from nfstune.bench.figure import RepeatFigures
 from nfstune.recipes.plan import Plan, RecipePlan, Visit, visit_seconds
+from nfstune.results.judged_figures import group_figures
 
 if TYPE_CHECKING:
     from nfstune.recipes.estimate import Estimate
@@ -31,33 +33,59 @@ EXPECT_AHEAD = 2
 
 @dataclass
 class RecipeFigures:
-    """One recipe's figures: (workload, configuration label) -> round -> the workload's figure in that round."""
+    """One recipe's figures: (workload, configuration label) -> round -> that round's repeat's figures (bench.figure:
+    a latency workload's typical write, tail and mean besides), judged on the basis results/judged_figures.py gives
+    the recipe's runs of that workload, as every view of the stored session judges them."""
 
     item: RecipePlan
-    figures: dict[tuple[str, str], dict[int, float]] = field(default_factory=dict)
+    repeats: dict[tuple[str, str], dict[int, RepeatFigures]] = field(default_factory=dict)
     # how long each run took, seconds (the tool's timed part): whether a workload is short (growth.py)
     seconds: dict[tuple[str, str], dict[int, float]] = field(default_factory=dict)
     # (workload, configuration label) -> the run as the store keeps it, once opened: the options read back tell
     # an A/A check (the same settings in force) as the report tells it
     runs: dict[tuple[str, str], StoredRun] = field(default_factory=dict)
 
-    def add(self, workload: str, label: str, round_number: int, value: float, seconds: float | None = None) -> None:
+    def add(
+        self, workload: str, label: str, round_number: int, value: float | RepeatFigures, seconds: float | None = None
+    ) -> None:
+        """`value`: the repeat's figures (bench.figure.repeat_figures of the record the store keeps), or a figure
+        alone (a workload with one figure)."""
         if round_number > 0:  # warm-ups are never counted
-            self.figures.setdefault((workload, label), {})[round_number] = value
+            figures = value if isinstance(value, RepeatFigures) else RepeatFigures(value)
+            self.repeats.setdefault((workload, label), {})[round_number] = figures
             if seconds is not None:
                 self.seconds.setdefault((workload, label), {})[round_number] = seconds
+
+    @property
+    def figures(self) -> dict[tuple[str, str], dict[int, float]]:
+        """(workload, configuration label) -> round -> the figure judged, on its workload's basis."""
+        found = {}
+        for workload in dict.fromkeys(w for w, _ in self.repeats):
+            members = {label: rounds for (w, label), rounds in self.repeats.items() if w == workload}
+            judged = group_figures(workload, members).judged
+            found.update({(workload, label): rounds for label, rounds in judged.items()})
+        return found
+
+    def tail_questions(self) -> list[Question]:
+        """The tails' (p99) comparisons of the recipe's latency workloads, their own family: what the Results page
+        reports beside the typical write's verdict. The stop rule never asks them."""
+        return self._asked()[3]
 
     def questions(self) -> list[Question]:
         """The recipe's comparisons as every view of the stored session asks them (results/comparisons.py), one
         family, each judged with the boundary of the looks stop_reason takes (rounds.min to rounds.max)."""
         return self._asked()[0]
 
-    def _asked(self) -> tuple[list[Question], list[AskedWorkload], dict[tuple[str, ...], Compared]]:
+    def _asked(
+        self,
+    ) -> tuple[list[Question], list[AskedWorkload], dict[tuple[str, ...], Compared], list[Question]]:
+        """The questions, how they were asked, the runs each judges, and the tails' questions."""
         from nfstune.results.comparisons import (  # scipy loads only when judged
             baseline_of,
             compared_labels,
             planned_run,
             stored_run,
+            tail_questions,
             workload_questions,
         )
         from nfstune.results.verdict_rows import AskedWorkload
@@ -66,28 +94,35 @@ class RecipeFigures:
         found: list[Question] = []
         asked: list[AskedWorkload] = []
         compared: dict[tuple[str, ...], Compared] = {}
-        for workload in dict.fromkeys(w for w, _ in self.figures):
+        tails: list[Question] = []
+        for workload in dict.fromkeys(w for w, _ in self.repeats):
             runs = {
                 c.label: stored_run(run) if (run := self.runs.get((workload, c.label))) is not None else planned_run(c)
                 for c in self.item.configs
-                if (workload, c.label) in self.figures
+                if (workload, c.label) in self.repeats
             }
-            rounds = {label: self.figures[(workload, label)] for label in runs}
+            figures = group_figures(workload, {label: self.repeats[(workload, label)] for label in runs})
+            margin, looks = self.item.rounds.margin_percent, (self.item.rounds.min, self.item.rounds.max)
+            # looks: stop_reason may stop at any of them
             questions, same = workload_questions(
                 recipe.id,
                 workload,
                 runs,
-                rounds,
+                figures.judged,
                 recipe,
-                margin_percent=self.item.rounds.margin_percent,
-                looks=(self.item.rounds.min, self.item.rounds.max),  # stop_reason may stop at any of them
+                margin_percent=margin,
+                looks=looks,
                 paired=True,
+                steps=figures.own,
             )
             found += questions
+            tails += tail_questions(
+                recipe.id, workload, runs, figures.tail, recipe, margin_percent=margin, looks=looks, paired=True
+            )
             asked.append(AskedWorkload(workload, baseline_of(recipe, runs), runs, same))
-            for key, (against, label) in compared_labels(recipe.id, workload, runs, rounds, recipe).items():
+            for key, (against, label) in compared_labels(recipe.id, workload, runs, figures.judged, recipe).items():
                 compared[key] = (workload, against, label)
-        return found, asked, compared
+        return found, asked, compared, tails
 
     def judge(self) -> Judgement:
         """The recipe's comparisons judged on the figures so far: once a round, for the stop rule, the time left
@@ -95,7 +130,7 @@ class RecipeFigures:
         from nfstune.results.verdict_rows import judged_rows
         from nfstune.statistics.verdict import judge
 
-        questions, asked, compared = self._asked()
+        questions, asked, compared, _ = self._asked()
         verdicts = judge(questions)
         rows = judged_rows(self.item.recipe.id, asked, verdicts, self.item.rounds.margin_percent)
         return Judgement(questions, verdicts, rows, compared)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nfstune.bench.clients_runner import LoadClient
-from nfstune.bench.figure import client_shares, clients_record, figure, repeat_record
+from nfstune.bench.figure import client_shares, clients_record, judged_by, judged_figure, repeat_figures, repeat_record
 from nfstune.bench.fio_clients import ClientsResult
 from nfstune.bench.runner import ClientRunner
 from nfstune.bench.workloads import WorkloadId, WorkloadSizes
@@ -50,7 +50,7 @@ class WorkloadRunner:
         workload: str,
         run_id: int,
         sizes: WorkloadSizes,
-        figures: RecipeFigures,
+        recipe_figures: RecipeFigures,
         where: Where,
         loads: Sequence[LoadClient],
     ) -> None:
@@ -59,14 +59,16 @@ class WorkloadRunner:
         self.samples.begin(run_id)
         try:
             repeat = self._measure(workload, sizes, where, loads)
-            value = figure(workload, repeat.record)
+            figures = repeat_figures(workload, repeat.record)
+            # the figure it is judged by, on its own basis (a run's group is the same kind of run: fio or dd)
+            value = judged_figure(figures, judged_by(workload, [figures]))
             repeat_id = self.results.add_repeat(run_id, visit.round, warmup=visit.warmup, values=repeat.record)
             if repeat.clients is not None:
                 self.results.add_repeat_clients(repeat_id, client_shares(repeat.clients))
             self.results.add_repeat_writeback(repeat_id, [wait.record() for wait in repeat.writeback])
         finally:
             self.samples.end()
-        figures.add(workload, visit.label, visit.round, value, repeat.seconds)
+        recipe_figures.add(workload, visit.label, visit.round, figures, repeat.seconds)
         unit = WORKLOADS[workload].unit
         label = "warm-up" if visit.warmup else f"round {visit.round}"
         message = f"{visit.recipe} {visit.label} {workload} {label}: {value:.3g} {unit}"

@@ -10,7 +10,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-# the repeat columns bench.figure.figure() reads, with the round number (the repeat's number) and warm-up flag
+# the repeat columns bench.figure.repeat_figures() reads, with the round number (the repeat's number) and warm-up flag
 FIGURE_COLUMNS = (
     "number",
     "warmup",
@@ -21,6 +21,8 @@ FIGURE_COLUMNS = (
     "ops",
     "ops_per_s",
     "lat_mean_us",
+    "lat_p50_us",
+    "lat_p99_us",
     "steady_mb_per_s",
 )
 RUN_COLUMNS = (

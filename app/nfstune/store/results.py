@@ -35,7 +35,17 @@ REPEAT_FIELDS = (
     "raw_output",
 )
 
-CLIENT_SHARE_FIELDS = ("client", "bytes", "seconds", "mb_per_s", "ops", "ops_per_s", "lat_mean_us", "lat_p99_us")
+CLIENT_SHARE_FIELDS = (
+    "client",
+    "bytes",
+    "seconds",
+    "mb_per_s",
+    "ops",
+    "ops_per_s",
+    "lat_mean_us",
+    "lat_p50_us",
+    "lat_p99_us",
+)
 WRITEBACK_FIELDS = ("host", "found_kib", "left_kib", "seconds", "limit_s", "limit_hit")
 
 
@@ -197,7 +207,7 @@ class Results:
         self._conn.executemany(
             f"INSERT INTO repeat_clients (repeat_id, {', '.join(CLIENT_SHARE_FIELDS)}) "
             f"VALUES (?, {', '.join('?' * len(CLIENT_SHARE_FIELDS))})",
-            ([repeat_id, *(share[name] for name in CLIENT_SHARE_FIELDS)] for share in shares),
+            ([repeat_id, *(share.get(name) for name in CLIENT_SHARE_FIELDS)] for share in shares),
         )
 
     def add_repeat_writeback(self, repeat_id: int, waits: Iterable[Mapping[str, Any]]) -> None:

@@ -25,6 +25,7 @@ class ClientShare:
     ops_per_s: float
     lat_mean_us: float | None
     lat_p99_us: float | None
+    lat_p50_us: float | None = None  # None: stored before nfstune kept each client's p50
 
 
 @dataclass(frozen=True)
@@ -253,6 +254,7 @@ def _repeat(rep: Mapping[str, Any]) -> StoredRepeat:
                 float(c["ops_per_s"]),
                 c.get("lat_mean_us"),
                 c.get("lat_p99_us"),
+                c.get("lat_p50_us"),
             )
             for c in rep.get("clients") or ()
         ),

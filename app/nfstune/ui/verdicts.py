@@ -35,6 +35,8 @@ def ci_text(verdict: Verdict) -> str:
 
 def _range_text(low: str, high: str) -> str:
     """'3.2x to 5.3x faster' rather than '3.2x faster to 5.3x faster'; '3.1 % slower to 2.4 % faster' as is."""
+    if low == high:  # every round gave the same ratio: "no change", not "no to no change"
+        return low
     low_value, _, low_word = low.rpartition(" ")
     return f"{low_value} to {high}" if high.endswith(f" {low_word}") else f"{low} to {high}"
 

@@ -10,6 +10,7 @@ from nfstune.advice.outcome import SessionOutcome
 from nfstune.recipes.model import WORKLOADS
 from nfstune.results.compare import ComparisonRow
 from nfstune.results.run_options import negotiated_view
+from nfstune.results.summary_text import beside_words, tail_lines
 from nfstune.results.writeback import late_heading, late_starts
 from nfstune.statistics.stats import format_value
 from nfstune.statistics.verdict import Verdict, format_change
@@ -61,7 +62,7 @@ def details_html(row: SessionRow, outcome: SessionOutcome) -> str:
         parts.append(
             f"<h4>{e(g.recipe)}: {e(WORKLOADS[g.workload].title)}</h4>"
             f"<p>{e(g.unit)}, {better} is better; compared with "
-            f"&ldquo;{e(g.baseline_label)}&rdquo;</p>"
+            f"&ldquo;{e(g.baseline_label)}&rdquo;{f'; {e(g.judged_words)}' if g.judged_words else ''}</p>"
             f"<table {TABLE_STYLE}>{_header_row(DETAILS_HEADER)}"
         )
         for c in g.configs:
@@ -70,12 +71,16 @@ def details_html(row: SessionRow, outcome: SessionOutcome) -> str:
             if c.export_options:
                 options += f" · export {','.join(c.export_options)}"
             verdict = _verdict_html(c.verdict, baseline=c.label == g.baseline_label)
+            verdict += "".join(f"<br>{e(line)}" for line in tail_lines(c))
             if s is None:
                 cells = "<td colspan='4'>no completed repeats</td>"
             else:
                 spread = f"{format_value(s.min)}{DASH}{format_value(s.max)}"
                 figures = [_figure(s.median, g.unit), spread, str(s.n), f"{s.cv_percent:.1f} %"]
                 cells = "".join(f"<td align='right'>{e(f)}</td>" for f in figures)
+                beside = beside_words(g, c)
+                if beside:  # a latency workload's mean and tail under its typical write
+                    cells = cells.replace("</td>", f"<br><small>{e(beside)}</small></td>", 1)
             label = c.label if c.status in ("completed", None) else f"{c.label} ({c.status})"
             parts.append(f"<tr><td>{e(label)}</td>{cells}<td>{verdict}</td><td>{e(options)}</td></tr>")
         parts.append("</table>")

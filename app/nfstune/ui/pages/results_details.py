@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -14,11 +15,13 @@ from PySide6.QtWidgets import QBoxLayout, QLabel, QTableWidgetItem, QTabWidget, 
 
 from nfstune.advice.findings import Findings
 from nfstune.advice.outcome import SessionOutcome
+from nfstune.bench.figure import TAIL_WORDS
 from nfstune.recipes.info import size_text
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.results.load_summary import SeriesScaling, scaling_lines
 from nfstune.results.run_options import negotiated_view
 from nfstune.results.summary import ConfigResult, WorkloadResults, recipe_notes
+from nfstune.results.summary_text import beside_words
 from nfstune.statistics.stats import format_value
 from nfstune.store import StoredSession
 from nfstune.ui.ceilings import ceilings_html
@@ -35,6 +38,9 @@ DASH = "\u2013"
 TABLE_HEADER = ("Configuration", "Median", f"Min{DASH}max", "Rounds", "Against the baseline", "Requested vs negotiated")
 VERDICT_COLUMN = "Against the baseline"
 OPTIONS_COLUMN = "Requested vs negotiated"
+TAIL_COLUMN = "Tail (p99) against the baseline"
+# a latency workload judged by its typical write: its tail's verdict in a column of its own, after the verdict's
+TAIL_TABLE_HEADER = (*TABLE_HEADER[:5], TAIL_COLUMN, *TABLE_HEADER[5:])
 # px: the verdict and the options share what the figures leave, each at least this wide (narrower, they would
 # wrap into too many lines); a window too narrow for that scrolls the table sideways
 WRAPPED_MIN_WIDTH = 200
@@ -87,6 +93,7 @@ def recipe_verdict_lines(groups: Sequence[WorkloadResults], recipe: Recipe | Non
     that matters (with the reason none was expected, where the recipe gives one); then what the server capped and
     what failed."""
     by_kind: dict[str, list[str]] = {kind: [] for kind in KIND_ORDER}
+    tails: list[str] = []  # after every typical write's: a second verdict, not the recipe's answer
     other: list[str] = []
     capped: dict[str, str] = {}
     for group in groups:
@@ -97,6 +104,8 @@ def recipe_verdict_lines(groups: Sequence[WorkloadResults], recipe: Recipe | Non
             text = _capped_text(config)
             if text:
                 capped.setdefault(config.label, text)
+            if config.tail_verdict is not None:
+                tails.append(f"{group.workload}, {TAIL_WORDS}: {verdict_sentence(config.tail_verdict)}")
             verdict = config.verdict
             if verdict is None:
                 continue
@@ -108,7 +117,7 @@ def recipe_verdict_lines(groups: Sequence[WorkloadResults], recipe: Recipe | Non
                 if reason:
                     line += f" {DASH} expected: {reason}"
             by_kind.setdefault(verdict.kind, []).append(line)
-    return [line for kind in by_kind for line in by_kind[kind]] + list(capped.values()) + other
+    return [line for kind in by_kind for line in by_kind[kind]] + tails + list(capped.values()) + other
 
 
 def _rounds(config: ConfigResult) -> dict[int, float]:
@@ -159,9 +168,20 @@ def _row_cells(group: WorkloadResults, config: ConfigResult) -> list[QTableWidge
             f"{format_value(s.min)}{DASH}{format_value(s.max)}",
             str(s.n),
         ]
+        beside = beside_words(group, config)
+        if beside:  # a latency workload's mean and tail under its typical write, a line each
+            figures[0] += "\n" + beside.replace(", ", "\n")
     cells = [_cell(label, meaning=meaning)]
     cells += [_cell(f, right=True, meaning=meaning) for f in figures]
-    return [*cells, _verdict_cell(group, config, failed), _cell(options)]
+    cells.append(_verdict_cell(group, config, failed))
+    if _has_tail(group):
+        tail = replace(config, verdict=config.tail_verdict)  # the same cell, of the tail's verdict
+        cells.append(_verdict_cell(group, tail, failed))
+    return [*cells, _cell(options)]
+
+
+def _has_tail(group: WorkloadResults) -> bool:
+    return any(c.tail_verdict is not None for c in group.configs)
 
 
 class WorkloadBlock(QWidget):
@@ -321,9 +341,10 @@ class ResultsDetails(QWidget):
     def _workload_heading(group: WorkloadResults) -> QLabel:
         better = "higher" if group.higher_is_better else "lower"
         e = html.escape
+        judged = f"; {e(group.judged_words)}" if group.judged_words else ""
         heading = QLabel(
             f"<b>{e(group.workload)}</b>: {e(WORKLOADS[group.workload].title)} "
-            f"({e(group.unit)}, {better} is better; compared with {e(group.baseline_label)})"
+            f"({e(group.unit)}, {better} is better; compared with {e(group.baseline_label)}{judged})"
         )
         heading.setWordWrap(True)
         return heading
@@ -344,7 +365,12 @@ class ResultsDetails(QWidget):
     def _table(self, group: WorkloadResults) -> RowsTable:
         # the verdict and the options wrap; the figures fit their contents; what does not fit scrolls sideways (an
         # option list cut short would mislead)
-        table = RowsTable(TABLE_HEADER, stretch=(VERDICT_COLUMN, OPTIONS_COLUMN), min_stretch=WRAPPED_MIN_WIDTH)
+        tail = _has_tail(group)
+        table = RowsTable(
+            TAIL_TABLE_HEADER if tail else TABLE_HEADER,
+            stretch=(VERDICT_COLUMN, *((TAIL_COLUMN,) if tail else ()), OPTIONS_COLUMN),
+            min_stretch=WRAPPED_MIN_WIDTH,
+        )
         table.setTextElideMode(Qt.TextElideMode.ElideNone)
         follow_items(table)
         table.setRowCount(len(group.configs))

@@ -117,7 +117,8 @@ class TrendChart(QWidget):
 
     def _draw(self, plot: pg.PlotItem, trend: WorkloadTrend, numbers: Mapping[int, int]) -> None:
         better = "higher" if trend.higher_is_better else "lower"
-        plot.setTitle(f"{trend.workload} ({trend.unit}, {better} is better)", color=TEXT_COLOR, size="9pt")
+        figure = f" {trend.figure_name}" if trend.figure_name else ""  # "ms p50": sync-4k's typical write
+        plot.setTitle(f"{trend.workload} ({trend.unit}{figure}, {better} is better)", color=TEXT_COLOR, size="9pt")
         plot.setMouseEnabled(x=True, y=False)  # months of sessions: the dates may be zoomed, the figures not
         plot.hideButtons()
         for side in ("left", "bottom"):
