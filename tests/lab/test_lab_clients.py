@@ -170,9 +170,9 @@ def test_clients_write_and_read_at_once_and_a_cancel_leaves_no_fio(lab3: LabConf
         try:
             load = serve_and_mount(clients, nas, tx)
             runner = ClientsRunner(nas, tx, cancel=cancel, log=log.append)
-            alone = runner.run(WorkloadId.SEQ_WRITE, SIZES, load[:1])
-            together = runner.run(WorkloadId.SEQ_WRITE, SIZES, load)
-            read = runner.run(WorkloadId.SEQ_READ, SIZES, load)
+            alone = runner.run(WorkloadId.SEQ_WRITE, SIZES, load[:1], "/export")
+            together = runner.run(WorkloadId.SEQ_WRITE, SIZES, load, "/export")
+            read = runner.run(WorkloadId.SEQ_READ, SIZES, load, "/export")
             assert list(alone.per_client) == ["client"]
             assert list(together.per_client) == list(read.per_client) == ["client", "client2"]
             for result in (alone, together, read):
@@ -183,7 +183,7 @@ def test_clients_write_and_read_at_once_and_a_cancel_leaves_no_fio(lab3: LabConf
             assert len(files) == 2 and len({f.rsplit("/", 2)[1] for f in files}) == 2
             threading.Timer(3.0, cancel.set).start()
             with pytest.raises(Cancelled):
-                runner.run(WorkloadId.SEQ_WRITE, replace(SIZES, seq_file_bytes=1024 * MIB), load)
+                runner.run(WorkloadId.SEQ_WRITE, replace(SIZES, seq_file_bytes=1024 * MIB), load, "/export")
         finally:
             tx.undo(announce=True)
         for c in clients.values():
