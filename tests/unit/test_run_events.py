@@ -66,9 +66,12 @@ class MeasuredRunner(WorkloadRunner):
         super().run(visit, workload, *args)
 
     def _measure(self, workload: str, sizes: WorkloadSizes, where: Where, loads: Sequence[Any]) -> Repeat:
+        return Repeat(repeat(workload, self.figure(workload)), 1.0)
+
+    def figure(self, workload: str) -> float:
+        """The figure of this visit's run of `workload`."""
         number, label = self.visit.round, self.visit.label
-        value = SYNC_MS[number] if workload == "sync-4k" else FIGURES[label][number]
-        return Repeat(repeat(workload, value), 1.0)
+        return SYNC_MS[number] if workload == "sync-4k" else FIGURES[label][number]
 
 
 def plan_of(tmp_path: Path) -> Plan:

@@ -7,13 +7,9 @@ judges it, gives the verdicts the engine stopped with."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from nfstune.advice.outcome import session_outcome
-from nfstune.bench.workloads import WorkloadSizes
-from nfstune.changes.host_change import Where
 from nfstune.recipes.plan import Plan
 from nfstune.recipes.plan_text import plan_json
 from nfstune.results.verdict_rows import margins_of, verdict_rows
@@ -22,10 +18,9 @@ from nfstune.session.progress import SessionProgress
 from nfstune.session.recipe_rounds import RecipeRounds
 from nfstune.session.rounds import Eta
 from nfstune.session.visit import VisitExecutor
-from nfstune.session.workload_run import Repeat, WorkloadRunner
 from tests.unit.test_plan_is_what_runs import ADDRESS, ADDRESSES, SHARE, SIZES, Hosts, plan_of_text
 from tests.unit.test_run_events import GivenFigures
-from tests.unit.trend_sessions import repeat
+from tests.unit.test_run_events import MeasuredRunner as EventsRunner
 
 RECIPE = """id = "settles"
 title = "Read-ahead on the client"
@@ -59,17 +54,11 @@ FIGURES = {
 }
 
 
-class MeasuredRunner(WorkloadRunner):
+class MeasuredRunner(EventsRunner):
     """The engine's runner with the tool's measurement given: the figure of each run in each round."""
 
-    visit: Any = None
-
-    def run(self, visit: Any, workload: str, *args: Any) -> None:
-        self.visit = visit
-        super().run(visit, workload, *args)
-
-    def _measure(self, workload: str, sizes: WorkloadSizes, where: Where, loads: Sequence[Any]) -> Repeat:
-        return Repeat(repeat(workload, FIGURES[(workload, self.visit.label)][self.visit.round]), 1.0)
+    def figure(self, workload: str) -> float:
+        return FIGURES[(workload, self.visit.label)][self.visit.round]
 
 
 def run_recipe(tmp_path: Path) -> tuple[Plan, Hosts, int]:
