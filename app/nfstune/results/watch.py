@@ -160,6 +160,16 @@ def open_regression(changes: Sequence[SessionChange]) -> SessionChange | None:
     return None
 
 
+def change_letter(index: int) -> str:
+    """A, B, ..., Z, AA, ...: a change point's name on the charts (the settings' marks are numbered)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
+
+
 def change_lines(changes: Sequence[SessionChange]) -> list[str]:
     """The change points as the report's Trend section and `nfstune watch --status` list them."""
     if not changes:

@@ -60,6 +60,8 @@ def change_points(
     if any(not (v > 0 and math.isfinite(v)) for point in series for v in point):
         raise ValueError("a change point is found on positive, finite figures")
     logs = [[math.log(v) for v in point] for point in series]
+    if len(logs) < 2 * min_points:
+        return []
     p_values: dict[int, float] = {}
     stretches = [(0, len(logs))]
     while stretches:

@@ -1,8 +1,9 @@
 """History's trend: one small chart per workload (their units differ: MB/s, ms, s, files/s), two to a row, dates
 along the bottom, each session's headline figure as a point on a line, every round of it as a faint dot (their
 spread), its 95 % interval as a bar where the rounds give one, a dashed line named for what changed where the
-settings in force changed, and the session selected in History drawn larger. Fed a finished results.trend model;
-draws nothing else."""
+settings in force changed, a solid line lettered for each change point a watch found (results/watch.py) with a
+triangle on the point of each workload that moved there, and the session selected in History drawn larger. Fed a
+finished results.trend model and its change points; draws nothing else."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from nfstune.report.chart import nice_ticks
 from nfstune.results.trend import WorkloadTrend, day_text, figure_text, mark_numbers
+from nfstune.results.watch import SessionChange, change_letter
 from nfstune.statistics.stats import format_value
 from nfstune.ui.widgets.static_plot import TEXT_COLOR
 
@@ -25,6 +27,7 @@ INTERVAL_COLOR = (31, 95, 160, 90)  # translucent: an interval is the uncertaint
 ROUND_COLOR = (31, 95, 160, 70)  # fainter still: a round is one of the figures the median is made of
 SELECTED_COLOR = "#d9480f"
 MARK_COLOR = "#6a6a6a"
+CHANGE_COLOR = "#b3261e"  # a change point: on the chart's white ground whatever the window's scheme
 COLUMN_WIDTH = 230  # px a chart needs at least: as many side by side as fit (4 at 1024 px, the first look's)
 ROW_HEIGHT = 180  # px a chart needs for its title, its dates and a readable line; the tab scrolls below that
 TICKS = 4
@@ -51,16 +54,25 @@ class TrendChart(QWidget):
         self.intervals: dict[str, pg.ErrorBarItem] = {}
         self.mark_lines: dict[str, list[pg.InfiniteLine]] = {}
         self.highlights: dict[str, pg.ScatterPlotItem] = {}
+        self.change_lines: dict[str, list[pg.InfiniteLine]] = {}
+        self.change_markers: dict[str, pg.ScatterPlotItem] = {}
+        self._change_points: list[SessionChange] = []
         self._trends: list[WorkloadTrend] = []
         self._selected: int | None = None
         self._columns = 0
 
-    def set_trends(self, trends: Sequence[WorkloadTrend], selected: int | None = None) -> None:
-        """`selected`: the session History has selected, drawn larger where it has a point."""
+    def set_trends(
+        self,
+        trends: Sequence[WorkloadTrend],
+        selected: int | None = None,
+        change_points: Sequence[SessionChange] = (),
+    ) -> None:
+        """`selected`: the session History has selected, drawn larger where it has a point; `change_points`: the
+        watch's, oldest first, lettered A, B, ... in that order."""
         self.graphics.clear()
         self.plots, self.curves, self.points, self.intervals, self.mark_lines = {}, {}, {}, {}, {}
-        self.highlights, self.rounds = {}, {}
-        self._trends, self._selected = list(trends), selected
+        self.highlights, self.rounds, self.change_lines, self.change_markers = {}, {}, {}, {}
+        self._trends, self._selected, self._change_points = list(trends), selected, list(change_points)
         self._columns = self._fitting_columns()
         numbers = mark_numbers(trends)
         times = [p.started_at for t in trends for p in t.points]
@@ -76,6 +88,7 @@ class TrendChart(QWidget):
                 axisItems={"bottom": pg.DateAxisItem(orientation="bottom")},
             )
             self._draw(plot, trend, numbers)
+            self._draw_change_points(plot, trend)
             plot.setXRange(first - pad, last + pad, padding=0)
             if linked is None:
                 linked = plot
@@ -110,7 +123,7 @@ class TrendChart(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
         if self._trends and self._fitting_columns() != self._columns:  # another column fits now, or one no more
-            self.set_trends(self._trends, self._selected)
+            self.set_trends(self._trends, self._selected, self._change_points)
 
     def _fitting_columns(self) -> int:
         return max(1, min(len(self._trends), self.width() // COLUMN_WIDTH))
@@ -184,6 +197,39 @@ class TrendChart(QWidget):
         highest = max((v for p in trend.points for v in p.values), default=1.0)
         plot.setYRange(0, nice_ticks(highest, TICKS)[-1], padding=0)
         plot.setLabel("left", trend.unit, color=TEXT_COLOR)
+
+    def _draw_change_points(self, plot: pg.PlotItem, trend: WorkloadTrend) -> None:
+        """A solid line at each change point on every chart (a ceiling's change concerns them all), and a
+        triangle on the point of this workload where it moved."""
+        lines, moved = [], []
+        points = {p.session_id: p for p in trend.points}
+        for i, change in enumerate(self._change_points):
+            letter = change_letter(i)
+            line = pg.InfiniteLine(
+                pos=change.started_at,
+                angle=90,
+                pen=pg.mkPen(CHANGE_COLOR, width=2),
+                label=letter,
+                labelOpts={"position": 0.08, "color": CHANGE_COLOR, "fill": "w", "anchors": [(1.2, 1), (1.2, 1)]},
+            )
+            line.setToolTip(f"{letter}: {change.headline}")
+            plot.addItem(line)
+            lines.append(line)
+            if change.session_id in points and any(m.name == trend.workload for m in change.workloads):
+                moved.append(points[change.session_id])
+        self.change_lines[trend.workload] = lines
+        if moved:
+            markers = pg.ScatterPlotItem(
+                x=[p.started_at for p in moved],
+                y=[p.median for p in moved],
+                symbol="t",
+                size=14,
+                brush=pg.mkBrush(CHANGE_COLOR),
+                pen=pg.mkPen("w"),
+            )
+            markers.setZValue(8)
+            plot.addItem(markers)
+            self.change_markers[trend.workload] = markers
 
     def figures(self, workload: str) -> list[tuple[int, float, float]]:
         """(session, date, figure) of every point drawn for `workload`, in date order: what a reader sees."""

@@ -1,0 +1,72 @@
+"""The banner that heads History while a pair has a regression still open (results/watch.py): what got slower, since
+which session, and the likely cause, with a button to the pair's trend. Hidden while there is none. It only draws
+what a worker read (history_jobs.read_regressions)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout
+
+from nfstune.results.watch_read import PairWatch
+from nfstune.ui.tint import tint
+from nfstune.ui.widgets.labels import wrapped_label
+
+
+def banner_texts(found: Sequence[PairWatch]) -> tuple[str, str]:
+    """(heading, details) for the newest pair's regression, and how many more pairs have one."""
+    first = found[0]
+    regression = first.regression
+    assert regression is not None  # read_regressions keeps only pairs with one
+    heading = f"Slower since session {regression.session_id}: {first.pair.text}"
+    details = regression.headline
+    if len(found) > 1:
+        others = len(found) - 1
+        details += f" ({others} more pair{'s' if others != 1 else ''} slower too: see each one's Trend.)"
+    return heading, details
+
+
+class RegressionBanner(QFrame):
+    show_trend = Signal(list)  # the pair's key (server key, client key, share), as the Trend's box holds it
+
+    def __init__(self) -> None:
+        super().__init__()
+        # the palette's alternate base, not a style sheet: it follows a switch to dark (as the Recipes page's box)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAutoFillBackground(True)
+        self.setBackgroundRole(QPalette.ColorRole.AlternateBase)
+        self.setAccessibleName("Open regression")
+        self.heading = wrapped_label()
+        font = self.heading.font()
+        font.setBold(True)
+        self.heading.setFont(font)
+        tint(self.heading, "bad")
+        self.details = wrapped_label()
+        self.trend_button = QPushButton("Show the &trend")
+        self.trend_button.clicked.connect(self._on_trend_clicked)
+        words = QVBoxLayout()
+        words.addWidget(self.heading)
+        words.addWidget(self.details)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        layout.addLayout(words, 1)
+        layout.addWidget(self.trend_button)
+        self._key: list[str] = []
+        self.hide()
+
+    def show_regressions(self, found: Sequence[PairWatch]) -> None:
+        """The newest pair's open regression, or hidden when no pair has one."""
+        if not found:
+            self.hide()
+            return
+        heading, details = banner_texts(found)
+        self.heading.setText(heading)
+        self.details.setText(details)
+        self._key = list(found[0].pair.key)
+        self.show()
+
+    @Slot()
+    def _on_trend_clicked(self) -> None:
+        self.show_trend.emit(self._key)
