@@ -173,7 +173,8 @@ def install(home: Path, command: Path, watch: Watch, systemctl: Systemctl, say: 
 
 def uninstall(home: Path, name: str, systemctl: Systemctl, say: Say) -> bool:
     """Stops the watch's timer and removes its files; False when no such watch was installed."""
-    if file_record.read_record(places(home, name)) is None:
+    record = file_record.read_record(places(home, name))
+    if record is None:
         return False
     if systemctl is not None:
         _systemctl_steps(systemctl, [["disable", "--now", f"{name}.timer"]], say, "")
@@ -182,6 +183,11 @@ def uninstall(home: Path, name: str, systemctl: Systemctl, say: Say) -> bool:
         link.unlink()  # `enable` run by hand where systemd --user did not answer us
         say(f"removed {link}")
     removal = file_record.remove_files(places(home, name))
+    # folders this watch made that others' files still fill: theirs to remove now
+    left = [f for f in record.folders if f.is_dir()]
+    others = [w.name for w in installed(home)]
+    if left and others:
+        file_record.adopt_folders(places(home, others[0]), left)
     for path in removal.removed if removal else ():
         say(f"removed {path}")
     for path in removal.kept if removal else ():

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from nfstune.errors import ConfigError
+
 PREFIX = "nfstune-watch"
 EVERY = ("daily", "weekly", "monthly")  # systemd's own calendar shorthands, as OnCalendar= reads them
 RANDOM_DELAY = "1h"
@@ -54,12 +56,21 @@ def watch_name(arguments: Sequence[str]) -> str:
     return f"{PREFIX}-{hashlib.sha256(json.dumps(list(arguments)).encode()).hexdigest()[:10]}"
 
 
-def exec_argument(argument: str) -> str:
-    """One argument of an Exec line, as systemd.service(5) parses it: `%` and `$` doubled (specifiers, variables),
-    and quoted with the C escapes where a blank, a quote, a backslash or a `;` would split or end it."""
+def exec_argument(argument: str, *, program: bool = False) -> str:
+    """One argument of an Exec line, as systemd.service(5) parses it: `%` doubled (a specifier), `$` doubled in an
+    argument (a variable; the program's own path is not expanded), and quoted with the C escapes where a blank, a
+    quote, a backslash or a `;` would split or end it. `program`: the path of the program itself, where systemd
+    refuses quotes and backslashes outright."""
     if "\n" in argument or "\0" in argument:
-        raise ValueError(f"{argument!r}: a line break cannot be written in a unit file")
-    argument = argument.replace("%", "%%").replace("$", "$$")
+        raise ConfigError(f"{argument!r}: a line break cannot be written in a unit file")
+    if program and any(c in argument for c in "'\"\\"):
+        raise ConfigError(
+            f"systemd cannot start {argument}: its path has a quote or a backslash. Install nfstune where its path "
+            "has neither (pipx: ~/.local/bin/nfstune) and run `nfstune watch --install` from there"
+        )
+    argument = argument.replace("%", "%%")
+    if not program:
+        argument = argument.replace("$", "$$")
     if any(c in _QUOTED for c in argument) or not argument:
         argument = '"' + argument.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return argument
@@ -71,8 +82,8 @@ def run_argv(command: Path, watch: Watch) -> list[str]:
 
 
 def service_text(command: Path, watch: Watch) -> str:
-    run = " ".join(exec_argument(a) for a in run_argv(command, watch))
-    notify = " ".join(exec_argument(a) for a in (str(command), "watch", "--notify", watch.name))
+    run = _exec_line(run_argv(command, watch))
+    notify = _exec_line([str(command), "watch", "--notify", watch.name])
     lines = [
         "[Unit]",
         f"Description=nfstune watch: a first look at {_value(watch.text)}",
@@ -89,6 +100,10 @@ def service_text(command: Path, watch: Watch) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _exec_line(argv: Sequence[str]) -> str:
+    return " ".join([exec_argument(argv[0], program=True), *(exec_argument(a) for a in argv[1:])])
 
 
 def timer_text(watch: Watch) -> str:
