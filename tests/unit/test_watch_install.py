@@ -156,7 +156,7 @@ def test_exec_arguments_are_quoted_as_systemd_reads_them() -> None:
 
 def test_a_program_path_systemd_cannot_start_is_refused(tmp_path: Path) -> None:
     home, command = tmp_path / "config", fake_command(tmp_path / "it's here")
-    with pytest.raises(ConfigError, match="systemd cannot start .*a quote or a backslash"):
+    with pytest.raises(ConfigError, match=r"systemd cannot start .*a quote or a backslash"):
         installed(home, command, "--lab")
     assert not (home / "systemd").exists()
 
