@@ -23,7 +23,7 @@ from nfstune.statistics.verdict import format_change
 CANARIES: dict[str, tuple[str, str, bool]] = {
     "network_to_server": ("the network (client to server)", "MB/s", True),
     "network_from_server": ("the network (server to client)", "MB/s", True),
-    "round_trip_ms": ("the network's round trip", "ms", False),
+    "round_trip_ms": ("the network (round trip)", "ms", False),
     "disk_write": ("the server's disk (write)", "MB/s", True),
     "disk_read": ("the server's disk (read)", "MB/s", True),
     "sync_write_ms": ("the server's disk (synchronous write)", "ms", False),
@@ -84,10 +84,15 @@ class SessionChange:
 
     @property
     def cause(self) -> str | None:
-        """'the network (client to server) measured 60 % slower from session 14': the ceilings that moved."""
+        """'the network measured 7.1x slower (client to server) and 6.7x slower (server to client) from session 14':
+        the ceilings that moved, by what they measure (the network, the server's disk)."""
         if not self.ceilings:
             return None
-        moved = " and ".join(f"{m.name} measured {m.change}" for m in self.ceilings)
+        by_what: dict[str, list[str]] = {}
+        for m in self.ceilings:
+            what, _, part = m.name.partition(" (")
+            by_what.setdefault(what, []).append(f"{m.change} ({part}" if part else m.change)
+        moved = "; ".join(f"{what} measured {' and '.join(changes)}" for what, changes in by_what.items())
         return f"{moved} from session {self.session_id}"
 
     @property
