@@ -28,7 +28,7 @@ from nfstune.ui.widgets.tab_order import insert_in_tab_order
 if TYPE_CHECKING:
     from nfstune.ui.widgets.trend_chart import TrendChart
 
-JOB = "history-trend"
+JOB = "history-trend"  # each read's job is named JOB-<n>: one is delivered before the queue lets its name go
 NO_SESSIONS = "No completed session yet: a trend needs sessions of one server, client and share."
 
 Background = Callable[[str, Callable[[Any], Any], Callable[[Any], None], Callable[[str], None]], object]
@@ -111,6 +111,7 @@ class TrendPanel(QWidget):
         self._shown: TrendRead | None = None
         self._loading = False
         self._again = False  # asked for while a read ran: read once more when it ends
+        self._reads = 0
         self.pairs = QComboBox()
         self.pairs.setAccessibleName("Server, client and share")
         self.pairs.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -187,7 +188,8 @@ class TrendPanel(QWidget):
             finally:
                 conn.close()
 
-        self._background(JOB, work, self._on_read, self._on_read_failed)
+        self._reads += 1
+        self._background(f"{JOB}-{self._reads}", work, self._on_read, self._on_read_failed)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)

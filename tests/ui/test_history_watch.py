@@ -1,0 +1,80 @@
+"""History with a watch's findings, on a real store: six watched first looks a week apart, the last three on a
+slower link; the banner above the list says what got slower, since which session and the likely cause, and its
+button opens that pair's trend, where the change point is a lettered line on every chart, a triangle on each
+workload that moved, and a line below the charts. Six unchanged first looks: no banner, no change point."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from nfstune.store import Results, open_store
+from nfstune.ui.pages.history import HistoryPage
+from tests.ui.test_history_page import Jobs
+from tests.unit.trend_sessions import shipped_recipes, use_clock
+from tests.unit.watch_sessions import store_watch_series
+
+
+@pytest.fixture
+def jobs(qtbot: QtBot) -> Iterator[Jobs]:
+    jobs = Jobs()
+    yield jobs
+    qtbot.waitUntil(lambda: not jobs.queue.busy(), timeout=10_000)
+
+
+def shown_page(qtbot: QtBot, jobs: Jobs, path: Path) -> HistoryPage:
+    page = HistoryPage(
+        Results(open_store(path)), recipes=shipped_recipes(), store_path=path, background=jobs.background
+    )
+    qtbot.addWidget(page, before_close_func=lambda _: qtbot.waitUntil(lambda: not jobs.queue.busy()))
+    page.resize(1024, 700)
+    with qtbot.waitSignal(page.sessions_shown, timeout=10_000):
+        page.show()
+    qtbot.waitUntil(lambda: not jobs.queue.busy(), timeout=10_000)  # the regressions, read after the list
+    return page
+
+
+def test_an_open_regression_heads_history_and_its_trend_marks_the_change_point(
+    qtbot: QtBot, jobs: Jobs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.sqlite3"
+    ids = store_watch_series(Results(open_store(path)), use_clock(monkeypatch), slower_from=4)
+    page = shown_page(qtbot, jobs, path)
+    banner = page.banner
+    assert banner.isVisible()
+    assert banner.heading.text() == f"Slower since session {ids[3]}: lab nas → lab client: /export"
+    details = banner.details.text()
+    assert details.startswith(f"From session {ids[3]} (") and "seq-read 47 % slower" in details
+    assert "likely cause: the network measured 7.1x slower (client to server)" in details
+    assert banner.geometry().bottom() < page.table.mapTo(page, page.table.rect().topLeft()).y()  # above the list
+    banner.trend_button.click()
+    assert page.bottom_tabs.currentWidget() is page.trend
+    chart = page.trend.chart
+    qtbot.waitUntil(lambda: bool(chart.change_lines) and not jobs.queue.busy(), timeout=10_000)
+    started = {sid: t for sid, t, _ in chart.figures("seq-read")}
+    for workload, lines in chart.change_lines.items():
+        (line,) = lines  # one change point, on every chart (a ceiling's change concerns them all)
+        assert line.value() == started[ids[3]] and line.label.format == "A", workload
+    # the triangle sits on the point of each workload that moved there, and only those
+    assert sorted(chart.change_markers) == ["seq-read", "seq-write"]
+    (marker,) = chart.change_markers["seq-read"].points()
+    assert (marker.pos().x(), marker.pos().y()) == next((t, y) for s, t, y in chart.figures("seq-read") if s == ids[3])
+    below = page.trend.changes.toPlainText()
+    assert f"A. From session {ids[3]} (" in below and "seq-read 19.2 → 10.2 MB/s (47 % slower)" in below
+
+
+def test_unchanged_first_looks_raise_no_banner_and_mark_nothing(
+    qtbot: QtBot, jobs: Jobs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.sqlite3"
+    store_watch_series(Results(open_store(path)), use_clock(monkeypatch), slower_from=None)
+    page = shown_page(qtbot, jobs, path)
+    assert not page.banner.isVisible()
+    page.bottom_tabs.setCurrentWidget(page.trend)
+    chart = page.trend.chart
+    qtbot.waitUntil(lambda: bool(chart.plots) and not jobs.queue.busy(), timeout=10_000)
+    assert all(lines == [] for lines in chart.change_lines.values()) and chart.change_markers == {}
+    assert "No change point" in page.trend.changes.toPlainText()
