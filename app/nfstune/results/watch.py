@@ -86,14 +86,27 @@ class SessionChange:
     def cause(self) -> str | None:
         """'the network measured 7.1x slower (client to server) and 6.7x slower (server to client) from session 14':
         the ceilings that moved, by what they measure (the network, the server's disk)."""
+        measured = self._measured()
+        return f"{measured} from session {self.session_id}" if measured else None
+
+    def _measured(self) -> str | None:
         if not self.ceilings:
             return None
         by_what: dict[str, list[str]] = {}
         for m in self.ceilings:
             what, _, part = m.name.partition(" (")
             by_what.setdefault(what, []).append(f"{m.change} ({part}" if part else m.change)
-        moved = "; ".join(f"{what} measured {' and '.join(changes)}" for what, changes in by_what.items())
-        return f"{moved} from session {self.session_id}"
+        return "; ".join(f"{what} measured {' and '.join(changes)}" for what, changes in by_what.items())
+
+    @property
+    def summary(self) -> str:
+        """What changed and why, without when: 'seq-read 47 % slower; likely cause: the network measured 7.1x
+        slower (client to server).' (History's banner says since when in its heading)."""
+        measured = self._measured()
+        if self.workloads:
+            names = ", ".join(f"{m.name} {m.change}" for m in self.workloads)
+            return f"{names}; " + (f"likely cause: {measured}." if measured else "no ceiling moved with it.")
+        return f"{measured}; no workload moved by {format_percent(MIN_CHANGE * 100)} or more." if measured else ""
 
     @property
     def headline(self) -> str:

@@ -10,6 +10,7 @@ from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout
 
+from nfstune.results.trend import day_text
 from nfstune.results.watch_read import PairWatch
 from nfstune.ui.tint import tint
 from nfstune.ui.widgets.labels import wrapped_label
@@ -20,8 +21,8 @@ def banner_texts(found: Sequence[PairWatch]) -> tuple[str, str]:
     first = found[0]
     regression = first.regression
     assert regression is not None  # read_regressions keeps only pairs with one
-    heading = f"Slower since session {regression.session_id}: {first.pair.text}"
-    details = regression.headline
+    heading = f"Slower since session {regression.session_id} ({day_text(regression.started_at)}): {first.pair.text}"
+    details = regression.summary
     if len(found) > 1:
         others = len(found) - 1
         details += f" ({others} more pair{'s' if others != 1 else ''} slower too: see each one's Trend.)"
