@@ -204,7 +204,12 @@ def _add_watch_parser(sub: Any) -> None:
         "--uninstall", action="store_true", help="stop the watch of these hosts and share (or --all) and remove it"
     )
     action.add_argument("--status", action="store_true", help="the watches, their last run and any open regression")
-    action.add_argument("--notify", metavar="WATCH", help=argparse.SUPPRESS)  # what the watch's service runs
+    action.add_argument(
+        "--notify",
+        metavar="WATCH",
+        help="what a watch's service runs after each first look: a regression not told yet raises a desktop "
+        "notification (else it goes to the watch's log and the journal)",
+    )
     watch.add_argument("--every", choices=EVERY, help="how often the first look runs (with --install; default weekly)")
     watch.add_argument("--all", action="store_true", help="with --uninstall: every watch")
     where = watch.add_mutually_exclusive_group()
