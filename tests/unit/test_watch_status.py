@@ -82,7 +82,7 @@ def test_a_regression_is_told_once_and_logged_without_a_session_bus(
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "no-runtime"))
     said: list[str] = []
     how = watch.notify_command(home, LAB.name, said.append, store)
-    assert how is not None and how.startswith("logged (")
+    assert how is not None and how == "logged: no session bus: nobody is logged in to a desktop"
     log = watch.watch_log(LAB.name).read_text()
     assert f"the practice lab: /export got slower: From session {ids[3]} (" in log
     assert "likely cause: the network measured" in capsys.readouterr().err  # the journal's copy
@@ -171,6 +171,6 @@ def test_a_bus_without_a_notification_server_falls_back_to_the_log(
     bare["DBUS_SESSION_BUS_ADDRESS"] = f"unix:path={tmp_path / 'nothing-listens-here'}"
     log = tmp_path / "watch.log"
     how = notify("nas got slower", "From session 4", log, environ=bare)
-    assert how.startswith("logged (gdbus exited ")
+    assert how.startswith("logged: gdbus exited ")
     assert log.read_text().endswith(" nas got slower: From session 4\n")
     assert "nfstune: nas got slower: From session 4" in capsys.readouterr().err

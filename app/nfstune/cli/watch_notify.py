@@ -68,7 +68,7 @@ def notify(
     environ: Mapping[str, str] = os.environ,
     run: Runner = subprocess.run,
 ) -> str:
-    """Raises the notification, else logs it; 'desktop' or why it was logged instead."""
+    """Raises the notification, else logs it; 'desktop', or 'logged: ' and why."""
     gdbus = shutil.which("gdbus", path=environ.get("PATH"))
     if gdbus is None:
         why = "gdbus is not installed"
@@ -76,7 +76,7 @@ def notify(
         not environ.get("DBUS_SESSION_BUS_ADDRESS")
         and not Path(environ.get("XDG_RUNTIME_DIR", "/nonexistent"), "bus").exists()
     ):
-        why = "no session bus (nobody logged in to a desktop)"
+        why = "no session bus: nobody is logged in to a desktop"
     else:
         try:
             done = run(
@@ -94,4 +94,4 @@ def notify(
                 return "desktop"
             why = f"gdbus exited {done.returncode}: {' '.join(done.stderr.split())}"
     log_message(log, summary, body)
-    return f"logged ({why})"
+    return f"logged: {why}"
