@@ -34,13 +34,12 @@ from PySide6.QtWidgets import (
 from nfstune.advice.outcome import SessionOutcome
 from nfstune.recipes.model import Recipe
 from nfstune.results.compare import ComparisonRow
-from nfstune.results.watch_read import PairWatch
 from nfstune.store import Results, SessionRow
 from nfstune.ui.icons import icon
 from nfstune.ui.jobs import CRASHED
 from nfstune.ui.pages.history_banner import RegressionBanner
 from nfstune.ui.pages.history_details import comparison_html, details_html
-from nfstune.ui.pages.history_jobs import read_comparison, read_outcome, read_regressions, read_sessions, write_export
+from nfstune.ui.pages.history_jobs import read_comparison, read_outcome, read_sessions, write_export
 from nfstune.ui.pages.history_list import COLUMNS, SIZED_FROM_ROWS, SessionTableModel
 from nfstune.ui.pages.history_trend import TrendPanel
 from nfstune.ui.tint import on_scheme_change
@@ -150,7 +149,7 @@ class HistoryPage(QWidget):
         self.trend = TrendPanel(background, store_path, recipes)
         self.refresh_button.clicked.connect(self.trend.reload)
         # a regression a watch found, above the list: read with the list, from every pair's trend
-        self.banner = RegressionBanner()
+        self.banner = RegressionBanner(background, store_path, recipes)
         self.banner.show_trend.connect(self._on_show_trend)
 
         sessions_label = QLabel("&Sessions")
@@ -228,19 +227,6 @@ class HistoryPage(QWidget):
         name = f"history-read-{self._reads}"
         self._background(name, lambda _job: read_sessions(store_path), self._on_sessions_read, self._on_read_failed)
 
-    def _read_regressions(self) -> None:
-        """Every pair's open regression, for the banner: after the list, which must not wait for the trends."""
-        store_path, recipes = self._store_path, self._recipes
-        self._background(
-            f"history-regressions-{self._reads}",
-            lambda _job: read_regressions(store_path, recipes),
-            self._on_regressions_read,
-            lambda _reason: None,  # a bug shows in the crash dialog; the list's own read says a store error
-        )
-
-    def _on_regressions_read(self, found: list[PairWatch]) -> None:
-        self.banner.show_regressions(found)
-
     @Slot(list)
     def _on_show_trend(self, key: list[str]) -> None:
         self.bottom_tabs.setCurrentWidget(self.trend)
@@ -249,7 +235,7 @@ class HistoryPage(QWidget):
     def _on_sessions_read(self, rows: list[SessionRow]) -> None:
         self._reading = False
         self._show_sessions(rows)
-        self._read_regressions()
+        self.banner.read(f"history-regressions-{self._reads}")  # after the list, which must not wait for it
         self.status.setText(f"{len(rows)} session{'' if len(rows) == 1 else 's'}, read {time.strftime('%H:%M:%S')}")
         self.sessions_shown.emit()
         if self._read_again:  # what was read may miss a session stored while it ran

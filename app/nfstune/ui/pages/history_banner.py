@@ -1,19 +1,25 @@
 """The banner that heads History while a pair has a regression still open (results/watch.py): what got slower, since
 which session, and the likely cause, with a button to the pair's trend. Hidden while there is none. It only draws
-what a worker read (history_jobs.read_regressions)."""
+what a worker read (history_jobs.read_regressions), as the page's job after each read of the list."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout
 
+from nfstune.recipes.model import Recipe
 from nfstune.results.trend import day_text
 from nfstune.results.watch_read import PairWatch
+from nfstune.ui.pages.history_jobs import read_regressions
 from nfstune.ui.tint import tint
 from nfstune.ui.widgets.labels import wrapped_label
+
+Background = Callable[[str, Callable[[Any], Any], Callable[[Any], None], Callable[[str], None]], object]
 
 
 def banner_texts(found: Sequence[PairWatch]) -> tuple[str, str]:
@@ -32,8 +38,9 @@ def banner_texts(found: Sequence[PairWatch]) -> tuple[str, str]:
 class RegressionBanner(QFrame):
     show_trend = Signal(list)  # the pair's key (server key, client key, share), as the Trend's box holds it
 
-    def __init__(self) -> None:
+    def __init__(self, background: Background, store_path: Path, recipes: Mapping[str, Recipe] | None) -> None:
         super().__init__()
+        self._background, self._store_path, self._recipes = background, store_path, recipes
         # the palette's alternate base, not a style sheet: it follows a switch to dark (as the Recipes page's box)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAutoFillBackground(True)
@@ -56,6 +63,16 @@ class RegressionBanner(QFrame):
         layout.addWidget(self.trend_button)
         self._key: list[str] = []
         self.hide()
+
+    def read(self, job_name: str) -> None:
+        """Every pair's open regression read again on a worker thread, then shown."""
+        store_path, recipes = self._store_path, self._recipes
+        self._background(
+            job_name,
+            lambda _job: read_regressions(store_path, recipes),
+            self.show_regressions,
+            lambda _reason: None,  # a bug shows in the crash dialog; the list's own read says a store error
+        )
 
     def show_regressions(self, found: Sequence[PairWatch]) -> None:
         """The newest pair's open regression, or hidden when no pair has one."""
