@@ -15,7 +15,7 @@ from typing import Any
 from nfstune.recipes.model import Recipe
 from nfstune.report.trend_chart import trend_chart_svg
 from nfstune.results.trend import WorkloadTrend, changes_by_session, day_text, mark_numbers, workload_trends
-from nfstune.results.watch import SessionChange, change_lines, session_changes
+from nfstune.results.watch import Move, SessionChange, change_lines, session_changes
 from nfstune.statistics.stats import format_value
 from nfstune.store import Results
 
@@ -107,6 +107,33 @@ def _table(trends: Sequence[WorkloadTrend], sessions: Sequence[tuple[int, float]
         f"<table><tr><th>session</th><th>started</th>{head}<th>changed from the session before</th></tr>"
         f"{''.join(rows)}</table>"
     )
+
+
+def change_points_document(change_points: Sequence[SessionChange]) -> list[dict[str, Any]]:
+    """The watch's change points as `report --json` gives them: where each moved, by how much, and the likely cause."""
+    return [
+        {
+            "session": c.session_id,
+            "started_at": c.started_at,
+            "headline": c.headline,
+            "workloads": [_move(m) for m in c.workloads],
+            "ceilings": [_move(m) for m in c.ceilings],
+            "likely_cause": c.cause,
+        }
+        for c in change_points
+    ]
+
+
+def _move(move: Move) -> dict[str, Any]:
+    return {
+        "name": move.name,
+        "unit": move.unit,
+        "higher_is_better": move.higher_is_better,
+        "before": move.before,
+        "after": move.after,
+        "ratio": move.speed,  # after over before as a speed, as a verdict's: below 1 slower, whatever the unit
+        "change": move.change,
+    }
 
 
 def trend_document(trends: Sequence[WorkloadTrend]) -> list[dict[str, Any]]:
