@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QItemSelectionModel
 from pytestqt.qtbot import QtBot
 
 from nfstune.store import Results, open_store
@@ -83,3 +84,62 @@ def test_unchanged_first_looks_raise_no_banner_and_mark_nothing(
     qtbot.waitUntil(lambda: bool(chart.plots) and not jobs.queue.busy(), timeout=10_000)
     assert all(lines == [] for lines in chart.change_lines.values()) and chart.change_markers == {}
     assert "No change point" in page.trend.changes.toPlainText()
+
+
+# History's share of a 1024x700 window, less the window's menu and tabs (652 px on the desktop's style)
+PAGE_AT_1024 = (1024, 640)
+
+
+def whole_rows(page: HistoryPage) -> list[int]:
+    """The rows the list shows whole, top to bottom."""
+    viewport = page.table.viewport().rect()
+    rows = range(page.model.rowCount())
+    return [r for r in rows if viewport.contains(page.table.visualRect(page.model.index(r, 0)))]
+
+
+def test_with_the_banner_and_the_trend_the_list_shows_four_rows_and_the_selected_one_whole(
+    qtbot: QtBot, jobs: Jobs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.sqlite3"
+    ids = store_watch_series(Results(open_store(path)), use_clock(monkeypatch), slower_from=4, count=9)
+    page = shown_page(qtbot, jobs, path)
+    page.resize(*PAGE_AT_1024)
+    page.bottom_tabs.setCurrentWidget(page.trend)
+    qtbot.waitUntil(lambda: bool(page.trend.chart.plots) and not jobs.queue.busy(), timeout=10_000)
+    assert page.banner.isVisible()
+    qtbot.waitUntil(lambda: len(whole_rows(page)) >= 4, timeout=5_000)
+    # the oldest session, last in the list (newest first), selected by the program: scrolled to, not left below
+    oldest = next(r for r in range(page.model.rowCount()) if page.model.session_at(r).id == ids[0])
+    assert oldest not in whole_rows(page)
+    # as a selection kept over a read is set: by the selection model, which moves no current row (selectRow would)
+    flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+    page.table.selectionModel().select(page.model.index(oldest, 0), flags)
+    qtbot.waitUntil(lambda: oldest in whole_rows(page), timeout=5_000)
+    assert len(whole_rows(page)) >= 4
+
+
+def test_every_trend_title_fits_its_chart_at_1024_px(
+    qtbot: QtBot, jobs: Jobs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.sqlite3"
+    store_watch_series(Results(open_store(path)), use_clock(monkeypatch), slower_from=4)
+    page = shown_page(qtbot, jobs, path)
+    page.resize(1366, 700)  # wide enough for every title on one line first, then narrower: fitted again
+    page.bottom_tabs.setCurrentWidget(page.trend)
+    chart = page.trend.chart
+    qtbot.waitUntil(lambda: len(chart.plots) == 4 and not jobs.queue.busy(), timeout=10_000)
+    page.resize(*PAGE_AT_1024)
+
+    def fits() -> bool:
+        """Each title within its chart, each chart within the view (not run past its right edge)."""
+        view = chart.graphics.viewport().width()
+        for plot in chart.plots.values():
+            title, bounds = plot.titleLabel.item.sceneBoundingRect(), plot.sceneBoundingRect()
+            if not (bounds.left() <= title.left() and title.right() <= bounds.right() <= view):
+                return False
+        return True
+
+    qtbot.waitUntil(lambda: chart.graphics.viewport().width() < 1024 and fits(), timeout=5_000)
+    tips = {workload: plot.titleLabel.toolTip() for workload, plot in chart.plots.items()}
+    assert tips["seq-write"] == "seq-write (MB/s; higher is better)"  # the whole title, whatever is drawn
+    assert tips["small-files"] == "small-files (s; lower is better)"

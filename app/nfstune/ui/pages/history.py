@@ -40,7 +40,7 @@ from nfstune.ui.jobs import CRASHED
 from nfstune.ui.pages.history_banner import RegressionBanner
 from nfstune.ui.pages.history_details import comparison_html, details_html
 from nfstune.ui.pages.history_jobs import read_comparison, read_outcome, read_sessions, write_export
-from nfstune.ui.pages.history_list import COLUMNS, SIZED_FROM_ROWS, SessionTableModel
+from nfstune.ui.pages.history_list import COLUMNS, SIZED_FROM_ROWS, SessionTableModel, rows_height
 from nfstune.ui.pages.history_trend import TrendPanel
 from nfstune.ui.tint import on_scheme_change
 from nfstune.ui.widgets.session_pictures import SessionPictures
@@ -52,6 +52,7 @@ EMPTY = (
     "(Guided tuning: Use the practice lab). Each run is kept here, to read again and to compare."
 )
 LIST_SHARE = 0.3  # of the page's height, for the session list when the page is first shown
+LIST_ROWS = 4  # the list shows at least these many whole rows, whatever the banner and the figures take
 DETAILS_WORDS = "Details: each configuration's figures, verdict and options, as text"
 # (what, file suffix, filter of the save dialog)
 EXPORTS = {
@@ -119,6 +120,8 @@ class HistoryPage(QWidget):
         # barely differ, and the header asking 1000 rows' cells in every role took a second on the GUI thread
         header.setResizeContentsPrecision(SIZED_FROM_ROWS)
         header.setSectionResizeMode(COLUMNS.index("Recipes"), QHeaderView.ResizeMode.Stretch)  # the long one
+        # with the banner up, the list was left two rows at 1024x700 and the selected one cut off (issue 41)
+        self.table.setMinimumHeight(rows_height(self.table, LIST_ROWS))
         self.details = QTextBrowser()
         self.details.setOpenLinks(False)
         self.details.setTabChangesFocus(True)
@@ -167,7 +170,6 @@ class HistoryPage(QWidget):
         top_layout, bottom_layout = QVBoxLayout(top), QVBoxLayout(bottom)
         for layout in (top_layout, bottom_layout):
             layout.setContentsMargins(0, 0, 0, 0)
-        top_layout.addWidget(self.banner)
         top_layout.addWidget(sessions_label)
         top_layout.addWidget(self.table)
         top_layout.addLayout(buttons)
@@ -179,6 +181,8 @@ class HistoryPage(QWidget):
         self._list_sized = False  # the list's share is set once the page is first shown (_share_the_height)
         splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
+        # above the splitter, not in the list's pane: the figures' pane gives up the banner's height, not the list
+        layout.addWidget(self.banner)
         layout.addWidget(splitter)
         layout.addWidget(self.status)
         tabs = self.bottom_tabs.tabBar()  # Details, Trend: then the page shown
@@ -291,6 +295,9 @@ class HistoryPage(QWidget):
     def _on_selection_changed(self) -> None:
         ids = self.selected_ids()
         self.compare_button.setEnabled(len(ids) == 2)
+        rows = sorted(i.row() for i in self.table.selectionModel().selectedRows())
+        if rows:  # a selection kept over a read, or set by the program, may lie below what the list shows
+            self.table.scrollTo(self.model.index(rows[0], 0))
         for button in self.export_buttons.values():
             button.setEnabled(len(ids) == 1)
         self._wanted = ids[0] if len(ids) == 1 else None

@@ -55,10 +55,11 @@ class RegressionBanner(QFrame):
         self.trend_button = QPushButton("Show the &trend")
         self.trend_button.clicked.connect(self._on_trend_clicked)
         words = QVBoxLayout()
+        words.setSpacing(2)  # a heading and its line, close: the banner takes as little of the list's room as it can
         words.addWidget(self.heading)
         words.addWidget(self.details)
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 6, 8, 6)
+        layout.setContentsMargins(8, 4, 8, 4)
         layout.addLayout(words, 1)
         layout.addWidget(self.trend_button)
         self._key: list[str] = []

@@ -7,13 +7,14 @@ finished results.trend model and its change points; draws nothing else."""
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from nfstune.report.chart import nice_ticks
@@ -31,6 +32,10 @@ CHANGE_COLOR = "#b3261e"  # a change point: on the chart's white ground whatever
 COLUMN_WIDTH = 230  # px a chart needs at least: as many side by side as fit (4 at 1024 px, the first look's)
 ROW_HEIGHT = 180  # px a chart needs for its title, its dates and a readable line; the tab scrolls below that
 TICKS = 4
+TITLE_SIZE = "9pt"
+# px of a chart's share of the width that are not under its title: the left axis (ticks and unit), the margins, and
+# the scroll bar; the title is centred over the plot's area and must not run into the next chart (issue 41)
+AXIS_ROOM = 64
 LONE_SPAN = 86400.0  # the x range around a single session: a day either side
 
 
@@ -39,6 +44,8 @@ class TrendChart(QWidget):
         super().__init__(parent)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
+        # room on the right for the last chart's last date, centred on its tick at the plot's edge ("Nov" was cut)
+        self.graphics.ci.layout.setContentsMargins(4, 4, 16, 4)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
@@ -97,6 +104,7 @@ class TrendChart(QWidget):
             self.plots[trend.workload] = plot
         rows = math.ceil(len(trends) / self._columns)
         self.graphics.setMinimumHeight(rows * ROW_HEIGHT)
+        self._fit_titles()
         self.set_selected(selected)
 
     def set_selected(self, session_id: int | None) -> None:
@@ -124,14 +132,56 @@ class TrendChart(QWidget):
         super().resizeEvent(event)
         if self._trends and self._fitting_columns() != self._columns:  # another column fits now, or one no more
             self.set_trends(self._trends, self._selected, self._change_points)
+        else:
+            self._fit_titles()
 
     def _fitting_columns(self) -> int:
         return max(1, min(len(self._trends), self.width() // COLUMN_WIDTH))
 
+    def _fit_titles(self) -> None:
+        """Every title on one line where all fit their charts, else every one on two (the figure, then which way is
+        better: charts side by side keep their plots level), a line still too long cut short; the whole title is
+        the tooltip. At 1024 px four charts share the width, and "sync-4k (ms, p50; lower is better)" ran into the
+        next one."""
+        if not self.plots or not self.isVisible():  # measured once shown: a hidden widget's width is not its own
+            return
+        self._title_lines(self.width() / self._columns - AXIS_ROOM)
+        # a title too long for its chart widened the charts past the view, and they stayed so once it was shorter:
+        # the view sets the charts' width only as it is resized itself ("Nov" and the last title were cut)
+        for item in (*self.plots.values(), self.graphics.ci):  # their least widths as the titles now ask, not before
+            item.layout.invalidate()
+            item.updateGeometry()
+        self.graphics.ci.setGeometry(self.graphics.range)
+
+    def _title_lines(self, room: float) -> None:
+        trends = [t for t in self._trends if t.workload in self.plots]
+        for split in (False, True):
+            for trend in trends:
+                self._set_title(trend, chart_title(trend, split))
+            if all(self._title_width(t.workload) <= room for t in trends):
+                return
+        for trend in trends:
+            label = self.plots[trend.workload].titleLabel
+            metrics = QFontMetricsF(label.item.font())
+            margins = 2 * label.item.document().documentMargin()
+            lines = chart_title(trend, split=True).split("\n")
+            self._set_title(
+                trend,
+                "\n".join(metrics.elidedText(line, Qt.TextElideMode.ElideRight, room - margins) for line in lines),
+            )
+
+    def _set_title(self, trend: WorkloadTrend, text: str) -> None:
+        plot = self.plots[trend.workload]
+        lines = "<br>".join(html.escape(line) for line in text.split("\n"))
+        if plot.titleLabel.text != lines:  # the same text again would ask the layout again, and redraw
+            plot.setTitle(lines, color=TEXT_COLOR, size=TITLE_SIZE)
+        plot.titleLabel.setToolTip(chart_title(trend, split=False))
+
+    def _title_width(self, workload: str) -> float:
+        return float(self.plots[workload].titleLabel.item.boundingRect().width())
+
     def _draw(self, plot: pg.PlotItem, trend: WorkloadTrend, numbers: Mapping[int, int]) -> None:
-        better = "higher" if trend.higher_is_better else "lower"
-        figure = f" {trend.figure_name}" if trend.figure_name else ""  # "ms p50": sync-4k's typical write
-        plot.setTitle(f"{trend.workload} ({trend.unit}{figure}, {better} is better)", color=TEXT_COLOR, size="9pt")
+        plot.setTitle(html.escape(chart_title(trend, split=False)), color=TEXT_COLOR, size=TITLE_SIZE)
         plot.setMouseEnabled(x=True, y=False)  # months of sessions: the dates may be zoomed, the figures not
         plot.hideButtons()
         for side in ("left", "bottom"):
@@ -240,3 +290,10 @@ class TrendChart(QWidget):
         return "\n".join(
             f"{t.workload}: " + ", ".join(f"{format_value(p.median)} {t.unit}" for p in t.points) for t in self._trends
         )
+
+
+def chart_title(trend: WorkloadTrend, split: bool) -> str:
+    """ "sync-4k (ms, p50; lower is better)", or split after the figure: "sync-4k (ms, p50)\nlower is better"."""
+    better = f"{'higher' if trend.higher_is_better else 'lower'} is better"
+    figure = f"{trend.unit}, {trend.figure_name}" if trend.figure_name else trend.unit  # p50: sync-4k's typical write
+    return f"{trend.workload} ({figure})\n{better}" if split else f"{trend.workload} ({figure}; {better})"
