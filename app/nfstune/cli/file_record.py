@@ -292,3 +292,17 @@ def remove_files(places: Places) -> Removal | None:
         with contextlib.suppress(OSError):
             folder.rmdir()
     return Removal(removed, kept)
+
+
+def adopt_folders(places: Places, folders: Iterable[Path]) -> None:
+    """Adds folders another record created and could not remove (they held this record's files) to this record,
+    so that they go when its files do. Several records sharing folders (a watch per pair) hand them on so."""
+    record = read_record(places)
+    if record is None:
+        raise ValueError(f"no record at {places.record}")  # a bug: only a record that exists adopts
+    for folder in folders:
+        if not places.holds_folder(folder):
+            raise ValueError(f"{folder} is not a folder {places.record} may name")
+        if folder not in record.folders:
+            record.folders.append(folder)
+    _write_record(places, record)

@@ -132,6 +132,7 @@ def _add_run_parsers(sub: Any) -> None:
         "without a terminal)",
     )
     _add_apply_parser(sub)
+    _add_watch_parser(sub)
     past = sub.add_parser("history", help="past sessions")
     past.add_argument("--json", action="store_true", help="the sessions as a JSON array, the latest first")
     rep = sub.add_parser("report", help="export a session: HTML (with plots), CSV, JSON")
@@ -187,6 +188,55 @@ def _add_apply_parser(sub: Any) -> None:
         "its own)",
     )
     ap.add_argument("--yes", action="store_true", help="go on without asking, once the diff is printed")
+
+
+def _add_watch_parser(sub: Any) -> None:
+    from nfstune.cli.watch_units import EVERY
+
+    watch = sub.add_parser(
+        "watch",
+        help="a first look on one server, client and share every day, week or month (a systemd user timer), and "
+        "a desktop notification when it finds them slower",
+    )
+    action = watch.add_mutually_exclusive_group(required=True)
+    action.add_argument("--install", action="store_true", help="install (or change) the watch of these hosts and share")
+    action.add_argument(
+        "--uninstall", action="store_true", help="stop the watch of these hosts and share (or --all) and remove it"
+    )
+    action.add_argument("--status", action="store_true", help="the watches, their last run and any open regression")
+    action.add_argument(
+        "--notify",
+        metavar="WATCH",
+        help="what a watch's service runs after each first look: a regression not told yet raises a desktop "
+        "notification (else it goes to the watch's log and the journal)",
+    )
+    watch.add_argument("--every", choices=EVERY, help="how often the first look runs (with --install; default weekly)")
+    watch.add_argument("--all", action="store_true", help="with --uninstall: every watch")
+    where = watch.add_mutually_exclusive_group()
+    where.add_argument("--lab", action="store_true", help="the running practice lab")
+    where.add_argument("--server", type=ssh_destination, help="the NFS server, as `nfstune run` takes it")
+    watch.add_argument("--client", type=ssh_destination, action="append", help="the NFS client, as `run` takes it")
+    watch.add_argument("--share", type=share_path, help="the exported path, as `run` takes it")
+    watch.add_argument("--server-address", type=server_address, help="as `run` takes it")
+    watch.add_argument("--no-server-login", action="store_true", help="as `run` takes it")
+
+
+def _check_watch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    named = args.lab or args.server
+    if args.every and not args.install:
+        parser.error("--every goes with --install")
+    if args.all and not args.uninstall:
+        parser.error("--all goes with --uninstall")
+    if (args.status or args.notify) and named:
+        parser.error("--status and --notify take no host arguments")
+    if args.install and not named:
+        parser.error("--install needs the hosts and share: --lab, or --server, --client and --share")
+    if args.uninstall and bool(named) == args.all:
+        parser.error("--uninstall needs the hosts and share of the watch to stop, or --all")
+    if args.server and not (args.client and args.share):
+        parser.error("--server needs --client and --share too")
+    if args.lab and (args.client or args.server_address):
+        parser.error("--lab uses the lab's own client and its address")
 
 
 def _add_up_options(p: argparse.ArgumentParser) -> None:
@@ -271,6 +321,8 @@ def parse(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argparse
         _check_apply(parser, args)
     if args.command == "report":
         _check_report(parser, args)
+    if args.command == "watch":
+        _check_watch(parser, args)
     if args.command == "run":
         _check_run(parser, args)
         if args.scale is None:  # the lab's emulated CPUs move a real NAS's sizes far too slowly

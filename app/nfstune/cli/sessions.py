@@ -18,8 +18,9 @@ from nfstune.errors import ConfigError
 from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import Recipe
 from nfstune.report.json_report import iso_time, report_json
-from nfstune.report.trend import session_trends, sessions_in
+from nfstune.report.trend import session_change_points, sessions_in
 from nfstune.results.trend import trend_lines
+from nfstune.results.watch import change_lines
 from nfstune.store import Results, SessionRow, default_path, open_store, read_only
 
 
@@ -51,12 +52,17 @@ def history(as_json: bool = False) -> int:
 
 def trend_text(results: Results, session_id: int, recipes: Mapping[str, Recipe]) -> list[str]:
     """`report --trend`: the pair's sessions up to this one, or why there is no trend."""
-    trends = session_trends(results, session_id, recipes)
+    trends, change_points = session_change_points(results, session_id, recipes)
     sessions = sessions_in(trends)
     if len(sessions) < 2:
         return ["Trend: none yet; another completed session of the same server, client and share makes one"]
     head = f"Trend: the last {len(sessions)} completed sessions of the same server, client and share, oldest first"
-    return [head, *trend_lines(trends, session_id)]
+    return [
+        head,
+        *trend_lines(trends, session_id),
+        "Change points:",
+        *(f"  {line}" for line in change_lines(change_points)),
+    ]
 
 
 def session_row(row: SessionRow) -> dict[str, Any]:

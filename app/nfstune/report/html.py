@@ -19,7 +19,7 @@ from nfstune.advice.session import kept_recommendation
 from nfstune.recipes.model import WORKLOADS, Recipe
 from nfstune.report.advice import recommendation_html
 from nfstune.report.chart import strip_chart_svg
-from nfstune.report.trend import session_trends, trend_html
+from nfstune.report.trend import session_change_points, trend_html
 from nfstune.report.verdict_svg import pictures_html
 from nfstune.results.caveats import WITHOUT_SERVER
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
@@ -104,7 +104,8 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         )
         parts += [f"<li>{e(c.text)} <span class=muted>({e(c.why)})</span></li>" for c in checks]
         parts.append("</ul>")
-    parts.append(trend_html(session_trends(results, session_id, recipes), session_id))
+    trends, change_points = session_change_points(results, session_id, recipes)
+    parts.append(trend_html(trends, session_id, change_points))
     parts.append("</html>")
     return "\n".join(parts) + "\n"
 

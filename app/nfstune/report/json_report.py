@@ -6,7 +6,8 @@ Top level: `format` (this layout's name and version), `nfstune` (the version tha
 `aa_checks`, `notes`, `ceilings`, `recommendation`, `caveats`, and `runs` (every run with every repeat, raw output
 included, as the raw export always had them, so that nothing is lost). The diagnosis and the short answer join
 them as `diagnosis` (one entry per recipe and workload) and `answer` (the three lines); `trend` holds each workload's
-headline figure over the same hosts' sessions up to this one (report/trend.py).
+headline figure over the same hosts' sessions up to this one (report/trend.py), and `change_points` where a watch
+finds that a figure moved to another level in those sessions, with the likely cause (results/watch.py).
 
 The export is made to be sent on: the admin's whole exports files and fstab (which can hold credentials) stay in
 the private store, as in the raw export; only the share's own lines are quoted. JSON has no NaN or infinity, so a
@@ -27,7 +28,7 @@ from nfstune.advice.outcome import session_outcome
 from nfstune.advice.recommend import AsyncAlternative, Reason, Recommendation
 from nfstune.advice.session import kept_recommendation
 from nfstune.recipes.model import Recipe
-from nfstune.report.trend import session_trends, trend_document
+from nfstune.report.trend import change_points_document, session_change_points, trend_document
 from nfstune.results.latencies import latency_label
 from nfstune.results.load_summary import scaling_lines
 from nfstune.results.summary import ConfigResult, WorkloadResults, aa_summary
@@ -53,6 +54,7 @@ def session_document(results: Results, session_id: int, recipes: Mapping[str, Re
         if stored.runs
         else NOTHING_MEASURED
     )
+    trends, change_points = session_change_points(results, session_id, recipes)
     document = {
         "format": FORMAT,
         "nfstune": __version__,
@@ -78,7 +80,8 @@ def session_document(results: Results, session_id: int, recipes: Mapping[str, Re
         "caveats": outcome.caveats,
         "answer": {"change": found.answer.change, "gain": found.answer.gain, "risk": found.answer.risk},
         "diagnosis": [dataclasses.asdict(d) for d in found.diagnoses],
-        "trend": trend_document(session_trends(results, session_id, recipes)),
+        "trend": trend_document(trends),
+        "change_points": change_points_document(change_points),
         "runs": raw.runs,
     }
     return finite(document)  # type: ignore[no-any-return]

@@ -15,6 +15,7 @@ from typing import Any
 from nfstune.recipes.model import Recipe
 from nfstune.report.trend_chart import trend_chart_svg
 from nfstune.results.trend import WorkloadTrend, changes_by_session, day_text, mark_numbers, workload_trends
+from nfstune.results.watch import Move, SessionChange, change_lines, session_changes
 from nfstune.statistics.stats import format_value
 from nfstune.store import Results
 
@@ -32,12 +33,24 @@ def session_trends(
     return workload_trends(results.pair_sessions(pair, until=session_id, last=last), recipes)
 
 
+def session_change_points(
+    results: Results, session_id: int, recipes: Mapping[str, Recipe] | None = None, last: int = TREND_SESSIONS
+) -> tuple[list[WorkloadTrend], list[SessionChange]]:
+    """session_trends, and the change points a watch finds in the same sessions (results/watch.py)."""
+    pair = results.pair_of(session_id)
+    if pair is None:
+        return [], []
+    sessions = results.pair_sessions(pair, until=session_id, last=last)
+    trends = workload_trends(sessions, recipes)
+    return trends, session_changes(sessions, trends)
+
+
 def sessions_in(trends: Sequence[WorkloadTrend]) -> list[tuple[int, float]]:
     """(session id, start) of every session with a point, oldest first."""
     return sorted({(p.session_id, p.started_at) for t in trends for p in t.points}, key=lambda s: (s[1], s[0]))
 
 
-def trend_html(trends: Sequence[WorkloadTrend], session_id: int) -> str:
+def trend_html(trends: Sequence[WorkloadTrend], session_id: int, change_points: Sequence[SessionChange] = ()) -> str:
     """The Trend section, or "" when fewer than two sessions have a figure."""
     sessions = sessions_in(trends)
     if len(sessions) < 2:
@@ -59,8 +72,20 @@ def trend_html(trends: Sequence[WorkloadTrend], session_id: int) -> str:
             for sid, started, texts in changed
         )
         parts.append(f"<p>Where the settings in force changed:</p><ol class=marks>{items}</ol>")
+    parts.append(_change_points_html(change_points))
     parts.append(_table(trends, sessions, session_id))
     return "\n".join(parts)
+
+
+def _change_points_html(change_points: Sequence[SessionChange]) -> str:
+    """Where a figure moved to another level and stayed (a watch's change points), each with its likely cause."""
+    e = html.escape
+    if not change_points:
+        return f"<p>{e(change_lines([])[0])}</p>"
+    items = "".join(
+        f"<li>{e(c.headline)}<br><span class=muted>{e('; '.join(c.lines))}</span></li>" for c in change_points
+    )
+    return f"<p>Change points (a figure that moved by 20 % or more and stayed there):</p><ul>{items}</ul>"
 
 
 def _table(trends: Sequence[WorkloadTrend], sessions: Sequence[tuple[int, float]], session_id: int) -> str:
@@ -82,6 +107,33 @@ def _table(trends: Sequence[WorkloadTrend], sessions: Sequence[tuple[int, float]
         f"<table><tr><th>session</th><th>started</th>{head}<th>changed from the session before</th></tr>"
         f"{''.join(rows)}</table>"
     )
+
+
+def change_points_document(change_points: Sequence[SessionChange]) -> list[dict[str, Any]]:
+    """The watch's change points as `report --json` gives them: where each moved, by how much, and the likely cause."""
+    return [
+        {
+            "session": c.session_id,
+            "started_at": c.started_at,
+            "headline": c.headline,
+            "workloads": [_move(m) for m in c.workloads],
+            "ceilings": [_move(m) for m in c.ceilings],
+            "likely_cause": c.cause,
+        }
+        for c in change_points
+    ]
+
+
+def _move(move: Move) -> dict[str, Any]:
+    return {
+        "name": move.name,
+        "unit": move.unit,
+        "higher_is_better": move.higher_is_better,
+        "before": move.before,
+        "after": move.after,
+        "ratio": move.speed,  # after over before as a speed, as a verdict's: below 1 slower, whatever the unit
+        "change": move.change,
+    }
 
 
 def trend_document(trends: Sequence[WorkloadTrend]) -> list[dict[str, Any]]:

@@ -1,7 +1,8 @@
 """The pairs of hosts and shares the store has sessions of, and one pair's completed sessions oldest first, with
 what a trend of their figures needs (results/trend.py): each run's options and configuration and its counted repeats'
-figure columns, in the shape Results.session() gives them. Three queries whatever the number of sessions, and
-without the raw tool output, which is most of a session's bytes and which no figure is read from."""
+figure columns, and the ceilings measured before the runs (results/watch.py), in the shape Results.session() gives
+them. Five queries whatever the number of sessions, and without the raw tool output, which is most of a session's
+bytes and which no figure is read from."""
 
 from __future__ import annotations
 
@@ -40,6 +41,11 @@ RUN_COLUMNS = (
 SESSION_COLUMNS = ("id", "started_at", "ended_at", "status", "share", "scale", "recipes", "plan")
 # a session's facts as they were for it (the hosts table keeps only the last probe)
 FACTS_COLUMNS = ("server_facts", "client_facts")
+# the ceilings a session measured, as results.ceilings.ceilings_of reads them (a watch's canaries)
+CEILING_COLUMNS = {
+    "baselines": ("kind", "direction", "mb_per_s"),
+    "latencies": ("kind", "tool", "mean_ms", "median_ms", "count"),
+}
 
 
 @dataclass(frozen=True)
@@ -100,6 +106,18 @@ def pair_of(conn: sqlite3.Connection, session_id: int) -> HostPair | None:
     return HostPair(server_key, server, client_key, client, share, count, last if last is not None else 0.0)
 
 
+def last_session(conn: sqlite3.Connection, pair: HostPair) -> tuple[int, float, str] | None:
+    """The pair's newest session whatever became of it (id, start, status): a watch's last run, which may have
+    failed."""
+    row = conn.execute(
+        "SELECT s.id, s.started_at, s.status FROM sessions s JOIN hosts hs ON hs.id = s.server_host "
+        "JOIN hosts hc ON hc.id = s.client_host WHERE hs.key = ? AND hc.key = ? AND s.share = ? "
+        "ORDER BY s.started_at DESC, s.id DESC LIMIT 1",
+        pair.key,
+    ).fetchone()
+    return None if row is None else (int(row[0]), float(row[1]), str(row[2]))
+
+
 def pair_sessions(
     conn: sqlite3.Connection, pair: HostPair, until: int | None = None, last: int | None = None
 ) -> list[dict[str, Any]]:
@@ -128,6 +146,14 @@ def pair_sessions(
     for s in sessions:
         s["recipes"] = json.loads(s["recipes"])
         s["runs"] = []
+        s["baselines"], s["latencies"] = [], []
+    for table, columns in CEILING_COLUMNS.items():
+        for row in _rows(
+            conn,
+            f"SELECT session_id, {', '.join(columns)} FROM {table} WHERE session_id IN ({chosen}) ORDER BY id",
+            params,
+        ):
+            by_id[row.pop("session_id")][table].append(row)
     runs: dict[int, dict[str, Any]] = {}
     for run in _rows(
         conn,

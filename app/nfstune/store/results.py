@@ -328,6 +328,10 @@ class Results:
         counted repeats; no raw output); `until`: up to that session; `last`: the newest that many."""
         return pair_sessions.pair_sessions(self._conn, pair, until, last)
 
+    def last_session(self, pair: HostPair) -> tuple[int, float, str] | None:
+        """The pair's newest session, completed or not: (id, start, status)."""
+        return pair_sessions.last_session(self._conn, pair)
+
     def samples(self, run_id: int, host: str, series: str) -> list[tuple[float, float]]:
         return [
             (t, v)

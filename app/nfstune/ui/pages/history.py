@@ -37,9 +37,10 @@ from nfstune.results.compare import ComparisonRow
 from nfstune.store import Results, SessionRow
 from nfstune.ui.icons import icon
 from nfstune.ui.jobs import CRASHED
+from nfstune.ui.pages.history_banner import RegressionBanner
 from nfstune.ui.pages.history_details import comparison_html, details_html
 from nfstune.ui.pages.history_jobs import read_comparison, read_outcome, read_sessions, write_export
-from nfstune.ui.pages.history_list import COLUMNS, SIZED_FROM_ROWS, SessionTableModel
+from nfstune.ui.pages.history_list import COLUMNS, SIZED_FROM_ROWS, SessionTableModel, rows_height
 from nfstune.ui.pages.history_trend import TrendPanel
 from nfstune.ui.tint import on_scheme_change
 from nfstune.ui.widgets.session_pictures import SessionPictures
@@ -51,6 +52,7 @@ EMPTY = (
     "(Guided tuning: Use the practice lab). Each run is kept here, to read again and to compare."
 )
 LIST_SHARE = 0.3  # of the page's height, for the session list when the page is first shown
+LIST_ROWS = 4  # the list shows at least these many whole rows, whatever the banner and the figures take
 DETAILS_WORDS = "Details: each configuration's figures, verdict and options, as text"
 # (what, file suffix, filter of the save dialog)
 EXPORTS = {
@@ -118,6 +120,8 @@ class HistoryPage(QWidget):
         # barely differ, and the header asking 1000 rows' cells in every role took a second on the GUI thread
         header.setResizeContentsPrecision(SIZED_FROM_ROWS)
         header.setSectionResizeMode(COLUMNS.index("Recipes"), QHeaderView.ResizeMode.Stretch)  # the long one
+        # with the banner up, the list was left two rows at 1024x700 and the selected one cut off (issue 41)
+        self.table.setMinimumHeight(rows_height(self.table, LIST_ROWS))
         self.details = QTextBrowser()
         self.details.setOpenLinks(False)
         self.details.setTabChangesFocus(True)
@@ -147,6 +151,9 @@ class HistoryPage(QWidget):
         # the selected session's pair over time: read on a worker thread, only while its tab shows
         self.trend = TrendPanel(background, store_path, recipes)
         self.refresh_button.clicked.connect(self.trend.reload)
+        # a regression a watch found, above the list: read with the list, from every pair's trend
+        self.banner = RegressionBanner(background, store_path, recipes)
+        self.banner.show_trend.connect(self._on_show_trend)
 
         sessions_label = QLabel("&Sessions")
         sessions_label.setBuddy(self.table)
@@ -174,10 +181,13 @@ class HistoryPage(QWidget):
         self._list_sized = False  # the list's share is set once the page is first shown (_share_the_height)
         splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
+        # above the splitter, not in the list's pane: the figures' pane gives up the banner's height, not the list
+        layout.addWidget(self.banner)
         layout.addWidget(splitter)
         layout.addWidget(self.status)
         tabs = self.bottom_tabs.tabBar()  # Details, Trend: then the page shown
         chain = [
+            self.banner.trend_button,
             self.table,
             self.refresh_button,
             self.compare_button,
@@ -221,9 +231,15 @@ class HistoryPage(QWidget):
         name = f"history-read-{self._reads}"
         self._background(name, lambda _job: read_sessions(store_path), self._on_sessions_read, self._on_read_failed)
 
+    @Slot(list)
+    def _on_show_trend(self, key: list[str]) -> None:
+        self.bottom_tabs.setCurrentWidget(self.trend)
+        self.trend.show_pair(tuple(key))
+
     def _on_sessions_read(self, rows: list[SessionRow]) -> None:
         self._reading = False
         self._show_sessions(rows)
+        self.banner.read(f"history-regressions-{self._reads}")  # after the list, which must not wait for it
         self.status.setText(f"{len(rows)} session{'' if len(rows) == 1 else 's'}, read {time.strftime('%H:%M:%S')}")
         self.sessions_shown.emit()
         if self._read_again:  # what was read may miss a session stored while it ran
@@ -279,6 +295,9 @@ class HistoryPage(QWidget):
     def _on_selection_changed(self) -> None:
         ids = self.selected_ids()
         self.compare_button.setEnabled(len(ids) == 2)
+        rows = sorted(i.row() for i in self.table.selectionModel().selectedRows())
+        if rows:  # a selection kept over a read, or set by the program, may lie below what the list shows
+            self.table.scrollTo(self.model.index(rows[0], 0))
         for button in self.export_buttons.values():
             button.setEnabled(len(ids) == 1)
         self._wanted = ids[0] if len(ids) == 1 else None

@@ -12,6 +12,7 @@ from nfstune.advice.outcome import SessionOutcome, session_outcome
 from nfstune.errors import NfstuneError
 from nfstune.recipes.model import Recipe
 from nfstune.results.compare import ComparisonRow, compare_stored
+from nfstune.results.watch_read import PairWatch, open_regressions
 from nfstune.store import Results, SessionRow, open_store
 
 
@@ -27,6 +28,12 @@ def _opened(store_path: Path) -> Iterator[Results]:
 def read_sessions(store_path: Path) -> list[SessionRow]:
     with _opened(store_path) as results:
         return results.sessions()
+
+
+def read_regressions(store_path: Path, recipes: Mapping[str, Recipe] | None) -> list[PairWatch]:
+    """Every pair with a regression still open (what heads History), the pair used last first."""
+    with _opened(store_path) as results:
+        return open_regressions(results, recipes)
 
 
 def read_outcome(store_path: Path, session_id: int, recipes: Mapping[str, Recipe] | None) -> SessionOutcome:

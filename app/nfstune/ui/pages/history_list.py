@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QTableView, QWidget
 
 from nfstune.store import SessionRow
 from nfstune.ui.theme import text_colour
@@ -119,3 +119,9 @@ class SessionTableModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
         return None
+
+
+def rows_height(table: QTableView, rows: int) -> int:
+    """The height that shows the header and `rows` whole rows of the table, at its font and style."""
+    frame = 2 * table.frameWidth()
+    return frame + table.horizontalHeader().sizeHint().height() + rows * table.verticalHeader().defaultSectionSize()

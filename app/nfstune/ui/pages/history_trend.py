@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,9 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from nfstune.recipes.model import Recipe
-from nfstune.results.trend import WorkloadTrend, changes_by_session, day_text, mark_numbers, workload_trends
+from nfstune.results.trend import WorkloadTrend, changes_by_session, day_text, mark_numbers
+from nfstune.results.watch import SessionChange, change_letter, change_lines
+from nfstune.results.watch_read import read_pair
 from nfstune.store import HostPair, Results, open_store
 from nfstune.ui.jobs import CRASHED
 from nfstune.ui.widgets.tab_order import insert_in_tab_order
@@ -26,9 +28,7 @@ from nfstune.ui.widgets.tab_order import insert_in_tab_order
 if TYPE_CHECKING:
     from nfstune.ui.widgets.trend_chart import TrendChart
 
-# the newest sessions of a pair drawn: years of weekly sessions, while a pair filled by a script stays quick to read
-SHOWN_SESSIONS = 500
-JOB = "history-trend"
+JOB = "history-trend"  # each read's job is named JOB-<n>: one is delivered before the queue lets its name go
 NO_SESSIONS = "No completed session yet: a trend needs sessions of one server, client and share."
 
 Background = Callable[[str, Callable[[Any], Any], Callable[[Any], None], Callable[[str], None]], object]
@@ -42,6 +42,7 @@ class TrendRead:
     pairs: list[HostPair]
     pair: HostPair | None
     trends: list[WorkloadTrend]
+    change_points: list[SessionChange] = field(default_factory=list)
 
 
 def read_trend(
@@ -58,7 +59,8 @@ def read_trend(
         pair = pairs[0]
     if pair is None:
         return TrendRead(pairs, None, [])
-    return TrendRead(pairs, pair, workload_trends(results.pair_sessions(pair, last=SHOWN_SESSIONS), recipes))
+    read = read_pair(results, pair, recipes)
+    return TrendRead(pairs, pair, read.trends, read.changes)
 
 
 LEGEND = (
@@ -67,18 +69,31 @@ LEGEND = (
 )
 
 
-def changes_html(trends: Sequence[WorkloadTrend]) -> str:
-    """The legend, then each session where something changed, numbered as its dashed lines, every change once."""
+def change_points_html(change_points: Sequence[SessionChange]) -> str:
+    """Each change point, lettered as its marker on the charts: what moved, since when, the likely cause."""
+    if not change_points:
+        return html.escape(change_lines([])[0])
+    items = "".join(
+        f"<br><b>{change_letter(i)}.</b> {html.escape(c.headline)} <i>{html.escape('; '.join(c.lines))}</i>"
+        for i, c in enumerate(change_points)
+    )
+    return f"Solid lines, lettered: change points, where a figure moved to another level and stayed there.{items}"
+
+
+def changes_html(trends: Sequence[WorkloadTrend], change_points: Sequence[SessionChange] = ()) -> str:
+    """The change points, then the legend, then each session where the settings in force changed, numbered as its
+    dashed lines, every change once."""
+    found = change_points_html(change_points) + "<br>"
     changed = changes_by_session(trends)
     if not changed:
-        return f"{LEGEND} No change of the settings in force between these sessions."
+        return f"{found}{LEGEND} No change of the settings in force between these sessions."
     numbers = mark_numbers(trends)
     # the numbers written out, not a list's own: they are what a dashed line's label says, and what is copied
     items = "".join(
         f"<br><b>{numbers[sid]}.</b> session {sid}, {html.escape(day_text(started))}: {html.escape('; '.join(texts))}"
         for sid, started, texts in changed
     )
-    return f"{html.escape(LEGEND)} Dashed lines, numbered: where the settings in force changed.{items}"
+    return f"{found}{html.escape(LEGEND)} Dashed lines, numbered: where the settings in force changed.{items}"
 
 
 class TrendPanel(QWidget):
@@ -96,6 +111,7 @@ class TrendPanel(QWidget):
         self._shown: TrendRead | None = None
         self._loading = False
         self._again = False  # asked for while a read ran: read once more when it ends
+        self._reads = 0
         self.pairs = QComboBox()
         self.pairs.setAccessibleName("Server, client and share")
         self.pairs.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -108,7 +124,7 @@ class TrendPanel(QWidget):
         self._chart_place = QVBoxLayout()
         self._chart_place.setContentsMargins(0, 0, 0, 0)
         self.changes = QTextBrowser()
-        self.changes.setMaximumHeight(90)
+        self.changes.setMaximumHeight(110)
         self.changes.setTabChangesFocus(True)
         row = QHBoxLayout()
         row.addWidget(pairs_label)
@@ -148,6 +164,11 @@ class TrendPanel(QWidget):
             return  # the same pair: nothing to read
         self.reload()
 
+    def show_pair(self, key: tuple[str, ...]) -> None:
+        """That pair's trend (the banner's button), until another session is selected."""
+        self._chosen = (key[0], key[1], key[2])
+        self.reload()
+
     def reload(self) -> None:
         """Read the store again (new sessions, another pair); now if the tab shows, else when it is shown."""
         self._shown = None if not self.isVisible() else self._shown
@@ -167,7 +188,8 @@ class TrendPanel(QWidget):
             finally:
                 conn.close()
 
-        self._background(JOB, work, self._on_read, self._on_read_failed)
+        self._reads += 1
+        self._background(f"{JOB}-{self._reads}", work, self._on_read, self._on_read_failed)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)
@@ -207,7 +229,7 @@ class TrendPanel(QWidget):
         if read.pair is not None:
             self.pairs.setCurrentIndex([p.key for p in read.pairs].index(read.pair.key))
         self.pairs.blockSignals(False)
-        self.chart.set_trends(read.trends, self._session)
+        self.chart.set_trends(read.trends, self._session, read.change_points)
         if read.pair is None:
             self.status.setText(NO_SESSIONS)
             self.changes.setPlainText("")
@@ -215,7 +237,7 @@ class TrendPanel(QWidget):
         shown = len(self._sessions_shown())
         newest = f"the newest {shown} of its {read.pair.sessions}" if shown < read.pair.sessions else f"{shown}"
         self.status.setText(f"{newest} completed session{'s' if shown != 1 else ''}, the oldest left")
-        self.changes.setHtml(changes_html(read.trends))
+        self.changes.setHtml(changes_html(read.trends, read.change_points))
 
     def _sessions_shown(self) -> set[int]:
         if self._shown is None:

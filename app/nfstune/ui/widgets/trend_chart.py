@@ -1,22 +1,25 @@
 """History's trend: one small chart per workload (their units differ: MB/s, ms, s, files/s), two to a row, dates
 along the bottom, each session's headline figure as a point on a line, every round of it as a faint dot (their
 spread), its 95 % interval as a bar where the rounds give one, a dashed line named for what changed where the
-settings in force changed, and the session selected in History drawn larger. Fed a finished results.trend model;
-draws nothing else."""
+settings in force changed, a solid line lettered for each change point a watch found (results/watch.py) with a
+triangle on the point of each workload that moved there, and the session selected in History drawn larger. Fed a
+finished results.trend model and its change points; draws nothing else."""
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from nfstune.report.chart import nice_ticks
 from nfstune.results.trend import WorkloadTrend, day_text, figure_text, mark_numbers
+from nfstune.results.watch import SessionChange, change_letter
 from nfstune.statistics.stats import format_value
 from nfstune.ui.widgets.static_plot import TEXT_COLOR
 
@@ -25,9 +28,14 @@ INTERVAL_COLOR = (31, 95, 160, 90)  # translucent: an interval is the uncertaint
 ROUND_COLOR = (31, 95, 160, 70)  # fainter still: a round is one of the figures the median is made of
 SELECTED_COLOR = "#d9480f"
 MARK_COLOR = "#6a6a6a"
+CHANGE_COLOR = "#b3261e"  # a change point: on the chart's white ground whatever the window's scheme
 COLUMN_WIDTH = 230  # px a chart needs at least: as many side by side as fit (4 at 1024 px, the first look's)
 ROW_HEIGHT = 180  # px a chart needs for its title, its dates and a readable line; the tab scrolls below that
 TICKS = 4
+TITLE_SIZE = "9pt"
+# px of a chart's share of the width that are not under its title: the left axis (ticks and unit), the margins, and
+# the scroll bar; the title is centred over the plot's area and must not run into the next chart (issue 41)
+AXIS_ROOM = 64
 LONE_SPAN = 86400.0  # the x range around a single session: a day either side
 
 
@@ -36,6 +44,8 @@ class TrendChart(QWidget):
         super().__init__(parent)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
+        # room on the right for the last chart's last date, centred on its tick at the plot's edge ("Nov" was cut)
+        self.graphics.ci.layout.setContentsMargins(4, 4, 16, 4)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
@@ -51,16 +61,25 @@ class TrendChart(QWidget):
         self.intervals: dict[str, pg.ErrorBarItem] = {}
         self.mark_lines: dict[str, list[pg.InfiniteLine]] = {}
         self.highlights: dict[str, pg.ScatterPlotItem] = {}
+        self.change_lines: dict[str, list[pg.InfiniteLine]] = {}
+        self.change_markers: dict[str, pg.ScatterPlotItem] = {}
+        self._change_points: list[SessionChange] = []
         self._trends: list[WorkloadTrend] = []
         self._selected: int | None = None
         self._columns = 0
 
-    def set_trends(self, trends: Sequence[WorkloadTrend], selected: int | None = None) -> None:
-        """`selected`: the session History has selected, drawn larger where it has a point."""
+    def set_trends(
+        self,
+        trends: Sequence[WorkloadTrend],
+        selected: int | None = None,
+        change_points: Sequence[SessionChange] = (),
+    ) -> None:
+        """`selected`: the session History has selected, drawn larger where it has a point; `change_points`: the
+        watch's, oldest first, lettered A, B, ... in that order."""
         self.graphics.clear()
         self.plots, self.curves, self.points, self.intervals, self.mark_lines = {}, {}, {}, {}, {}
-        self.highlights, self.rounds = {}, {}
-        self._trends, self._selected = list(trends), selected
+        self.highlights, self.rounds, self.change_lines, self.change_markers = {}, {}, {}, {}
+        self._trends, self._selected, self._change_points = list(trends), selected, list(change_points)
         self._columns = self._fitting_columns()
         numbers = mark_numbers(trends)
         times = [p.started_at for t in trends for p in t.points]
@@ -76,6 +95,7 @@ class TrendChart(QWidget):
                 axisItems={"bottom": pg.DateAxisItem(orientation="bottom")},
             )
             self._draw(plot, trend, numbers)
+            self._draw_change_points(plot, trend)
             plot.setXRange(first - pad, last + pad, padding=0)
             if linked is None:
                 linked = plot
@@ -84,6 +104,7 @@ class TrendChart(QWidget):
             self.plots[trend.workload] = plot
         rows = math.ceil(len(trends) / self._columns)
         self.graphics.setMinimumHeight(rows * ROW_HEIGHT)
+        self._fit_titles()
         self.set_selected(selected)
 
     def set_selected(self, session_id: int | None) -> None:
@@ -110,15 +131,57 @@ class TrendChart(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
         if self._trends and self._fitting_columns() != self._columns:  # another column fits now, or one no more
-            self.set_trends(self._trends, self._selected)
+            self.set_trends(self._trends, self._selected, self._change_points)
+        else:
+            self._fit_titles()
 
     def _fitting_columns(self) -> int:
         return max(1, min(len(self._trends), self.width() // COLUMN_WIDTH))
 
+    def _fit_titles(self) -> None:
+        """Every title on one line where all fit their charts, else every one on two (the figure, then which way is
+        better: charts side by side keep their plots level), a line still too long cut short; the whole title is
+        the tooltip. At 1024 px four charts share the width, and "sync-4k (ms, p50; lower is better)" ran into the
+        next one."""
+        if not self.plots or not self.isVisible():  # measured once shown: a hidden widget's width is not its own
+            return
+        self._title_lines(self.width() / self._columns - AXIS_ROOM)
+        # a title too long for its chart widened the charts past the view, and they stayed so once it was shorter:
+        # the view sets the charts' width only as it is resized itself ("Nov" and the last title were cut)
+        for item in (*self.plots.values(), self.graphics.ci):  # their least widths as the titles now ask, not before
+            item.layout.invalidate()
+            item.updateGeometry()
+        self.graphics.ci.setGeometry(self.graphics.range)
+
+    def _title_lines(self, room: float) -> None:
+        trends = [t for t in self._trends if t.workload in self.plots]
+        for split in (False, True):
+            for trend in trends:
+                self._set_title(trend, chart_title(trend, split))
+            if all(self._title_width(t.workload) <= room for t in trends):
+                return
+        for trend in trends:
+            label = self.plots[trend.workload].titleLabel
+            metrics = QFontMetricsF(label.item.font())
+            margins = 2 * label.item.document().documentMargin()
+            lines = chart_title(trend, split=True).split("\n")
+            self._set_title(
+                trend,
+                "\n".join(metrics.elidedText(line, Qt.TextElideMode.ElideRight, room - margins) for line in lines),
+            )
+
+    def _set_title(self, trend: WorkloadTrend, text: str) -> None:
+        plot = self.plots[trend.workload]
+        lines = "<br>".join(html.escape(line) for line in text.split("\n"))
+        if plot.titleLabel.text != lines:  # the same text again would ask the layout again, and redraw
+            plot.setTitle(lines, color=TEXT_COLOR, size=TITLE_SIZE)
+        plot.titleLabel.setToolTip(chart_title(trend, split=False))
+
+    def _title_width(self, workload: str) -> float:
+        return float(self.plots[workload].titleLabel.item.boundingRect().width())
+
     def _draw(self, plot: pg.PlotItem, trend: WorkloadTrend, numbers: Mapping[int, int]) -> None:
-        better = "higher" if trend.higher_is_better else "lower"
-        figure = f" {trend.figure_name}" if trend.figure_name else ""  # "ms p50": sync-4k's typical write
-        plot.setTitle(f"{trend.workload} ({trend.unit}{figure}, {better} is better)", color=TEXT_COLOR, size="9pt")
+        plot.setTitle(html.escape(chart_title(trend, split=False)), color=TEXT_COLOR, size=TITLE_SIZE)
         plot.setMouseEnabled(x=True, y=False)  # months of sessions: the dates may be zoomed, the figures not
         plot.hideButtons()
         for side in ("left", "bottom"):
@@ -185,6 +248,39 @@ class TrendChart(QWidget):
         plot.setYRange(0, nice_ticks(highest, TICKS)[-1], padding=0)
         plot.setLabel("left", trend.unit, color=TEXT_COLOR)
 
+    def _draw_change_points(self, plot: pg.PlotItem, trend: WorkloadTrend) -> None:
+        """A solid line at each change point on every chart (a ceiling's change concerns them all), and a
+        triangle on the point of this workload where it moved."""
+        lines, moved = [], []
+        points = {p.session_id: p for p in trend.points}
+        for i, change in enumerate(self._change_points):
+            letter = change_letter(i)
+            line = pg.InfiniteLine(
+                pos=change.started_at,
+                angle=90,
+                pen=pg.mkPen(CHANGE_COLOR, width=2),
+                label=letter,
+                labelOpts={"position": 0.08, "color": CHANGE_COLOR, "fill": "w", "anchors": [(1.2, 1), (1.2, 1)]},
+            )
+            line.setToolTip(f"{letter}: {change.headline}")
+            plot.addItem(line)
+            lines.append(line)
+            if change.session_id in points and any(m.name == trend.workload for m in change.workloads):
+                moved.append(points[change.session_id])
+        self.change_lines[trend.workload] = lines
+        if moved:
+            markers = pg.ScatterPlotItem(
+                x=[p.started_at for p in moved],
+                y=[p.median for p in moved],
+                symbol="t",
+                size=14,
+                brush=pg.mkBrush(CHANGE_COLOR),
+                pen=pg.mkPen("w"),
+            )
+            markers.setZValue(8)
+            plot.addItem(markers)
+            self.change_markers[trend.workload] = markers
+
     def figures(self, workload: str) -> list[tuple[int, float, float]]:
         """(session, date, figure) of every point drawn for `workload`, in date order: what a reader sees."""
         return [(int(s.data()), float(s.pos().x()), float(s.pos().y())) for s in self.points[workload].points()]
@@ -194,3 +290,10 @@ class TrendChart(QWidget):
         return "\n".join(
             f"{t.workload}: " + ", ".join(f"{format_value(p.median)} {t.unit}" for p in t.points) for t in self._trends
         )
+
+
+def chart_title(trend: WorkloadTrend, split: bool) -> str:
+    """ "sync-4k (ms, p50; lower is better)", or split after the figure: "sync-4k (ms, p50)\nlower is better"."""
+    better = f"{'higher' if trend.higher_is_better else 'lower'} is better"
+    figure = f"{trend.unit}, {trend.figure_name}" if trend.figure_name else trend.unit  # p50: sync-4k's typical write
+    return f"{trend.workload} ({figure})\n{better}" if split else f"{trend.workload} ({figure}; {better})"
