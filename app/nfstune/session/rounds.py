@@ -95,6 +95,8 @@ class RecipeFigures:
         asked: list[AskedWorkload] = []
         compared: dict[tuple[str, ...], Compared] = {}
         tails: list[Question] = []
+        hand = self.item.hand
+        hand_blocks = None if hand is None else hand.as_blocks()
         for workload in dict.fromkeys(w for w, _ in self.repeats):
             runs = {
                 c.label: stored_run(run) if (run := self.runs.get((workload, c.label))) is not None else planned_run(c)
@@ -114,11 +116,13 @@ class RecipeFigures:
                 looks=looks,
                 paired=True,
                 steps=figures.own,
+                blocks=hand_blocks,
             )
             found += questions
-            tails += tail_questions(
-                recipe.id, workload, runs, figures.tail, recipe, margin_percent=margin, looks=looks, paired=True
-            )
+            if hand is None:  # a tail's rounds from blocks are not asked: the typical write's verdict says it
+                tails += tail_questions(
+                    recipe.id, workload, runs, figures.tail, recipe, margin_percent=margin, looks=looks, paired=True
+                )
             asked.append(AskedWorkload(workload, baseline_of(recipe, runs), runs, same))
             for key, (against, label) in compared_labels(recipe.id, workload, runs, figures.judged, recipe).items():
                 compared[key] = (workload, against, label)

@@ -80,6 +80,8 @@ class Question:
     # (first, last): the rounds after which the session may stop on it (the recipe's rounds.min and rounds.max),
     # judged with the boundary over those looks; None: judged once (a fixed design). Paired questions only.
     looks: tuple[int, int] | None = None
+    # > 0: the figures are blocks changed by hand (statistics/blocks.py), this many in all, not rounds
+    blocks: int = 0
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,7 @@ class Verdict:
     # visits far from the rest of their configuration: (configuration's label, round, figure / its median)
     far: tuple[tuple[str, int, float], ...] = ()
     carry_over: Serial | None = None  # the family's rounds found to carry over (serial.py): its interval widened
+    blocks: int = 0  # > 0: judged from this many blocks changed by hand (statistics/blocks.py)
 
     @property
     def effect(self) -> bool:
@@ -308,8 +311,10 @@ def _verdict(
         else:
             more = rounds_needed - estimate.n
             settle = f"about {more} more round{'' if more == 1 else 's'} would settle it"
+        if question.blocks and settle is not None:  # the unit is a block of each, not a round
+            settle = settle.replace(" rounds", " blocks of each").replace(" round ", " block of each ")
     far = _far(question)
-    text += _notes(question, estimate.set_aside, far)
+    text += _notes(question, estimate.set_aside, far) + _by_hand(question)
     return Verdict(
         question.key,
         kind,
@@ -323,6 +328,7 @@ def _verdict(
         rounds_needed,
         estimate.set_aside,
         far,
+        blocks=question.blocks,
     )
 
 
@@ -380,8 +386,19 @@ def _too_few(question: Question, family: int) -> Verdict:
             f"at least {MIN_PAIRS} of each are needed"
         )
         settle = f"at least {MIN_PAIRS} measurements of each"
-    text = f"{other} against {base}: not settled ({why})"
-    return Verdict(question.key, "not settled", None, None, family, n, None, text, settle, None)
+    text = f"{other} against {base}: not settled ({why})" + _by_hand(question)
+    if question.blocks:
+        settle = f"at least {MIN_PAIRS} blocks of each"
+    return Verdict(question.key, "not settled", None, None, family, n, None, text, settle, None, blocks=question.blocks)
+
+
+def by_hand_words(blocks: int) -> str:
+    """What a verdict from blocks changed by hand (statistics/blocks.py) says of where it came from."""
+    return f"by hand: from {blocks} blocks changed by hand, not interleaved visits"
+
+
+def _by_hand(question: Question) -> str:
+    return f"; {by_hand_words(question.blocks)}" if question.blocks else ""
 
 
 def format_change(ratio: float) -> str:
