@@ -4,6 +4,7 @@ Paired (a session run in rounds): each round gives a speed ratio r = other/basel
 lower is better), so r > 1 means the configuration is faster, and drift between rounds, which both visits of a round
 share, cancels. The estimate is the geometric mean of r; its CI is the t interval on log r (df = n - 1).
 Unpaired (an old session, two sessions): Welch's test on the log figures; the estimate is the ratio of geometric means.
+Blocks changed by hand (statistics/blocks.py): Student's pooled t on the log block figures, the same estimate.
 
 All questions given to one judge() call are one family, corrected with Holm (1979): sort the raw p ascending; step k
 (1-based, of m) rejects when p_(k) <= alpha/(m-k+1) and every earlier step rejected. A t test rejects at level a
@@ -226,10 +227,16 @@ def _estimate(question: Question) -> _Estimate | None:
     n = min(len(base), len(other))
     if n < MIN_PAIRS:
         return None
-    welch = welch_test(other, base)
     difference = statistics.fmean(other) - statistics.fmean(base)
     log_ratio = difference if question.higher_is_better else -difference
     var_base, var_other = statistics.variance(base), statistics.variance(other)
+    if question.blocks:  # blocks changed by hand: Student's pooled t (statistics/blocks.py says why)
+        df = len(base) + len(other) - 2.0
+        pooled = ((len(base) - 1) * var_base + (len(other) - 1) * var_other) / df
+        se = math.sqrt(pooled * (1 / len(base) + 1 / len(other)))
+        # n blocks of each: se = sqrt(2 pooled / n), df = 2 (n - 1)
+        return _Estimate(log_ratio, se, df, n, _p_value(log_ratio, se, df), math.sqrt(2 * pooled), 2.0)
+    welch = welch_test(other, base)
     se = math.sqrt(var_base / len(base) + var_other / len(other))
     total = var_base + var_other
     df_per_round = total**2 / (var_base**2 + var_other**2) if total > 0 else 1.0
