@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,7 @@ def test_without_a_login_async_runs_as_a_hand_change_shown_in_the_plan(shipped: 
     hand = item.hand
     assert hand is not None and (hand.as_is, hand.changed) == ("sync", "async")
     labels = hand.labels()
-    switches = list(zip(labels, labels[1:], strict=False))
+    switches = list(pairwise(labels))
     assert switches.count(("sync", "async")) >= 2 and switches.count(("async", "sync")) >= 2
     # the visits are the blocks' rounds; none of them changes the server (the admin does)
     assert [v.label for v in item.visits if not v.warmup] == [
