@@ -213,7 +213,7 @@ def ask_at_terminal(prompt: HandPrompt) -> str:
         print(f"Where: {prompt.where}")
         answer = input("Then press Enter to continue, or type s to stop: ")
         return STOP if answer.strip().lower() in ("s", "stop") else CONTINUE
-    print(f"\n{prompt.recipe}: {prompt.text}")
+    print(f"\n{prompt.recipe}: how should the NAS be left? {prompt.text}")
     now = "c" if prompt.changed else "a"
     answer = input(f"Type a to leave it as it was, c to leave it with the change [{now}]: ").strip().lower() or now
     return WITH_CHANGE if answer.startswith("c") else AS_IT_WAS

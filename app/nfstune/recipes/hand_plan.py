@@ -60,8 +60,9 @@ class HandChange:
             return f"Make this change: {self.change}."
         return f"Put it back: {self.back}."
 
-    def leave_question(self) -> str:
-        return f"How should the NAS be left? As it was ({self.back}), or with the change ({self.change})."
+    def leave_choices(self) -> str:
+        """What each answer to "how should the NAS be left?" means."""
+        return f"As it was: {self.back}. With the change: {self.change}."
 
 
 def hand_change(base: Config, config: Config, place: str, rounds_per_block: int) -> HandChange:

@@ -32,6 +32,7 @@ class VerdictRow:
     expected_same: bool  # an A/A check: nothing differs from what it is compared with
     text: str  # the verdict's sentence
     tail: bool = False  # the tail's (p99) verdict of a latency workload, beside its typical write's
+    blocks: int = 0  # > 0: judged from this many blocks changed by hand (statistics/blocks.py), not rounds
 
     @property
     def title(self) -> str:
@@ -92,7 +93,18 @@ def _row(
 ) -> VerdictRow:
     low, high = verdict.ci if verdict.ci is not None else (None, None)
     return VerdictRow(
-        recipe, workload, label, against, verdict.ratio, low, high, margin, verdict.kind, expected_same, verdict.text
+        recipe,
+        workload,
+        label,
+        against,
+        verdict.ratio,
+        low,
+        high,
+        margin,
+        verdict.kind,
+        expected_same,
+        verdict.text,
+        blocks=verdict.blocks,
     )
 
 

@@ -90,7 +90,10 @@ class HandRounds:
         assert hand is not None
         last = block == hand.blocks - 1
         why = f"every block measured ({hand.blocks})" if last else None
-        self.admin.emit(verdicts_event(item, measured, judged, why))
+        shown = verdicts_event(item, measured, judged, why)
+        # the Run page says blocks, not rounds: "after block 3 of 5, by hand"
+        message = f"{item.recipe.id} after block {block + 1} of {hand.blocks} (by hand): {why or 'another block'}"
+        self.admin.emit(Event("verdicts", message, {**shown.data, "block": block + 1, "blocks": hand.blocks}))
 
     def _ask(self, prompt: HandPrompt) -> str:
         if self.admin.ask is None:  # the plan runs no hand change without someone to ask
@@ -104,7 +107,7 @@ class HandRounds:
     def _leave(self, session_id: int, hand: HandChange, recipe: str, changed: bool) -> None:
         """How the admin leaves the NAS: asked once at the end (when nobody can be asked: as it is now)."""
         now = "has your change" if changed else "is as it was"
-        text = f"The NAS {now}. {hand.leave_question()}"
+        text = f"The NAS {now}. {hand.leave_choices()}"
         asked_at = time.time()
         answer = WITH_CHANGE if changed else AS_IT_WAS
         if self.admin.ask is not None and not self.admin.cancel.is_set():

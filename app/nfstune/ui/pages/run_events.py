@@ -95,6 +95,8 @@ class RecipePanel(QWidget):
             assert isinstance(rows, Sequence)
             why, number = data.get("why"), data.get("round")
             title = f"<b>Verdicts after round {number}</b>"
+            if data.get("block"):  # a guided hand change: judged by block
+                title = f"<b>Verdicts after block {data['block']} of {data['blocks']}</b>, changed by hand"
             if not rows:
                 title += ": nothing to compare"
             elif all(row.ratio is None for row in rows):  # a plot of rows that each say so: words, no picture
@@ -122,4 +124,5 @@ class RecipePanel(QWidget):
 def short_name(row: VerdictRow, baseline: str) -> str:
     """As the grid names its row: "async · sync-4k"; what it is compared with when that is not the baseline (in a
     recipe run from several clients, a step of the baseline's series)."""
-    return f"{row.label}{SEPARATOR}{row.workload}" + (f" vs {row.against}" if row.against != baseline else "")
+    name = f"{row.label}{SEPARATOR}{row.workload}" + (f" vs {row.against}" if row.against != baseline else "")
+    return name + (f" (by hand, {row.blocks} blocks)" if row.blocks else "")
