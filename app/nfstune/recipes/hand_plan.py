@@ -9,9 +9,11 @@ that matters for the verdict). Pure: the planner (plan.py) lays the visits out b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from nfstune.recipes.model import Config
+from nfstune.facts.appliance import async_setting_hint, server_setting_hint
+from nfstune.recipes.model import Config, Recipe
 from nfstune.statistics.blocks import Block
 
 BLOCKS = 5  # A B A B A: two switches each way, and an A block either side of each B block
@@ -93,3 +95,45 @@ def hand_plan_lines(change: HandChange, block_s: float) -> list[str]:
         lines.append(f"    block {block + 1}: {label}, rounds {rounds[0]}-{rounds[-1]}")
     lines.append("    you may stop after any block; at the end you choose how the NAS is left")
     return lines
+
+
+def by_hand(
+    recipe: Recipe,
+    baseline: Config | None,
+    configs: Sequence[Config],
+    candidates: Sequence[tuple[Config, str]],
+    appliance: str | None,
+    ask_admin: bool,
+    skipped: list[str],
+) -> HandChange | None:
+    """The hand change the recipe runs (its first candidate), or None with every candidate's skip in `skipped`. Only
+    a recipe of the baseline and configurations the admin must make runs one: a block holds one configuration, so a
+    recipe with other client-side configurations runs those interleaved and skips its hand ones, as before."""
+    if not candidates:
+        return None
+    runs_alone = [c.label for c in configs] == [recipe.baseline]
+    if not ask_admin or not runs_alone or baseline is None:
+        why = (
+            "no one can be asked to make the change by hand here (no terminal, no desktop)"
+            if not ask_admin
+            else "a guided hand change runs only in a recipe of its baseline and the change"
+        )
+        skipped += [f"{text}; {why}" for _, text in candidates]
+        return None
+    config, _ = candidates[0]
+    skipped += [
+        f"{recipe.id} {other.label}: skipped (one guided hand change a recipe: {config.label} runs)"
+        for other, _ in candidates[1:]
+    ]
+    if appliance is not None:
+        hint = async_setting_hint(appliance) if "async" in config.export.set else None
+        place = f"in the {appliance}'s own interface" + (f" ({hint})" if hint else ", its NFS share settings")
+    else:
+        place = vendor_place(config)
+    return hand_change(baseline, config, place, recipe.rounds.min)
+
+
+def vendor_place(config: Config) -> str:
+    """Where a NAS nfstune cannot log in to sets what `config` changes on the server."""
+    place = server_setting_hint(config.export.set)
+    return f"in the NAS's own interface ({place})" if "async" in config.export.set else place

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from nfstune.bench.workloads import WorkloadId, WorkloadSizes
 from nfstune.changes.host_change import HostChange, Where, steps_and_where, steps_of
 from nfstune.changes.steps import Step, Steps
-from nfstune.facts.appliance import async_setting_hint, server_setting_hint
+from nfstune.facts.appliance import async_setting_hint
 from nfstune.nfs.export_edit import ExportOptionEdit
 from nfstune.nfs.own_mount import mount_point_for
-from nfstune.recipes.hand_plan import SWITCH_S, HandChange, hand_change
+from nfstune.recipes.hand_plan import SWITCH_S, HandChange, by_hand, vendor_place
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
 from nfstune.recipes.visit_changes import session_changes, visit_changes
 from nfstune.recipes.workload_steps import WorkloadSteps
@@ -105,6 +105,11 @@ class RecipePlan:
     def round_s(self, scale: str) -> float:
         """The estimated time of one round."""
         return sum(visit_seconds(v, scale) for v in self.visits if v.round == 1)
+
+    def block_s(self, scale: str) -> float:
+        """A guided hand change's: the estimated time of one block (0 without one)."""
+        rounds = self.hand.rounds_of(0) if self.hand is not None else ()
+        return sum(visit_seconds(v, scale) for v in self.visits if v.round in rounds)
 
     def order(self, round_number: int) -> list[str]:
         return [v.label for v in self.visits if v.round == round_number]
@@ -201,25 +206,25 @@ def build_plan(
         if not server_login or appliance is not None:
             recipe, kept = _as_the_server_has_it(recipe)
         configs: list[Config] = []
-        by_hand: list[tuple[Config, str]] = []  # (configuration, why it is skipped unless changed by hand)
+        candidates: list[tuple[Config, str]] = []  # (configuration, why it is skipped unless changed by hand)
         for config in recipe.configs:
             if config.when.holds(facts) is False:
                 skipped.append(f"{recipe.id} {config.label}: skipped: {config.when.why_not(facts)}")
             elif not server_login and config.changes_server:
                 why = (
                     f"{recipe.id} {config.label}: skipped (nfstune cannot log in to the server, so it changes nothing "
-                    f"there; to try it, change it {_vendor_place(config)}, then compare with a client-side run)"
+                    f"there; to try it, change it {vendor_place(config)}, then compare with a client-side run)"
                 )
-                _hand_or_skip(config, why, by_hand, skipped)
+                _hand_or_skip(config, why, candidates, skipped)
             elif appliance is not None and config.changes_server:
                 why = (
                     f"{recipe.id} {config.label}: skipped (the server is a {appliance} appliance, which owns its "
                     f"NFS settings; set them in its own UI instead: {async_setting_hint(appliance)})"
                 )
-                _hand_or_skip(config, why, by_hand, skipped)
+                _hand_or_skip(config, why, candidates, skipped)
             else:
                 configs.append(config)
-        hand = _by_hand(recipe, baseline, configs, by_hand, appliance, ask_admin, skipped)
+        hand = by_hand(recipe, baseline, configs, candidates, appliance, ask_admin, skipped)
         if hand is not None:
             notes += kept
             plans.append(_hand_recipe(context, recipe, configs[0], hand, scale))
@@ -313,48 +318,12 @@ def _export_only(config: Config) -> bool:
     )
 
 
-def _hand_or_skip(config: Config, why: str, by_hand: list[tuple[Config, str]], skipped: list[str]) -> None:
+def _hand_or_skip(config: Config, why: str, candidates: list[tuple[Config, str]], skipped: list[str]) -> None:
     """Only the export's options can be set by hand in a NAS's interface; threads, a filesystem, RDMA cannot."""
     if _export_only(config):
-        by_hand.append((config, why))
+        candidates.append((config, why))
     else:
         skipped.append(why)
-
-
-def _by_hand(
-    recipe: Recipe,
-    baseline: Config | None,
-    configs: Sequence[Config],
-    candidates: Sequence[tuple[Config, str]],
-    appliance: str | None,
-    ask_admin: bool,
-    skipped: list[str],
-) -> HandChange | None:
-    """The hand change the recipe runs (its first candidate), or None with every candidate's skip in `skipped`. Only
-    a recipe of the baseline and configurations the admin must make runs one: a block holds one configuration, so a
-    recipe with other client-side configurations runs those interleaved and skips its hand ones, as before."""
-    if not candidates:
-        return None
-    runs_alone = [c.label for c in configs] == [recipe.baseline]
-    if not ask_admin or not runs_alone or baseline is None:
-        why = (
-            "no one can be asked to make the change by hand here (no terminal, no desktop)"
-            if not ask_admin
-            else "a guided hand change runs only in a recipe of its baseline and the change"
-        )
-        skipped += [f"{text}; {why}" for _, text in candidates]
-        return None
-    config, _ = candidates[0]
-    skipped += [
-        f"{recipe.id} {other.label}: skipped (one guided hand change a recipe: {config.label} runs)"
-        for other, _ in candidates[1:]
-    ]
-    if appliance is not None:
-        hint = async_setting_hint(appliance) if "async" in config.export.set else None
-        place = f"in the {appliance}'s own interface" + (f" ({hint})" if hint else ", its NFS share settings")
-    else:
-        place = _vendor_place(config)
-    return hand_change(baseline, config, place, recipe.rounds.min)
 
 
 def _hand_recipe(context: _Visits, recipe: Recipe, base: Config, hand: HandChange, scale: str) -> RecipePlan:
@@ -369,11 +338,6 @@ def _hand_recipe(context: _Visits, recipe: Recipe, base: Config, hand: HandChang
         visits += [context.visit(recipe, config, number) for number in hand.rounds_of(block)]
     budget = sum(visit_seconds(v, scale) for v in visits) + hand.switches * SWITCH_S
     return RecipePlan(recipe, (base, changed), rounds, budget, tuple(visits), hand)
-
-
-def _vendor_place(config: Config) -> str:
-    place = server_setting_hint(config.export.set)
-    return f"in the NAS's own interface ({place})" if "async" in config.export.set else place
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from nfstune.changes.nfsd_listener import PORTLIST
 from nfstune.changes.steps import Step
 from nfstune.nfs.own_mount import MOUNT_ROOT
 from nfstune.recipes.hand_plan import hand_plan_lines
-from nfstune.recipes.plan import Plan, RecipePlan, rdma_ports_needed, visit_seconds
+from nfstune.recipes.plan import Plan, RecipePlan, rdma_ports_needed
 
 
 def _grows(item: RecipePlan) -> bool:
@@ -60,9 +60,8 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
     for item in plan.recipes:
         rounds = item.rounds
         if item.hand is not None:
-            block_s = sum(visit_seconds(v, plan.scale) for v in item.visits if v.round in item.hand.rounds_of(0))
             lines += ["", f"{item.recipe.id}: {item.hand.changed} against the NAS as it is, changed by you"]
-            lines += hand_plan_lines(item.hand, block_s)
+            lines += hand_plan_lines(item.hand, item.block_s(plan.scale))
             lines += _visits_text(item, 1)
             continue
         cut = (

@@ -20,6 +20,7 @@ from nfstune.changes.mount import mounts_of
 from nfstune.errors import Cancelled, ConfigError, NfstuneError
 from nfstune.nfs.names import usable_shares
 from nfstune.nfs.own_mount import MOUNT_ROOT
+from nfstune.recipes.hand_plan import hand_plan_lines
 from nfstune.recipes.model import Recipe
 from nfstune.session.admin import HandPrompt
 from nfstune.session.engine import Event
@@ -157,6 +158,10 @@ def run_session(
     plan = plan_for(pair, facts, recipes, scale, seed, ask_admin=ask is not None)
     for reason in plan.skipped:
         emit(Event("log", reason))
+    for item in plan.recipes:  # a guided hand change: what the admin will be asked, before anything runs
+        if item.hand is not None:
+            lines = hand_plan_lines(item.hand, item.block_s(plan.scale))
+            emit(Event("log", "\n".join([f"{item.recipe.id}: {lines[0].strip()}", *lines[1:]])))
     likely = likely_times(results, pair, recipes, scale)  # before this session is stored: from earlier ones
     sid = start_session(results, pair, facts, scale=scale, recipe_ids=[r.id for r in recipes], plan=plan)
     engine = make_engine(
