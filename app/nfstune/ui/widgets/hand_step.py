@@ -22,9 +22,9 @@ class HandStep(QFrame):
         self.where = QLabel(wordWrap=True, textInteractionFlags=Qt.TextInteractionFlag.TextSelectableByMouse)
         self.note = QLabel(wordWrap=True)
         tint(self.note, "muted")
-        self.go = QPushButton()
+        self.go = QPushButton("&Continue")
         self.go.setDefault(True)
-        self.stop = QPushButton()
+        self.stop = QPushButton("&Stop")
         self.go.clicked.connect(lambda: self._answer(self._go_answer))
         self.stop.clicked.connect(lambda: self._answer(self._stop_answer))
         self._go_answer, self._stop_answer = CONTINUE, STOP
