@@ -54,8 +54,8 @@ class Admin:
 
     emit: Callable[[Event], None]
     confirm: Callable[[ServerChange], bool] | None = None
-    ask: Callable[[HandPrompt], str] | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
+    ask: Callable[[HandPrompt], str] | None = None
 
     def log(self, message: str) -> None:
         self.emit(Event("log", message))
