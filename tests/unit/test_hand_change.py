@@ -295,3 +295,21 @@ def test_the_admin_may_stop_after_any_block_and_leave_the_change(tmp_path: Path)
     steps = hosts.store.results.stored_session(sid).hand_steps
     assert [(s.kind, s.answer) for s in steps][-2:] == [("block", STOP), ("leave", WITH_CHANGE)]
     assert steps[-1].config_label == "async"
+
+
+def test_the_terminal_prompt_says_what_to_do_and_where_and_reads_enter_or_s(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from nfstune.cli.run import ask_at_terminal
+
+    typed = iter(["", "s", "", "a"])
+    asked: list[str] = []
+    monkeypatch.setattr("builtins.input", lambda text: asked.append(text) or next(typed))
+    switch = HandPrompt("switch", "sync-vs-async", "Make this change: set async.", 1, 5, False, "Services > NFS")
+    assert [ask_at_terminal(switch), ask_at_terminal(switch)] == [CONTINUE, STOP]
+    shown = capsys.readouterr().out
+    assert "before block 2 of 5: Make this change: set async." in shown and "Where: Services > NFS" in shown
+    assert asked[0] == "Then press Enter to continue, or type s to stop: "
+    leave = HandPrompt("leave", "sync-vs-async", "The NAS has your change.", 5, 5, True, "Services > NFS")
+    assert [ask_at_terminal(leave), ask_at_terminal(leave)] == [WITH_CHANGE, AS_IT_WAS]  # Enter: as it is now
+    assert asked[-1].endswith("[c]: ")
