@@ -313,3 +313,28 @@ def test_the_terminal_prompt_says_what_to_do_and_where_and_reads_enter_or_s(
     leave = HandPrompt("leave", "sync-vs-async", "The NAS has your change.", 5, 5, True, "Services > NFS")
     assert [ask_at_terminal(leave), ask_at_terminal(leave)] == [WITH_CHANGE, AS_IT_WAS]  # Enter: as it is now
     assert asked[-1].endswith("[c]: ")
+
+
+def test_a_hand_change_is_no_aa_check_though_nfstune_read_the_same_settings() -> None:
+    # client-only: nfstune reads the mount alone, the same for both; the export the admin changed it cannot read
+    from nfstune.results.comparisons import workload_questions
+
+    run = {
+        "config": {"mount": {}, "export_set": [], "read_ahead_kb": None, "expect": None},
+        "requested_options": "vers=4.2",
+        "negotiated_options": "rw,relatime,vers=4.2,rsize=131072,wsize=131072,proto=tcp",
+        "export_options": None,
+    }
+    runs = {"sync": run, "async": run}
+    figures = simulated(random.Random(3), 0.5)
+    rounds = {"sync": figures["A"], "async": figures["B"]}
+    asked = {
+        blocks is None: workload_questions(
+            "r", "sync-4k", runs, rounds, None, margin_percent=5.0, looks=None, paired=True, blocks=blocks
+        )
+        for blocks in (None, [Block("sync" if b.label == "A" else "async", b.rounds) for b in ABABA])
+    }
+    interleaved, by_hand = asked[True], asked[False]
+    assert interleaved[1]["async"] is not None  # round by round, the same settings read back: an A/A check
+    assert by_hand[1]["async"] is None and not by_hand[0][0].expect_same
+    assert judge(by_hand[0])[0].kind == "faster"

@@ -108,7 +108,8 @@ def workload_questions(
         against = against_of(runs, label, baseline)
         if against is None:
             continue  # the baseline's own series: compared step by step (below)
-        same[label] = why_same(recipe, label, runs[label], runs[against])
+        # changed by hand, the settings differ where nfstune cannot read them: only an expectation makes an A/A check
+        same[label] = why_same(recipe, label, runs[label], runs[against], read_back=blocks is None)
         base, other = judgeable(rounds.get(against, {})), judgeable(rounds.get(label, {}))
         if blocks is not None:
             questions.append(
@@ -246,11 +247,14 @@ def config_of(recipe: Recipe | None, label: str) -> Config | None:
     return next((c for c in recipe.configs if c.label == label), None)
 
 
-def why_same(recipe: Recipe | None, label: str, run: Mapping[str, Any], base: Mapping[str, Any]) -> str | None:
+def why_same(
+    recipe: Recipe | None, label: str, run: Mapping[str, Any], base: Mapping[str, Any], *, read_back: bool = True
+) -> str | None:
     """Why `label` must measure as the baseline, or None when it may differ: the configuration says so (expect =
     "same", as the run stored it, else as the recipe says now), or the settings in force were the baseline's
     (export options as stored, the mount's options as /proc/mounts showed them, read-ahead), so that any
-    difference is the hosts', not the configuration's."""
+    difference is the hosts', not the configuration's. `read_back` False: what was in force is not what nfstune read
+    (a guided hand change: the admin changed the NAS), so only the expectation counts."""
     config = config_of(recipe, label)
     stored = run.get("config")
     expect = stored.get("expect") if isinstance(stored, Mapping) else None
@@ -258,7 +262,7 @@ def why_same(recipe: Recipe | None, label: str, run: Mapping[str, Any], base: Ma
         expect = config.expect
     if expect == "same":
         return _expectation_reason(config.expectation if config is not None else None, recipe)
-    shown = in_force(run)
+    shown = in_force(run) if read_back else None
     if shown is not None and settings_key(run) == settings_key(base):
         return f"the same settings were in force: {shown}"
     return None
