@@ -24,7 +24,6 @@ from nfstune.session.admin import AS_IT_WAS, CONTINUE, STOP, WITH_CHANGE, Admin,
 from nfstune.session.hand_rounds import HandRounds
 from nfstune.session.load_clients import LoadHost, SessionLoad
 from nfstune.session.progress import SessionProgress
-from nfstune.session.rounds import Eta
 from nfstune.session.visit import VisitExecutor
 from nfstune.statistics.blocks import Block, block_question
 from nfstune.statistics.verdict import judge
@@ -130,6 +129,12 @@ def test_without_a_login_async_runs_as_a_hand_change_shown_in_the_plan(shipped: 
     assert text.count("you are asked: Make this change: on the share's NFS export, set async.") == 2
     assert text.count("you are asked: Put it back: undo that change, so that the export is as it was (sync).") == 2
     assert "Control Panel > Shared Folder" in text  # where: the place the skip named before
+    # the NAS's make unknown: a line a vendor, the commonest first, under "where" in the plan too
+    head, *vendors = hand.place.splitlines()
+    assert head == "in the NAS's own interface, depending on its make:"
+    assert [line.split(":")[0] for line in vendors][:2] == ["• Synology DSM", "• QNAP"]
+    assert len(vendors) >= 3 and all(line.count("• ") == 1 for line in vendors)
+    assert f"      {vendors[0]}\n      {vendors[1]}" in text
     assert not any("sync-vs-async" in s for s in plan.skipped)
     low, high = plan.estimate_s
     assert low == high > 15 * 60  # 15 rounds of six workloads and four changes by hand
@@ -179,6 +184,18 @@ export = { set = ["async"] }
 """
 
 
+class Clock:
+    """The session's clock: a run of a workload takes RUN_S, the admin's turn ADMIN_S (a slow admin)."""
+
+    RUN_S, ADMIN_S = 30.0, 3600.0
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 class Nas:
     """The NAS as the admin leaves it: async or not. The figures follow it, whatever the engine thinks."""
 
@@ -186,9 +203,11 @@ class Nas:
         self.is_async = False
         self.prompts: list[HandPrompt] = []
         self.answers, self.leave = answers or {}, leave
+        self.clock = Clock()
 
     def ask(self, prompt: HandPrompt) -> str:
         self.prompts.append(prompt)
+        self.clock.now += Clock.ADMIN_S
         if prompt.kind == "leave":
             return self.leave
         answer = self.answers.get(prompt.block, CONTINUE)
@@ -202,6 +221,7 @@ class NasRunner(EventsRunner):
     rng = random.Random(5)
 
     def figure(self, workload: str) -> float:
+        self.nas.clock.now += Clock.RUN_S
         return (1.0 if self.nas.is_async else 4.0) * math.exp(self.rng.gauss(0, 0.05))  # ms a write
 
 
@@ -226,6 +246,8 @@ def run_by_hand(tmp_path: Path, nas: Nas) -> tuple[Plan, Hosts, int]:
         log=admin.log,
     )
     samples = GivenFigures()
+    progress = SessionProgress(admin, nas.clock)  # as the engine: the time left from the plan, shared with the rounds
+    eta = progress.start(plan, {})
     runner = NasRunner(None, load, samples, results, admin)  # type: ignore[arg-type]
     runner.nas = nas
     visits = VisitExecutor(
@@ -234,12 +256,12 @@ def run_by_hand(tmp_path: Path, nas: Nas) -> tuple[Plan, Hosts, int]:
         hosts.store,
         admin,
         appliance=None,
-        progress=SessionProgress(admin),
+        progress=progress,
         load=load,
         samples=samples,  # type: ignore[arg-type]
         runner=runner,
     )
-    HandRounds(visits, results, admin, Eta(plan)).run(sid, plan.recipes[0], SIZES)
+    HandRounds(visits, results, admin, eta, progress).run(sid, plan.recipes[0], SIZES)
     results.end_session(sid, "completed")
     return plan, hosts, sid
 
@@ -252,6 +274,10 @@ def test_the_admin_is_asked_at_each_switch_and_the_blocks_give_the_verdict(tmp_p
     assert [p.block for p in switches] == [1, 2, 3, 4]
     assert all("in the NAS's own interface" in p.where for p in switches)
     assert nas.prompts[-1].kind == "leave" and not nas.prompts[-1].changed  # ABABA ends as it was
+    assert nas.prompts[-1].text == (
+        "The NAS now runs as it was (sync). Choose how to leave it: as it was, or with the change (async) — "
+        "nfstune does not change it either way; you do, in the NAS's interface."
+    )
     # every planned round measured, each visit after its block's switch
     visits = [(e.data["round"], e.data["config"]) for e in hosts.events if e.kind == "visit"]
     assert visits == [(v.round, v.label) for v in plan.recipes[0].visits]
@@ -285,6 +311,7 @@ def test_the_admin_may_stop_after_any_block_and_leave_the_change(tmp_path: Path)
     plan, hosts, sid = run_by_hand(tmp_path, nas)
     assert [p.kind for p in nas.prompts] == ["switch", "switch", "leave"]
     assert nas.prompts[-1].changed  # the NAS has the change when the admin stops after a B block
+    assert nas.prompts[-1].text.startswith("The NAS now runs with your change (async). Choose how to leave it: ")
     measured = {e.data["round"] for e in hosts.events if e.kind == "visit"}
     assert measured == {0, *plan.recipes[0].hand.rounds_of(0), *plan.recipes[0].hand.rounds_of(1)}  # type: ignore[union-attr]
     logs = [e.message for e in hosts.events if e.kind == "log"]
@@ -305,10 +332,15 @@ def test_the_terminal_prompt_says_what_to_do_and_where_and_reads_enter_or_s(
     typed = iter(["", "s", "", "a"])
     asked: list[str] = []
     monkeypatch.setattr("builtins.input", lambda text: asked.append(text) or next(typed))
-    switch = HandPrompt("switch", "sync-vs-async", "Make this change: set async.", 1, 5, False, "Services > NFS")
+    where = "in the NAS's own interface, depending on its make:\n• Synology DSM: Control Panel\n• QNAP: Privilege"
+    switch = HandPrompt("switch", "sync-vs-async", "Make this change: set async.", 1, 5, False, where)
     assert [ask_at_terminal(switch), ask_at_terminal(switch)] == [CONTINUE, STOP]
     shown = capsys.readouterr().out
-    assert "before block 2 of 5: Make this change: set async." in shown and "Where: Services > NFS" in shown
+    assert "before block 2 of 5: Make this change: set async." in shown
+    # a vendor a line, indented under "Where:"
+    assert (
+        "Where: in the NAS's own interface, depending on its make:\n  • Synology DSM: Control Panel\n  • QNAP" in shown
+    )
     assert asked[0] == "Then press Enter to continue, or type s to stop: "
     leave = HandPrompt("leave", "sync-vs-async", "The NAS has your change.", 5, 5, True, "Services > NFS")
     assert [ask_at_terminal(leave), ask_at_terminal(leave)] == [WITH_CHANGE, AS_IT_WAS]  # Enter: as it is now
@@ -338,3 +370,18 @@ def test_a_hand_change_is_no_aa_check_though_nfstune_read_the_same_settings() ->
     assert interleaved[1]["async"] is not None  # round by round, the same settings read back: an A/A check
     assert by_hand[1]["async"] is None and not by_hand[0][0].expect_same
     assert judge(by_hand[0])[0].kind == "faster"
+
+
+def test_the_blocks_move_the_progress_and_the_admins_turn_is_not_measuring_time(tmp_path: Path) -> None:
+    nas = Nas()  # an hour at each switch, 30 s a run
+    _, hosts, _ = run_by_hand(tmp_path, nas)
+    progress = [e for e in hosts.events if e.kind == "progress"]
+    waiting = [e for e in progress if e.data.get("waiting")]
+    assert [e.message for e in waiting] == ["waiting for your change"] * 4 + ["waiting for your answer"]
+    assert all("eta_s" not in e.data for e in waiting)  # no time left while the admin has the turn
+    fractions = [float(e.data["fraction"]) for e in waiting]  # type: ignore[arg-type]
+    assert fractions == sorted(fractions) and len(set(fractions)) == len(fractions)  # every block moves the bar
+    # the admin's hours are not work done: after one block of five the bar is not near the end
+    assert fractions[0] < 0.5 and fractions[1] < 0.7 and fractions[-2] > 0.7
+    measured = [e for e in progress if not e.data.get("waiting")]
+    assert all(e.data["eta_s"] is not None for e in measured)

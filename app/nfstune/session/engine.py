@@ -86,7 +86,7 @@ class Engine:
             runner=runner,
         )
         rounds = RecipeRounds(plan, sizes, eta, visits, results, admin)
-        by_hand = HandRounds(visits, results, admin, eta)
+        by_hand = HandRounds(visits, results, admin, eta, self.progress)
         # one scratch directory for the whole session, on the server, used by every configuration: the files of
         # each configuration then land in the same part of the disk. Measured in the lab (hdd profile): with a new
         # directory per configuration, ext4 put each in another block group, and the same settings' seq-write

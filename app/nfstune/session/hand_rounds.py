@@ -13,15 +13,22 @@ from nfstune.errors import Cancelled
 from nfstune.recipes.hand_plan import HandChange
 from nfstune.recipes.plan import RecipePlan, Visit
 from nfstune.session.admin import AS_IT_WAS, CONTINUE, WITH_CHANGE, Admin, Event, HandPrompt
+from nfstune.session.progress import SessionProgress
 from nfstune.session.recipe_rounds import recipe_event, verdicts_event
 from nfstune.session.rounds import Eta, RecipeFigures
 from nfstune.session.visit import VisitExecutor
 from nfstune.store import Results
 
+# what the Run page says instead of a time left while the admin has the turn (the admin's time is not measured)
+WAITING_FOR_CHANGE = "waiting for your change"
+WAITING_FOR_ANSWER = "waiting for your answer"
+
 
 class HandRounds:
-    def __init__(self, visits: VisitExecutor, results: Results, admin: Admin, eta: Eta) -> None:
-        self.visits, self.results, self.admin, self.eta = visits, results, admin, eta
+    def __init__(
+        self, visits: VisitExecutor, results: Results, admin: Admin, eta: Eta, progress: SessionProgress
+    ) -> None:
+        self.visits, self.results, self.admin, self.eta, self.progress = visits, results, admin, eta, progress
 
     def run(self, session_id: int, item: RecipePlan, sizes: WorkloadSizes) -> None:
         hand = item.hand
@@ -30,7 +37,7 @@ class HandRounds:
         runs: dict[tuple[str, str], int] = {}
         figures = RecipeFigures(item)
         status, changed, measured = "failed", False, 0  # changed: the NAS has the change now, by the admin's word
-        self.eta.recipe_started(time.monotonic())
+        self.eta.recipe_started(self.progress.clock())
         self.admin.emit(recipe_event(item))
         try:
             for visit in (v for v in item.visits if v.warmup):
@@ -77,9 +84,9 @@ class HandRounds:
         sizes: WorkloadSizes,
     ) -> None:
         self.admin.check_cancel()
-        start = time.monotonic()
+        start = self.progress.clock()
         self.visits.run(session_id, item, visit, runs, figures, sizes)
-        self.eta.visit_done(visit, time.monotonic() - start)
+        self.eta.visit_done(visit, self.progress.clock() - start)  # the session's clock, as the bar's
 
     def _judge(self, session_id: int, item: RecipePlan, figures: RecipeFigures, block: int, measured: int) -> None:
         """The comparisons on the blocks so far, shown as a round's are (the Run page's verdict rows)."""
@@ -100,18 +107,21 @@ class HandRounds:
             raise Cancelled("no one to ask to make the change by hand: nothing more was measured")
         data = {"recipe": prompt.recipe, "kind": prompt.kind, "block": prompt.block}
         self.admin.emit(Event("hand", prompt.text, data))
-        answer = self.admin.ask(prompt)
+        with self.progress.admin_turn(WAITING_FOR_CHANGE):
+            answer = self.admin.ask(prompt)
         self.admin.check_cancel()
         return answer
 
     def _leave(self, session_id: int, hand: HandChange, recipe: str, changed: bool) -> None:
         """How the admin leaves the NAS: asked once at the end (when nobody can be asked: as it is now)."""
-        now = "has your change" if changed else "is as it was"
-        text = f"The NAS {now}. {hand.leave_choices()}"
+        text = hand.leave_note(changed)
         asked_at = time.time()
         answer = WITH_CHANGE if changed else AS_IT_WAS
         if self.admin.ask is not None and not self.admin.cancel.is_set():
-            answer = self.admin.ask(HandPrompt("leave", recipe, text, hand.blocks, hand.blocks, changed, hand.place))
+            with self.progress.admin_turn(WAITING_FOR_ANSWER):
+                answer = self.admin.ask(
+                    HandPrompt("leave", recipe, text, hand.blocks, hand.blocks, changed, hand.place)
+                )
         left = hand.changed if answer == WITH_CHANGE else hand.as_is
         self._store(session_id, recipe, "leave", None, left, text, asked_at, time.time(), answer)
         todo = ""

@@ -240,7 +240,7 @@ class RunPage(QWidget):
             self.current.setText(f"Your turn: block {prompt.block + 1} of {prompt.blocks} waits for your change")
         else:
             self.current.setText("Your turn: how should the NAS be left?")
-        self._append(f"asked: {prompt.text} {prompt.where}".rstrip())
+        self._append(f"asked: {prompt.text} {prompt.where}".replace("\n", " ").rstrip())
 
     @Slot(str)
     def _on_hand_answered(self, answer: str) -> None:
@@ -271,6 +271,9 @@ class RunPage(QWidget):
         elif event.kind == "progress":
             fraction = float(event.data.get("fraction") or 0.0)
             self.progress.setValue(int(fraction * 1000))
+            if event.data.get("waiting"):  # the admin's turn (a change by hand): no time left, nothing measured
+                self.eta.setText(event.message)
+                return
             self.eta.setText(format_eta(event.data.get("eta_s"), event.data.get("eta_max_s")))
             if event.message != self._configuration:  # a new configuration: a marker where it starts
                 self._configuration = event.message
