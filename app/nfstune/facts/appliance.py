@@ -76,9 +76,15 @@ def async_setting_hint(appliance: str | None) -> str | None:
     return _ASYNC_SETTINGS.get(appliance, "in the vendor's NFS share settings")
 
 
+def async_settings() -> list[tuple[str, str]]:
+    """Each vendor's place for async, as (vendor, where): the commonest NAS first (Synology, QNAP, then
+    openmediavault), TrueNAS last, which has no such switch."""
+    return list(_ASYNC_SETTINGS.items())
+
+
 def server_setting_hint(export_set: tuple[str, ...] | frozenset[str]) -> str:
     """Where a NAS nfstune cannot log in to sets what a server-side configuration would change: for async, each
     vendor's own setting (above); for anything else, its NFS share settings, since no vendor's menu is verified."""
     if "async" in export_set:
-        return "; ".join(f"{vendor}: {where}" for vendor, where in _ASYNC_SETTINGS.items())
+        return "; ".join(f"{vendor}: {where}" for vendor, where in async_settings())
     return "in the NAS's own NFS settings, or on the server's /etc/exports by hand"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from nfstune.facts.appliance import async_setting_hint, server_setting_hint
+from nfstune.facts.appliance import async_setting_hint, async_settings, server_setting_hint
 from nfstune.recipes.model import Config, Recipe
 from nfstune.statistics.blocks import Block
 
@@ -21,6 +21,7 @@ LEAST_BLOCK_ROUNDS = 2  # a block's figure is the mean of its rounds: one round 
 # What the plan allows for each switch beside the measurements: opening the NAS's page, a rule's dialog, saving,
 # and the NAS re-exporting (a guess: the admin's time is the admin's, and the plan says so)
 SWITCH_S = 90.0
+BULLET = "• "  # a line of `place`, one vendor's: the desktop shows the lines as they are, the terminal indents them
 
 
 @dataclass(frozen=True)
@@ -62,9 +63,19 @@ class HandChange:
             return f"Make this change: {self.change}."
         return f"Put it back: {self.back}."
 
-    def leave_choices(self) -> str:
-        """What each answer to "how should the NAS be left?" means."""
-        return f"As it was: {self.back}. With the change: {self.change}."
+    def leave_note(self, changed: bool) -> str:
+        """How the NAS runs now (`changed`: with the admin's change, by the admin's word) and what the choice of how
+        to leave it means: the admin makes it, nfstune cannot."""
+        now = f"with your change ({self.changed})" if changed else f"as it was ({self.as_is})"
+        choices = (
+            f"with the change, or as it was ({self.as_is})"
+            if changed
+            else f"as it was, or with the change ({self.changed})"
+        )
+        return (
+            f"The NAS now runs {now}. Choose how to leave it: {choices} — nfstune does not change it either way; "
+            "you do, in the NAS's interface."
+        )
 
 
 def hand_change(base: Config, config: Config, place: str, rounds_per_block: int) -> HandChange:
@@ -86,7 +97,7 @@ def hand_plan_lines(change: HandChange, block_s: float) -> list[str]:
         f"{' '.join('A' if label == change.as_is else 'B' for label in change.labels())} "
         f"(A: {change.as_is}, the NAS as it is; B: {change.changed}, changed by you); about "
         f"{block_s / 60:.0f} min a block, and {change.switches} changes by you in between",
-        f"    where you make the change: {change.place}",
+        "    where you make the change: " + change.place.replace("\n", "\n      "),
     ]
     for block, label in enumerate(change.labels()):
         rounds = change.rounds_of(block)
@@ -128,6 +139,10 @@ def by_hand(
     if appliance is not None:
         hint = async_setting_hint(appliance) if "async" in config.export.set else None
         place = f"in the {appliance}'s own interface" + (f" ({hint})" if hint else ", its NFS share settings")
+    elif "async" in config.export.set:  # the NAS's make unknown: each vendor's place on a line of its own
+        place = "in the NAS's own interface, depending on its make:" + "".join(
+            f"\n{BULLET}{vendor}: {where}" for vendor, where in async_settings()
+        )
     else:
         place = vendor_place(config)
     return hand_change(baseline, config, place, recipe.rounds.min)
