@@ -166,3 +166,9 @@ def ratio_words(ratio: float) -> str:
         return f"{round(factor):g}x {direction}"
     # slower in the share of the speed lost, as the verdicts say it: 0.8 is 20 % slower
     return f"{abs(ratio - 1) * 100:.0f} % {direction}"
+
+
+def corrected_for(rows: Sequence[VerdictRow]) -> str:
+    """What the intervals shown are corrected for: blocks changed by hand are judged with no looks (the admin, not a
+    stop rule, ends them: statistics/blocks.py), so when every row is from blocks there are none to name."""
+    return "the comparisons" if rows and all(r.blocks for r in rows) else "the comparisons and the looks"

@@ -64,7 +64,9 @@ class RecipePanel(QWidget):
             from nfstune.ui.widgets.verdict_plot import VerdictPlot
 
             # one recipe, most compared with its baseline: the title says which
-            self._plot = VerdictPlot(name_of=lambda row: short_name(row, self.baseline))
+            self._plot = VerdictPlot(
+                name_of=lambda row: short_name(row, self.baseline), tip_of=lambda row: long_name(row, self.baseline)
+            )
             self._plot_layout.addWidget(self._plot)
             self._plot_layout.addStretch(1)
         return self._plot
@@ -124,5 +126,10 @@ class RecipePanel(QWidget):
 def short_name(row: VerdictRow, baseline: str) -> str:
     """As the grid names its row: "async · sync-4k"; what it is compared with when that is not the baseline (in a
     recipe run from several clients, a step of the baseline's series)."""
-    name = f"{row.label}{SEPARATOR}{row.workload}" + (f" vs {row.against}" if row.against != baseline else "")
-    return name + (f" (by hand, {row.blocks} blocks)" if row.blocks else "")
+    return f"{row.label}{SEPARATOR}{row.workload}" + (f" vs {row.against}" if row.against != baseline else "")
+
+
+def long_name(row: VerdictRow, baseline: str) -> str:
+    """The row's name in its tooltip: how it was measured too where the short name has no room for it (the title
+    already says "changed by hand")."""
+    return short_name(row, baseline) + (f" (by hand, {row.blocks} blocks)" if row.blocks else "")
