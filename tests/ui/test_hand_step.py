@@ -80,7 +80,9 @@ def test_at_the_end_the_admin_chooses_how_the_nas_is_left(qtbot: QtBot, tmp_path
         worker, answers = ask_on_a_worker(run, leave, threading.Event())
         qtbot.waitUntil(run.hand_step.isVisible)
         assert run.hand_step.title.text() == "How should the NAS be left?"
-        assert run.hand_step.note.text() == leave.text
+        step = run.hand_step
+        assert step.lead.text() == leave.text and not step.note.isVisible()
+        assert step.lead.geometry().top() < step.where.geometry().top()  # the choice first, where after
         button.click()
         worker.join(5)
         assert answers == [expected]

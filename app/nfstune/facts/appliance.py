@@ -67,6 +67,11 @@ _ASYNC_SETTINGS = {
     "(ZFS sync=disabled), which affects every protocol on that dataset, not only NFS",
 }
 
+# a line in a list of vendors: what the longer text above says, in brief
+_SHORT = {
+    TRUENAS: "no async switch on an NFS share (the dataset's Sync 'Disabled' is another change, for every protocol)"
+}
+
 
 def async_setting_hint(appliance: str | None) -> str | None:
     """What to change in the appliance's UI instead of adding `async` to /etc/exports; None on a plain Linux
@@ -77,9 +82,9 @@ def async_setting_hint(appliance: str | None) -> str | None:
 
 
 def async_settings() -> list[tuple[str, str]]:
-    """Each vendor's place for async, as (vendor, where): the commonest NAS first (Synology, QNAP, then
-    openmediavault), TrueNAS last, which has no such switch."""
-    return list(_ASYNC_SETTINGS.items())
+    """Each vendor's place for async, as (vendor, where), short enough for a line each: the commonest NAS first
+    (Synology, QNAP, then openmediavault), TrueNAS last, which has no such switch."""
+    return [(vendor, _SHORT.get(vendor, where)) for vendor, where in _ASYNC_SETTINGS.items()]
 
 
 def server_setting_hint(export_set: tuple[str, ...] | frozenset[str]) -> str:

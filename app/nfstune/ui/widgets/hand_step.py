@@ -19,6 +19,8 @@ class HandStep(QFrame):
         self.setAccessibleName("Change by hand")
         self.title = QLabel(wordWrap=True)
         self.title.setStyleSheet("font-weight: bold; font-size: 11pt;")
+        # at the end, how the NAS runs now and what the choice means: read before where, as the decision it is
+        self.lead = QLabel(wordWrap=True)
         self.where = QLabel(wordWrap=True, textInteractionFlags=Qt.TextInteractionFlag.TextSelectableByMouse)
         self.note = QLabel(wordWrap=True)
         tint(self.note, "muted")
@@ -34,6 +36,7 @@ class HandStep(QFrame):
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
+        layout.addWidget(self.lead)
         layout.addWidget(self.where)
         layout.addWidget(self.note)
         layout.addLayout(buttons)
@@ -46,12 +49,16 @@ class HandStep(QFrame):
                 f"Continue once the change is saved on the NAS: block {prompt.block + 1} of {prompt.blocks} then "
                 "measures it. Stop ends here, with the verdict from the blocks measured so far."
             )
+            self.lead.hide()
+            self.note.show()
             self.go.setText("&Continue")
             self.stop.setText("&Stop")
             self._go_answer, self._stop_answer = CONTINUE, STOP
         else:
             self.title.setText("How should the NAS be left?")
-            self.note.setText(prompt.text)
+            self.lead.setText(prompt.text)
+            self.lead.show()
+            self.note.hide()
             self.go.setText("Leave it &as it was")
             self.stop.setText("Leave it &with the change")
             self._go_answer, self._stop_answer = AS_IT_WAS, WITH_CHANGE
