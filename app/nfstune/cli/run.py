@@ -22,8 +22,11 @@ from nfstune.recipes.model import Recipe
 from nfstune.remote import Host, open_host
 from nfstune.remote.target import split_spec
 from nfstune.results.caveats import WITHOUT_SERVER
+from nfstune.results.hand_steps import TITLE as HAND_TITLE
+from nfstune.results.hand_steps import hand_lines
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
 from nfstune.results.summary import aa_summary
+from nfstune.session.admin import AS_IT_WAS, CONTINUE, STOP, WITH_CHANGE, HandPrompt
 from nfstune.session.ceilings import ceiling_name
 from nfstune.session.engine import Event
 from nfstune.session.script import preflight, refuse_if_blocked, run_session, survey
@@ -155,6 +158,8 @@ def run(args: argparse.Namespace, printer: Any) -> int:
             ceilings=not getattr(args, "no_ceilings", False),
             confirm=confirm,
             known=by_id,
+            # a guided hand change asks at the terminal; without one the plan skips it and says why
+            ask=ask_at_terminal if sys.stdin.isatty() else None,
         )
         if outcome.error is not None:
             raise outcome.error  # main says why, with its exit code, as for an error before the run
@@ -187,9 +192,31 @@ def dry_run_text(args: argparse.Namespace, chosen: list[Any]) -> str:
     clients = len(args.client) if getattr(args, "client", None) else None
     no_login = getattr(args, "no_server_login", False)
     plan = plan_for(
-        None, None, chosen, args.scale, share=share, address=address, clients=clients, server_login=not no_login
+        None,
+        None,
+        chosen,
+        args.scale,
+        share=share,
+        address=address,
+        clients=clients,
+        server_login=not no_login,
+        ask_admin=sys.stdin.isatty(),
     )
     return plan_text(plan) + "\n\nDry run: no host was contacted and nothing was changed."
+
+
+def ask_at_terminal(prompt: HandPrompt) -> str:
+    """A step of a guided hand change at the terminal: make the change, then Enter (or s to stop); at the end,
+    how the NAS is left."""
+    if prompt.kind == "switch":
+        print(f"\n{prompt.recipe}, before block {prompt.block + 1} of {prompt.blocks}: {prompt.text}")
+        print("Where: " + prompt.where.replace("\n", "\n  "))  # a line a vendor, indented under "Where:"
+        answer = input("Then press Enter to continue, or type s to stop: ")
+        return STOP if answer.strip().lower() in ("s", "stop") else CONTINUE
+    print(f"\n{prompt.recipe}: how should the NAS be left? {prompt.text}")
+    now = "c" if prompt.changed else "a"
+    answer = input(f"Type a to leave it as it was, c to leave it with the change [{now}]: ").strip().lower() or now
+    return WITH_CHANGE if answer.startswith("c") else AS_IT_WAS
 
 
 def advice_text(rec: Recommendation | str, share: str) -> str:
@@ -269,6 +296,9 @@ def report_text(
     lacks = outcome.caveats
     if lacks:
         lines += [f"\n{WITHOUT_SERVER.lower()}", *(f"  {text}" for text in lacks)]
+    by_hand = hand_lines(stored.hand_steps)
+    if by_hand:
+        lines += [f"\n{HAND_TITLE.lower()}", *(f"  {line}" for line in by_hand)]
     latencies = stored.latencies
     if stored.ceilings or latencies:
         lines.append("\nceilings (measured before the recipes)")

@@ -67,6 +67,11 @@ _ASYNC_SETTINGS = {
     "(ZFS sync=disabled), which affects every protocol on that dataset, not only NFS",
 }
 
+# a line in a list of vendors: what the longer text above says, in brief
+_SHORT = {
+    TRUENAS: "no async switch on an NFS share (the dataset's Sync 'Disabled' is another change, for every protocol)"
+}
+
 
 def async_setting_hint(appliance: str | None) -> str | None:
     """What to change in the appliance's UI instead of adding `async` to /etc/exports; None on a plain Linux
@@ -76,9 +81,15 @@ def async_setting_hint(appliance: str | None) -> str | None:
     return _ASYNC_SETTINGS.get(appliance, "in the vendor's NFS share settings")
 
 
+def async_settings() -> list[tuple[str, str]]:
+    """Each vendor's place for async, as (vendor, where), short enough for a line each: the commonest NAS first
+    (Synology, QNAP, then openmediavault), TrueNAS last, which has no such switch."""
+    return [(vendor, _SHORT.get(vendor, where)) for vendor, where in _ASYNC_SETTINGS.items()]
+
+
 def server_setting_hint(export_set: tuple[str, ...] | frozenset[str]) -> str:
     """Where a NAS nfstune cannot log in to sets what a server-side configuration would change: for async, each
     vendor's own setting (above); for anything else, its NFS share settings, since no vendor's menu is verified."""
     if "async" in export_set:
-        return "; ".join(f"{vendor}: {where}" for vendor, where in _ASYNC_SETTINGS.items())
+        return "; ".join(f"{vendor}: {where}" for vendor, where in async_settings())
     return "in the NAS's own NFS settings, or on the server's /etc/exports by hand"

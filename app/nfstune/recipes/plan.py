@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from nfstune.bench.workloads import WorkloadId, WorkloadSizes
 from nfstune.changes.host_change import HostChange, Where, steps_and_where, steps_of
 from nfstune.changes.steps import Step, Steps
-from nfstune.facts.appliance import async_setting_hint, server_setting_hint
+from nfstune.facts.appliance import async_setting_hint
 from nfstune.nfs.export_edit import ExportOptionEdit
 from nfstune.nfs.own_mount import mount_point_for
+from nfstune.recipes.hand_plan import SWITCH_S, HandChange, by_hand, vendor_place
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
 from nfstune.recipes.visit_changes import session_changes, visit_changes
 from nfstune.recipes.workload_steps import WorkloadSteps
@@ -98,10 +99,17 @@ class RecipePlan:
     rounds: Rounds
     budget_s: float
     visits: tuple[Visit, ...]  # warm-up visits, then rounds 1..rounds.max in their visit order
+    # a guided hand change (hand_plan.py): the visits are its blocks' rounds, one configuration a block
+    hand: HandChange | None = None
 
     def round_s(self, scale: str) -> float:
         """The estimated time of one round."""
         return sum(visit_seconds(v, scale) for v in self.visits if v.round == 1)
+
+    def block_s(self, scale: str) -> float:
+        """A guided hand change's: the estimated time of one block (0 without one)."""
+        rounds = self.hand.rounds_of(0) if self.hand is not None else ()
+        return sum(visit_seconds(v, scale) for v in self.visits if v.round in rounds)
 
     def order(self, round_number: int) -> list[str]:
         return [v.label for v in self.visits if v.round == round_number]
@@ -179,10 +187,13 @@ def build_plan(
     appliance: str | None = None,
     size_limits: WorkloadSizes | None = None,
     server_login: bool = True,
+    ask_admin: bool = False,
 ) -> Plan:
     """The plan of a session. Configurations whose condition fails on the facts are skipped with the reason (an
     unknown fact: tried); on an appliance (`appliance`: its vendor) so is every one that changes the export, and
-    so is every one that changes the server when nfstune cannot log in to it (`server_login` False)."""
+    so is every one that changes the server when nfstune cannot log in to it (`server_login` False). There, when
+    someone can be asked (`ask_admin`: a terminal or the desktop), a recipe whose only other configuration changes
+    just the export's options runs it as a guided hand change (hand_plan.py) instead."""
     where = Where(share, server_address, mount_point_for(scratch_name), scratch_name)
     workload_steps = WorkloadSteps(sizes, fio_available, where.scratch, where.mount_point, server_login)
     context = _Visits(where, workload_steps, size_limits or sizes)
@@ -191,24 +202,33 @@ def build_plan(
     notes: list[str] = []
     for recipe in recipes:
         kept: list[str] = []
+        baseline = next((c for c in recipe.configs if c.label == recipe.baseline), None)  # before it is kept as is
         if not server_login or appliance is not None:
             recipe, kept = _as_the_server_has_it(recipe)
-        configs = []
+        configs: list[Config] = []
+        candidates: list[tuple[Config, str]] = []  # (configuration, why it is skipped unless changed by hand)
         for config in recipe.configs:
             if config.when.holds(facts) is False:
                 skipped.append(f"{recipe.id} {config.label}: skipped: {config.when.why_not(facts)}")
             elif not server_login and config.changes_server:
-                skipped.append(
+                why = (
                     f"{recipe.id} {config.label}: skipped (nfstune cannot log in to the server, so it changes nothing "
-                    f"there; to try it, change it {_vendor_place(config)}, then compare with a client-side run)"
+                    f"there; to try it, change it {vendor_place(config)}, then compare with a client-side run)"
                 )
+                _hand_or_skip(config, why, candidates, skipped)
             elif appliance is not None and config.changes_server:
-                skipped.append(
+                why = (
                     f"{recipe.id} {config.label}: skipped (the server is a {appliance} appliance, which owns its "
                     f"NFS settings; set them in its own UI instead: {async_setting_hint(appliance)})"
                 )
+                _hand_or_skip(config, why, candidates, skipped)
             else:
                 configs.append(config)
+        hand = by_hand(recipe, baseline, configs, candidates, appliance, ask_admin, skipped)
+        if hand is not None:
+            notes += kept
+            plans.append(_hand_recipe(context, recipe, configs[0], hand, scale))
+            continue
         if len(configs) == 1 < len(recipe.configs):
             skipped.append(f"{recipe.id}: skipped: only {configs[0].label} can run here, with nothing to compare it to")
             continue
@@ -234,6 +254,10 @@ def build_plan(
         plans.append(RecipePlan(recipe, tuple(configs), rounds, budget, tuple(visits)))
     low = high = 0.0
     for item in plans:
+        if item.hand is not None:  # every block runs unless the admin stops; the admin's own time comes on top
+            whole = sum(visit_seconds(v, scale) for v in item.visits) + item.hand.switches * SWITCH_S
+            low, high = low + whole, high + whole
+            continue
         warmup = sum(visit_seconds(v, scale) for v in item.visits if v.warmup)
         each = item.round_s(scale)
         low += warmup + item.rounds.min * each
@@ -294,9 +318,26 @@ def _export_only(config: Config) -> bool:
     )
 
 
-def _vendor_place(config: Config) -> str:
-    place = server_setting_hint(config.export.set)
-    return f"in the NAS's own interface ({place})" if "async" in config.export.set else place
+def _hand_or_skip(config: Config, why: str, candidates: list[tuple[Config, str]], skipped: list[str]) -> None:
+    """Only the export's options can be set by hand in a NAS's interface; threads, a filesystem, RDMA cannot."""
+    if _export_only(config):
+        candidates.append((config, why))
+    else:
+        skipped.append(why)
+
+
+def _hand_recipe(context: _Visits, recipe: Recipe, base: Config, hand: HandChange, scale: str) -> RecipePlan:
+    """The recipe as a guided hand change: warm-ups of the NAS as it is, then its blocks' rounds, one visit
+    each. The changed configuration's visits change nothing on the server: the admin does."""
+    changed = dataclasses.replace(recipe.config(hand.changed), export=ExportOptionEdit())
+    recipe = dataclasses.replace(recipe, configs=(base, changed))
+    rounds = dataclasses.replace(recipe.rounds, min=hand.rounds, max=hand.rounds)
+    visits = [context.visit(recipe, base, 0) for _ in range(rounds.warmup)]
+    for block, label in enumerate(hand.labels()):
+        config = base if label == base.label else changed
+        visits += [context.visit(recipe, config, number) for number in hand.rounds_of(block)]
+    budget = sum(visit_seconds(v, scale) for v in visits) + hand.switches * SWITCH_S
+    return RecipePlan(recipe, (base, changed), rounds, budget, tuple(visits), hand)
 
 
 @dataclass(frozen=True)

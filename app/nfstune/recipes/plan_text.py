@@ -13,6 +13,7 @@ from nfstune.changes.fio_server import DEFAULT_PORT as FIO_SERVER_PORT
 from nfstune.changes.nfsd_listener import PORTLIST
 from nfstune.changes.steps import Step
 from nfstune.nfs.own_mount import MOUNT_ROOT
+from nfstune.recipes.hand_plan import hand_plan_lines
 from nfstune.recipes.plan import Plan, RecipePlan, rdma_ports_needed
 
 
@@ -58,6 +59,11 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
     lines += _steps_text(("set up", plan.session.do), ("undo", plan.session.undo), indent="  ")
     for item in plan.recipes:
         rounds = item.rounds
+        if item.hand is not None:
+            lines += ["", f"{item.recipe.id}: {item.hand.changed} against the NAS as it is, changed by you"]
+            lines += hand_plan_lines(item.hand, item.block_s(plan.scale))
+            lines += _visits_text(item, 1)
+            continue
         cut = (
             f"; {rounds.max} is what the {_minutes(item.budget_s)} budget holds at the plan's pace"
             if rounds.max < item.recipe.rounds.max
@@ -80,13 +86,19 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
             )
         if plan.sizes is not None and plan.size_limits is not None and _grows(item):
             lines.append("  " + growth_rule_text(rounds.min, rounds.grow_spread_percent, plan.size_limits, plan.sizes))
-        for visit in item.visits:
-            if visit.round > rounds_shown:
-                break
-            name = "warm-up" if visit.warmup else f"round {visit.round}"
-            lines.append(f"  {name}, {visit.label}: {', '.join(visit.workloads)}")
-            lines += _steps_text(("set up", visit.setup), ("run", visit.run), ("undo", visit.undo), indent="    ")
+        lines += _visits_text(item, rounds_shown)
     return "\n".join(lines)
+
+
+def _visits_text(item: RecipePlan, rounds_shown: int) -> list[str]:
+    lines = []
+    for visit in item.visits:
+        if visit.round > rounds_shown:
+            break
+        name = "warm-up" if visit.warmup else f"round {visit.round}"
+        lines.append(f"  {name}, {visit.label}: {', '.join(visit.workloads)}")
+        lines += _steps_text(("set up", visit.setup), ("run", visit.run), ("undo", visit.undo), indent="    ")
+    return lines
 
 
 def _steps_text(*parts: tuple[str, Sequence[Step]], indent: str) -> list[str]:
@@ -121,6 +133,10 @@ def plan_json(plan: Plan) -> str:
                     },
                     "budget_s": item.budget_s,
                     "order": [item.order(n) for n in range(item.rounds.max + 1)],
+                    # a guided hand change: each block's configuration and rounds
+                    "hand": None
+                    if item.hand is None
+                    else [[label, list(item.hand.rounds_of(b))] for b, label in enumerate(item.hand.labels())],
                 }
                 for item in plan.recipes
             ],

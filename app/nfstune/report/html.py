@@ -22,6 +22,8 @@ from nfstune.report.chart import strip_chart_svg
 from nfstune.report.trend import session_change_points, trend_html
 from nfstune.report.verdict_svg import pictures_html
 from nfstune.results.caveats import WITHOUT_SERVER
+from nfstune.results.hand_steps import TITLE as HAND_TITLE
+from nfstune.results.hand_steps import hand_lines
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
 from nfstune.results.load_summary import SeriesScaling
 from nfstune.results.run_options import negotiated_essentials
@@ -79,6 +81,9 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
     found = outcome.caveats
     if found:
         parts.append(f"<h2>{WITHOUT_SERVER}</h2><ul>" + "".join(f"<li>{e(text)}</li>" for text in found) + "</ul>")
+    by_hand = hand_lines(stored.hand_steps)
+    if by_hand:
+        parts.append(f"<h2>{e(HAND_TITLE)}</h2><ul>" + "".join(f"<li>{e(line)}</li>" for line in by_hand) + "</ul>")
     if stored.runs:
         parts.append(recommendation_html(kept_recommendation(results, session_id, recipes, measured=outcome.measured)))
     parts.append(_ceilings(stored.ceilings, stored.latencies))

@@ -13,7 +13,15 @@ from html import escape
 from nfstune.advice.outcome import SessionOutcome
 from nfstune.recipes.model import Recipe
 from nfstune.results.limit_bars import LimitBars, file_count, limit_bars, stored_ceilings
-from nfstune.results.verdict_rows import SHOWN_RANGE, VerdictRow, margins_of, ratio_span, ratio_ticks, verdict_rows
+from nfstune.results.verdict_rows import (
+    SHOWN_RANGE,
+    VerdictRow,
+    corrected_for,
+    margins_of,
+    ratio_span,
+    ratio_ticks,
+    verdict_rows,
+)
 
 KIND_COLOURS = {  # as the desktop's verdict plot (ui/widgets/verdict_plot.py)
     "faster": "#1b7f2a",
@@ -149,14 +157,15 @@ def limit_bars_svg(bars: LimitBars) -> str:
 def pictures_html(outcome: SessionOutcome, recipes: Mapping[str, Recipe]) -> list[str]:
     """The two pictures under the answer, as the desktop's Results page leads with them; [] when neither has data."""
     session = outcome.session
-    plot = verdict_plot_svg(verdict_rows(outcome.groups, margins_of(session, recipes)))
+    rows = verdict_rows(outcome.groups, margins_of(session, recipes))
+    plot = verdict_plot_svg(rows)
     bars = limit_bars(outcome.findings.diagnoses, stored_ceilings(session), file_count(session))
     parts = []
     if plot:
         legend = " ".join(f'<span style="color: {c}">■</span> {escape(k)}' for k, c in KIND_COLOURS.items())
         caption = (
             f"{legend}. Shaded: within the recipe's margin, no difference that matters; ◆ the estimate, bar: its "
-            "95 % CI (corrected for the comparisons and the looks); [A/A]: expected to measure the same."
+            f"95 % CI (corrected for {corrected_for(rows)}); [A/A]: expected to measure the same."
         )
         parts.append(f"<h2>The verdicts</h2><figure>{plot}<figcaption>{caption}</figcaption></figure>")
     if bars:

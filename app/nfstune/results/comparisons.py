@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from nfstune.recipes.model import WORKLOADS, Config, Recipe, Rounds
@@ -25,6 +25,7 @@ from nfstune.results.load_summary import (
     step_verdicts,
 )
 from nfstune.results.run_options import in_force, settings_key
+from nfstune.statistics.blocks import Block, block_question
 from nfstune.statistics.verdict import Question, Verdict, judge
 from nfstune.store import StoredRun
 
@@ -86,6 +87,7 @@ def workload_questions(
     looks: tuple[int, int] | None,
     paired: bool,
     steps: Mapping[str, Mapping[int, float]] | None = None,
+    blocks: Sequence[Block] | None = None,
 ) -> tuple[list[Question], dict[str, str | None]]:
     """The comparisons of one recipe on one workload: each configuration against the baseline (a recipe run from
     several clients: as load_summary.py says), and, per label compared, why it must measure as what it is compared
@@ -93,7 +95,8 @@ def workload_questions(
     label -> round -> the figure judged (results/judged_figures.py), warm-ups left out. `steps`: the figures the
     client-count steps of a recipe run from several clients are asked on, which is what the NAS served them all
     (sync-4k: the time per write served, not the typical write: whether another client adds writes a second);
-    `rounds` when None."""
+    `rounds` when None. `blocks`: a guided hand change's (statistics/blocks.py): each configuration is judged on
+    its block figures against the baseline's, not round by round."""
     w = WORKLOADS[workload]
     baseline = baseline_of(recipe, runs)
     several = is_clients_group(runs)
@@ -105,9 +108,23 @@ def workload_questions(
         against = against_of(runs, label, baseline)
         if against is None:
             continue  # the baseline's own series: compared step by step (below)
-        same[label] = why_same(recipe, label, runs[label], runs[against])
+        # changed by hand, the settings differ where nfstune cannot read them: only an expectation makes an A/A check
+        same[label] = why_same(recipe, label, runs[label], runs[against], read_back=blocks is None)
         base, other = judgeable(rounds.get(against, {})), judgeable(rounds.get(label, {}))
-        if base and other:
+        if blocks is not None:
+            questions.append(
+                block_question(
+                    (recipe_id, workload, label),
+                    (against, label),
+                    {against: base, label: other},
+                    blocks,
+                    higher_is_better=w.higher_is_better,
+                    margin_percent=margin_percent,
+                    expect_same=same[label] is not None,
+                    why_same=same[label] or "",
+                )
+            )
+        elif base and other:
             questions.append(
                 Question(
                     key=(recipe_id, workload, label),
@@ -230,11 +247,14 @@ def config_of(recipe: Recipe | None, label: str) -> Config | None:
     return next((c for c in recipe.configs if c.label == label), None)
 
 
-def why_same(recipe: Recipe | None, label: str, run: Mapping[str, Any], base: Mapping[str, Any]) -> str | None:
+def why_same(
+    recipe: Recipe | None, label: str, run: Mapping[str, Any], base: Mapping[str, Any], *, read_back: bool = True
+) -> str | None:
     """Why `label` must measure as the baseline, or None when it may differ: the configuration says so (expect =
     "same", as the run stored it, else as the recipe says now), or the settings in force were the baseline's
     (export options as stored, the mount's options as /proc/mounts showed them, read-ahead), so that any
-    difference is the hosts', not the configuration's."""
+    difference is the hosts', not the configuration's. `read_back` False: what was in force is not what nfstune read
+    (a guided hand change: the admin changed the NAS), so only the expectation counts."""
     config = config_of(recipe, label)
     stored = run.get("config")
     expect = stored.get("expect") if isinstance(stored, Mapping) else None
@@ -242,7 +262,7 @@ def why_same(recipe: Recipe | None, label: str, run: Mapping[str, Any], base: Ma
         expect = config.expect
     if expect == "same":
         return _expectation_reason(config.expectation if config is not None else None, recipe)
-    shown = in_force(run)
+    shown = in_force(run) if read_back else None
     if shown is not None and settings_key(run) == settings_key(base):
         return f"the same settings were in force: {shown}"
     return None

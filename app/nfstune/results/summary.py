@@ -44,6 +44,7 @@ from nfstune.results.run_options import (
     effective_settings,
     export_set_of,
 )
+from nfstune.statistics.blocks import Block
 from nfstune.statistics.stats import Summary, summarize
 from nfstune.statistics.verdict import Question, Verdict
 
@@ -157,6 +158,7 @@ class _Judged:
         paired = is_paired(session)
         margins = planned_margins(session)
         planned_looks = planned_rounds(session)
+        hand_blocks = planned_blocks(session)
         families: dict[str, list[Question]] = {}
         tails: dict[str, list[Question]] = {}  # each recipe's tail (p99) questions: a family of their own
         self.shapes = []  # per group: (recipe, workload, baseline, runs, its figures, why the same)
@@ -178,12 +180,15 @@ class _Judged:
                 looks=looks,
                 paired=paired,
                 steps=figures.own,
+                blocks=hand_blocks.get(recipe_id),
             )
             families.setdefault(recipe_id, []).extend(questions)
             tails.setdefault(recipe_id, []).extend(
                 tail_questions(
                     recipe_id, workload, shown, figures.tail, recipe, margin_percent=margin, looks=looks, paired=paired
                 )
+                if recipe_id not in hand_blocks  # a hand change's tails are not asked (session/rounds.py)
+                else []
             )
             self.shapes.append((recipe_id, workload, baseline_of(recipe, runs), runs, figures, same))
         self.verdicts = judge_families(families.values())
@@ -254,6 +259,20 @@ def planned_margins(session: Mapping[str, Any]) -> dict[str, float]:
         return {str(r["id"]): float(r["rounds"]["margin_percent"]) for r in plan.get("recipes", [])}
     except (ValueError, TypeError, KeyError, AttributeError):
         return {}  # a plan this version cannot read: the recipes' margins serve
+
+
+def planned_blocks(session: Mapping[str, Any]) -> dict[str, list[Block]]:
+    """recipe id -> the blocks of its guided hand change, as the plan laid them out (recipes.plan_text.plan_json);
+    only recipes run as one. Blocks the admin stopped before have no figures: the judgement leaves them out."""
+    try:
+        plan = json.loads(session.get("plan") or "{}")
+        return {
+            str(r["id"]): [Block(str(label), tuple(int(n) for n in rounds)) for label, rounds in r["hand"]]
+            for r in plan.get("recipes", [])
+            if r.get("hand")
+        }
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return {}
 
 
 def planned_rounds(session: Mapping[str, Any]) -> dict[str, tuple[int, int]]:

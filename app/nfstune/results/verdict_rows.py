@@ -32,6 +32,7 @@ class VerdictRow:
     expected_same: bool  # an A/A check: nothing differs from what it is compared with
     text: str  # the verdict's sentence
     tail: bool = False  # the tail's (p99) verdict of a latency workload, beside its typical write's
+    blocks: int = 0  # > 0: judged from this many blocks changed by hand (statistics/blocks.py), not rounds
 
     @property
     def title(self) -> str:
@@ -92,7 +93,18 @@ def _row(
 ) -> VerdictRow:
     low, high = verdict.ci if verdict.ci is not None else (None, None)
     return VerdictRow(
-        recipe, workload, label, against, verdict.ratio, low, high, margin, verdict.kind, expected_same, verdict.text
+        recipe,
+        workload,
+        label,
+        against,
+        verdict.ratio,
+        low,
+        high,
+        margin,
+        verdict.kind,
+        expected_same,
+        verdict.text,
+        blocks=verdict.blocks,
     )
 
 
@@ -154,3 +166,9 @@ def ratio_words(ratio: float) -> str:
         return f"{round(factor):g}x {direction}"
     # slower in the share of the speed lost, as the verdicts say it: 0.8 is 20 % slower
     return f"{abs(ratio - 1) * 100:.0f} % {direction}"
+
+
+def corrected_for(rows: Sequence[VerdictRow]) -> str:
+    """What the intervals shown are corrected for: blocks changed by hand are judged with no looks (the admin, not a
+    stop rule, ends them: statistics/blocks.py), so when every row is from blocks there are none to name."""
+    return "the comparisons" if rows and all(r.blocks for r in rows) else "the comparisons and the looks"

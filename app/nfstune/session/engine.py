@@ -18,6 +18,7 @@ from nfstune.errors import Cancelled, NfstuneError
 from nfstune.recipes.plan import Plan
 from nfstune.session.admin import Admin, Declined, Event
 from nfstune.session.ceilings import Ceiling, measure_all
+from nfstune.session.hand_rounds import HandRounds
 from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
 from nfstune.session.latency import Latency, measure_latencies
 from nfstune.session.load_clients import LoadHost, SessionLoad, clients_needed
@@ -85,6 +86,7 @@ class Engine:
             runner=runner,
         )
         rounds = RecipeRounds(plan, sizes, eta, visits, results, admin)
+        by_hand = HandRounds(visits, results, admin, eta, self.progress)
         # one scratch directory for the whole session, on the server, used by every configuration: the files of
         # each configuration then land in the same part of the disk. Measured in the lab (hdd profile): with a new
         # directory per configuration, ext4 put each in another block group, and the same settings' seq-write
@@ -104,7 +106,10 @@ class Engine:
                     self._measure_ceilings(session_id, scratch, sizes)
                 for item in plan.recipes:
                     admin.check_cancel()
-                    rounds.run(session_id, item)
+                    if item.hand is not None:  # a guided hand change: blocks, the admin switching between them
+                        by_hand.run(session_id, item, sizes)
+                    else:
+                        rounds.run(session_id, item)
             except BaseException:
                 session_tx.undo(announce=True)  # cancelled or failed: each step said as it is put back
                 raise

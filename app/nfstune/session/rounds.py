@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from nfstune.bench.figure import RepeatFigures
+from nfstune.recipes.hand_plan import SWITCH_S
 from nfstune.recipes.plan import Plan, RecipePlan, Visit, visit_seconds
 from nfstune.results.judged_figures import group_figures
 
@@ -95,6 +96,8 @@ class RecipeFigures:
         asked: list[AskedWorkload] = []
         compared: dict[tuple[str, ...], Compared] = {}
         tails: list[Question] = []
+        hand = self.item.hand
+        hand_blocks = None if hand is None else hand.as_blocks()
         for workload in dict.fromkeys(w for w, _ in self.repeats):
             runs = {
                 c.label: stored_run(run) if (run := self.runs.get((workload, c.label))) is not None else planned_run(c)
@@ -114,11 +117,13 @@ class RecipeFigures:
                 looks=looks,
                 paired=True,
                 steps=figures.own,
+                blocks=hand_blocks,
             )
             found += questions
-            tails += tail_questions(
-                recipe.id, workload, runs, figures.tail, recipe, margin_percent=margin, looks=looks, paired=True
-            )
+            if hand is None:  # a tail's rounds from blocks are not asked: the typical write's verdict says it
+                tails += tail_questions(
+                    recipe.id, workload, runs, figures.tail, recipe, margin_percent=margin, looks=looks, paired=True
+                )
             asked.append(AskedWorkload(workload, baseline_of(recipe, runs), runs, same))
             for key, (against, label) in compared_labels(recipe.id, workload, runs, figures.judged, recipe).items():
                 compared[key] = (workload, against, label)
@@ -242,7 +247,9 @@ class Eta:
         # the recipes' budgets, for the most the session can still take (a recipe whose comparisons do not
         # settle runs until its budget is spent), in the plan's order
         self.order = [item.recipe.id for item in plan.recipes]
-        self.budgets = [item.budget_s for item in plan.recipes]
+        # (less a guided hand change's allowance for the admin's switches: the admin's turns are not measuring time,
+        # progress.py leaves them out of the clock)
+        self.budgets = [item.budget_s - (item.hand.switches * SWITCH_S if item.hand else 0.0) for item in plan.recipes]
         # recipe id -> the plan's seconds of its warm-ups and minimum rounds still to run: they run whatever the
         # budget says (many-clients on the 3-client lab: 3 rounds took 40 min of its 30, the bar at 100 % for
         # the last 8)
@@ -263,6 +270,10 @@ class Eta:
     def recipe_started(self, now: float) -> None:
         self.recipe_index += 1
         self.recipe_start = now
+
+    def paused(self, seconds: float) -> None:
+        """The recipe waited `seconds` for the admin (a change by hand): not spent from its budget."""
+        self.recipe_start += seconds
 
     def at_most_s(self, now: float) -> float:
         """The most the recipes can still take: the rest of the current one's budget and the later ones' budgets

@@ -20,7 +20,9 @@ from nfstune.changes.mount import mounts_of
 from nfstune.errors import Cancelled, ConfigError, NfstuneError
 from nfstune.nfs.names import usable_shares
 from nfstune.nfs.own_mount import MOUNT_ROOT
+from nfstune.recipes.hand_plan import hand_plan_lines
 from nfstune.recipes.model import Recipe
+from nfstune.session.admin import HandPrompt
 from nfstune.session.engine import Event
 from nfstune.session.nas_view import nas_exports
 from nfstune.session.preflight import Problem, blocking, check
@@ -145,15 +147,21 @@ def run_session(
     seed: int | None = None,
     ceilings: bool = True,
     known: Mapping[str, Recipe] | None = None,
+    ask: Callable[[HandPrompt], str] | None = None,
 ) -> RunOutcome:
     """Plan the session (the configurations it skips said through `emit` as log events), store it with its plan,
     run it, and once its changes are undone read and keep the admin's own configuration and
     the recommendation made from it. `confirm`: asked before the export is changed while other clients use the
-    server; `known`: every recipe by id, whose margins the verdicts use (None: as they are on disk now). Raises
+    server; `known`: every recipe by id, whose margins the verdicts use (None: as they are on disk now); `ask`: the
+    steps of a guided hand change (without it, the plan skips such configurations and says why). Raises
     what happens before the engine runs; a cancel or a failure while it runs is the outcome's."""
-    plan = plan_for(pair, facts, recipes, scale, seed)
+    plan = plan_for(pair, facts, recipes, scale, seed, ask_admin=ask is not None)
     for reason in plan.skipped:
         emit(Event("log", reason))
+    for item in plan.recipes:  # a guided hand change: what the admin will be asked, before anything runs
+        if item.hand is not None:
+            lines = hand_plan_lines(item.hand, item.block_s(plan.scale))
+            emit(Event("log", "\n".join([f"{item.recipe.id}: {lines[0].strip()}", *lines[1:]])))
     likely = likely_times(results, pair, recipes, scale)  # before this session is stored: from earlier ones
     sid = start_session(results, pair, facts, scale=scale, recipe_ids=[r.id for r in recipes], plan=plan)
     engine = make_engine(
@@ -167,6 +175,7 @@ def run_session(
         ceilings=ceilings,
         confirm=confirm,
         likely=likely,
+        ask=ask,
     )
     try:
         engine.run(sid, plan)

@@ -24,7 +24,7 @@ from nfstune.recipes.plan import Plan, build_plan
 from nfstune.recipes.plan_text import plan_json
 from nfstune.remote import Host, PermissionDenied
 from nfstune.remote.probe import probe
-from nfstune.session.admin import Admin
+from nfstune.session.admin import Admin, HandPrompt
 from nfstune.session.engine import Engine, Event
 from nfstune.session.inputs import SessionHosts, SessionSettings, SessionStore
 from nfstune.session.load_clients import LoadHost
@@ -127,12 +127,14 @@ def plan_for(
     address: str | None = None,
     clients: int | None = None,
     server_login: bool = True,
+    ask_admin: bool = False,
 ) -> Plan:
     """The plan of a session, with or without the hosts: unknown facts give the scale's default sizes, fio assumed
     on the client, every condition unknown (such configurations are tried). On an appliance the configurations
     that change the export are skipped with the vendor's own setting. `share`/`address` name the export and the
     server when there is no pair (a dry run), `clients` how many clients it names, `server_login` whether nfstune
-    logs in to the server (a pair says so itself: its server is None when it does not)."""
+    logs in to the server (a pair says so itself: its server is None when it does not); `ask_admin`: whether someone
+    can be asked to make a change by hand (recipes/hand_plan.py)."""
     if pair is not None:
         server_login = pair.server is not None
     if seed is None:
@@ -163,6 +165,7 @@ def plan_for(
         scratch_name=new_scratch_name(),
         appliance=facts.server.appliance if facts else None,
         server_login=server_login,
+        ask_admin=ask_admin,
     )
     return replace(plan, notes=(*notes, *plan.notes))
 
@@ -194,8 +197,10 @@ def make_engine(
     ceilings: bool = True,
     confirm: Callable[[ServerChange], bool] | None = None,
     likely: Mapping[str, Estimate] | None = None,
+    ask: Callable[[HandPrompt], str] | None = None,
 ) -> Engine:
-    """`confirm`: asked before the first change of the export while other clients use the server (Engine);
+    """`confirm`: asked before the first change of the export while other clients use the server (Engine); `ask`:
+    the steps of a guided hand change (session/hand_rounds.py);
     `likely`: each recipe's estimate from these hosts' past runs (likely_times), where the time left starts."""
     fs = facts.server.filesystem
     route = facts.client.route
@@ -225,7 +230,7 @@ def make_engine(
         # the server's exports are never written on an appliance: the engine refuses before any change
         appliance=facts.server.appliance,
     )
-    return Engine(hosts, SessionStore(results, journal), Admin(emit, confirm, cancel), settings)
+    return Engine(hosts, SessionStore(results, journal), Admin(emit, confirm, cancel=cancel, ask=ask), settings)
 
 
 def likely_times(results: Results, pair: Pair, recipes: Sequence[Recipe], scale: str) -> dict[str, Estimate]:

@@ -4,6 +4,7 @@ Paired (a session run in rounds): each round gives a speed ratio r = other/basel
 lower is better), so r > 1 means the configuration is faster, and drift between rounds, which both visits of a round
 share, cancels. The estimate is the geometric mean of r; its CI is the t interval on log r (df = n - 1).
 Unpaired (an old session, two sessions): Welch's test on the log figures; the estimate is the ratio of geometric means.
+Blocks changed by hand (statistics/blocks.py): Student's pooled t on the log block figures, the same estimate.
 
 All questions given to one judge() call are one family, corrected with Holm (1979): sort the raw p ascending; step k
 (1-based, of m) rejects when p_(k) <= alpha/(m-k+1) and every earlier step rejected. A t test rejects at level a
@@ -80,6 +81,8 @@ class Question:
     # (first, last): the rounds after which the session may stop on it (the recipe's rounds.min and rounds.max),
     # judged with the boundary over those looks; None: judged once (a fixed design). Paired questions only.
     looks: tuple[int, int] | None = None
+    # > 0: the figures are blocks changed by hand (statistics/blocks.py), this many in all, not rounds
+    blocks: int = 0
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ class Verdict:
     # visits far from the rest of their configuration: (configuration's label, round, figure / its median)
     far: tuple[tuple[str, int, float], ...] = ()
     carry_over: Serial | None = None  # the family's rounds found to carry over (serial.py): its interval widened
+    blocks: int = 0  # > 0: judged from this many blocks changed by hand (statistics/blocks.py)
 
     @property
     def effect(self) -> bool:
@@ -223,10 +227,16 @@ def _estimate(question: Question) -> _Estimate | None:
     n = min(len(base), len(other))
     if n < MIN_PAIRS:
         return None
-    welch = welch_test(other, base)
     difference = statistics.fmean(other) - statistics.fmean(base)
     log_ratio = difference if question.higher_is_better else -difference
     var_base, var_other = statistics.variance(base), statistics.variance(other)
+    if question.blocks:  # blocks changed by hand: Student's pooled t (statistics/blocks.py says why)
+        df = len(base) + len(other) - 2.0
+        pooled = ((len(base) - 1) * var_base + (len(other) - 1) * var_other) / df
+        se = math.sqrt(pooled * (1 / len(base) + 1 / len(other)))
+        # n blocks of each: se = sqrt(2 pooled / n), df = 2 (n - 1)
+        return _Estimate(log_ratio, se, df, n, _p_value(log_ratio, se, df), math.sqrt(2 * pooled), 2.0)
+    welch = welch_test(other, base)
     se = math.sqrt(var_base / len(base) + var_other / len(other))
     total = var_base + var_other
     df_per_round = total**2 / (var_base**2 + var_other**2) if total > 0 else 1.0
@@ -308,8 +318,10 @@ def _verdict(
         else:
             more = rounds_needed - estimate.n
             settle = f"about {more} more round{'' if more == 1 else 's'} would settle it"
+        if question.blocks and settle is not None:  # the unit is a block of each, not a round
+            settle = settle.replace(" rounds", " blocks of each").replace(" round ", " block of each ")
     far = _far(question)
-    text += _notes(question, estimate.set_aside, far)
+    text += _notes(question, estimate.set_aside, far) + _by_hand(question)
     return Verdict(
         question.key,
         kind,
@@ -323,6 +335,7 @@ def _verdict(
         rounds_needed,
         estimate.set_aside,
         far,
+        blocks=question.blocks,
     )
 
 
@@ -380,8 +393,19 @@ def _too_few(question: Question, family: int) -> Verdict:
             f"at least {MIN_PAIRS} of each are needed"
         )
         settle = f"at least {MIN_PAIRS} measurements of each"
-    text = f"{other} against {base}: not settled ({why})"
-    return Verdict(question.key, "not settled", None, None, family, n, None, text, settle, None)
+    text = f"{other} against {base}: not settled ({why})" + _by_hand(question)
+    if question.blocks:
+        settle = f"at least {MIN_PAIRS} blocks of each"
+    return Verdict(question.key, "not settled", None, None, family, n, None, text, settle, None, blocks=question.blocks)
+
+
+def by_hand_words(blocks: int) -> str:
+    """What a verdict from blocks changed by hand (statistics/blocks.py) says of where it came from."""
+    return f"by hand: from {blocks} blocks changed by hand, not interleaved visits"
+
+
+def _by_hand(question: Question) -> str:
+    return f"; {by_hand_words(question.blocks)}" if question.blocks else ""
 
 
 def format_change(ratio: float) -> str:

@@ -212,6 +212,23 @@ MIGRATIONS: list[list[str]] = [
         # their merged histogram). Rows stored before stay NULL: such a session is judged by its mean, and says so
         "ALTER TABLE repeat_clients ADD COLUMN lat_p50_us REAL",
     ],
+    [
+        # a guided hand change (session/hand_rounds.py): each block, what the admin was asked before it and when,
+        # and at the end how the admin chose to leave the NAS; what the report says was changed by hand and when
+        """CREATE TABLE hand_steps (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            recipe TEXT NOT NULL,
+            kind TEXT NOT NULL,            -- block (one block of rounds) | leave (how the NAS is left at the end)
+            block INTEGER,                 -- 0-based; NULL for leave
+            config_label TEXT,             -- the block's configuration; for leave, the one the NAS is left with
+            prompt TEXT,                   -- what the admin was asked before it; NULL for the first block
+            asked_at REAL,
+            answered_at REAL,
+            answer TEXT                    -- continue | stop | as-it-was | with-change; NULL: not asked
+        )""",
+        "CREATE INDEX hand_steps_session ON hand_steps (session_id)",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -259,6 +259,26 @@ class Results:
             (session_id, kind, tool, mean_ms, median_ms, min_ms, max_ms, count, raw_output, time.time()),
         )
 
+    def add_hand_step(
+        self,
+        session_id: int,
+        *,
+        recipe: str,
+        kind: str,
+        block: int | None,
+        config_label: str | None,
+        prompt: str | None,
+        asked_at: float | None,
+        answered_at: float | None,
+        answer: str | None,
+    ) -> None:
+        """One step of a guided hand change (db.py's hand_steps)."""
+        self._conn.execute(
+            "INSERT INTO hand_steps (session_id, recipe, kind, block, config_label, prompt, asked_at, answered_at, "
+            "answer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (session_id, recipe, kind, block, config_label, prompt, asked_at, answered_at, answer),
+        )
+
     # --- reading --------------------------------------------------------------------------------------------
 
     def sessions(self) -> list[SessionRow]:
@@ -306,6 +326,7 @@ class Results:
         data["runs"] = runs
         data["baselines"] = self._rows("SELECT * FROM baselines WHERE session_id = ? ORDER BY id", (session_id,))
         data["latencies"] = self._rows("SELECT * FROM latencies WHERE session_id = ? ORDER BY id", (session_id,))
+        data["hand_steps"] = self._rows("SELECT * FROM hand_steps WHERE session_id = ? ORDER BY id", (session_id,))
         return data
 
     def stored_session(self, session_id: int) -> StoredSession:

@@ -29,6 +29,20 @@ class ClientShare:
 
 
 @dataclass(frozen=True)
+class StoredHandStep:
+    """One step of a guided hand change: a block and what the admin was asked before it, or how the NAS was left."""
+
+    recipe: str
+    kind: str  # block | leave
+    block: int | None
+    config_label: str | None
+    prompt: str | None
+    asked_at: float | None
+    answered_at: float | None
+    answer: str | None  # continue | stop | as-it-was | with-change; None: not asked (the first block)
+
+
+@dataclass(frozen=True)
 class StoredWriteback:
     """What one host had to write back before a repeat's run, and how the wait for it ended."""
 
@@ -142,6 +156,7 @@ class StoredSession:
     latencies: tuple[StoredLatency, ...]
     # whether the session ran interleaved rounds: it kept a plan, even one this version cannot read
     paired: bool = False
+    hand_steps: tuple[StoredHandStep, ...] = ()  # a guided hand change's blocks and prompts (none: no hand change)
 
     @classmethod
     def of(cls, data: Mapping[str, Any]) -> StoredSession:
@@ -171,6 +186,19 @@ class StoredSession:
                 for x in data.get("latencies") or ()
             ),
             paired=bool(data.get("plan")),
+            hand_steps=tuple(
+                StoredHandStep(
+                    str(h["recipe"]),
+                    str(h["kind"]),
+                    h["block"],
+                    h["config_label"],
+                    h["prompt"],
+                    h["asked_at"],
+                    h["answered_at"],
+                    h["answer"],
+                )
+                for h in data.get("hand_steps") or ()
+            ),
         )
 
 

@@ -349,6 +349,7 @@ class Controller(QObject):
                     cancel=job.cancel,
                     seed=seed,
                     confirm=self.prompter.server_change,  # asked on the GUI thread; the worker waits for the answer
+                    ask=lambda prompt: self.prompter.hand(prompt, job.cancel),  # a step on the Run page
                 )
                 # read here too, with the outcome: the GUI thread shows them and reads nothing
                 return outcome, Results(conn).stored_session(outcome.session_id)

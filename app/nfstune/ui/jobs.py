@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QDialog, QInputDialog, QLineEdit, QMessageBox, QWi
 
 from nfstune.errors import NfstuneError
 from nfstune.remote.errors import RemoteError
+from nfstune.session.admin import STOP, HandPrompt
 from nfstune.session.server_change import ServerChange
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,9 @@ class Prompter(QObject):
     _ask_host_key = Signal(str, str, str)
     _ask_secret = Signal(str, str)
     _ask_server_change = Signal(object)
+    # a step of a guided hand change for the Run page to show (queued: the page answers when the admin clicks,
+    # which may be many minutes later; the worker waits on its own thread meanwhile)
+    hand_step = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -43,6 +47,8 @@ class Prompter(QObject):
         self.answer_server_change: Callable[[ServerChange], bool] = self._server_change_dialog
         self._bool_answer = False
         self._text_answer: str | None = None
+        self.answer_hand: Callable[[HandPrompt], str] | None = None  # tests: answers at once, no page asked
+        self._hand_answer: tuple[threading.Event, list[str]] | None = None
         self._ask_host_key.connect(self._on_ask_host_key, Qt.ConnectionType.BlockingQueuedConnection)
         self._ask_secret.connect(self._on_ask_secret, Qt.ConnectionType.BlockingQueuedConnection)
         self._ask_server_change.connect(self._on_ask_server_change, Qt.ConnectionType.BlockingQueuedConnection)
@@ -67,6 +73,28 @@ class Prompter(QObject):
             return self.answer_server_change(change)
         self._ask_server_change.emit(change)
         return self._bool_answer
+
+    def hand(self, prompt: HandPrompt, cancel: threading.Event) -> str:
+        """The engine's `ask`, on the run's worker thread: the Run page shows the step, and this waits until the
+        admin answers there (answer_hand_step) or cancels the run (then STOP; the engine then stops and undoes)."""
+        if self.answer_hand is not None:
+            return self.answer_hand(prompt)
+        done, answer = threading.Event(), [STOP]
+        self._hand_answer = (done, answer)
+        self.hand_step.emit(prompt)
+        while not done.wait(0.2):
+            if cancel.is_set():
+                break
+        self._hand_answer = None
+        return answer[0]
+
+    @Slot(str)
+    def answer_hand_step(self, answer: str) -> None:
+        """On the GUI thread: the admin's answer to the step shown."""
+        pending = self._hand_answer
+        if pending is not None:
+            pending[1][0] = answer
+            pending[0].set()
 
     @Slot(str, str, str)
     def _on_ask_host_key(self, label: str, key_type: str, fingerprint: str) -> None:

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from nfstune.advice.outcome import SessionOutcome
 from nfstune.recipes.model import WORKLOADS
 from nfstune.results.compare import ComparisonRow
+from nfstune.results.hand_steps import TITLE as HAND_TITLE
+from nfstune.results.hand_steps import hand_lines
 from nfstune.results.run_options import negotiated_view
 from nfstune.results.summary_text import beside_words, tail_lines
 from nfstune.results.writeback import late_heading, late_starts
@@ -56,6 +58,9 @@ def details_html(row: SessionRow, outcome: SessionOutcome) -> str:
         parts.append(f"<p><b>{e(row.message)}</b></p>")
     if not groups:
         parts.append("<p>No measurements were stored for this session.</p>")
+    by_hand = hand_lines(outcome.session.hand_steps)
+    if by_hand:
+        parts.append(f"<h4>{e(HAND_TITLE)}</h4><ul>" + "".join(f"<li>{e(line)}</li>" for line in by_hand) + "</ul>")
     late = late_starts(outcome.session.runs)
     for g in groups:
         better = "higher" if g.higher_is_better else "lower"

@@ -297,7 +297,7 @@ class RecipesPage(QWidget):
         chosen = [recipe]
         pair, facts = self.plan_context()
         try:
-            plan = plan_for(pair, facts, chosen, self._scale, seed=self.plan_seed)
+            plan = plan_for(pair, facts, chosen, self._scale, seed=self.plan_seed, ask_admin=True)  # the Run page asks
         except NfstuneError as exc:
             QMessageBox.warning(self, "No plan", f"Could not plan {', '.join(r.id for r in chosen)}:\n{exc}")
             return None

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from nfstune.session.admin import HandPrompt
 from nfstune.session.engine import Event
 from nfstune.session.script import RunOutcome
 from nfstune.ui.controller import Controller
@@ -35,6 +36,7 @@ from nfstune.ui.icons import icon
 from nfstune.ui.pages.run_events import RecipePanel
 from nfstune.ui.tint import tint
 from nfstune.ui.widgets.disclosure import Disclosure
+from nfstune.ui.widgets.hand_step import HandStep
 from nfstune.ui.widgets.tab_order import insert_in_tab_order
 
 if TYPE_CHECKING:
@@ -137,6 +139,11 @@ class RunPage(QWidget):
         layout.addWidget(self.progress)
         layout.addWidget(self.warnings)
         self.warnings.hide()  # until there is one
+        # a guided hand change's step, above the charts: the admin's turn, until Continue or Stop
+        self.hand_step = HandStep()
+        layout.addWidget(self.hand_step)
+        controller.prompter.hand_step.connect(self._on_hand_step)
+        self.hand_step.answered.connect(self._on_hand_answered)
         layout.addWidget(split, 1)
         layout.addWidget(self.log_toggle)
         self.timer = QTimer(self)
@@ -226,8 +233,23 @@ class RunPage(QWidget):
         except OSError as exc:
             QMessageBox.critical(self, "Could not save", f"Could not write {path}:\n{exc}")
 
+    @Slot(object)
+    def _on_hand_step(self, prompt: HandPrompt) -> None:
+        self.hand_step.ask(prompt)
+        if prompt.kind == "switch":
+            self.current.setText(f"Your turn: block {prompt.block + 1} of {prompt.blocks} waits for your change")
+        else:
+            self.current.setText("Your turn: how should the NAS be left?")
+        self._append(f"asked: {prompt.text} {prompt.where}".replace("\n", " ").rstrip())
+
+    @Slot(str)
+    def _on_hand_answered(self, answer: str) -> None:
+        self._append(f"answered: {answer}")
+        self.controller.prompter.answer_hand_step(answer)
+
     @Slot()
     def _on_cancel_clicked(self) -> None:
+        self.hand_step.hide()
         self.cancel_button.setEnabled(False)
         self.cancel_button.setText("Cancelling…")
         self.current.setText("Cancelling: stopping the workload and undoing every change (see the log)")
@@ -249,6 +271,9 @@ class RunPage(QWidget):
         elif event.kind == "progress":
             fraction = float(event.data.get("fraction") or 0.0)
             self.progress.setValue(int(fraction * 1000))
+            if event.data.get("waiting"):  # the admin's turn (a change by hand): no time left, nothing measured
+                self.eta.setText(event.message)
+                return
             self.eta.setText(format_eta(event.data.get("eta_s"), event.data.get("eta_max_s")))
             if event.message != self._configuration:  # a new configuration: a marker where it starts
                 self._configuration = event.message
@@ -287,6 +312,7 @@ class RunPage(QWidget):
         self.plot.stop()
         self.controller.sample_sink = None
         self.recipe_panel.stopped()
+        self.hand_step.hide()
         self.running = False
         self.cancel_button.setEnabled(False)
 

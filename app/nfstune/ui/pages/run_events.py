@@ -64,7 +64,9 @@ class RecipePanel(QWidget):
             from nfstune.ui.widgets.verdict_plot import VerdictPlot
 
             # one recipe, most compared with its baseline: the title says which
-            self._plot = VerdictPlot(name_of=lambda row: short_name(row, self.baseline))
+            self._plot = VerdictPlot(
+                name_of=lambda row: short_name(row, self.baseline), tip_of=lambda row: long_name(row, self.baseline)
+            )
             self._plot_layout.addWidget(self._plot)
             self._plot_layout.addStretch(1)
         return self._plot
@@ -95,6 +97,8 @@ class RecipePanel(QWidget):
             assert isinstance(rows, Sequence)
             why, number = data.get("why"), data.get("round")
             title = f"<b>Verdicts after round {number}</b>"
+            if data.get("block"):  # a guided hand change: judged by block
+                title = f"<b>Verdicts after block {data['block']} of {data['blocks']}</b>, changed by hand"
             if not rows:
                 title += ": nothing to compare"
             elif all(row.ratio is None for row in rows):  # a plot of rows that each say so: words, no picture
@@ -123,3 +127,9 @@ def short_name(row: VerdictRow, baseline: str) -> str:
     """As the grid names its row: "async · sync-4k"; what it is compared with when that is not the baseline (in a
     recipe run from several clients, a step of the baseline's series)."""
     return f"{row.label}{SEPARATOR}{row.workload}" + (f" vs {row.against}" if row.against != baseline else "")
+
+
+def long_name(row: VerdictRow, baseline: str) -> str:
+    """The row's name in its tooltip: how it was measured too where the short name has no room for it (the title
+    already says "changed by hand")."""
+    return short_name(row, baseline) + (f" (by hand, {row.blocks} blocks)" if row.blocks else "")

@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent, QTextDocument
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QHelpEvent, QResizeEvent, QTextDocument
+from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
 
-from nfstune.results.verdict_rows import SHOWN_RANGE, VerdictRow, ratio_span, ratio_ticks
+from nfstune.results.verdict_rows import SHOWN_RANGE, VerdictRow, corrected_for, ratio_span, ratio_ticks
 from nfstune.ui.verdicts import KIND_WORDS
 from nfstune.ui.widgets.static_plot import TEXT_COLOR, WORDS_PADDING, chart_words, static_plot
 
@@ -67,11 +67,19 @@ def spaced(
 
 
 class VerdictPlot(QWidget):
-    def __init__(self, parent: QWidget | None = None, *, name_of: Callable[[VerdictRow], str] | None = None) -> None:
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        name_of: Callable[[VerdictRow], str] | None = None,
+        tip_of: Callable[[VerdictRow], str] | None = None,
+    ) -> None:
         """`name_of`: a row's name on the axis (its title: recipe, workload, configuration and what it is compared
-        with); the Run page, which shows one recipe, leaves the recipe out."""
+        with); the Run page, which shows one recipe, leaves the recipe out. `tip_of`: the row's name in full, its
+        tooltip and accessible text (the Run page adds "by hand, 5 blocks" there: the axis has no room for it)."""
         super().__init__(parent)
         self.name_of = name_of or (lambda row: row.title)
+        self.tip_of = tip_of or self.name_of
         self.graphics, self.plot = static_plot()  # a verdict is read, not explored
         self.plot.setLabel("bottom", AXIS_WORDS, color=TEXT_COLOR)
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)  # the axis is log10 of a ratio: no "(x0.001)"
@@ -83,6 +91,9 @@ class VerdictPlot(QWidget):
         layout.addWidget(self.note)
         self.rows: list[VerdictRow] = []
         self.names: list[str] = []  # each row's name as the axis shows it
+        self.shown_names: list[str] = []  # as drawn at the present width (elided in the middle when too long)
+        self.tips: list[str] = []  # each row's name in full, over its name on the axis
+        self.graphics.viewport().installEventFilter(self)
         self.estimates: pg.ScatterPlotItem | None = None
         self.band: pg.BarGraphItem | None = None  # the margins, a row each
         self.intervals: pg.BarGraphItem | None = None  # the rows with an interval
@@ -93,6 +104,10 @@ class VerdictPlot(QWidget):
         self.plot.clear()
         self.rows = list(rows)
         self.names = [self.name_of(r) + (EXPECTED_SAME if r.expected_same else "") for r in self.rows]
+        self.tips = [self.tip_of(r) for r in self.rows]
+        self.setAccessibleDescription(
+            "; ".join(f"{tip}: {r.text}" for tip, r in zip(self.tips, self.rows, strict=True))
+        )
         ys = [-float(i) for i in range(len(self.rows))]
         margins = [math.log10(1 + r.margin_percent / 100) for r in self.rows]
         if self.rows:
@@ -156,7 +171,7 @@ class VerdictPlot(QWidget):
         return (
             " &nbsp; ".join(items)
             + f" · shaded: within {within}, no difference that matters · ◆ the estimate, bar: its 95 % CI"
-            + " (corrected for the comparisons and the looks)"
+            + f" (corrected for {corrected_for(self.rows)})"
         )
 
     def _note_height(self) -> int:
@@ -194,9 +209,26 @@ class VerdictPlot(QWidget):
         axis = self.plot.getAxis("left")
         metrics = QFontMetrics(axis.style["tickFont"] or QFont())
         room = max(120, int(self.width() * LABEL_SHARE))
-        names = [metrics.elidedText(n, Qt.TextElideMode.ElideMiddle, room) for n in self.names]
+        names = self.shown_names = [metrics.elidedText(n, Qt.TextElideMode.ElideMiddle, room) for n in self.names]
         axis.setWidth(min(room, max((metrics.horizontalAdvance(n) for n in names), default=0)) + 14)
         axis.setTicks([[(-float(i), name) for i, name in enumerate(names)], []])
+
+    def tip_at(self, pos: QPointF) -> str | None:
+        """The full name of the row whose name on the axis is at `pos` (the graphics view's coordinates)."""
+        axis = self.plot.getAxis("left")
+        scene = self.graphics.mapToScene(pos.toPoint())
+        if not axis.sceneBoundingRect().contains(scene):
+            return None  # over the plot the estimate's own tooltip says the verdict
+        index = round(-self.plot.getViewBox().mapSceneToView(scene).y())
+        return self.tips[index] if 0 <= index < len(self.tips) else None
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            tip = self.tip_at(QPointF(event.pos()))
+            if tip is not None:
+                QToolTip.showText(event.globalPos(), tip, self.graphics)
+                return True
+        return super().eventFilter(watched, event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
