@@ -385,3 +385,21 @@ def test_the_blocks_move_the_progress_and_the_admins_turn_is_not_measuring_time(
     assert fractions[0] < 0.5 and fractions[1] < 0.7 and fractions[-2] > 0.7
     measured = [e for e in progress if not e.data.get("waiting")]
     assert all(e.data["eta_s"] is not None for e in measured)
+
+
+def test_putting_it_back_is_said_to_undo_it_where_it_was_made(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the vendors' paths say how to make the change ("tick 'Enable asynchronous'"): the put-back step must not read
+    # as another instruction to make it
+    from nfstune.cli.run import ask_at_terminal
+
+    where = "Synology DSM: Control Panel > Shared Folder > Edit > NFS Permissions > tick 'Enable asynchronous'"
+    make = HandPrompt("switch", "sync-vs-async", "Make this change: set async.", 1, 5, False, where)
+    back = HandPrompt("switch", "sync-vs-async", "Put it back: set sync.", 2, 5, True, where)
+    monkeypatch.setattr("builtins.input", lambda text: "")
+    ask_at_terminal(make)
+    ask_at_terminal(back)
+    shown = capsys.readouterr().out
+    assert f"Where: {where}" in shown
+    assert f"Where you made it (undo it there): {where}" in shown

@@ -210,7 +210,7 @@ def ask_at_terminal(prompt: HandPrompt) -> str:
     how the NAS is left."""
     if prompt.kind == "switch":
         print(f"\n{prompt.recipe}, before block {prompt.block + 1} of {prompt.blocks}: {prompt.text}")
-        print("Where: " + prompt.where.replace("\n", "\n  "))  # a line a vendor, indented under "Where:"
+        print(f"{prompt.where_label}: " + prompt.where.replace("\n", "\n  "))  # a line a vendor, indented
         answer = input("Then press Enter to continue, or type s to stop: ")
         return STOP if answer.strip().lower() in ("s", "stop") else CONTINUE
     print(f"\n{prompt.recipe}: how should the NAS be left? {prompt.text}")

@@ -30,6 +30,12 @@ class HandPrompt:
     changed: bool = False  # whether the NAS has the change now (before the admin acts on `text`)
     where: str = ""  # where on the NAS it is set
 
+    @property
+    def where_label(self) -> str:
+        """What heads `where`: the vendors' paths say how to make the change, so putting it back is said to undo
+        it there."""
+        return "Where you made it (undo it there)" if self.kind == "switch" and self.changed else "Where"
+
 
 class Declined(Cancelled):
     """The admin said no (or could not be asked) before the first change: nothing was changed."""

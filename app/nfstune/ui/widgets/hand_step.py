@@ -62,7 +62,7 @@ class HandStep(QFrame):
             self.go.setText("Leave it &as it was")
             self.stop.setText("Leave it &with the change")
             self._go_answer, self._stop_answer = AS_IT_WAS, WITH_CHANGE
-        self.where.setText(f"Where: {prompt.where}" if prompt.where else "")
+        self.where.setText(f"{prompt.where_label}: {prompt.where}" if prompt.where else "")
         self.where.setVisible(bool(prompt.where))
         self.go.setEnabled(True)
         self.stop.setEnabled(True)
