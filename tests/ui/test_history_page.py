@@ -29,13 +29,15 @@ class Jobs:
         self.queue = JobQueue()
         self.threads: list[threading.Thread] = []
         self.names: list[str] = []  # each job's name, in the order their work began (beside `threads`)
+        self._lock = threading.Lock()  # jobs run side by side: a name and its thread are noted together
 
     def background(
         self, name: str, work: Callable[[Job], Any], done: Callable[[Any], None], failed: Callable[[str], None]
     ) -> Job:
         def traced(job: Job) -> Any:
-            self.threads.append(threading.current_thread())
-            self.names.append(name)
+            with self._lock:
+                self.threads.append(threading.current_thread())
+                self.names.append(name)
             return work(job)
 
         job = Job(name, traced)
