@@ -86,6 +86,10 @@ def _command(argv: Sequence[str] | None) -> int:
             from nfstune.cli.apply import apply_command
 
             return apply_command(args, Printer())
+        if args.command == "check":
+            from nfstune.cli.check import check_command
+
+            return check_command(args, Printer())
         if args.command in ("history", "report"):
             from nfstune.cli import sessions
 

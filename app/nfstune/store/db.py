@@ -212,6 +212,13 @@ MIGRATIONS: list[list[str]] = [
         # their merged histogram). Rows stored before stay NULL: such a session is judged by its mean, and says so
         "ALTER TABLE repeat_clients ADD COLUMN lat_p50_us REAL",
     ],
+    [
+        # a check that an applied recommendation held (`nfstune check`) is a session of its own: the session whose
+        # recommendation it checks, and its outcome (JSON: the headline, each workload's decision, the settings
+        # verified and the ceilings that moved), which that session's report names
+        "ALTER TABLE sessions ADD COLUMN checks INTEGER",
+        "ALTER TABLE sessions ADD COLUMN check_outcome TEXT",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

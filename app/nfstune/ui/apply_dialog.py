@@ -112,6 +112,7 @@ def run_apply_flow(window: QWidget, controller: Controller, page: QWidget) -> No
             rec.fstab_line,
             appliance=probed.facts.server.appliance,
             nfsd_threads=rec.threads.threads if rec.threads is not None else None,
+            session_id=outcome.session_id,
         )
 
     def prepared(plan: object) -> None:
