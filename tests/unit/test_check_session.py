@@ -117,3 +117,35 @@ def test_ceilings_of_the_check_are_its_own(results: Results) -> None:
     from nfstune.results.ceilings import ceilings_of
 
     assert ceilings_of(results.session(check)) == Ceilings(network_to_server=50.0)
+
+
+def test_the_reports_say_the_check_and_its_outcome(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    results = Results(open_store(tmp_path / "data" / "nfstune" / "nfstune.sqlite3"))
+    n = store_n(results)
+    plan = plan_of(results, n)
+    check = store_check(results, n, {"small-files": _wobble(FILES, 1 / GAIN), "seq-read": _wobble(READ, GAIN)}, 108.0)
+    results.keep_check_outcome(
+        check, judge_check(results, plan, check, InForce(("client: vers=3 in force",))).to_json(n)
+    )
+    env = os.environ | {"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state")}
+
+    def report(session: int) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "nfstune", "report", str(session)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert f"(session {check}): held" in report(n)
+    own = report(check)
+    assert f"Check of session {n}'s Apply: HELD" in own
+    assert "client: vers=3 in force" in own and "unpaired" in own
+    assert "No recommendation" not in own

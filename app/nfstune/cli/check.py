@@ -7,6 +7,7 @@ Undo of the last Apply is offered (asked on a terminal, never assumed by --yes).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import threading
 from contextlib import ExitStack
@@ -16,6 +17,7 @@ from nfstune.changes.transaction import recover_on_connect
 from nfstune.cli.run import connect_pair
 from nfstune.errors import ConfigError
 from nfstune.recipes.loader import recipes_by_id
+from nfstune.results.check_text import check_lines
 from nfstune.results.in_force import InForce
 from nfstune.session.check_run import CheckResult, check_plan_text, plan_check, run_check
 from nfstune.session.engine import Event
@@ -72,21 +74,7 @@ def check_command(args: argparse.Namespace, printer: Any) -> int:
 
 def result_text(result: CheckResult, session_id: int) -> str:
     """The check's outcome as `nfstune check` and `nfstune report` print it: the headline first."""
-    head = result.outcome.headline if result.outcome else result.word
-    lines = [f"Check of session {session_id}'s Apply: {head.upper()}"]
-    if result.check_id is not None:
-        lines.append(f"(measured as session {result.check_id}; `nfstune report {result.check_id}` for its figures)")
-    lines += [f"  {m.text}" for m in result.in_force.mismatches]
-    if result.stopped:
-        lines.append(result.stopped)
-    for held in result.outcome.workloads if result.outcome else ():
-        lines.append(f"  {held.text}")
-    for change in result.ceilings:
-        lines.append(f"  likely cause: {change.text}")
-    lines.append("Verified in force:" if result.in_force.verified else "Nothing could be verified in force.")
-    lines += [f"  {line}" for line in result.in_force.verified]
-    lines += [f"  note: {note}" for note in (*result.in_force.notes, *result.notes)]
-    return "\n".join(lines)
+    return "\n".join(check_lines(json.loads(result.to_json(session_id)), result.check_id))
 
 
 def _offer_undo(args: argparse.Namespace) -> int:

@@ -91,9 +91,10 @@ class CheckOutcome:
 
     @property
     def headline(self) -> str:
+        """The word, with how many workloads said what when they differ: "not settled (1 held, 1 not settled)"."""
         counts = {w: sum(h.word == w for h in self.workloads) for w in ("held", "did not hold", "not settled")}
         said = ", ".join(f"{n} {w}" for w, n in counts.items() if n)
-        return f"{self.word} ({said})" if said and self.family > 1 else self.word
+        return f"{self.word} ({said})" if sum(1 for n in counts.values() if n) > 1 else self.word
 
 
 def geometric_mean(values: Sequence[float]) -> float:

@@ -104,6 +104,7 @@ class CheckResult:
                 "mismatches": [m.text for m in self.in_force.mismatches],
                 "notes": [*self.in_force.notes, *self.notes],
                 "ceilings": [c.text for c in self.ceilings],
+                "stopped": self.stopped,
             }
         )
 
