@@ -12,7 +12,7 @@ from nfstune.advice.outcome import SessionOutcome, session_outcome
 from nfstune.errors import NfstuneError
 from nfstune.recipes.model import Recipe
 from nfstune.results.compare import ComparisonRow, compare_stored
-from nfstune.store import Results, SessionRow, open_store
+from nfstune.store import Journal, Results, SessionRow, open_store
 
 
 @contextmanager
@@ -27,6 +27,15 @@ def _opened(store_path: Path) -> Iterator[Results]:
 def read_sessions(store_path: Path) -> list[SessionRow]:
     with _opened(store_path) as results:
         return results.sessions()
+
+
+def read_applied(store_path: Path) -> set[int]:
+    """The sessions whose recommendation an Apply still in force wrote: those History offers to check."""
+    conn = open_store(store_path)
+    try:
+        return Journal(conn).applied_sessions()
+    finally:
+        conn.close()
 
 
 def read_outcome(store_path: Path, session_id: int, recipes: Mapping[str, Recipe] | None) -> SessionOutcome:
