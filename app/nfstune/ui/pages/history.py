@@ -135,7 +135,7 @@ class HistoryPage(QWidget):
         self.refresh_button = QPushButton(icon("refresh"), "&Refresh")
         self.compare_button = QPushButton("&Compare")
         self.compare_button.setToolTip("Compare the two selected sessions, configuration by configuration")
-        self.check_button = QPushButton("C&heck it held…")
+        self.check_button = QPushButton("Chec&k it held…")
         self.check_button.setToolTip("For a session whose recommendation was applied: is its gain still there?")
         self.check_button.setEnabled(False)
         self.check_button.clicked.connect(self._on_check_clicked)

@@ -168,7 +168,7 @@ class RecommendationPage(QWidget):
         self.apply_button.setToolTip(APPLY_TIP)
         self.undo_button = QPushButton(icon("undo"), "&Undo last Apply…")
         self.undo_button.setToolTip("Show how the files the last Apply changed would be put back, then do it")
-        self.check_button = QPushButton("C&heck it held…")
+        self.check_button = QPushButton("Chec&k it held…")
         self.check_button.setToolTip(
             "Verify the applied settings are in force, measure the workloads behind them again, and compare"
         )

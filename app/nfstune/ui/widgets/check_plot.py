@@ -60,7 +60,12 @@ class CheckPlot(QWidget):
             ticks = [math.log10(h.midpoint or 1.0) for h in self.rows]
             self.plot.addItem(
                 pg.ScatterPlotItem(
-                    x=ticks, y=ys, symbol="|", size=30, pen=pg.mkPen(LINE_COLOUR, width=1), brush=pg.mkBrush(LINE_COLOUR)
+                    x=ticks,
+                    y=ys,
+                    symbol="|",
+                    size=30,
+                    pen=pg.mkPen(LINE_COLOUR, width=1),
+                    brush=pg.mkBrush(LINE_COLOUR),
                 )
             )
         self.plot.addItem(
