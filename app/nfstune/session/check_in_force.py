@@ -9,14 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from nfstune.changes.export import exportfs_table
-from nfstune.changes.host_change import OnHosts, Where
-from nfstune.changes.mount import Mount
+from nfstune.changes.mount import ClientMount
 from nfstune.changes.transaction import Transaction
 from nfstune.nfs.exports import parse as parse_exports
 from nfstune.nfs.fstab_rewrite import parse_fstab_line
 from nfstune.nfs.mount_options import MountOptions
 from nfstune.nfs.mounts import parse_proc_mounts
-from nfstune.nfs.own_mount import mount_point_for, new_scratch_name
 from nfstune.remote import Host
 from nfstune.results.in_force import InForce, compare_export, compare_mount, compare_threads, kernel_options
 from nfstune.store import Journal
@@ -34,14 +32,12 @@ def mounted_options(client: Host, mount_point: str) -> MountOptions | None:
 def own_mount_options(
     server: Host | None, client: Host, share: str, address: str, options: MountOptions, journal: Journal, log: Log
 ) -> MountOptions:
-    """The share mounted by nfstune with `options` at a mount point of its own, the negotiated options read, and
-    the mount undone."""
-    name = new_scratch_name()
+    """The share mounted by nfstune with `options` at a mount point of its own (with a scratch directory of its own
+    in it, which the mount is checked by), the negotiated options read, and both undone."""
     tx = Transaction(journal, log)
-    on = OnHosts(Where(share, address, mount_point_for(name), name), tx, server, {"client": client}, log=log)
     try:
-        Mount(options.render()).apply(on)
-        return MountOptions.parse(on.negotiated["client"])
+        mount = ClientMount(client, server, tx, server_address=address, export_path=share, options=options.render())
+        return MountOptions.parse(mount.mount())
     finally:
         tx.undo()
 

@@ -140,7 +140,7 @@ def plan_check(
     if not settings.get("fstab_line"):  # an Apply from before the check kept its lines: the session's own
         settings = {
             **settings,
-            "share": rec and outcome.session.share,
+            "share": outcome.session.share,
             "fstab_line": rec.fstab_line,
             "exports_line": rec.exports_line,
         }
