@@ -149,3 +149,30 @@ def test_the_reports_say_the_check_and_its_outcome(tmp_path: Path) -> None:
     assert f"Check of session {n}'s Apply: HELD" in own
     assert "client: vers=3 in force" in own and "unpaired" in own
     assert "No recommendation" not in own
+
+
+def test_the_check_is_planned_from_the_last_apply_of_the_same_session(results: Results, tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from nfstune.errors import ConfigError
+    from nfstune.session.check_run import plan_check
+    from nfstune.store import Journal
+
+    journal = Journal(open_store(tmp_path / "nfstune.sqlite3"))
+    client = SimpleNamespace(target=SimpleNamespace(user="root", hostname="client", port=22), label="client")
+    pair = SimpleNamespace(server_key="root@nas:22", server_label="nas", client=client)
+    n, other = store_n(results), store_n(results)
+    with pytest.raises(ConfigError, match=f"nothing is applied.*nfstune apply {n}"):
+        plan_check(results, journal, pair, n, shipped_recipes())  # type: ignore[arg-type]
+    line = "nas:/export /mnt/nfs nfs vers=3,hard,_netdev,nofail 0 0"
+    entry = journal.record(
+        "root@client:22", "file", "/etc/fstab", detail={"apply": True, "session": other, "fstab_line": line}
+    )
+    journal.mark_committed([entry])
+    with pytest.raises(ConfigError, match=f"session {other}'s recommendation, not session {n}'s"):
+        plan_check(results, journal, pair, n, shipped_recipes())  # type: ignore[arg-type]
+    plan = plan_check(results, journal, pair, other, shipped_recipes(), budget_rounds=8)  # type: ignore[arg-type]
+    assert sorted(plan.workloads) == ["seq-read", "small-files"]
+    assert 3 <= plan.rounds <= 8
+    assert plan.settings["fstab_line"] == line
+    assert "verify the applied settings are in force" in plan.text.splitlines()[1]

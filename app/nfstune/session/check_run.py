@@ -239,8 +239,8 @@ def run_check(
         raise Cancelled("the check was cancelled")
     if not in_force.ok and not go_on(in_force):
         return CheckResult(None, in_force, stopped="the applied settings are not all in force: the check stopped there")
-    if not plan.workloads:
-        return CheckResult(None, in_force, stopped="nothing to measure: the recommendation rests on no measured gain")
+    if not plan.workloads:  # each workload says why it has nothing to check (or the plan's note does)
+        return CheckResult(None, in_force, decide(list(plan.thens), {}), notes=list(plan.notes))
     built = engine_plan(plan, pair, facts)
     check_id = start_session(results, pair, facts, scale=plan.scale, recipe_ids=[CHECK_RECIPE], plan=built)
     results.link_check(check_id, plan.session_id)
