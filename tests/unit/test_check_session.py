@@ -150,6 +150,11 @@ def test_the_reports_say_the_check_and_its_outcome(tmp_path: Path) -> None:
     assert "client: vers=3 in force" in own and "unpaired" in own
     assert "No recommendation" not in own
 
+    from nfstune.report.html import session_html
+
+    assert f"(session {check}): held" in session_html(results, n, shipped_recipes())
+    assert f"Check of session {n}&#x27;s Apply: HELD" in session_html(results, check, shipped_recipes())
+
 
 def test_the_check_is_planned_from_the_last_apply_of_the_same_session(results: Results, tmp_path: Path) -> None:
     from types import SimpleNamespace
