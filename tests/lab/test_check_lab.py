@@ -23,15 +23,17 @@ NAS_SNAPSHOT = "sha256sum /etc/exports; echo ==; ls -A /etc | grep exports; echo
 CLIENT_SNAPSHOT = (
     "sha256sum /etc/fstab; echo ==; ls -A /etc | grep fstab; echo ==; ls -A /mnt; grep nfs /proc/mounts; true"
 )
-# a short recipe of the user's own (the data folder's recipes): two versions on two metadata workloads, where v3 and
-# v4.2 differ most in round trips per file, in a few rounds, so that the whole test fits in about 8 minutes
+# a short recipe of the user's own (the data folder's recipes), so that the whole test fits in about 8 minutes: NFS 3
+# against a 4.2 baseline that reads in 4 KiB requests. v3 at the size the server grants (128 KiB on the lab) reads far faster, so the session has
+# a gain to check, and the recommendation (which sets only the version) is applied with it: a real gain on the lab,
+# though the version is not its cause
 SHORT = """
 id = "versions-short"
-title = "NFS 3 against 4.2, short"
-summary = "NFS 3 and 4.2 on small files and file creates, in three rounds."
+title = "NFS 3 against 4.2 with small reads, short"
+summary = "NFS 3 and 4.2 (4 KiB reads) on seq-read, in three rounds."
 why = "A short session for the check's lab test."
 changes_host = "client"
-workloads = ["small-files", "file-create"]
+workloads = ["seq-read"]
 baseline = "vers=4.2"
 
 [rounds]
@@ -44,7 +46,7 @@ mount = { vers = "3" }
 
 [[configs]]
 label = "vers=4.2"
-mount = { vers = "4.2" }
+mount = { vers = "4.2", rsize = 4096 }
 """
 
 
@@ -87,6 +89,7 @@ def test_nfstune_check_verifies_the_applied_options_then_says_held_or_why_not(
     try:
         checked = nfstune("check", str(session), "--lab", "--yes", "--rounds", "4")
         out = checked.stdout
+        print(out)  # what the admin read: shown with -rP
         assert checked.returncode in (0, 1), out[-3000:] + checked.stderr[-3000:]
         # the plan first, then the settings verified before anything is measured
         assert out.index("verify the applied settings are in force") < out.index("Check of session")
@@ -101,7 +104,8 @@ def test_nfstune_check_verifies_the_applied_options_then_says_held_or_why_not(
         word = head.group(1).strip().lower()
         assert word in ("held", "did not hold", "not settled", "nothing to check"), word
         if word != "held":  # why not: each workload's reason, or that the session measured no gain to check
-            assert "nothing to check" in out or "would settle it" in out or "did not hold" in out
+            said = ("rests on no measured gain", "nothing to check:", "would settle it", "did not hold")
+            assert any(why in out for why in said), out[-3000:]
         checks = results.checks_of(session)
         if measured:
             assert len(checks) == 1 and checks[0][2] is not None and checks[0][2]["word"] == word
