@@ -23,10 +23,10 @@ NAS_SNAPSHOT = "sha256sum /etc/exports; echo ==; ls -A /etc | grep exports; echo
 CLIENT_SNAPSHOT = (
     "sha256sum /etc/fstab; echo ==; ls -A /etc | grep fstab; echo ==; ls -A /mnt; grep nfs /proc/mounts; true"
 )
-# a short recipe of the user's own (the data folder's recipes), so that the whole test fits in about 8 minutes: NFS 3
-# against a 4.2 baseline that reads in 4 KiB requests. v3 at the size the server grants (128 KiB on the lab) reads far faster, so the session has
-# a gain to check, and the recommendation (which sets only the version) is applied with it: a real gain on the lab,
-# though the version is not its cause
+# a short recipe of the user's own (the data folder's recipes), so that the whole test fits in about 8 minutes:
+# NFS 3 against a 4.2 baseline that reads in 4 KiB requests. v3 at the size the server grants (128 KiB on the lab)
+# reads far faster, so the session has a gain to check, and the recommendation (which sets only the version) is
+# applied with it: a real gain on the lab, though the version is not its cause
 SHORT = """
 id = "versions-short"
 title = "NFS 3 against 4.2 with small reads, short"
