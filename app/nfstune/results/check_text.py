@@ -19,7 +19,9 @@ def check_lines(outcome: Mapping[str, Any], check_id: int | None) -> list[str]:
     if outcome.get("stopped"):
         lines.append(f"  {outcome['stopped']}")
     lines += [f"  {held['text']}" for held in outcome.get("workloads") or ()]
-    lines += [f"  likely cause: {text}" for text in outcome.get("ceilings") or ()]
+    # a ceiling that moved is the likely cause of a check that did not hold; beside one that held, only a change
+    cause = "likely cause" if word in ("did not hold", "not settled") else "changed since, the check held all the same"
+    lines += [f"  {cause}: {text}" for text in outcome.get("ceilings") or ()]
     verified = outcome.get("verified") or ()
     lines.append("Verified in force first:" if verified else "Nothing could be verified in force.")
     lines += [f"  {text}" for text in verified]

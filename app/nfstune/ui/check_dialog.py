@@ -92,8 +92,8 @@ class CheckView(QWidget):
         held = [Held(**{**h, "ci": tuple(h["ci"]) if h.get("ci") else None}) for h in outcome.get("workloads") or ()]
         moved = outcome.get("ceilings") or ()
         said = [f"{h.workload}: {h.word}{_against_then(h.ratio)}" for h in held]
-        if moved:
-            said.append(f"Likely cause: {moved[0]}")
+        if moved:  # the likely cause of a check that did not hold; beside one that held, only a change
+            said.append(f"{'Likely cause' if word in ('did not hold', 'not settled') else 'Changed since'}: {moved[0]}")
         if outcome.get("mismatches"):
             said += list(outcome["mismatches"])
         self.summary.setText("\n".join(said))
