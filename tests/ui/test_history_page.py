@@ -288,13 +288,14 @@ def test_keyboard_reaches_everything_in_order(page: HistoryPage) -> None:
         page.table,
         page.refresh_button,
         page.compare_button,
+        page.check_button,  # Check it held, for a session whose recommendation is applied
         *page.export_buttons.values(),
         page.bottom_tabs.tabBar(),
         page.session_view.details_button,  # the words behind a session's pictures
         page.details,
     ]
     assert [next_tab_stop(w) for w in chain[:-1]] == chain[1:]
-    buttons = [page.refresh_button, page.compare_button, *page.export_buttons.values()]
+    buttons = [page.refresh_button, page.compare_button, page.check_button, *page.export_buttons.values()]
     mnemonics = [b.text()[b.text().index("&") + 1].lower() for b in buttons]
     assert len(set(mnemonics)) == len(mnemonics)  # one Alt+letter each
 

@@ -8,6 +8,7 @@ is mounted."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import posixpath
 import time
@@ -79,6 +80,10 @@ class ApplyPlan:
     client_host: str
     findings: tuple[str, ...] = ()  # what the admin should know about the server's exports files
     threads_edit: FileEdit | None = None  # the server's nfs.conf with [nfsd] threads= (a many-clients session)
+    # kept with the Apply in the journal, so that `nfstune check` knows what to find in force, and for which session
+    session_id: int | None = None
+    fstab_line: str = ""
+    nfsd_threads: int | None = None
 
     @property
     def edits(self) -> tuple[FileEdit, ...]:
@@ -146,6 +151,7 @@ def prepare(
     *,
     appliance: str | None = None,
     nfsd_threads: int | None = None,
+    session_id: int | None = None,
 ) -> ApplyPlan:
     """Read the exports files on the server and fstab on the client (as root) and plan both edits, and with
     `nfsd_threads` the edit of the server's nfs.conf that sets it (made on the file as it is now). Raises
@@ -166,7 +172,7 @@ def prepare(
         path, before, after = threads_text(read_nfs_conf_files(server), nfsd_threads)
         old = None if before is None else text_bytes(before)
         threads_edit = file_edit(server.label, path, old, text_bytes(after), f"[nfsd] threads={nfsd_threads}")
-    return plan_apply(
+    plan = plan_apply(
         files,
         text,
         share,
@@ -177,6 +183,7 @@ def prepare(
         threads_edit=threads_edit,
         server_aliases=aliases,
     )
+    return dataclasses.replace(plan, session_id=session_id, fstab_line=fstab_line.strip(), nfsd_threads=nfsd_threads)
 
 
 def plan_apply(
@@ -237,7 +244,7 @@ def apply(plan: ApplyPlan, server: Host, client: Host, journal: Journal, log: Lo
     ids: list[int] = []
     warnings: list[str] = []
     # what an undo finds its steps by (apply_undo.last_apply)
-    applied = {"apply": True, "apply_id": new_apply_id()}
+    applied: dict[str, object] = {"apply": True, "apply_id": new_apply_id(), **applied_settings(plan)}
     try:
         server_backup, exportfs_s = _apply_server(plan, server, tx, ids, warnings, applied)
         threads_backup = _apply_threads(plan, server, tx, ids, applied)
@@ -260,6 +267,19 @@ def apply(plan: ApplyPlan, server: Host, client: Host, journal: Journal, log: Lo
     return ApplyResult(
         server_backup, client_backup, created, exportfs_s, findmnt, tuple(warnings), threads_backup=threads_backup
     )
+
+
+def applied_settings(plan: ApplyPlan) -> dict[str, object]:
+    """What an Apply sets, kept with its journal entries: the session it came from and the lines it wrote, which
+    `nfstune check` verifies are in force."""
+    return {
+        "session": plan.session_id,
+        "share": plan.share,
+        "exports_line": plan.exports_line,
+        "fstab_line": plan.fstab_line,
+        "mount_point": plan.mount_point,
+        "nfsd_threads": plan.nfsd_threads,
+    }
 
 
 def new_apply_id() -> str:

@@ -68,6 +68,7 @@ def apply_command(args: argparse.Namespace, printer: Any) -> int:
             rec.fstab_line,
             appliance=appliance,
             nfsd_threads=threads,
+            session_id=args.session,
         )
         if plan.noop:
             print("Every file already reads as recommended: nothing to change.")

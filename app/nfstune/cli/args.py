@@ -66,6 +66,13 @@ def session_id(text: str) -> int:
     return number
 
 
+def check_rounds(text: str) -> int:
+    """The most rounds a check runs: 3 at least (an interval needs figures), 30 at most."""
+    if not re.fullmatch(r"[0-9]{1,3}", text) or not 3 <= int(text) <= 30:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of rounds from 3 to 30")
+    return int(text)
+
+
 def output_file(text: str) -> Output:
     """A file to write a report to: its folder must exist and be writable; the path must not be a folder. `-` is
     standard output (a file of that name is `./-`)."""

@@ -90,6 +90,10 @@ def _command(argv: Sequence[str] | None) -> int:
             from nfstune.cli.watch import watch_command
 
             return watch_command(args)
+        if args.command == "check":
+            from nfstune.cli.check import check_command
+
+            return check_command(args, Printer())
         if args.command in ("history", "report"):
             from nfstune.cli import sessions
 

@@ -10,6 +10,7 @@ from typing import Any
 from nfstune import __version__
 from nfstune.cli import exits, integration
 from nfstune.cli.args import (
+    check_rounds,
     lab_clients,
     mount_point,
     output_file,
@@ -133,6 +134,7 @@ def _add_run_parsers(sub: Any) -> None:
     )
     _add_apply_parser(sub)
     _add_watch_parser(sub)
+    _add_check_parser(sub)
     past = sub.add_parser("history", help="past sessions")
     past.add_argument("--json", action="store_true", help="the sessions as a JSON array, the latest first")
     rep = sub.add_parser("report", help="export a session: HTML (with plots), CSV, JSON")
@@ -239,6 +241,23 @@ def _check_watch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
         parser.error("--lab uses the lab's own client and its address")
 
 
+def _add_check_parser(sub: Any) -> None:
+    cp = sub.add_parser(
+        "check",
+        help="check that an applied recommendation held: verify the settings are in force, measure the workloads "
+        "behind it again and compare with the session's figures",
+    )
+    cp.add_argument("session", type=session_id, help="the session whose applied recommendation to check")
+    _add_hosts(cp)
+    cp.add_argument(
+        "--rounds",
+        type=check_rounds,
+        default=8,
+        help="the most rounds the check measures (default 8; it runs fewer when fewer settle the predicted gain)",
+    )
+    cp.add_argument("--yes", action="store_true", help="run the check without asking, once its plan is printed")
+
+
 def _add_up_options(p: argparse.ArgumentParser) -> None:
     from nfstune.lab.profiles import DEFAULT_DISK, DEFAULT_LINK, DISK_PROFILES, LINK_PROFILES
 
@@ -313,12 +332,23 @@ def _check_apply(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
         parser.error("--lab uses the lab's own client and its address")
 
 
+def _check_check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.client and len(args.client) > 1:
+        parser.error("check measures from one client: give --client once")
+    if args.server and not args.client:
+        parser.error("--server needs --client too")
+    if args.lab and (args.client or args.server_address):
+        parser.error("--lab uses the lab's own client and its address")
+
+
 def parse(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
     """The command line read and checked (a bad one exits 2 here), with the parser that read it."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "apply":
         _check_apply(parser, args)
+    if args.command == "check":
+        _check_check(parser, args)
     if args.command == "report":
         _check_report(parser, args)
     if args.command == "watch":

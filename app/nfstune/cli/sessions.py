@@ -19,6 +19,7 @@ from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import Recipe
 from nfstune.report.json_report import iso_time, report_json
 from nfstune.report.trend import session_change_points, sessions_in
+from nfstune.results.check_text import check_lines, checked_lines
 from nfstune.results.trend import trend_lines
 from nfstune.results.watch import change_lines
 from nfstune.store import Results, SessionRow, default_path, open_store, read_only
@@ -95,10 +96,19 @@ def report(args: argparse.Namespace) -> int:
         raise ConfigError(f"there is no session {args.session}: see `nfstune history`") from None
     if not (args.html or args.csv or args.json):
         outcome = session_outcome(results, args.session, recipes)
-        text = report_text(results, args.session, recipes, outcome=outcome)
-        if stored.runs:
+        row = results.session(args.session)
+        checks = row.get("checks")
+        # a check of an applied recommendation: its outcome first, in place of an answer and advice of its own
+        text = report_text(results, args.session, recipes, answer_first=checks is None, outcome=outcome)
+        if checks is not None:
+            kept = json.loads(row["check_outcome"]) if row.get("check_outcome") else {"session": checks}
+            text = "\n" + "\n".join(check_lines(kept, None)) + "\n" + text
+        elif stored.runs:
             rec = kept_recommendation(results, args.session, recipes, measured=outcome.measured)
             text += "\n" + advice_text(rec, stored.share)
+        checked = checked_lines(results.checks_of(args.session))
+        if checked:
+            text += "\n\nThe applied recommendation:\n" + "\n".join(f"  {line}" for line in checked)
         if args.trend:
             text += "\n\n" + "\n".join(trend_text(results, args.session, recipes))
         print(text)

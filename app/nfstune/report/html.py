@@ -9,6 +9,7 @@ notes, the A/A checks, and the trend of the same hosts' sessions up to this one 
 from __future__ import annotations
 
 import html
+import json
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from nfstune.report.chart import strip_chart_svg
 from nfstune.report.trend import session_change_points, trend_html
 from nfstune.report.verdict_svg import pictures_html
 from nfstune.results.caveats import WITHOUT_SERVER
+from nfstune.results.check_text import check_lines, checked_lines
 from nfstune.results.hand_steps import TITLE as HAND_TITLE
 from nfstune.results.hand_steps import hand_lines
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
@@ -76,6 +78,14 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         + (f": {e(stored.message)}" if stored.message and stored.status != "completed" else "")
         + "</p>",
     ]
+    row = results.session(session_id)
+    if row.get("checks") is not None:  # a check of an applied recommendation: its answer first
+        kept = json.loads(row["check_outcome"]) if row.get("check_outcome") else {"session": row["checks"]}
+        head, *rest = check_lines(kept, None)
+        parts.append(f"<h2>{e(head)}</h2><pre>{e(chr(10).join(rest))}</pre>")
+    checked = checked_lines(results.checks_of(session_id))
+    if checked:
+        parts.append("<p>The applied recommendation: " + "; ".join(e(line) for line in checked) + "</p>")
     parts += findings_html(outcome.findings)
     parts += pictures_html(outcome, recipes)
     found = outcome.caveats

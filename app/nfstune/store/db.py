@@ -229,6 +229,13 @@ MIGRATIONS: list[list[str]] = [
         )""",
         "CREATE INDEX hand_steps_session ON hand_steps (session_id)",
     ],
+    [
+        # a check that an applied recommendation held (`nfstune check`) is a session of its own: the session whose
+        # recommendation it checks, and its outcome (JSON: the headline, each workload's decision, the settings
+        # verified and the ceilings that moved), which that session's report names
+        "ALTER TABLE sessions ADD COLUMN checks INTEGER",
+        "ALTER TABLE sessions ADD COLUMN check_outcome TEXT",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

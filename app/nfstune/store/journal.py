@@ -71,6 +71,15 @@ class Journal:
         ).fetchall()
         return [JournalEntry(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], r[8], r[9]) for r in rows]
 
+    def applied_sessions(self) -> set[int]:
+        """The sessions whose recommendation an Apply still in force wrote (Apply keeps its session since
+        `nfstune check`): those History offers to check."""
+        rows = self._conn.execute(
+            "SELECT DISTINCT json_extract(detail, '$.session') FROM journal WHERE state = 'committed' "
+            "AND json_extract(detail, '$.apply') AND json_extract(detail, '$.session') IS NOT NULL"
+        ).fetchall()
+        return {int(r[0]) for r in rows}
+
     def mark_committed(self, entry_ids: Sequence[int]) -> None:
         """These changes were made for good (an applied recommendation): never to be undone. One statement, so
         all or none; restored_at holds the time of the commit."""

@@ -162,6 +162,21 @@ class Results:
         """The admin's configuration a session's recommendation starts from (workflow.keep_current)."""
         self._conn.execute("UPDATE sessions SET admin_config = ? WHERE id = ?", (config_json, session_id))
 
+    def link_check(self, check_id: int, session_id: int) -> None:
+        """`check_id` is a check of `session_id`'s applied recommendation (`nfstune check`)."""
+        self._conn.execute("UPDATE sessions SET checks = ? WHERE id = ?", (session_id, check_id))
+
+    def keep_check_outcome(self, check_id: int, outcome_json: str) -> None:
+        self._conn.execute("UPDATE sessions SET check_outcome = ? WHERE id = ?", (outcome_json, check_id))
+
+    def checks_of(self, session_id: int) -> list[tuple[int, float, dict[str, Any] | None]]:
+        """(check session, when it started, its outcome or None while it has none) of every check of
+        `session_id`, oldest first."""
+        rows = self._conn.execute(
+            "SELECT id, started_at, check_outcome FROM sessions WHERE checks = ? ORDER BY id", (session_id,)
+        ).fetchall()
+        return [(r[0], r[1], json.loads(r[2]) if r[2] else None) for r in rows]
+
     def end_session(self, session_id: int, status: str, message: str | None = None) -> None:
         self._conn.execute(
             "UPDATE sessions SET ended_at = ?, status = ?, message = ? WHERE id = ?",

@@ -112,6 +112,7 @@ def run_apply_flow(window: QWidget, controller: Controller, page: QWidget) -> No
             rec.fstab_line,
             appliance=probed.facts.server.appliance,
             nfsd_threads=rec.threads.threads if rec.threads is not None else None,
+            session_id=outcome.session_id,
         )
 
     def prepared(plan: object) -> None:
@@ -144,6 +145,7 @@ def run_apply_flow(window: QWidget, controller: Controller, page: QWidget) -> No
     def applied(result: object) -> None:
         backups = ", ".join(result.backups)
         page.set_apply_state(f"Applied and verified. Backups: {backups or 'none needed'}. Undo: Undo last Apply.", True)
+        page.check_button.show()  # whether it held, once the mount uses it: Check it held
         log.info("applied the recommendation for good; backups: %s", backups or "none needed")
 
     def failed(message: str) -> None:

@@ -139,6 +139,8 @@ class MainWindow(QMainWindow):
         self.run_page.finished.connect(self._on_run_finished)
         self.recommendation_page.apply_requested.connect(self._on_apply_requested)
         self.recommendation_page.undo_requested.connect(self._on_undo_requested)
+        self.recommendation_page.check_requested.connect(self._on_check_requested)
+        self.history_page.check_requested.connect(self.check_session)
         self.recommendation_page.mount_point_changed.connect(self._on_mount_point_changed)
         for error in recipe_errors:
             log.warning("recipe not loaded: %s", error)
@@ -368,6 +370,18 @@ class MainWindow(QMainWindow):
         from nfstune.ui.apply_dialog import run_undo_flow
 
         run_undo_flow(self, self.controller, self.recommendation_page)
+
+    @Slot()
+    def _on_check_requested(self) -> None:
+        if self.controller.outcome is not None:
+            self.check_session(self.controller.outcome.session_id)
+
+    @Slot(int)
+    def check_session(self, session_id: int) -> None:
+        """Check it held: from the recommendation after an Apply, or from History for an applied session."""
+        from nfstune.ui.check_dialog import run_check_flow
+
+        run_check_flow(self, self.controller, session_id)
 
     @Slot()
     def _on_apply_requested(self) -> None:

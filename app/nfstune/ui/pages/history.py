@@ -39,7 +39,7 @@ from nfstune.ui.icons import icon
 from nfstune.ui.jobs import CRASHED
 from nfstune.ui.pages.history_banner import RegressionBanner
 from nfstune.ui.pages.history_details import comparison_html, details_html
-from nfstune.ui.pages.history_jobs import read_comparison, read_outcome, read_sessions, write_export
+from nfstune.ui.pages.history_jobs import read_applied, read_comparison, read_outcome, read_sessions, write_export
 from nfstune.ui.pages.history_list import COLUMNS, SIZED_FROM_ROWS, SessionTableModel, rows_height
 from nfstune.ui.pages.history_trend import TrendPanel
 from nfstune.ui.tint import on_scheme_change
@@ -72,6 +72,7 @@ class HistoryPage(QWidget):
     report_written = Signal(str)  # an exported report's path (the Results page says it too)
     sessions_shown = Signal()  # the list now holds the sessions a read on a worker thread found
     details_shown = Signal(int)  # the Details tab now shows this session's outcome, worked out on a worker thread
+    check_requested = Signal(int)  # Check it held, for this session's applied recommendation (check_dialog.py)
 
     def __init__(
         self,
@@ -101,6 +102,7 @@ class HistoryPage(QWidget):
         self._asked = 0  # the number of the last ask: an outcome of an earlier one may have been read before it
         self._wanted: int | None = None  # the session whose figures the Details tab waits for
         self._shown: int | None = None  # the session whose figures the Details tab shows
+        self._applied: set[int] = set()  # sessions whose recommendation an Apply in force wrote, read with the list
         # an attribute, not a call to QFileDialog, so that tests (and a caller that remembers folders) replace it
         self.ask_save_path: SaveDialog = QFileDialog.getSaveFileName
         self.model = SessionTableModel(self)  # it sorts itself, as the header asks
@@ -137,6 +139,10 @@ class HistoryPage(QWidget):
         self.refresh_button = QPushButton(icon("refresh"), "&Refresh")
         self.compare_button = QPushButton("&Compare")
         self.compare_button.setToolTip("Compare the two selected sessions, configuration by configuration")
+        self.check_button = QPushButton("Chec&k it held…")
+        self.check_button.setToolTip("For a session whose recommendation was applied: is its gain still there?")
+        self.check_button.setEnabled(False)
+        self.check_button.clicked.connect(self._on_check_clicked)
         self.export_buttons = {
             "html": QPushButton(icon("save"), "Export &HTML report…"),
             "csv": QPushButton(icon("save"), "Export CS&V…"),
@@ -161,7 +167,7 @@ class HistoryPage(QWidget):
         self.bottom_tabs.addTab(self.session_view, "&Details")
         self.bottom_tabs.addTab(self.trend, "&Trend")
         buttons = QHBoxLayout()
-        for button in (self.refresh_button, self.compare_button):
+        for button in (self.refresh_button, self.compare_button, self.check_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
         for button in self.export_buttons.values():
@@ -191,6 +197,7 @@ class HistoryPage(QWidget):
             self.table,
             self.refresh_button,
             self.compare_button,
+            self.check_button,
             *self.export_buttons.values(),
             tabs,
             self.session_view.details_button,
@@ -229,14 +236,20 @@ class HistoryPage(QWidget):
         store_path = self._store_path
         self._reads += 1
         name = f"history-read-{self._reads}"
-        self._background(name, lambda _job: read_sessions(store_path), self._on_sessions_read, self._on_read_failed)
+        self._background(
+            name,
+            lambda _job: (read_sessions(store_path), read_applied(store_path)),
+            self._on_sessions_read,
+            self._on_read_failed,
+        )
 
     @Slot(list)
     def _on_show_trend(self, key: list[str]) -> None:
         self.bottom_tabs.setCurrentWidget(self.trend)
         self.trend.show_pair(tuple(key))
 
-    def _on_sessions_read(self, rows: list[SessionRow]) -> None:
+    def _on_sessions_read(self, found: tuple[list[SessionRow], set[int]]) -> None:
+        rows, self._applied = found
         self._reading = False
         self._show_sessions(rows)
         self.banner.read(f"history-regressions-{self._reads}")  # after the list, which must not wait for it
@@ -288,6 +301,12 @@ class HistoryPage(QWidget):
     # --- slots ----------------------------------------------------------------------------------------------
 
     @Slot()
+    def _on_check_clicked(self) -> None:
+        ids = self.selected_ids()
+        if len(ids) == 1:
+            self.check_requested.emit(ids[0])
+
+    @Slot()
     def _on_refresh_clicked(self) -> None:
         self.refresh()  # the status says how many once they are read
 
@@ -298,6 +317,7 @@ class HistoryPage(QWidget):
         rows = sorted(i.row() for i in self.table.selectionModel().selectedRows())
         if rows:  # a selection kept over a read, or set by the program, may lie below what the list shows
             self.table.scrollTo(self.model.index(rows[0], 0))
+        self.check_button.setEnabled(len(ids) == 1 and ids[0] in self._applied)
         for button in self.export_buttons.values():
             button.setEnabled(len(ids) == 1)
         self._wanted = ids[0] if len(ids) == 1 else None

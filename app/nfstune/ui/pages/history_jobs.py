@@ -13,7 +13,7 @@ from nfstune.errors import NfstuneError
 from nfstune.recipes.model import Recipe
 from nfstune.results.compare import ComparisonRow, compare_stored
 from nfstune.results.watch_read import PairWatch, open_regressions
-from nfstune.store import Results, SessionRow, open_store
+from nfstune.store import Journal, Results, SessionRow, open_store
 
 
 @contextmanager
@@ -34,6 +34,15 @@ def read_regressions(store_path: Path, recipes: Mapping[str, Recipe] | None) -> 
     """Every pair with a regression still open (what heads History), the pair used last first."""
     with _opened(store_path) as results:
         return open_regressions(results, recipes)
+
+
+def read_applied(store_path: Path) -> set[int]:
+    """The sessions whose recommendation an Apply still in force wrote: those History offers to check."""
+    conn = open_store(store_path)
+    try:
+        return Journal(conn).applied_sessions()
+    finally:
+        conn.close()
 
 
 def read_outcome(store_path: Path, session_id: int, recipes: Mapping[str, Recipe] | None) -> SessionOutcome:

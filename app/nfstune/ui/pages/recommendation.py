@@ -65,6 +65,7 @@ NO_LOGIN_APPLY = "Apply writes the server's files too, and nfstune has no login 
 class RecommendationPage(QWidget):
     apply_requested = Signal()  # the admin wants these lines applied for good (the diff/apply flow takes over)
     undo_requested = Signal()  # the admin wants the last Apply on these hosts undone (the same flow, backwards)
+    check_requested = Signal()  # the admin wants to know whether the applied recommendation held (check_dialog.py)
     mount_point_changed = Signal(str)  # the admin chose where a new fstab line mounts the share
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -167,7 +168,12 @@ class RecommendationPage(QWidget):
         self.apply_button.setToolTip(APPLY_TIP)
         self.undo_button = QPushButton(icon("undo"), "&Undo last Apply…")
         self.undo_button.setToolTip("Show how the files the last Apply changed would be put back, then do it")
-        for button in (self.copy_button, self.save_button, self.apply_button, self.undo_button):
+        self.check_button = QPushButton("Chec&k it held…")
+        self.check_button.setToolTip(
+            "Verify the applied settings are in force, measure the workloads behind them again, and compare"
+        )
+        self.check_button.hide()  # once the recommendation is applied
+        for button in (self.copy_button, self.save_button, self.apply_button, self.undo_button, self.check_button):
             # no button of the page is pressed by Enter in a field: Apply only ever by its own click or key
             button.setAutoDefault(False)
         self._scheme_look()
@@ -178,6 +184,7 @@ class RecommendationPage(QWidget):
         self.status = wrapped_label()
         buttons = QHBoxLayout()
         buttons.addWidget(self.undo_button)
+        buttons.addWidget(self.check_button)
         buttons.addWidget(self.apply_state, 1)
         for button in (self.copy_button, self.save_button, self.apply_button):  # Apply last, where the eye ends
             buttons.addWidget(button)
@@ -212,6 +219,7 @@ class RecommendationPage(QWidget):
             self.show_async_check,
             self.async_line,
             self.undo_button,
+            self.check_button,
             self.copy_button,
             self.save_button,
             self.apply_button,
@@ -224,6 +232,7 @@ class RecommendationPage(QWidget):
         self.save_button.clicked.connect(self._on_save_clicked)
         self.apply_button.clicked.connect(self._on_apply_clicked)
         self.undo_button.clicked.connect(self.undo_requested)
+        self.check_button.clicked.connect(self.check_requested)
         self.mount_point_edit.editingFinished.connect(self._on_mount_point_edited)
         self._set_enabled(False)
 
