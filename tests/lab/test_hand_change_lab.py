@@ -148,6 +148,7 @@ def test_a_hand_change_of_async_gives_the_direction_of_the_interleaved_recipe(
         )
     assert by_hand.status == "completed", by_hand.message
     hand = verdict_of(results, by_hand.session_id, recipe)
+    print(f"interleaved: {interleaved.text}\nby hand: {hand.text}")  # the two verdicts: shown with -rP
     switches = [p for p in admin.asked if p.kind == "switch"]
     assert len(switches) == 4 and admin.asked[-1].kind == "leave"
     # each change was in force when its block ran, and put back
