@@ -182,4 +182,6 @@ def test_the_check_is_planned_from_the_last_apply_of_the_same_session(results: R
     assert sorted(plan.workloads) == ["seq-read", "small-files"]
     assert 3 <= plan.rounds <= 8
     assert plan.settings["fstab_line"] == line
-    assert "verify the applied settings are in force" in plan.text.splitlines()[1]
+    from nfstune.session.check_words import plan_words
+
+    assert plan_words(plan, None).steps[0].startswith("Verify that the applied settings are in force")
