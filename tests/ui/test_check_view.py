@@ -20,7 +20,7 @@ from nfstune.ui.check_dialog import CheckDialog
 from nfstune.ui.pages.history import HistoryPage
 from tests.ui.test_history_page import Jobs, jobs  # noqa: F401 (the fixture)
 from tests.unit.test_check_session import FILES, GAIN, READ, _wobble, plan_of, store_check, store_n
-from tests.unit.trend_sessions import LAB_CLIENT, LAB_NAS
+from tests.unit.trend_sessions import LAB_CLIENT, LAB_NAS, shipped_recipes
 
 HELD = {"small-files": _wobble(FILES, 1 / GAIN), "seq-read": _wobble(READ, GAIN)}
 BACK = {"small-files": _wobble(FILES, 1.0), "seq-read": _wobble(READ, 1.0)}
@@ -131,3 +131,34 @@ def test_the_progress_shows_the_step_the_bar_and_the_time_left_with_the_log_fold
     dialog.cancel_button.click()  # the undo is said step by step in the log, open again
     assert not dialog.cancel_button.isEnabled()
     assert page.step.text().startswith("Cancelling") and page.log.isVisible()
+
+
+def test_history_answers_a_check_session_with_the_check_not_a_first_looks_next_recipe(
+    qtbot: QtBot,
+    tmp_path: Path,
+    jobs: Jobs,  # noqa: F811
+) -> None:
+    results = Results(open_store(tmp_path / "s.sqlite3"))
+    n = store_n(results)
+    check = store_check(results, n, BACK, 66.0)
+    outcome = judge_check(results, plan_of(results, n), check, InForce(("lab client: vers=3 in force",)))
+    results.keep_check_outcome(check, outcome.to_json(n))
+    page = HistoryPage(
+        results, store_path=tmp_path / "s.sqlite3", recipes=shipped_recipes(), background=jobs.background
+    )
+    qtbot.addWidget(page, before_close_func=lambda _: qtbot.waitUntil(lambda: not jobs.queue.busy()))
+    page.resize(1024, 700)
+    with qtbot.waitSignal(page.sessions_shown, timeout=10_000):
+        page.show()
+    rows = {page.model.session_at(r).id: r for r in range(page.model.rowCount())}
+    with qtbot.waitSignal(page.details_shown, timeout=10_000):
+        page.table.selectRow(rows[check])
+    answer = page.session_view.answer_label.text()
+    assert page.session_view.answer_label.isVisible()
+    assert f"<b>Check of session {n}&#x27;s Apply: DID NOT HOLD" in answer  # the word first, in large type
+    assert "likely cause: the network" in answer
+    assert "run next" not in answer.lower() and "quick-check" not in answer
+    assert "#b3261e" in page.session_view.answer_label.styleSheet()  # a check that did not hold is not drawn as good
+    with qtbot.waitSignal(page.details_shown, timeout=10_000):  # a session of its own keeps its three lines
+        page.table.selectRow(rows[n])
+    assert "Change:" in page.session_view.answer_label.text()
