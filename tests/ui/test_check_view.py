@@ -127,6 +127,9 @@ def test_the_progress_shows_the_step_the_bar_and_the_time_left_with_the_log_fold
     assert not page.log.isVisible()
     page.details.button.click()
     assert page.log.isVisible() and "vers=3 in force" in page.log.toPlainText()
+    again = Event("progress", f"{CHECK_RECIPE} round 3: applied", {"fraction": 0.55, "eta_s": 100.0})
+    dialog.event_arrived.emit(again)  # the same step with a new time left: the bar moves, the log says it once
+    assert page.bar.value() == 550 and page.log.toPlainText().count("Round 3 of") == 1
     page.details.button.click()
     dialog.cancel_button.click()  # the undo is said step by step in the log, open again
     assert not dialog.cancel_button.isEnabled()

@@ -111,15 +111,19 @@ class CheckProgressPage(QWidget):
         self.bar.setValue(0)
         self.eta.setText("" if busy else format_eta(None))
         self.warning.hide()
+        if not busy:
+            self.append(step)
 
     def show_event(self, event: Event) -> None:
         if event.kind == "progress":
             if self.bar.maximum() == 0:
                 self.bar.setRange(0, 1000)
             self.bar.setValue(int(float(event.data.get("fraction") or 0.0) * 1000))  # type: ignore[arg-type]
-            self.step.setText(step_words(event.message, self.plan) if self.plan is not None else event.message)
+            step = step_words(event.message, self.plan) if self.plan is not None else event.message
             self.eta.setText(format_eta(event.data.get("eta_s"), event.data.get("eta_max_s")))  # type: ignore[arg-type]
-            self.append(self.step.text())
+            if step != self.step.text():  # the log says each step once
+                self.step.setText(step)
+                self.append(step)
         elif event.kind == "warning":
             self.warning.setText(event.message)
             self.warning.show()
