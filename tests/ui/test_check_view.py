@@ -1,21 +1,26 @@
-"""Check it held on the desktop: the answer drawn from a check judged through the real store (its word first, a
-row per workload in the picture, Undo last Apply only when the change measured slower), and History's button for a
-session whose recommendation an Apply in force wrote."""
+"""Check it held on the desktop: the plan in words with the exact commands behind Details, the progress as a step,
+a bar and the time left with the log folded, the answer drawn from a check judged through the real store (its word
+first, a row per workload in the picture, Undo last Apply only when the change measured slower), and History's
+button for a session whose recommendation an Apply in force wrote."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 from pytestqt.qtbot import QtBot
 
 from nfstune.results.in_force import InForce
-from nfstune.session.check_run import judge_check
+from nfstune.session.check_run import CHECK_RECIPE, CheckPlan, engine_plan, judge_check
+from nfstune.session.engine import Event
+from nfstune.session.workflow import Facts
 from nfstune.store import Journal, Results, open_store
 from nfstune.ui.check_dialog import CheckDialog
 from nfstune.ui.pages.history import HistoryPage
 from tests.ui.test_history_page import Jobs, jobs  # noqa: F401 (the fixture)
 from tests.unit.test_check_session import FILES, GAIN, READ, _wobble, plan_of, store_check, store_n
+from tests.unit.trend_sessions import LAB_CLIENT, LAB_NAS, shipped_recipes
 
 HELD = {"small-files": _wobble(FILES, 1 / GAIN), "seq-read": _wobble(READ, GAIN)}
 BACK = {"small-files": _wobble(FILES, 1.0), "seq-read": _wobble(READ, 1.0)}
@@ -74,3 +79,89 @@ def test_history_offers_the_check_for_an_applied_session_only(qtbot: QtBot, tmp_
     with qtbot.waitSignal(page.check_requested) as asked:
         page.check_button.click()
     assert asked.args == [applied]
+
+
+def planned_dialog(qtbot: QtBot, tmp_path: Path) -> tuple[CheckDialog, CheckPlan]:
+    results = Results(open_store(tmp_path / "s.sqlite3"))
+    n = store_n(results)
+    plan = plan_of(results, n)
+    pair = SimpleNamespace(share="/export", address="nas", server=object())
+    built = engine_plan(plan, pair, Facts(LAB_NAS, LAB_CLIENT), seed=1)  # type: ignore[arg-type]
+    dialog = CheckDialog(n)
+    qtbot.addWidget(dialog)
+    dialog.resize(1024, 700)
+    dialog.show()
+    dialog.show_plan(plan, built)
+    return dialog, plan
+
+
+def test_the_plan_says_what_the_check_does_and_keeps_the_commands_behind_details(qtbot: QtBot, tmp_path: Path) -> None:
+    dialog, plan = planned_dialog(qtbot, tmp_path)
+    page = dialog.plan_page
+    assert dialog.pages.currentWidget() is page and dialog.start_button.isVisible()
+    assert page.title.text().startswith("Check that the last Apply")  # the test's Apply kept no time
+    assert f"{plan.rounds} rounds after a warm-up, about" in page.steps.text()
+    assert "nfstune's own mount" in page.touched.text()
+    assert not page.commands.isVisible()  # the shell lines wait behind Details
+    assert "sudo" not in page.steps.text() + page.touched.text()
+    page.details.button.click()
+    assert page.commands.isVisible() and "mount -t nfs" in page.commands.toPlainText()
+    # what the admin reads first stays at the top, above the commands
+    assert page.title.geometry().bottom() < page.commands.geometry().top()
+
+
+def test_the_progress_shows_the_step_the_bar_and_the_time_left_with_the_log_folded(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    dialog, plan = planned_dialog(qtbot, tmp_path)
+    dialog.show_progress("Verifying the applied settings are in force")
+    page = dialog.progress_page
+    assert dialog.cancel_button.isVisible() and not dialog.start_button.isVisible()
+    dialog.event_arrived.emit(Event("log", "verified: client: vers=3 in force (/proc/mounts)"))
+    dialog.event_arrived.emit(
+        Event("progress", f"{CHECK_RECIPE} round 3: applied", {"fraction": 0.5, "eta_s": 120.0, "eta_max_s": 120.0})
+    )
+    assert page.step.text().startswith(f"Round 3 of {plan.rounds}: ")
+    assert page.bar.value() == 500
+    assert page.eta.text() == "about 2 min left"
+    assert not page.log.isVisible()
+    page.details.button.click()
+    assert page.log.isVisible() and "vers=3 in force" in page.log.toPlainText()
+    again = Event("progress", f"{CHECK_RECIPE} round 3: applied", {"fraction": 0.55, "eta_s": 100.0})
+    dialog.event_arrived.emit(again)  # the same step with a new time left: the bar moves, the log says it once
+    assert page.bar.value() == 550 and page.log.toPlainText().count("Round 3 of") == 1
+    page.details.button.click()
+    dialog.cancel_button.click()  # the undo is said step by step in the log, open again
+    assert not dialog.cancel_button.isEnabled()
+    assert page.step.text().startswith("Cancelling") and page.log.isVisible()
+
+
+def test_history_answers_a_check_session_with_the_check_not_a_first_looks_next_recipe(
+    qtbot: QtBot,
+    tmp_path: Path,
+    jobs: Jobs,  # noqa: F811
+) -> None:
+    results = Results(open_store(tmp_path / "s.sqlite3"))
+    n = store_n(results)
+    check = store_check(results, n, BACK, 66.0)
+    outcome = judge_check(results, plan_of(results, n), check, InForce(("lab client: vers=3 in force",)))
+    results.keep_check_outcome(check, outcome.to_json(n))
+    page = HistoryPage(
+        results, store_path=tmp_path / "s.sqlite3", recipes=shipped_recipes(), background=jobs.background
+    )
+    qtbot.addWidget(page, before_close_func=lambda _: qtbot.waitUntil(lambda: not jobs.queue.busy()))
+    page.resize(1024, 700)
+    with qtbot.waitSignal(page.sessions_shown, timeout=10_000):
+        page.show()
+    rows = {page.model.session_at(r).id: r for r in range(page.model.rowCount())}
+    with qtbot.waitSignal(page.details_shown, timeout=10_000):
+        page.table.selectRow(rows[check])
+    answer = page.session_view.answer_label.text()
+    assert page.session_view.answer_label.isVisible()
+    assert f"<b>Check of session {n}&#x27;s Apply: DID NOT HOLD" in answer  # the word first, in large type
+    assert "likely cause: the network" in answer
+    assert "run next" not in answer.lower() and "quick-check" not in answer
+    assert "#b3261e" in page.session_view.answer_label.styleSheet()  # a check that did not hold is not drawn as good
+    with qtbot.waitSignal(page.details_shown, timeout=10_000):  # a session of its own keeps its three lines
+        page.table.selectRow(rows[n])
+    assert "Change:" in page.session_view.answer_label.text()

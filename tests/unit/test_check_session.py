@@ -182,4 +182,49 @@ def test_the_check_is_planned_from_the_last_apply_of_the_same_session(results: R
     assert sorted(plan.workloads) == ["seq-read", "small-files"]
     assert 3 <= plan.rounds <= 8
     assert plan.settings["fstab_line"] == line
-    assert "verify the applied settings are in force" in plan.text.splitlines()[1]
+    from nfstune.session.check_words import plan_words
+
+    assert plan_words(plan, None).steps[0].startswith("Verify that the applied settings are in force")
+
+
+def test_the_json_report_carries_the_check_and_the_checks_of_a_checked_session(results: Results) -> None:
+    import jsonschema
+
+    from nfstune.report.html import session_html
+    from nfstune.report.json_report import session_document
+    from tests.unit.test_report_json import VALIDATOR
+
+    n = store_n(results)
+    plan = plan_of(results, n)
+    check = store_check(results, n, {"small-files": _wobble(FILES, 1.0), "seq-read": _wobble(READ, 1.0)}, 66.0)
+    unfinished = store_check(results, n, {"seq-read": READ}, 110.0)  # it kept no outcome
+    results.keep_check_outcome(
+        check, judge_check(results, plan, check, InForce(("client: vers=3 in force",))).to_json(n)
+    )
+    recipes = shipped_recipes()
+
+    own = session_document(results, check, recipes)
+    VALIDATOR.validate(own)
+    assert own["check"]["of_session"] == n and own["check"]["word"] == "did not hold" and own["check"]["slower"]
+    assert {w["workload"]: w["word"] for w in own["check"]["workloads"]} == {
+        "small-files": "did not hold",
+        "seq-read": "did not hold",
+    }
+    assert own["check"]["verified"] == ["client: vers=3 in force"]
+    assert "40 % slower" in own["check"]["ceilings"][0]
+    assert own["checks"] == []
+
+    checked = session_document(results, n, recipes)
+    VALIDATOR.validate(checked)
+    assert checked["check"] is None
+    assert [(c["session"], c["word"]) for c in checked["checks"]] == [
+        (check, "did not hold"),
+        (unfinished, "not finished"),
+    ]
+    with pytest.raises(jsonschema.ValidationError):  # the schema holds the words to what a check can say
+        VALIDATOR.validate({**checked, "checks": [{**checked["checks"][0], "word": "maybe"}]})
+
+    # the HTML report of a check session answers with the check, not with a first look's three lines
+    page = session_html(results, check, recipes)
+    assert "DID NOT HOLD" in page and "The answer</h2>" not in page
+    assert "The answer</h2>" in session_html(results, n, recipes)

@@ -416,3 +416,24 @@ def test_transport_adds_the_rdma_listener_once_and_says_the_restart_only_where_r
     # an appliance owns its NFS server: no listener, no restart
     on_appliance = plan({"rdma_both": True}, appliance="synology")
     assert [c.label for c in on_appliance.recipes[0].configs] == ["tcp", "tcp, nconnect=4"]
+
+
+def test_one_configuration_and_fixed_rounds_read_as_an_admin_says_them(shipped: dict[str, Recipe]) -> None:
+    """A recipe of one configuration run a fixed number of rounds (as `nfstune check` runs one) has no stop rule
+    and no budget to explain: "1 configuration, 4 rounds", each round's order on one line."""
+    recipe = shipped["quick-check"]
+    one = replace(
+        recipe,
+        configs=recipe.configs[:1],
+        baseline=recipe.configs[0].label,
+        rounds=replace(recipe.rounds, min=4, max=4, budget_minutes={"small": 24 * 60.0}),
+    )
+    text = plan_text(plan_of(one))
+    heading = next(line for line in text.splitlines() if line.startswith(f"{recipe.id}: "))
+    assert heading.startswith(f"{recipe.id}: 1 configuration, 4 rounds;")
+    assert "configurations" not in heading and "budget" not in heading and "4 to 4" not in heading
+    assert f"  rounds 1 to 4: {recipe.configs[0].label}" in text.splitlines()
+    assert "round 2:" not in text  # one line says every round's order
+    assert "for the minimum rounds, at most" not in text.splitlines()[0]  # a fixed length has one estimate
+    # a recipe that stops when its comparisons settle still says so
+    assert "configurations, 3 to" in plan_text(quick_plan(shipped))

@@ -14,6 +14,7 @@ from nfstune.advice.measured import measured_of
 from nfstune.advice.recommend import Measured
 from nfstune.recipes.loader import recipes_by_id
 from nfstune.recipes.model import Recipe
+from nfstune.results.check_text import check_answer
 from nfstune.results.load_summary import SeriesScaling
 from nfstune.results.session_view import session_view
 from nfstune.results.summary import AACheck, WorkloadResults, aa_checks
@@ -38,6 +39,14 @@ class SessionOutcome:
     def async_measured(self) -> bool:
         """Whether a configuration of the session set async on the export (the recommendation page says so)."""
         return any("async" in c.export_set for g in self.groups for c in g.configs)
+
+    @property
+    def answer_lines(self) -> list[str]:
+        """What the session answers, first: a check's word and lines (a check session measured one configuration,
+        and its three lines would only suggest a first look's next recipe); else the three lines."""
+        if self.session.checks is not None:
+            return check_answer(self.session.checks, self.session.check_outcome)
+        return list(self.findings.answer.lines)
 
     @property
     def judged(self) -> tuple[list[WorkloadResults], list[SeriesScaling]]:

@@ -19,7 +19,8 @@ from nfstune.errors import ConfigError
 from nfstune.recipes.loader import recipes_by_id
 from nfstune.results.check_text import check_lines
 from nfstune.results.in_force import InForce
-from nfstune.session.check_run import CheckResult, check_plan_text, plan_check, run_check
+from nfstune.session.check_run import CheckResult, engine_plan, plan_check, run_check
+from nfstune.session.check_words import check_plan_text, step_words
 from nfstune.session.engine import Event
 from nfstune.session.workflow import probe_pair
 from nfstune.signals import terminate_as_interrupt
@@ -44,14 +45,16 @@ def check_command(args: argparse.Namespace, printer: Any) -> int:
         plan = plan_check(results, journal, pair, args.session, recipes_by_id(), args.rounds)
         printer(f"probing {pair.server_label} and {pair.client.label}")
         facts = probe_pair(pair)
-        print(check_plan_text(plan, pair, facts))
+        built = engine_plan(plan, pair, facts) if plan.workloads else None
+        print(check_plan_text(plan, built))
         if not _confirmed(args, "Run this check?"):
             print("Not checked: nothing was changed.")
             return 1
 
         def on_event(event: Event) -> None:
             if event.kind == "progress":
-                printer(f"{float(event.data.get('fraction') or 0):4.0%} {event.message}")  # type: ignore[arg-type]
+                fraction = float(event.data.get("fraction") or 0)  # type: ignore[arg-type]
+                printer(f"{fraction:4.0%} {step_words(event.message, plan)}")
             elif event.kind in ("repeat", "log", "warning", "baseline"):
                 printer(event.message)
 
@@ -64,7 +67,15 @@ def check_command(args: argparse.Namespace, printer: Any) -> int:
             return _confirmed(args, "Measure anyway (the comparison is then of the settings in force)?", assume=False)
 
         result = run_check(
-            plan, pair, facts, results=results, journal=journal, emit=on_event, cancel=threading.Event(), go_on=go_on
+            plan,
+            pair,
+            facts,
+            results=results,
+            journal=journal,
+            emit=on_event,
+            cancel=threading.Event(),
+            go_on=go_on,
+            built=built,
         )
     print("\n" + result_text(result, args.session))
     if result.outcome is not None and result.outcome.slower:

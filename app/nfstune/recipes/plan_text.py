@@ -25,7 +25,8 @@ def _grows(item: RecipePlan) -> bool:
     )
 
 
-def _minutes(seconds: float) -> str:
+def duration_words(seconds: float) -> str:
+    """'40 s', '3 min'."""
     return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
 
@@ -33,9 +34,13 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
     """The plan as the admin reads it before it runs: per recipe the visit order of every round up to the minimum,
     and every command of the warm-up and the first `rounds_shown` rounds, with how each change is undone."""
     low, high = plan.estimate_s
+    pace = (
+        f"about {duration_words(low)}"
+        if duration_words(low) == duration_words(high)  # fixed rounds: nothing between a least and a most
+        else f"about {duration_words(low)} for the minimum rounds, at most {duration_words(high)} (the budgets)"
+    )
     lines = [
-        f"Plan: scale {plan.scale}, seed {plan.seed}; at the plan's own pace (the practice lab's), about "
-        f"{_minutes(low)} for the minimum rounds, at most {_minutes(high)} (the budgets)",
+        f"Plan: scale {plan.scale}, seed {plan.seed}; at the plan's own pace (the practice lab's), {pace}",
         f"Mount point {plan.mount_point or MOUNT_ROOT + '/...'}, scratch directory {plan.scratch_name} in the export "
         "(both removed at the end). Every change of a visit is undone when the visit ends, on cancel and on failure.",
     ]
@@ -64,21 +69,17 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
             lines += hand_plan_lines(item.hand, item.block_s(plan.scale))
             lines += _visits_text(item, 1)
             continue
-        cut = (
-            f"; {rounds.max} is what the {_minutes(item.budget_s)} budget holds at the plan's pace"
-            if rounds.max < item.recipe.rounds.max
-            else ""
-        )
         lines += [
             "",
-            f"{item.recipe.id}: {len(item.configs)} configurations, {rounds.min} to {rounds.max} rounds (stops when "
-            f"every comparison is settled, at round {rounds.max}, or before the {_minutes(item.budget_s)} budget is "
-            f"spent{cut}); about {_minutes(item.round_s(plan.scale))} a round",
+            f"{item.recipe.id}: {_rounds_words(item)}; about {duration_words(item.round_s(plan.scale))} a round",
         ]
         if rounds.warmup:
             lines.append(f"  warm-up: {', '.join(item.order(0))} (not counted)")
-        for number in range(1, rounds.min + 1):
-            lines.append(f"  round {number}: {', '.join(item.order(number))}")
+        if len(item.configs) == 1:  # one configuration visits alone every round: one line says each round's order
+            lines.append(f"  {_rounds_span(rounds.min)}: {', '.join(item.order(1))}")
+        else:
+            for number in range(1, rounds.min + 1):
+                lines.append(f"  round {number}: {', '.join(item.order(number))}")
         if rounds.max > rounds.min:
             lines.append(
                 f"  rounds {rounds.min + 1} to {rounds.max}, while needed: each in a new order, without the runs "
@@ -88,6 +89,33 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
             lines.append("  " + growth_rule_text(rounds.min, rounds.grow_spread_percent, plan.size_limits, plan.sizes))
         lines += _visits_text(item, rounds_shown)
     return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 configuration', '3 configurations'."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _rounds_span(rounds: int) -> str:
+    return "round 1" if rounds == 1 else f"rounds 1 to {rounds}"
+
+
+def _rounds_words(item: RecipePlan) -> str:
+    """'1 configuration, 6 rounds', or '4 configurations, 3 to 8 rounds (stops when every comparison is settled,
+    ...)': a fixed number of rounds has no stop rule to explain, nor a budget that could cut it."""
+    rounds, budget = item.rounds, duration_words(item.budget_s)
+    configs = _count(len(item.configs), "configuration")
+    if rounds.min == rounds.max:
+        return f"{configs}, {_count(rounds.max, 'round')}"
+    cut = (
+        f"; {rounds.max} is what the {budget} budget holds at the plan's pace"
+        if rounds.max < item.recipe.rounds.max
+        else ""
+    )
+    return (
+        f"{configs}, {rounds.min} to {rounds.max} rounds (stops when every comparison is settled, at round "
+        f"{rounds.max}, or before the {budget} budget is spent{cut})"
+    )
 
 
 def _visits_text(item: RecipePlan, rounds_shown: int) -> list[str]:

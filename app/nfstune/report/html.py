@@ -86,7 +86,7 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
     checked = checked_lines(results.checks_of(session_id))
     if checked:
         parts.append("<p>The applied recommendation: " + "; ".join(e(line) for line in checked) + "</p>")
-    parts += findings_html(outcome.findings)
+    parts += findings_html(outcome.findings, answer=row.get("checks") is None)  # a check's answer is its own
     parts += pictures_html(outcome, recipes)
     found = outcome.caveats
     if found:
@@ -125,11 +125,12 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
     return "\n".join(parts) + "\n"
 
 
-def findings_html(found: Findings) -> list[str]:
-    """The answer in three lines, then what limits each workload and what could move it."""
+def findings_html(found: Findings, *, answer: bool = True) -> list[str]:
+    """The answer in three lines (unless `answer` is False: a check session's answer is the check's), then what
+    limits each workload and what could move it."""
     e = html.escape
     lines = "".join(f"<li>{e(line)}</li>" for line in found.answer.lines)
-    parts = [f"<h2>The answer</h2><ul class=answer>{lines}</ul>"]
+    parts = [f"<h2>The answer</h2><ul class=answer>{lines}</ul>"] if answer else []
     if found.diagnoses:
         items = []
         for d in found.diagnoses:

@@ -7,7 +7,9 @@ Top level: `format` (this layout's name and version), `nfstune` (the version tha
 included, as the raw export always had them, so that nothing is lost). The diagnosis and the short answer join
 them as `diagnosis` (one entry per recipe and workload) and `answer` (the three lines); `trend` holds each workload's
 headline figure over the same hosts' sessions up to this one (report/trend.py), and `change_points` where a watch
-finds that a figure moved to another level in those sessions, with the likely cause (results/watch.py).
+finds that a figure moved to another level in those sessions, with the likely cause (results/watch.py). A check of
+an applied recommendation (`nfstune check`) carries its outcome as `check` (null in any other session), and the
+session it checked lists it in `checks` with its word.
 
 The export is made to be sent on: the admin's whole exports files and fstab (which can hold credentials) stay in
 the private store, as in the raw export; only the share's own lines are quoted. JSON has no NaN or infinity, so a
@@ -82,9 +84,35 @@ def session_document(results: Results, session_id: int, recipes: Mapping[str, Re
         "diagnosis": [dataclasses.asdict(d) for d in found.diagnoses],
         "trend": trend_document(trends),
         "change_points": change_points_document(change_points),
+        "check": _check(stored),
+        "checks": [
+            {"session": check_id, "started": iso_time(started), "started_at": started, **_word(outcome)}
+            for check_id, started, outcome in results.checks_of(session_id)
+        ],
         "runs": raw.runs,
     }
     return finite(document)  # type: ignore[no-any-return]
+
+
+def _word(outcome: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A check's word and headline; "not finished" while it kept no outcome (it stopped before, or runs)."""
+    word = str(outcome.get("word")) if outcome else "not finished"
+    return {"word": word, "headline": str(outcome.get("headline") or word) if outcome else word}
+
+
+def _check(stored: StoredSession) -> dict[str, Any] | None:
+    """A check session's outcome, as it kept it (session/check_run.CheckResult.to_json); None: not a check."""
+    if stored.checks is None:
+        return None
+    kept = stored.check_outcome or {}
+    return {
+        "of_session": stored.checks,
+        **_word(stored.check_outcome),
+        "slower": bool(kept.get("slower")),
+        "workloads": list(kept.get("workloads") or ()),  # each as results/held.Held: its word, interval, levels
+        **{key: list(kept.get(key) or ()) for key in ("verified", "mismatches", "notes", "ceilings")},
+        "stopped": kept.get("stopped"),
+    }
 
 
 def _session(results: Results, stored: StoredSession) -> dict[str, Any]:

@@ -7,6 +7,9 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+# what each word means to the admin: how the answer is coloured (the rest are neither good nor bad)
+MEANING = {"held": "good", "did not hold": "bad", "settings not in force": "bad"}
+
 
 def check_lines(outcome: Mapping[str, Any], check_id: int | None) -> list[str]:
     """The headline first, then each workload, the likely cause, what was verified in force and the notes."""
@@ -27,6 +30,13 @@ def check_lines(outcome: Mapping[str, Any], check_id: int | None) -> list[str]:
     lines += [f"  {text}" for text in verified]
     lines += [f"  note: {text}" for text in outcome.get("notes") or ()]
     return lines
+
+
+def check_answer(checked: int, kept: Mapping[str, Any] | None) -> list[str]:
+    """A check session's answer, where another session has its three lines: the check's word first, then its
+    lines. `checked`: the session whose Apply it checked; `kept`: its stored outcome (None: it kept none, it
+    stopped before)."""
+    return [line.strip() for line in check_lines(kept or {"session": checked, "word": "not finished"}, None)]
 
 
 def checked_lines(checks: Sequence[tuple[int, float, Mapping[str, Any] | None]]) -> list[str]:

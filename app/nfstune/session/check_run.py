@@ -25,7 +25,6 @@ from nfstune.nfs.fstab_rewrite import parse_fstab_line
 from nfstune.nfs.own_mount import new_scratch_name
 from nfstune.recipes.model import Config, Recipe, Rounds, recipe_facts
 from nfstune.recipes.plan import Plan, build_plan
-from nfstune.recipes.plan_text import plan_text
 from nfstune.results.ceiling_change import CeilingChange, ceiling_changes
 from nfstune.results.ceilings import ceilings_of
 from nfstune.results.held import CheckOutcome, Then, decide, rounds_for
@@ -55,26 +54,6 @@ class CheckPlan:
     @property
     def workloads(self) -> tuple[str, ...]:
         return tuple(t.workload for t in self.thens if t.checkable)
-
-    @property
-    def text(self) -> str:
-        """What the check will do, shown before it starts."""
-        lines = [
-            f"Check that the Apply of {self.applied.when} (session {self.session_id}'s recommendation) held:",
-            "  1. verify the applied settings are in force: the mount's negotiated options (/proc/mounts), the "
-            "export (exportfs -s), nfsd's threads where the Apply set them",
-        ]
-        if self.workloads:
-            lines.append(
-                f"  2. measure the ceilings, then {', '.join(self.workloads)} on the applied mount options for "
-                f"{self.rounds} rounds (after a warm-up), as session {self.session_id} measured them"
-            )
-            lines.append(
-                f"  3. compare each with session {self.session_id}'s figures of the recommended configuration "
-                "(unpaired, from two times; corrected for the workloads together)"
-            )
-        lines += [f"  note: {note}" for note in self.notes]
-        return "\n".join(lines)
 
 
 @dataclass
@@ -220,9 +199,11 @@ def run_check(
     emit: Callable[[Event], None],
     cancel: threading.Event,
     go_on: Callable[[InForce], bool],
+    built: Plan | None = None,
 ) -> CheckResult:
     """`go_on`: asked when the settings in force differ from the applied ones (False: the check stops there).
-    Raises Cancelled or the engine's error once its changes are undone."""
+    `built`: the engine's plan the admin was shown (engine_plan), so that what runs is what was shown; None: made
+    here. Raises Cancelled or the engine's error once its changes are undone."""
 
     def log(text: str) -> None:
         emit(Event("log", text))
@@ -241,7 +222,7 @@ def run_check(
         return CheckResult(None, in_force, stopped="the applied settings are not all in force: the check stopped there")
     if not plan.workloads:  # each workload says why it has nothing to check (or the plan's note does)
         return CheckResult(None, in_force, decide(list(plan.thens), {}), notes=list(plan.notes))
-    built = engine_plan(plan, pair, facts)
+    built = built or engine_plan(plan, pair, facts)
     check_id = start_session(results, pair, facts, scale=plan.scale, recipe_ids=[CHECK_RECIPE], plan=built)
     results.link_check(check_id, plan.session_id)
     engine = make_engine(pair, facts, scale=plan.scale, results=results, journal=journal, emit=emit, cancel=cancel)
@@ -268,10 +249,3 @@ def judge_check(results: Results, plan: CheckPlan, check_id: int, in_force: InFo
     outcome = decide(list(plan.thens), now)
     moved = ceiling_changes(ceilings_of(results.session(plan.session_id)), ceilings_of(data), plan.session_id)
     return CheckResult(check_id, in_force, outcome, moved, notes=list(plan.notes))
-
-
-def check_plan_text(plan: CheckPlan, pair: Pair, facts: Facts) -> str:
-    """The check's plan, then the engine's own plan of its measuring (every command and its undo)."""
-    if not plan.workloads:
-        return plan.text
-    return plan.text + "\n\n" + plan_text(engine_plan(plan, pair, facts, seed=1))

@@ -157,6 +157,8 @@ class StoredSession:
     # whether the session ran interleaved rounds: it kept a plan, even one this version cannot read
     paired: bool = False
     hand_steps: tuple[StoredHandStep, ...] = ()  # a guided hand change's blocks and prompts (none: no hand change)
+    checks: int | None = None  # a check of that session's applied recommendation (`nfstune check`); None: not one
+    check_outcome: Mapping[str, Any] | None = None  # the check's outcome as it kept it; None: none kept (yet)
 
     @classmethod
     def of(cls, data: Mapping[str, Any]) -> StoredSession:
@@ -199,6 +201,8 @@ class StoredSession:
                 )
                 for h in data.get("hand_steps") or ()
             ),
+            checks=None if data.get("checks") is None else int(data["checks"]),
+            check_outcome=_object(data.get("check_outcome")),
         )
 
 

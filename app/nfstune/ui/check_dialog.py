@@ -1,6 +1,7 @@
 """Check it held: whether the applied recommendation of a session holds on the hosts as they run now
 (session/check_run.py does the work, on a worker thread). The dialog reads the last Apply and shows what the check
-will do; once the admin starts it, its progress with a Cancel that stops it (the engine undoes what it changed);
+will do, the exact commands behind Details; once the admin starts it, its step, progress and time left with a Cancel
+that stops it (the engine undoes what it changed; check_pages.py draws both);
 then the answer: the word in large type, the picture (widgets/check_plot.py), the words behind Details, and when
 the change measured slower, Undo last Apply (the existing undo flow)."""
 
@@ -10,12 +11,10 @@ import json
 import logging
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
-    QLabel,
     QPlainTextEdit,
     QPushButton,
     QStackedWidget,
@@ -23,9 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from nfstune.results.check_text import check_lines
+from nfstune.recipes.plan import Plan
+from nfstune.results.check_text import MEANING, check_lines
 from nfstune.results.held import Held
+from nfstune.session.check_run import CheckPlan
+from nfstune.session.check_words import VERIFYING
 from nfstune.statistics.verdict import format_change
+from nfstune.ui.check_pages import CheckPlanPage, CheckProgressPage
 from nfstune.ui.controller import Controller
 from nfstune.ui.tint import tint
 from nfstune.ui.widgets.disclosure import Disclosure
@@ -33,7 +36,6 @@ from nfstune.ui.widgets.labels import wrapped_label
 
 log = logging.getLogger(__name__)
 
-WORD_MEANING = {"held": "good", "did not hold": "bad", "settings not in force": "bad"}
 HEADLINES = {
     "held": "Held: the gain the session measured is still there",
     "did not hold": "Did not hold: the gain the session measured is not there now",
@@ -88,7 +90,7 @@ class CheckView(QWidget):
         """`outcome`: as session/check_run.CheckResult.to_json keeps it."""
         word = str(outcome.get("word"))
         self.headline.setText(HEADLINES.get(word, word))
-        tint(self.headline, WORD_MEANING.get(word))
+        tint(self.headline, MEANING.get(word))
         held = [Held(**{**h, "ci": tuple(h["ci"]) if h.get("ci") else None}) for h in outcome.get("workloads") or ()]
         moved = outcome.get("ceilings") or ()
         said = [f"{h.workload}: {h.word}{_against_then(h.ratio)}" for h in held]
@@ -114,25 +116,18 @@ def _against_then(ratio: float | None) -> str:
 class CheckDialog(QDialog):
     """Three faces: the plan (Run the check), the progress (Cancel), the answer (CheckView)."""
 
+    event_arrived = Signal(object)  # an engine Event, emitted on the check's thread, drawn on the GUI thread
+
     def __init__(self, session_id: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session_id = session_id
         self.setWindowTitle(f"Check that session {session_id}'s Apply held")
         self.resize(880, 600)
-        self.plan_text = QPlainTextEdit(readOnly=True)
-        self.plan_text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.plan_text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.progress = wrapped_label("Reading the last Apply…")
-        self.progress_log = QPlainTextEdit(readOnly=True)
+        self.plan_page = CheckPlanPage()
+        self.progress_page = CheckProgressPage()
         self.view = CheckView()
         self.pages = QStackedWidget()
-        plan_page, run_page = QWidget(), QWidget()
-        plan_layout, run_layout = QVBoxLayout(plan_page), QVBoxLayout(run_page)
-        plan_layout.addWidget(QLabel("The check will do this; nothing is measured before you start it:"))
-        plan_layout.addWidget(self.plan_text, 1)
-        run_layout.addWidget(self.progress)
-        run_layout.addWidget(self.progress_log, 1)
-        for page in (run_page, plan_page, self.view):
+        for page in (self.progress_page, self.plan_page, self.view):
             self.pages.addWidget(page)
         self.status = wrapped_label()
         self.start_button = QPushButton("&Run the check")
@@ -146,26 +141,32 @@ class CheckDialog(QDialog):
         layout.addWidget(self.pages, 1)
         layout.addLayout(buttons)
         self.close_button.clicked.connect(self.reject)
-        self.show_progress("Reading the last Apply…", cancellable=False)
+        self.cancel_button.clicked.connect(self._on_cancel_clicked)
+        self.event_arrived.connect(self.progress_page.show_event)
+        self.show_progress("Reading the last Apply and probing the hosts…", cancellable=False)
 
-    def show_plan(self, text: str) -> None:
-        self.plan_text.setPlainText(text)
-        self.pages.setCurrentIndex(1)
+    def show_plan(self, plan: CheckPlan, built: Plan | None) -> None:
+        self.plan_page.show_plan(plan, built)
+        self.progress_page.plan = plan
+        self.pages.setCurrentWidget(self.plan_page)
         self.start_button.show()
+        self.start_button.setDefault(True)
         self.cancel_button.hide()
         self.close_button.show()
 
-    def show_progress(self, text: str, *, cancellable: bool = True) -> None:
-        self.progress.setText(text)
-        self.pages.setCurrentIndex(0)
+    def show_progress(self, step: str, *, cancellable: bool = True) -> None:
+        """`cancellable`: the check itself (a bar from 0); else a wait before it (the bar sweeps, Close)."""
+        self.progress_page.reset(step, busy=not cancellable)
+        self.pages.setCurrentWidget(self.progress_page)
         self.start_button.hide()
         self.cancel_button.setVisible(cancellable)
         self.cancel_button.setEnabled(True)
         self.close_button.setVisible(not cancellable)
 
-    def add_progress(self, line: str) -> None:
-        self.progress_log.appendPlainText(line)
-        self.progress.setText(line)
+    @Slot()
+    def _on_cancel_clicked(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self.progress_page.cancelling()
 
     def show_outcome(self, outcome: dict[str, Any], check_id: int | None) -> None:
         self.view.show_outcome(outcome, check_id)
@@ -183,8 +184,9 @@ class CheckDialog(QDialog):
 def run_check_flow(window: QWidget, controller: Controller, session_id: int) -> CheckDialog | None:
     """plan_check (job) -> the plan -> run_check (job, cancellable) -> the answer."""
     from nfstune.recipes.loader import recipes_by_id
-    from nfstune.session.check_run import plan_check, run_check
+    from nfstune.session.check_run import engine_plan, plan_check, run_check
     from nfstune.session.engine import Event
+    from nfstune.session.workflow import probe_pair
     from nfstune.store import Journal, Results, open_store
 
     dialog = CheckDialog(session_id, window)
@@ -206,33 +208,34 @@ def run_check_flow(window: QWidget, controller: Controller, session_id: int) -> 
         tint(dialog.view.headline, "bad")
 
     def plan_work(_job: Any) -> Any:
+        """The check's plan, the hosts' facts and the engine's plan of the measuring: what the plan page shows is
+        what runs."""
         conn = open_store(controller.store_path)
         try:
-            return plan_check(Results(conn), Journal(conn), pair, session_id, recipes_by_id())
+            plan = plan_check(Results(conn), Journal(conn), pair, session_id, recipes_by_id())
         finally:
             conn.close()
+        facts = probed.facts if probed is not None else None
+        if facts is None:
+            facts = probe_pair(pair)
+        return plan, facts, engine_plan(plan, pair, facts) if plan.workloads else None
 
-    def planned(plan: Any) -> None:
-        state["plan"] = plan
-        dialog.show_plan(plan.text)
+    def planned(done: Any) -> None:
+        state["plan"], state["facts"], state["built"] = done
+        dialog.show_plan(state["plan"], state["built"])
 
     def start(go_on: bool) -> None:
-        plan = state["plan"]
-        dialog.show_progress("Verifying the applied settings are in force…")
+        plan, facts, built = state["plan"], state["facts"], state["built"]
+        dialog.show_progress(VERIFYING)
 
         def work(job: Any) -> Any:
             conn = open_store(controller.store_path)
 
             def emit(event: Event) -> None:
                 if event.kind in ("progress", "log", "warning", "repeat", "baseline"):
-                    job.progress.emit(event.message)
+                    dialog.event_arrived.emit(event)
 
             try:
-                facts = probed.facts if probed is not None else None
-                if facts is None:
-                    from nfstune.session.workflow import probe_pair
-
-                    facts = probe_pair(pair)
                 result = run_check(
                     plan,
                     pair,
@@ -242,15 +245,14 @@ def run_check_flow(window: QWidget, controller: Controller, session_id: int) -> 
                     emit=emit,
                     cancel=job.cancel,
                     go_on=lambda _found: go_on,
+                    built=built,
                 )
                 return json.loads(result.to_json(session_id)), result.check_id
             finally:
                 conn.close()
 
         job = controller.start_job("check", work, lambda done: dialog.show_outcome(*done), failed)
-        job.progress.connect(dialog.add_progress)
         dialog.cancel_button.clicked.connect(job.cancel.set)
-        dialog.cancel_button.clicked.connect(lambda: dialog.cancel_button.setEnabled(False))
 
     def undo() -> None:
         from nfstune.ui.apply_dialog import run_undo_flow

@@ -1,4 +1,5 @@
-"""A session as pictures first, as Results and History show it: the answer in three lines in large type, then the
+"""A session as pictures first, as Results and History show it: the answer in three lines in large type (a check
+session's: the check's word and lines), then the
 verdict plot (every comparison's ratio and interval against the band where no difference matters) and what limits
 each workload (its figure against each ceiling), and below them the page's own details (sentences, tables) behind a
 Details disclosure. Everything drawn comes from the session's outcome, judged off the GUI thread: the rows and bars
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from nfstune.advice.outcome import SessionOutcome
 from nfstune.recipes.model import Recipe
+from nfstune.results.check_text import MEANING
 from nfstune.results.limit_bars import LimitBars, file_count, limit_bars, stored_ceilings
 from nfstune.results.verdict_rows import VerdictRow, margins_of, verdict_rows
 from nfstune.ui.widgets.disclosure import Disclosure
@@ -24,8 +26,9 @@ if TYPE_CHECKING:
     from nfstune.ui.widgets.limit_bars import LimitBarsView
     from nfstune.ui.widgets.verdict_plot import VerdictPlot
 
-# a light box with its own dark text: it reads the same in a dark window
+# a light box with its own dark text: it reads the same in a dark window; a check that did not hold in red
 ANSWER_STYLE = "border-left: 4px solid #1b7f2a; background: #f3f8f3; color: #202020; padding: 8px 12px;"
+BAD_ANSWER_STYLE = "border-left: 4px solid #b3261e; background: #fbf1f0; color: #202020; padding: 8px 12px;"
 VERDICT_HEADING = "The verdicts: each configuration against the one it is compared with"
 LIMITS_HEADING = (
     "What limits each workload: the baseline's figure against each ceiling it cannot pass (MB/s), or each wait it "
@@ -98,7 +101,9 @@ class SessionPictures(QWidget):
     def show_outcome(self, outcome: SessionOutcome, recipes: Mapping[str, Recipe]) -> None:
         """The session's answer and pictures; its details stay as the admin left the disclosure."""
         e = html.escape
-        head, *rest = outcome.findings.answer.lines
+        head, *rest = outcome.answer_lines  # a check session's: the check's word and lines
+        word = (outcome.session.check_outcome or {}).get("word")
+        self.answer_label.setStyleSheet(BAD_ANSWER_STYLE if MEANING.get(str(word)) == "bad" else ANSWER_STYLE)
         # the decision in large type, its gain and risk (with their intervals' long words) at reading size under it
         self.answer_label.setText(
             f"<div style='font-size: 13pt'><b>{e(head)}</b></div>"
