@@ -67,3 +67,12 @@ def test_each_progress_event_is_named_as_the_step_of_the_check(planned: tuple[Ch
     third = step_words(f"{CHECK_RECIPE} round 3: applied", plan)
     assert re.match(rf"Round 3 of {plan.rounds}: ", third)
     assert all(workload in third for workload in plan.workloads)
+
+
+def test_a_check_that_kept_no_outcome_reads_not_finished_in_every_report() -> None:
+    # the text and HTML reports pass what the session row has: only the session it checked, when the check stopped
+    # before it kept an outcome
+    from nfstune.results.check_text import check_lines
+
+    head = check_lines({"session": 3}, None)[0]
+    assert head == "Check of session 3's Apply: NOT FINISHED" and "NONE" not in head

@@ -14,7 +14,7 @@ MEANING = {"held": "good", "did not hold": "bad", "settings not in force": "bad"
 def check_lines(outcome: Mapping[str, Any], check_id: int | None) -> list[str]:
     """The headline first, then each workload, the likely cause, what was verified in force and the notes."""
     session = outcome.get("session")
-    word, counts = str(outcome.get("word")), str(outcome.get("headline") or "").partition(" (")[2]
+    word, counts = str(outcome.get("word") or "not finished"), str(outcome.get("headline") or "").partition(" (")[2]
     lines = [f"Check of session {session}'s Apply: {word.upper()}{f' ({counts}' if counts else ''}"]
     if check_id is not None and outcome.get("workloads"):
         lines.append(f"(measured as session {check_id}; `nfstune report {check_id}` for its figures)")
