@@ -19,7 +19,7 @@ INTERVAL_MS = 500  # a cycle's memory waits at most this long; a check finding n
 
 class GuiThreadCollector(QObject):
     """While it runs, automatic collection is off and the GUI thread collects each generation whose count passed
-        the threshold Python would have collected it at. `stop()` gives collection back to Python (the tests do, after
+    the threshold Python would have collected it at. `stop()` gives collection back to Python (the tests do, after
     each test)."""
 
     def __init__(self, parent: QObject | None = None) -> None:
