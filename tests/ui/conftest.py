@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 
-from nfstune.ui.garbage import collect_on_gui_thread
+from nfstune.ui.garbage import GuiThreadCollector, collect_on_gui_thread
 
 
 @pytest.fixture(autouse=True)
@@ -21,3 +21,16 @@ def gui_thread_garbage(qapp: QApplication) -> Iterator[None]:
     # and then deleted: its Trend tab, shown as the Details tab went, read the store with a half-cleared path
     qapp.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     collector.stop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    try:
+        return (yield)
+    finally:
+        # from the test's end to its teardown pytest-qt holds the test's widgets by a weak reference only: a page
+        # the test kept in a local variable would be collected still shown (as above), so nothing is collected
+        app = QApplication.instance()
+        collector = app.findChild(GuiThreadCollector) if app is not None else None
+        if collector is not None:
+            collector.timer.stop()

@@ -25,11 +25,11 @@ class GuiThreadCollector(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.threshold = gc.get_threshold()
-        self._timer = QTimer(self)
-        self._timer.setInterval(INTERVAL_MS)
-        self._timer.timeout.connect(self.check)
+        self.timer = QTimer(self)
+        self.timer.setInterval(INTERVAL_MS)
+        self.timer.timeout.connect(self.check)
         gc.disable()
-        self._timer.start()
+        self.timer.start()
 
     def check(self) -> None:
         counts = gc.get_count()
@@ -42,7 +42,7 @@ class GuiThreadCollector(QObject):
             gc.collect(collected)
 
     def stop(self) -> None:
-        self._timer.stop()
+        self.timer.stop()
         self.setParent(None)  # no longer the application's: collect_on_gui_thread then starts another
         gc.collect()  # here, on the GUI thread, before a worker could
         gc.enable()
