@@ -35,7 +35,7 @@ def stored(path: Path, count: int) -> Results:
 def test_the_page_reads_nothing_until_it_is_shown(qtbot: QtBot, tmp_path: Path, jobs: Jobs) -> None:
     results = stored(tmp_path / "s.sqlite3", 2)
     page = HistoryPage(results, store_path=tmp_path / "s.sqlite3", background=jobs.background)
-    qtbot.addWidget(page)
+    qtbot.addWidget(page, before_close_func=lambda _: qtbot.waitUntil(lambda: not jobs.queue.busy()))
     page.refresh()  # a run ended while the page was on a hidden tab: nothing to read yet
     assert page.model.rowCount() == 0 and not jobs.queue.busy()
     with qtbot.waitSignal(page.sessions_shown, timeout=10_000):
@@ -51,7 +51,7 @@ def test_the_page_reads_nothing_until_it_is_shown(qtbot: QtBot, tmp_path: Path, 
 def test_a_refresh_asked_during_a_read_reads_again(qtbot: QtBot, tmp_path: Path, jobs: Jobs) -> None:
     results = stored(tmp_path / "s.sqlite3", 2)
     page = HistoryPage(results, store_path=tmp_path / "s.sqlite3", background=jobs.background)
-    qtbot.addWidget(page)
+    qtbot.addWidget(page, before_close_func=lambda _: qtbot.waitUntil(lambda: not jobs.queue.busy()))
     page.show()  # the first read starts
     store_session(results, FIRST_SESSION)  # it may or may not see this one
     page.refresh()
@@ -65,7 +65,7 @@ def test_a_store_that_cannot_be_read_is_said_on_the_page(qtbot: QtBot, tmp_path:
     results = stored(tmp_path / "s.sqlite3", 1)
     unreadable = tmp_path / "a-file" / "s.sqlite3"  # its folder is a file: opening the store fails
     page = HistoryPage(results, store_path=unreadable, background=jobs.background)
-    qtbot.addWidget(page)
+    qtbot.addWidget(page, before_close_func=lambda _: qtbot.waitUntil(lambda: not jobs.queue.busy()))
     page.show()
     qtbot.waitUntil(lambda: not jobs.queue.busy(), timeout=10_000)
     said = page.status.text()

@@ -150,7 +150,7 @@ def chart_selected(page: HistoryPage) -> int:
 def test_an_empty_store_says_what_a_trend_needs(qtbot: QtBot, tmp_path: Path, jobs: Jobs) -> None:
     path = tmp_path / "empty.sqlite3"
     page = HistoryPage(Results(open_store(path)), store_path=path, background=jobs.background)
-    qtbot.addWidget(page)
+    qtbot.addWidget(page, before_close_func=lambda _: qtbot.waitUntil(lambda: not jobs.queue.busy()))
     page.show()
     page.bottom_tabs.setCurrentWidget(page.trend)
     qtbot.waitUntil(lambda: "No completed session yet" in page.trend.status.text(), timeout=10_000)

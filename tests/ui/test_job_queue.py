@@ -10,6 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, QTimer
 from pytestqt.qtbot import QtBot
 
+from nfstune.errors import NfstuneError
 from nfstune.ui.jobs import CRASHED, Job, JobQueue
 from nfstune.ui.main_window import MainWindow
 
@@ -61,6 +62,29 @@ def test_a_job_asked_for_twice_is_refused_while_it_waits_or_runs(qtbot: QtBot) -
         raise AssertionError("a second run was queued")
     release.set()
     qtbot.waitUntil(lambda: not queue.busy(), timeout=10_000)
+
+
+def test_a_job_asked_for_again_as_its_failure_is_shown_starts(qtbot: QtBot) -> None:
+    """As Connect asked when the admin tried again at once: the failure reaches the GUI thread before the job has
+    left the queue (its `ended` comes next), and the same job asked for then was refused as still running."""
+
+    def refused(_job: Job) -> None:
+        raise NfstuneError("pc2: connection refused")
+
+    queue = JobQueue()
+    first = Job("connect-client2", refused, ("client2",))
+    retried: list[Job] = []
+    results: list[object] = []
+
+    def again(_reason: str) -> None:
+        job = Job("connect-client2", lambda _job: "connected", ("client2",))
+        job.on_gui_thread(job.finished, results.append)
+        retried.append(queue.add(job))
+
+    first.on_gui_thread(first.failed, again)
+    queue.add(first)
+    qtbot.waitUntil(lambda: results != [] and not queue.busy(), timeout=10_000)
+    assert results == ["connected"] and len(retried) == 1
 
 
 def test_a_bug_goes_to_the_crash_hook_with_its_traceback_and_fails_quietly(qtbot: QtBot) -> None:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from nfstune import __version__, paths
 from nfstune.lab import LabConfig
+from nfstune.ui.garbage import collect_on_gui_thread
 from nfstune.ui.icons import add_fallback_path
 from nfstune.ui.theme import install_theme
 
@@ -28,6 +29,7 @@ def application() -> QApplication:
     app.setWindowIcon(window_icon())
     add_fallback_path()
     install_theme(app)
+    collect_on_gui_thread(app)  # Qt objects in a cycle are freed on the GUI thread, never on a job's
     return app
 
 

@@ -165,6 +165,9 @@ class Job(QObject):
         super().__init__()
         self.name, self.work, self.hosts = name, work, frozenset(hosts)
         self.cancel = threading.Event()
+        # set on the worker once `work` has returned or raised, before `finished`/`failed`: the job's name is free
+        # from then on (an answer to `failed` may ask for the same job again; `ended` reaches the queue after it)
+        self.worked = threading.Event()
         self.error: BaseException | None = None  # why it failed, set before `failed`: its details are shown too
         self._relays: list[Relay] = []
         self._thread = QThread()
@@ -192,7 +195,10 @@ class Job(QObject):
         log.info("%s started%s", self.name, on)
         began = time.monotonic()
         try:
-            result = self.work(self)
+            try:
+                result = self.work(self)
+            finally:
+                self.worked.set()
         except (NfstuneError, RemoteError) as exc:
             details = f" ({exc.details})" if exc.details else ""
             log.warning("%s failed after %.1f s: %s%s", self.name, time.monotonic() - began, exc, details)
@@ -223,7 +229,7 @@ class JobQueue(QObject):
         self._running: list[Job] = []
 
     def add(self, job: Job) -> Job:
-        if any(j.name == job.name for j in (*self._waiting, *self._running)):
+        if any(j.name == job.name and not j.worked.is_set() for j in (*self._waiting, *self._running)):
             raise RuntimeError(f"{job.name} is already running")
         job.on_gui_thread(job.ended, lambda _name, job=job: self._ended(job))
         self._waiting.append(job)
