@@ -227,4 +227,6 @@ def test_the_json_report_carries_the_check_and_the_checks_of_a_checked_session(r
     # the HTML report of a check session answers with the check, not with a first look's three lines
     page = session_html(results, check, recipes)
     assert "DID NOT HOLD" in page and "The answer</h2>" not in page
+    # said once, what the words mean: the halfway line and that then and now are two times
+    assert "halfway line between the session&#x27;s baseline level" in page and "two times" in page
     assert "The answer</h2>" in session_html(results, n, recipes)

@@ -304,6 +304,11 @@ def test_the_admin_is_asked_at_each_switch_and_the_blocks_give_the_verdict(tmp_p
     assert "changed by hand (a guided hand change)" in report
     assert "before block 2 (async), asked at " in report and "Make this change: on the share's NFS export" in report
     assert "at the end" in report and "left as it was (sync)" in report
+    from nfstune.report.html import session_html
+
+    page = session_html(hosts.store.results, sid, {"hand": plan.recipes[0].recipe})
+    # the HTML report says once what a hand change is, above the steps
+    assert "you made the change in the NAS&#x27;s own interface" in page and "(A B A B A)" in page
 
 
 def test_the_admin_may_stop_after_any_block_and_leave_the_change(tmp_path: Path) -> None:

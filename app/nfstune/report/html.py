@@ -23,7 +23,9 @@ from nfstune.report.chart import strip_chart_svg
 from nfstune.report.trend import session_change_points, trend_html
 from nfstune.report.verdict_svg import pictures_html
 from nfstune.results.caveats import WITHOUT_SERVER
+from nfstune.results.check_text import ABOUT as CHECK_ABOUT
 from nfstune.results.check_text import check_lines, checked_lines
+from nfstune.results.hand_steps import ABOUT as HAND_ABOUT
 from nfstune.results.hand_steps import TITLE as HAND_TITLE
 from nfstune.results.hand_steps import hand_lines
 from nfstune.results.latencies import LATENCY_NOTE, latency_label, latency_text
@@ -82,7 +84,7 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
     if row.get("checks") is not None:  # a check of an applied recommendation: its answer first
         kept = json.loads(row["check_outcome"]) if row.get("check_outcome") else {"session": row["checks"]}
         head, *rest = check_lines(kept, None)
-        parts.append(f"<h2>{e(head)}</h2><pre>{e(chr(10).join(rest))}</pre>")
+        parts.append(f"<h2>{e(head)}</h2><p>{e(CHECK_ABOUT)}</p><pre>{e(chr(10).join(rest))}</pre>")
     checked = checked_lines(results.checks_of(session_id))
     if checked:
         parts.append("<p>The applied recommendation: " + "; ".join(e(line) for line in checked) + "</p>")
@@ -93,7 +95,8 @@ def session_html(results: Results, session_id: int, recipes: Mapping[str, Recipe
         parts.append(f"<h2>{WITHOUT_SERVER}</h2><ul>" + "".join(f"<li>{e(text)}</li>" for text in found) + "</ul>")
     by_hand = hand_lines(stored.hand_steps)
     if by_hand:
-        parts.append(f"<h2>{e(HAND_TITLE)}</h2><ul>" + "".join(f"<li>{e(line)}</li>" for line in by_hand) + "</ul>")
+        items = "".join(f"<li>{e(line)}</li>" for line in by_hand)
+        parts.append(f"<h2>{e(HAND_TITLE)}</h2><p>{e(HAND_ABOUT)}</p><ul>{items}</ul>")
     if stored.runs:
         parts.append(recommendation_html(kept_recommendation(results, session_id, recipes, measured=outcome.measured)))
     parts.append(_ceilings(stored.ceilings, stored.latencies))

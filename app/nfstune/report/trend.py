@@ -15,6 +15,7 @@ from typing import Any
 from nfstune.recipes.model import Recipe
 from nfstune.report.trend_chart import trend_chart_svg
 from nfstune.results.trend import WorkloadTrend, changes_by_session, day_text, mark_numbers, workload_trends
+from nfstune.results.watch import ABOUT as CHANGE_ABOUT
 from nfstune.results.watch import Move, SessionChange, change_lines, session_changes
 from nfstune.statistics.stats import format_value
 from nfstune.store import Results
@@ -85,7 +86,7 @@ def _change_points_html(change_points: Sequence[SessionChange]) -> str:
     items = "".join(
         f"<li>{e(c.headline)}<br><span class=muted>{e('; '.join(c.lines))}</span></li>" for c in change_points
     )
-    return f"<p>Change points (a figure that moved by 20 % or more and stayed there):</p><ul>{items}</ul>"
+    return f"<p>Change points: {e(CHANGE_ABOUT)}</p><ul>{items}</ul>"
 
 
 def _table(trends: Sequence[WorkloadTrend], sessions: Sequence[tuple[int, float]], session_id: int) -> str:

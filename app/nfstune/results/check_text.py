@@ -11,6 +11,17 @@ from typing import Any
 MEANING = {"held": "good", "did not hold": "bad", "settings not in force": "bad"}
 
 
+# what the report says once under a check's answer: what was compared, and what each word means
+ABOUT = (
+    "A check measures the workloads behind an applied recommendation again, on the settings in force (verified "
+    "first), and compares them with what the session measured for the configuration it recommended. Held: the whole "
+    "95 % interval of now against then lies above the halfway line between the session's baseline level (no gain) "
+    "and its recommended level; did not hold: below it; not settled: it straddles the line, and more rounds (or a "
+    "steadier session to compare with) would tell. Then and now are two times, not interleaved visits: a ceiling "
+    "that moved in between, the network or the server's disk, is named as the likely cause."
+)
+
+
 def check_lines(outcome: Mapping[str, Any], check_id: int | None) -> list[str]:
     """The headline first, then each workload, the likely cause, what was verified in force and the notes."""
     session = outcome.get("session")

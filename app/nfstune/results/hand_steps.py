@@ -9,6 +9,13 @@ from collections.abc import Sequence
 from nfstune.store import StoredHandStep
 
 TITLE = "Changed by hand (a guided hand change)"
+# what the report says once above the steps: what a guided hand change is and what its verdict can say
+ABOUT = (
+    "nfstune could not change this NAS itself, so you made the change in the NAS's own interface when asked, and put "
+    "it back: blocks of rounds without it and with it, in turn (A B A B A). The verdict compares whole blocks, not "
+    "single rounds, since whatever a change does beside the setting is shared by a whole block; with so few blocks "
+    "only a large difference settles. Below: what you were asked, when, and what you answered."
+)
 _ANSWERS = {
     "continue": "done, continued",
     "stop": "stopped here",

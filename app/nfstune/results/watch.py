@@ -29,6 +29,14 @@ CANARIES: dict[str, tuple[str, str, bool]] = {
     "sync_write_ms": ("the server's disk (synchronous write)", "ms", False),
 }
 
+# what the report says once above the change points: what one is and why a ceiling is named
+ABOUT = (
+    f"A change point is the session from which a figure moved by {format_percent(MIN_CHANGE * 100)} or more and "
+    "stayed there: two sessions at the new level at least, so one odd session is never one. When a ceiling "
+    "measured in the same sessions, the network or the server's disk, moved there too, it is named as the likely "
+    "cause: a cable, a switch port or a disk rather than the NAS's settings."
+)
+
 
 @dataclass(frozen=True)
 class Move:
