@@ -92,7 +92,7 @@ def test_nfstune_check_verifies_the_applied_options_then_says_held_or_why_not(
         print(out)  # what the admin read: shown with -rP
         assert checked.returncode in (0, 1), out[-3000:] + checked.stderr[-3000:]
         # the plan first, then the settings verified before anything is measured
-        assert out.index("verify the applied settings are in force") < out.index("Check of session")
+        assert out.index("Verify that the applied settings are in force") < out.index("Check of session")
         mount_line = next(ln for ln in out.splitlines() if "verified:" in ln and "/proc/mounts" in ln)
         assert f"vers={vers.group(1)}" in mount_line
         assert f"{MOUNT_POINT} was not mounted" in out  # Apply mounts nothing: the check mounted the line itself

@@ -33,7 +33,13 @@ class CeilingChange:
     then: float
     now: float
     speed: float  # now against then as a speed (above 1: faster now)
-    text: str
+    change: str  # what moved: "the network (client → server) measured 40 % slower than in session 12 (110 → 66 MB/s)"
+    blame: str  # ": the comparison says more about the network than about the settings"
+
+    @property
+    def text(self) -> str:
+        """The change named as the likely cause (of a check that did not hold or did not settle)."""
+        return self.change + self.blame
 
 
 def ceiling_changes(then: Ceilings, now: Ceilings, session_id: int) -> tuple[CeilingChange, ...]:
@@ -48,9 +54,9 @@ def ceiling_changes(then: Ceilings, now: Ceilings, session_id: int) -> tuple[Cei
         if 1 / (1 + noise) <= speed <= 1 + noise:
             continue
         unit = "MB/s" if higher else "ms"
-        text = (
-            f"{name} measured {format_change(speed)} than in session {session_id} ({before:.3g} → {after:.3g} "
-            f"{unit}): the comparison says more about the {what} than about the settings"
+        change = (
+            f"{name} measured {format_change(speed)} than in session {session_id} ({before:.3g} → {after:.3g} {unit})"
         )
-        found.append(CeilingChange(name, before, after, speed, text))
+        blame = f": the comparison says more about the {what} than about the settings"
+        found.append(CeilingChange(name, before, after, speed, change, blame))
     return tuple(sorted(found, key=lambda c: -abs(c.speed - 1 if c.speed >= 1 else 1 / c.speed - 1)))

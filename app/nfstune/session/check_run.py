@@ -38,6 +38,7 @@ from nfstune.store import Journal, Results
 CHECK_RECIPE = "check-held"
 CHECK_LABEL = "applied"
 DEFAULT_ROUNDS = 8  # the check's budget: the most rounds it runs
+CAUSED = ("did not hold", "not settled")  # the words a moved ceiling is the likely cause of
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,8 @@ class CheckResult:
                 "verified": list(self.in_force.verified),
                 "mismatches": [m.text for m in self.in_force.mismatches],
                 "notes": [*self.in_force.notes, *self.notes],
-                "ceilings": [c.text for c in self.ceilings],
+                # beside a check that held, a ceiling that moved is a change, not the cause of anything
+                "ceilings": [c.text if self.word in CAUSED else c.change for c in self.ceilings],
                 "stopped": self.stopped,
             }
         )
