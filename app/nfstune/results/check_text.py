@@ -87,7 +87,7 @@ def held_rows(kept: Mapping[str, Any]) -> tuple[Held, ...]:
 def check_shown(checked: int, kept: Mapping[str, Any] | None) -> CheckShown:
     """`checked`: the session whose Apply the check checked; `kept`: its stored outcome (None: it kept none)."""
     outcome = kept or {"session": checked, "word": "not finished"}
-    word = str(outcome.get("word"))
+    word = str(outcome.get("word") or "not finished")
     moved = [str(text) for text in outcome.get("ceilings") or ()]
     cause = None
     if moved:  # the likely cause of a check that did not hold; beside one that held, only a change
