@@ -5,6 +5,7 @@ button for a session whose recommendation an Apply in force wrote."""
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -136,7 +137,7 @@ def test_the_progress_shows_the_step_the_bar_and_the_time_left_with_the_log_fold
     assert page.step.text().startswith("Cancelling") and page.log.isVisible()
 
 
-def test_history_answers_a_check_session_with_the_check_not_a_first_looks_next_recipe(
+def test_history_leads_a_check_session_with_its_picture_and_keeps_the_sentences_behind_details(
     qtbot: QtBot,
     tmp_path: Path,
     jobs: Jobs,  # noqa: F811
@@ -146,6 +147,7 @@ def test_history_answers_a_check_session_with_the_check_not_a_first_looks_next_r
     check = store_check(results, n, BACK, 66.0)
     outcome = judge_check(results, plan_of(results, n), check, InForce(("lab client: vers=3 in force",)))
     results.keep_check_outcome(check, outcome.to_json(n))
+    kept = json.loads(outcome.to_json(n))  # what the check stored
     page = HistoryPage(
         results, store_path=tmp_path / "s.sqlite3", recipes=shipped_recipes(), background=jobs.background
     )
@@ -156,12 +158,24 @@ def test_history_answers_a_check_session_with_the_check_not_a_first_looks_next_r
     rows = {page.model.session_at(r).id: r for r in range(page.model.rowCount())}
     with qtbot.waitSignal(page.details_shown, timeout=10_000):
         page.table.selectRow(rows[check])
-    answer = page.session_view.answer_label.text()
-    assert page.session_view.answer_label.isVisible()
+    view = page.session_view
+    answer = view.answer_label.text()
+    assert view.answer_label.isVisible()
     assert f"<b>Check of session {n}&#x27;s Apply: DID NOT HOLD" in answer  # the word first, in large type
-    assert "likely cause: the network" in answer
+    assert "#b3261e" in view.answer_label.styleSheet()  # a check that did not hold is not drawn as good
+    # the check's picture, one row per workload it stored, and no verdict plot of a first look
+    assert view.check_plot is not None and view.check_plot.isVisible()
+    assert [h.workload for h in view.check_plot.rows] == [w["workload"] for w in kept["workloads"]]
+    assert view.verdict_plot is None or not view.verdict_plot.isVisible()
+    assert view.check_words.isVisible() and view.check_words.text().startswith("Likely cause: the network")
+    # the long sentences are behind Details, not in the words shown above the picture
+    shown = answer + view.check_words.text()
+    for held in kept["workloads"]:
+        assert held["text"] not in html.unescape(shown)
+        assert held["text"] in page.details.toPlainText()
+    assert "Verified in force first" not in html.unescape(shown)
     assert "run next" not in answer.lower() and "quick-check" not in answer
-    assert "#b3261e" in page.session_view.answer_label.styleSheet()  # a check that did not hold is not drawn as good
     with qtbot.waitSignal(page.details_shown, timeout=10_000):  # a session of its own keeps its three lines
         page.table.selectRow(rows[n])
-    assert "Change:" in page.session_view.answer_label.text()
+    assert "Change:" in view.answer_label.text()
+    assert view.check_plot is not None and not view.check_plot.isVisible() and not view.check_words.isVisible()

@@ -23,8 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.recipes.plan import Plan
-from nfstune.results.check_text import MEANING, check_lines
-from nfstune.results.held import Held
+from nfstune.results.check_text import MEANING, check_lines, held_rows
 from nfstune.session.check_run import CheckPlan
 from nfstune.session.check_words import VERIFYING
 from nfstune.statistics.verdict import format_change
@@ -91,7 +90,7 @@ class CheckView(QWidget):
         word = str(outcome.get("word"))
         self.headline.setText(HEADLINES.get(word, word))
         tint(self.headline, MEANING.get(word))
-        held = [Held(**{**h, "ci": tuple(h["ci"]) if h.get("ci") else None}) for h in outcome.get("workloads") or ()]
+        held = held_rows(outcome)
         moved = outcome.get("ceilings") or ()
         said = [f"{h.workload}: {h.word}{_against_then(h.ratio)}" for h in held]
         if moved:  # the likely cause of a check that did not hold; beside one that held, only a change

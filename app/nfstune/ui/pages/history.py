@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from nfstune.advice.outcome import SessionOutcome
 from nfstune.recipes.model import Recipe
+from nfstune.results.check_text import CheckShown
 from nfstune.results.compare import ComparisonRow
 from nfstune.store import Results, SessionRow
 from nfstune.ui.icons import icon
@@ -349,19 +350,19 @@ class HistoryPage(QWidget):
         self._background(
             f"history-session-{self._jobs}",
             lambda _job: read_outcome(store_path, session_id, recipes),
-            lambda outcome: self._on_outcome_read(asked, outcome),
+            lambda read: self._on_outcome_read(asked, *read),
             lambda reason: self._on_outcome_failed(asked, session_id, reason),
         )
 
-    def _on_outcome_read(self, asked: int, outcome: SessionOutcome) -> None:
+    def _on_outcome_read(self, asked: int, outcome: SessionOutcome, check: CheckShown | None) -> None:
         self._judging = False
         if asked != self._asked:  # another session selected, or the list read again, meanwhile
             self._judge()
             return
         self._shown = outcome.session_id
         row = self._row(outcome.session_id)
-        self._show_html(lambda: details_html(row, outcome))
-        self.session_view.show_outcome(outcome, self._recipes or {})
+        self._show_html(lambda: details_html(row, outcome, check))
+        self.session_view.show_outcome(outcome, self._recipes or {}, check)
         self.details_shown.emit(outcome.session_id)
 
     def _on_outcome_failed(self, asked: int, session_id: int, reason: str) -> None:

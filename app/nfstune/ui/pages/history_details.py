@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from nfstune.advice.outcome import SessionOutcome
 from nfstune.recipes.model import WORKLOADS
+from nfstune.results.check_text import CheckShown
 from nfstune.results.compare import ComparisonRow
 from nfstune.results.hand_steps import TITLE as HAND_TITLE
 from nfstune.results.hand_steps import hand_lines
@@ -43,9 +44,10 @@ def _figure(value: float | None, unit: str) -> str:
     return DASH if value is None else f"{format_value(value)} {unit}"
 
 
-def details_html(row: SessionRow, outcome: SessionOutcome) -> str:
-    """`row`: the session as the list shows it; `outcome`: its figures and verdicts. Built on the GUI thread: a
-    caution's colour is the window's scheme's."""
+def details_html(row: SessionRow, outcome: SessionOutcome, check: CheckShown | None = None) -> str:
+    """`row`: the session as the list shows it; `outcome`: its figures and verdicts; `check`: a check session's
+    check, whose long sentences stand here (its picture leads). Built on the GUI thread: a caution's colour is the
+    window's scheme's."""
     e = html.escape
     bad = text_colour("bad").name()
     groups = outcome.groups
@@ -56,6 +58,8 @@ def details_html(row: SessionRow, outcome: SessionOutcome) -> str:
     ]
     if row.message:
         parts.append(f"<p><b>{e(row.message)}</b></p>")
+    if check is not None:
+        parts.append(_check_html(check))
     if not groups:
         parts.append("<p>No measurements were stored for this session.</p>")
     by_hand = hand_lines(outcome.session.hand_steps)
@@ -94,6 +98,22 @@ def details_html(row: SessionRow, outcome: SessionOutcome) -> str:
             items = "".join(f"<li>{e(text)}</li>" for text in started_late)
             heading = f"<span style='color:{bad}'>{e(late_heading(len(started_late)))}:</span>"
             parts.append(f"<p>{heading}</p><ul>{items}</ul>")
+    return "".join(parts)
+
+
+def _check_html(check: CheckShown) -> str:
+    e = html.escape
+    parts = [f"<h4>{e(check.headline)}</h4>"]
+    for title, lines in (
+        ("Each workload", check.sentences),
+        ("The ceilings measured again", check.moved),
+        ("Verified in force first" if check.verified else "Nothing could be verified in force", check.verified),
+        ("Notes", check.notes),
+    ):
+        if lines or title.startswith("Nothing"):
+            parts.append(f"<p>{e(title)}:</p>" if lines else f"<p>{e(title)}.</p>")
+        if lines:
+            parts.append("<ul>" + "".join(f"<li>{e(line)}</li>" for line in lines) + "</ul>")
     return "".join(parts)
 
 

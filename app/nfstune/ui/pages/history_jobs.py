@@ -11,6 +11,7 @@ from pathlib import Path
 from nfstune.advice.outcome import SessionOutcome, session_outcome
 from nfstune.errors import NfstuneError
 from nfstune.recipes.model import Recipe
+from nfstune.results.check_text import CheckShown, check_shown
 from nfstune.results.compare import ComparisonRow, compare_stored
 from nfstune.results.watch_read import PairWatch, open_regressions
 from nfstune.store import Journal, Results, SessionRow, open_store
@@ -45,11 +46,16 @@ def read_applied(store_path: Path) -> set[int]:
         conn.close()
 
 
-def read_outcome(store_path: Path, session_id: int, recipes: Mapping[str, Recipe] | None) -> SessionOutcome:
+def read_outcome(
+    store_path: Path, session_id: int, recipes: Mapping[str, Recipe] | None
+) -> tuple[SessionOutcome, CheckShown | None]:
     """`recipes` None: each comparison judged without its recipe (session_outcome's None would read them from
-    disk), as History judged a session before its outcome was computed once."""
+    disk), as History judged a session before its outcome was computed once. A check session comes with its
+    check as History draws it (its picture's rows read here, not on the GUI thread)."""
     with _opened(store_path) as results:
-        return session_outcome(results, session_id, {} if recipes is None else recipes)
+        outcome = session_outcome(results, session_id, {} if recipes is None else recipes)
+    checked = outcome.session.checks
+    return outcome, None if checked is None else check_shown(checked, outcome.session.check_outcome)
 
 
 def read_comparison(store_path: Path, a: int, b: int, recipes: Mapping[str, Recipe] | None) -> list[ComparisonRow]:
