@@ -54,6 +54,17 @@ def metainfo_file() -> Path:
     return resources_dir() / "metainfo" / f"{APP_ID}.metainfo.xml"
 
 
+def config_dir() -> Path:
+    """Settings: the desktop's (settings_file), the watches' descriptions and records (cli/watch.py)."""
+    return platformdirs.user_config_path(APP_NAME)
+
+
+def settings_file() -> Path:
+    """Where Qt keeps the desktop's settings (QSettings of the organisation and application both named nfstune, in
+    the Linux default format): window size, scale, recent host pairs."""
+    return config_dir() / f"{APP_NAME}.conf"
+
+
 def cache_dir() -> Path:
     """Rebuildable data: the practice lab's images."""
     return platformdirs.user_cache_path(APP_NAME)
