@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from nfstune import logs, paths
-from nfstune.cli import desktop_entry, exits, manual, watch
+from nfstune.cli import desktop_entry, exits, integration, watch
 from nfstune.cli.main import main
 from nfstune.cli.parser import build_parser
 
@@ -30,7 +30,7 @@ XDG = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("man") / "nfstune.1"
-    out.write_text(manual.manpage(build_parser()))
+    out.write_text(integration.manpage(build_parser()))  # what `nfstune manpage` prints
     return out
 
 
@@ -138,6 +138,8 @@ def code_locations(home: Path) -> list[Path]:
 
 
 def covered(location: Path, env: dict[str, str]) -> bool:
+    from nfstune.cli import manual
+
     for base, below, _ in manual.FILES:
         pattern = env[base] + "/" + below
         if fnmatch.fnmatchcase(str(location), pattern.rstrip("/")):
@@ -150,6 +152,8 @@ def covered(location: Path, env: dict[str, str]) -> bool:
 
 @pytest.mark.parametrize("xdg_set", [False, True])
 def test_files_covers_every_place_the_code_uses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, xdg_set: bool) -> None:
+    from nfstune.cli import manual
+
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("NFSTUNE_LOG_DIR", raising=False)
