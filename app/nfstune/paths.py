@@ -12,6 +12,12 @@ from pathlib import Path
 import platformdirs
 
 APP_NAME = "nfstune"
+# The desktop's name for nfstune, in the reverse-DNS form the Desktop Entry Specification and AppStream ask for: the
+# menu entry's file name (<id>.desktop), the window's Wayland app id, the AppStream component id. nfstune has no
+# domain of its own; io.github.<account>.<project> is the form AppStream and Flathub take from a project without
+# one, after the GitHub account its public home is to have. Changing it later costs every user an upgrade step (the
+# old entry removed, desktop_entry.py), so it stays once published.
+APP_ID = "io.github.nfstune.nfstune"
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -41,6 +47,22 @@ def fallback_icons_dir() -> Path:
     """The icons nfstune's buttons and messages use, one SVG each named as the freedesktop icon theme names it
     (document-save-as.svg, ...): what ui/icons.py shows where the desktop's theme has no such icon."""
     return resources_dir() / "icons" / "fallback"
+
+
+def metainfo_file() -> Path:
+    """nfstune's AppStream metainfo (what software centres and package checkers read of it)."""
+    return resources_dir() / "metainfo" / f"{APP_ID}.metainfo.xml"
+
+
+def config_dir() -> Path:
+    """Settings: the desktop's (settings_file), the watches' descriptions and records (cli/watch.py)."""
+    return platformdirs.user_config_path(APP_NAME)
+
+
+def settings_file() -> Path:
+    """Where Qt keeps the desktop's settings (QSettings of the organisation and application both named nfstune, in
+    the Linux default format): window size, scale, recent host pairs."""
+    return config_dir() / f"{APP_NAME}.conf"
 
 
 def cache_dir() -> Path:

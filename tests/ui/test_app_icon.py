@@ -15,7 +15,7 @@ PREMULTIPLIED = QImage.Format.Format_ARGB32_Premultiplied
 
 def test_the_application_carries_the_icon_of_every_size_and_the_entry_name() -> None:
     app = application()
-    assert app.desktopFileName() == "nfstune"
+    assert app.desktopFileName() == "io.github.nfstune.nfstune"
     sizes = {(s.width(), s.height()) for s in app.windowIcon().availableSizes()}
     assert sizes == {(n, n) for n in (16, 24, 32, 48, 64, 128, 256)}
     window = QMainWindow()

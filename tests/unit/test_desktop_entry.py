@@ -17,6 +17,7 @@ from nfstune.cli.main import main
 from nfstune.errors import NfstuneError
 
 SIZES = (16, 24, 32, 48, 64, 128, 256)
+ENTRY = f"{paths.APP_ID}.desktop"
 # a folder name with every character the Exec key's quoting is about
 AWKWARD = "my apps $HOME `x` \"q\" 'a' \\b 100% (1)"
 
@@ -101,7 +102,7 @@ def test_a_line_break_in_the_path_is_refused() -> None:
 def test_install_writes_the_entry_and_the_icons_where_the_specifications_say(tmp_path: Path, command: Path) -> None:
     home = tmp_path / "data"
     said = install(home, command)
-    entry = home / "applications" / "nfstune.desktop"
+    entry = home / "applications" / ENTRY
     assert validate(entry) == "" and glib_argv(glib_read(entry, "Exec")) == [str(command), "gui"]
     for size in SIZES:
         icon = home / "icons" / "hicolor" / f"{size}x{size}" / "apps" / "nfstune.png"
@@ -110,9 +111,11 @@ def test_install_writes_the_entry_and_the_icons_where_the_specifications_say(tmp
     assert scalable.read_bytes().startswith(b"<?xml")
     assert f"wrote {entry}" in said and f"wrote {scalable}" in said
     assert said[-1] == f"recorded in {home}/nfstune/desktop-entry.json; the menu entry starts {command} gui"
-    # no cache was there, so none is made (and the tree holds the entry, the icons and the record alone)
+    metainfo = home / "metainfo" / f"{paths.APP_ID}.metainfo.xml"
+    assert metainfo.read_bytes() == paths.metainfo_file().read_bytes() and f"wrote {metainfo}" in said
+    # no cache was there, so none is made (and the tree holds the entry, the icons, the metainfo and the record alone)
     assert not list(home.rglob("*.cache"))
-    assert len([p for p in home.rglob("*") if p.is_file()]) == 1 + len(SIZES) + 1 + 1
+    assert len([p for p in home.rglob("*") if p.is_file()]) == 1 + len(SIZES) + 1 + 1 + 1
 
 
 def test_uninstall_takes_out_what_install_wrote_and_nothing_else(tmp_path: Path, command: Path) -> None:
@@ -126,18 +129,18 @@ def test_uninstall_takes_out_what_install_wrote_and_nothing_else(tmp_path: Path,
     install(home, command)  # again, as after an upgrade: still one record of what is nfstune's
     said = uninstall(home)
     assert tree(home) == before
-    assert len([line for line in said if line.startswith("removed ")]) == 1 + len(SIZES) + 1
+    assert len([line for line in said if line.startswith("removed ")]) == 1 + len(SIZES) + 1 + 1
     assert uninstall(home) == [f"nothing to take out: no nfstune menu entry was installed under {home}"]
 
 
 def test_uninstall_leaves_a_file_changed_since_and_names_it(tmp_path: Path, command: Path) -> None:
     home = tmp_path / "data"
     install(home, command)
-    entry = home / "applications" / "nfstune.desktop"
+    entry = home / "applications" / ENTRY
     entry.write_text(entry.read_text().replace("Terminal=false", "Terminal=true"))
     said = uninstall(home)
     assert f"left {entry}: it was changed after nfstune wrote it" in said
-    assert tree(home) == ["applications", "applications/nfstune.desktop"]
+    assert tree(home) == ["applications", f"applications/{ENTRY}"]
 
 
 @pytest.mark.skipif(

@@ -18,7 +18,7 @@ import pytest
 from nfstune import paths
 
 ICON = Path("icons", "hicolor", "48x48", "apps", "nfstune.png")
-ENTRY = Path("applications", "nfstune.desktop")
+ENTRY = Path("applications", f"{paths.APP_ID}.desktop")
 RECORD = Path("nfstune", "desktop-entry.json")
 
 

@@ -1,10 +1,9 @@
-"""`nfstune manpage` and `nfstune completion bash`, made from the parser when asked: every command and option of the
-parser is in both, groff reads the page without a warning, and bash completes with the script."""
+"""`nfstune manpage` and `nfstune completion bash`, made from the parser when asked: bash completes with the script
+(the manual page: tests/unit/test_manual.py)."""
 
 from __future__ import annotations
 
 import argparse
-import re
 import subprocess
 from pathlib import Path
 
@@ -27,33 +26,6 @@ def commands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> d
 def printed(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     assert main(argv) == 0
     return capsys.readouterr().out
-
-
-def test_the_manual_page_has_every_command_and_option(capsys: pytest.CaptureFixture[str]) -> None:
-    page = printed(["manpage"], capsys)
-    assert page.startswith('.TH NFSTUNE "1"')
-    sections: dict[str, str] = {}  # each command's sections (COMMAND, OPTIONS, ...), by its name on their heading
-    for section in page.replace("\\-", "-").split("\n.SH ")[1:]:
-        heading, _, body = section.partition("\n")
-        named = re.search(r"'nfstune ?([^']*)'", heading)
-        key = named.group(1) if named else ""
-        sections[key] = sections.get(key, "") + body
-    for path, options in commands(build_parser()).items():
-        assert " ".join(path) in sections, path
-        for option in set(options) - {"-h", "--help"}:
-            assert f"\\fB{option}\\fR" in sections[" ".join(path)], (path, option)
-    assert ".SH EXIT STATUS\n.nf\n" in page and "COMMENTS" not in page
-
-
-def test_groff_reads_the_manual_page_without_a_warning(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    page = tmp_path / "nfstune.1"
-    page.write_text(printed(["manpage"], capsys))
-    done = subprocess.run(["groff", "-man", "-Tutf8", "-ww", str(page)], capture_output=True, text=True, check=True)
-    assert done.stderr == ""
-    text = done.stdout
-    assert "NFSTUNE(1)" in text and "nfstune - a tuning assistant for NFS" in text
-    # the exit statuses as --help lays them out, one a line
-    assert "\n         141  the program reading the output stopped reading" in text
 
 
 def complete(script: Path, line: str, cwd: Path) -> list[str]:

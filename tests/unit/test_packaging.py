@@ -58,6 +58,7 @@ def test_wheel_carries_resources_and_recipes(wheel: Path) -> None:
     for rel in (REPO / "resources").rglob("*"):
         if rel.is_file():
             assert "nfstune/_data/resources/" + rel.relative_to(REPO / "resources").as_posix() in names
+    assert "nfstune/_data/resources/metainfo/io.github.nfstune.nfstune.metainfo.xml" in names
 
 
 def test_wheel_carries_a_fallback_for_every_icon_the_desktop_asks_the_theme_for(wheel: Path) -> None:
@@ -116,7 +117,7 @@ def test_the_installed_command_puts_nfstune_in_the_menu_and_takes_it_out(venv: P
     data = tmp_path / "xdg-data"
     data.mkdir()
     said = run([nfstune, "desktop-entry", "--install"], tmp_path, XDG_DATA_HOME=str(data))
-    entry = data / "applications" / "nfstune.desktop"
+    entry = data / "applications" / "io.github.nfstune.nfstune.desktop"
     check = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True)
     assert (check.returncode, check.stdout + check.stderr) == (0, "")
     lines = entry.read_text().splitlines()
@@ -127,6 +128,9 @@ def test_the_installed_command_puts_nfstune_in_the_menu_and_takes_it_out(venv: P
         assert icon.read_bytes()[16:24] == size.to_bytes(4, "big") * 2  # the PNG header's width and height
         assert f"wrote {icon}" in said
     assert (data / "icons" / "hicolor" / "scalable" / "apps" / "nfstune.svg").is_file()
+    metainfo = data / "metainfo" / "io.github.nfstune.nfstune.metainfo.xml"
+    check = subprocess.run(["appstreamcli", "validate", "--no-net", str(metainfo)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
     run([nfstune, "desktop-entry", "--uninstall"], tmp_path, XDG_DATA_HOME=str(data))
     assert list(data.iterdir()) == []
 
@@ -138,20 +142,20 @@ def test_the_package_page_has_no_relative_link_or_picture(wheel: Path) -> None:
     assert page.startswith("# nfstune\n") and "make test    #" not in page  # the developers' block needs a checkout
     assert "![" not in page and "<img" not in page
     assert re.findall(r"\]\((?!https?://|mailto:|#)[^)]*\)", page) == []
-    # nothing else was cut: every heading of the README from "Install" on is there
+    # nothing else was cut: every heading of the README from the three commands on is there
     readme = (REPO / "README.md").read_text()
-    headings = re.findall(r"^##+ .*$", readme[readme.index("## Install") :], re.MULTILINE)
+    headings = re.findall(r"^##+ .*$", readme[readme.index("## On your own NAS") :], re.MULTILINE)
     assert len(headings) > 5 and re.findall(r"^##+ .*$", page, re.MULTILINE) == headings
 
 
-def test_the_readme_opens_with_the_two_commands_then_install() -> None:
+def test_the_readme_opens_with_the_two_commands_then_ones_own_nas_then_install() -> None:
     readme = (REPO / "README.md").read_text()
     assert readme.startswith("# nfstune\n\n```sh\nmake demo    # ")
     assert readme.split("```", 2)[1].splitlines()[1:] == [
         "make demo    # installs what is missing, builds and boots the practice lab, runs nfstune on it",
         "make test    # installs what is missing, then runs the linters and the whole test suite",
     ]
-    assert re.findall(r"^## .*$", readme, re.MULTILINE)[0] == "## Install"
+    assert re.findall(r"^## .*$", readme, re.MULTILINE)[:2] == ["## On your own NAS in three commands", "## Install"]
 
 
 def test_the_readme_names_the_packages_the_makefile_installs_for_the_window() -> None:

@@ -1,6 +1,11 @@
 """`nfstune desktop-entry`: nfstune in the desktop's application menu. A desktop entry (freedesktop Desktop Entry
-Specification) and nfstune's icon in the hicolor theme (Icon Theme Specification), both under $XDG_DATA_HOME (XDG
-Base Directory Specification), written and taken out through a record of them (cli/file_record.py).
+Specification) named by nfstune's reverse-DNS id (paths.APP_ID), its icon in the hicolor theme (Icon Theme
+Specification) and its AppStream metainfo, all under $XDG_DATA_HOME (XDG Base Directory Specification), written and
+taken out through a record of them (cli/file_record.py).
+
+Before the reverse-DNS id the entry was `nfstune.desktop`. Installing again (after an upgrade) removes that one
+when nfstune's record lists it unchanged, so the menu shows nfstune once; one it did not write, or one changed
+since, is left and named.
 
 Menus, and the toolkits' icon lookups, watch those folders themselves. The caches update-desktop-database and
 gtk-update-icon-cache keep there are refreshed where one already exists and never created, as xdg-utils does: a
@@ -20,7 +25,9 @@ from nfstune import paths
 from nfstune.cli import file_record
 from nfstune.errors import NfstuneError
 
-ENTRY_FILE = "nfstune.desktop"
+ENTRY_FILE = f"{paths.APP_ID}.desktop"
+OLD_ENTRY_FILE = "nfstune.desktop"  # the entry's name before the reverse-DNS id
+METAINFO_FILE = f"{paths.APP_ID}.metainfo.xml"
 # one main category (System), or the menu lists nfstune under each; NFS is a file system
 CATEGORIES = "System;Filesystem;Qt;"
 # the Desktop Entry Specification's characters that an Exec argument must quote
@@ -40,8 +47,8 @@ def record_path(home: Path) -> Path:
 
 def places(home: Path) -> file_record.Places:
     """The folders nfstune's files go in, and what they are called: all the record may name."""
-    roots = (home / "applications", home / "icons" / "hicolor")
-    return file_record.Places(base=home, roots=roots, prefix="nfstune", record=record_path(home))
+    roots = (home / "applications", home / "icons" / "hicolor", home / "metainfo")
+    return file_record.Places(base=home, roots=roots, prefix=("nfstune", paths.APP_ID), record=record_path(home))
 
 
 def nfstune_command(argv0: str = sys.argv[0], executable: str = sys.executable) -> Path:
@@ -106,6 +113,7 @@ def entry_files(home: Path, command: Path) -> list[tuple[Path, bytes]]:
     icons = paths.icons_dir()
     for icon in sorted(p for p in icons.rglob("*") if p.is_file()):
         files.append((home / "icons" / "hicolor" / icon.relative_to(icons), icon.read_bytes()))
+    files.append((home / "metainfo" / METAINFO_FILE, paths.metainfo_file().read_bytes()))
     return files
 
 
@@ -140,7 +148,20 @@ def refresh_caches(home: Path) -> list[str]:
 
 def install(home: Path, command: Path, say: Callable[[str], None]) -> None:
     record = record_path(home)
-    file_record.write_files(places(home), entry_files(home, command), lambda path: say(f"wrote {path}"))
+    old_entry = home / "applications" / OLD_ENTRY_FILE
+    earlier = file_record.read_record(places(home))
+    theirs = old_entry.exists() and (earlier is None or old_entry not in earlier.files)
+    removal = file_record.write_files(places(home), entry_files(home, command), lambda path: say(f"wrote {path}"))
+    for path in removal.removed:
+        old = f"nfstune's menu entry under its old name, now {ENTRY_FILE}" if path == old_entry else "not written now"
+        say(f"removed {path}: {old}")
+    for path in removal.kept:
+        say(f"left {path}: an earlier nfstune wrote it and it was changed since; remove it if it is not wanted")
+    if theirs:
+        say(
+            f"left {old_entry}: nfstune did not write it (it is not in {record}); if it is an older menu entry for "
+            f"nfstune, remove it, or the menu shows nfstune twice"
+        )
     for line in refresh_caches(home):
         say(line)
     say(f"recorded in {record}; the menu entry starts {command} gui")

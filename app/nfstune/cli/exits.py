@@ -11,8 +11,10 @@ again, and to exit.
 from __future__ import annotations
 
 import os
+import re
 import select
 import sys
+import textwrap
 
 OK = 0
 DECLINED = 1
@@ -22,18 +24,46 @@ BUG = 70
 INTERRUPTED = 130
 READER_GONE = 141
 
-EPILOG = f"""\
-exit status:
-  {OK:3}  done
-  {DECLINED:3}  apply or apply --undo was declined (nothing changed); demo: the NFS round trip did not match
-  {BAD_INPUT:3}  a bad argument, or an error nfstune explains (no such session, a host it cannot reach, ...):
-       nothing was changed, or what was changed was undone; gui: no display to open the window on
-  {LAB_NOT_READY:3}  lab status: a VM is not running or not reachable over SSH
-  {BUG:3}  a bug in nfstune (the traceback is printed: please report it)
-  {INTERRUPTED:3}  interrupted (Ctrl-C, SIGTERM, SIGHUP); a run undoes its changes first
-  {READER_GONE:3}  the program reading the output stopped reading (`| head -1`); nothing more is written
-  gui: the desktop window's own status (0 when it is closed)
-"""
+# each status and what it means: --help's epilog, the manual page's EXIT STATUS and the README's table say these
+# words (tests/unit/test_readme_claims.py holds the README to them)
+STATUSES: tuple[tuple[int, str], ...] = (
+    (OK, "done"),
+    (
+        DECLINED,
+        "apply or apply --undo was declined (nothing changed); check: declined, stopped at settings not in force, or "
+        "the change measured slower and was not undone; demo: the NFS round trip did not match",
+    ),
+    (
+        BAD_INPUT,
+        "a bad argument, or an error nfstune explains (no such session, a host it cannot reach, ...): nothing was "
+        "changed, or what was changed was undone; gui (and nfstune alone): no display to open the window on",
+    ),
+    (LAB_NOT_READY, "lab status: a VM is not running or not reachable over SSH"),
+    (BUG, "a bug in nfstune (the traceback is printed: please report it)"),
+    (INTERRUPTED, "interrupted (Ctrl-C, SIGTERM, SIGHUP); a run undoes its changes first"),
+    (
+        READER_GONE,
+        "the program reading the output stopped reading (`nfstune history | head -1`): nfstune stops quietly, as a "
+        "program killed by SIGPIPE would; 0 when all was written before it stopped",
+    ),
+)
+GUI_STATUS = "gui: the desktop window's own status (0 when it is closed)"
+EPILOG_WIDTH = 79  # a terminal of 80 columns shows each line whole
+
+
+def _epilog() -> str:
+    lines = ["exit status:"]
+    for status, meaning in STATUSES:
+        # a command in backticks stays on one line
+        whole = re.sub(r"`[^`]*`", lambda m: m.group(0).replace(" ", "\xa0"), meaning)
+        wrapped = textwrap.wrap(
+            whole, EPILOG_WIDTH, initial_indent=f"  {status:3}  ", subsequent_indent=" " * 7, break_on_hyphens=False
+        )
+        lines += [line.replace("\xa0", " ") for line in wrapped]
+    return "\n".join([*lines, f"  {GUI_STATUS}"]) + "\n"
+
+
+EPILOG = _epilog()
 
 
 def reader_gone(error: BaseException) -> bool:

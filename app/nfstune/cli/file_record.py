@@ -33,12 +33,12 @@ from nfstune.errors import ConfigError, NfstuneError
 @dataclass(frozen=True)
 class Places:
     """Where a record may reach. `base`: the data home, whose folders below it are made and recorded as needed (it
-    is never removed); `roots`: the folders the files may be in, at any depth, each named starting with `prefix`;
-    `record`: the record itself, in a folder of its own under `base`."""
+    is never removed); `roots`: the folders the files may be in, at any depth, each named starting with `prefix`
+    (or one of them); `record`: the record itself, in a folder of its own under `base`."""
 
     base: Path
     roots: tuple[Path, ...]
-    prefix: str
+    prefix: str | tuple[str, ...]
     record: Path
 
     def holds_file(self, path: Path) -> bool:
@@ -238,11 +238,12 @@ def _remove_if_unchanged(path: Path, digest: str) -> bool | None:
     return True
 
 
-def write_files(places: Places, files: Sequence[tuple[Path, bytes]], on_written: Callable[[Path], None]) -> None:
+def write_files(places: Places, files: Sequence[tuple[Path, bytes]], on_written: Callable[[Path], None]) -> Removal:
     """Writes each file, creating its folders, and records them (with the folders of an earlier record); a file of
-    the earlier record that is not among them is removed, as `remove_files` would. Nothing is written unless every
-    file can be: no link on the way, nothing in the way that nfstune did not write. `on_written` hears of each file
-    once it is written, so that a failure further on leaves no doubt about what is there."""
+    the earlier record that is not among them is removed, as `remove_files` would, and returned: removed, or kept
+    when it was changed since (an upgrade that renames a file says so). Nothing is written unless every file can
+    be: no link on the way, nothing in the way that nfstune did not write. `on_written` hears of each file once it
+    is written, so that a failure further on leaves no doubt about what is there."""
     for path, _ in files:
         if not places.holds_file(path):
             raise ValueError(f"{path} is not under {places.roots}")  # a bug: the record could not be read back
@@ -252,6 +253,7 @@ def write_files(places: Places, files: Sequence[tuple[Path, bytes]], on_written:
         _check_not_in_the_way(record, path)
     earlier = dict(record.files)
     record.files = {}
+    removal = Removal([], [])
     try:
         for path, data in files:
             _make_folders(places, path.parent, record)
@@ -259,8 +261,14 @@ def write_files(places: Places, files: Sequence[tuple[Path, bytes]], on_written:
             record.files[path] = _sha256(data)
             on_written(path)
         for path, digest in earlier.items():
-            if path not in record.files and _remove_if_unchanged(path, digest) is False:
+            if path in record.files:
+                continue
+            outcome = _remove_if_unchanged(path, digest)
+            if outcome is True:
+                removal.removed.append(path)
+            elif outcome is False:
                 record.files[path] = digest  # changed since: still listed, so that --uninstall names it
+                removal.kept.append(path)
     except BaseException:
         for path, digest in earlier.items():
             record.files.setdefault(path, digest)  # not written again: still the earlier file, still ours
@@ -268,6 +276,7 @@ def write_files(places: Places, files: Sequence[tuple[Path, bytes]], on_written:
     finally:
         _make_folders(places, places.record.parent, record)
         _write_record(places, record)
+    return removal
 
 
 def remove_files(places: Places) -> Removal | None:

@@ -6,10 +6,8 @@ so they cannot describe another version than the one that prints them.
 from __future__ import annotations
 
 import argparse
-import re
 from typing import Any
 
-from nfstune import __version__
 from nfstune.cli import exits
 from nfstune.cli.args import output_file
 
@@ -47,32 +45,9 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 def manpage(parser: argparse.ArgumentParser) -> str:
-    from argparse_manpage.manpage import Manpage
+    from nfstune.cli.manual import manpage as page
 
-    # the exit statuses (the parser's epilog) as a section of their own, laid out as --help shows them
-    epilog, parser.epilog = parser.epilog, None
-    try:
-        page = Manpage(
-            parser,
-            _data={
-                "project_name": "nfstune",
-                "version": __version__,
-                "description": "a tuning assistant for NFS",
-                "manual_section": 1,
-                "manual_title": "nfstune manual",
-            },
-        )
-        if epilog:
-            body = epilog.split("\n", 1)[1].rstrip("\n")  # below its "exit status:" heading
-            page.add_section("exit status", "=", ".nf\n" + _troff_text(body) + "\n.fi")
-        return str(page)
-    finally:
-        parser.epilog = epilog
-
-
-def _troff_text(text: str) -> str:
-    text = text.replace("\\", "\\e").replace("-", "\\-")
-    return re.sub(r"^([.'])", r"\\&\1", text, flags=re.MULTILINE)  # a line starting with . or ' is a request
+    return page(parser)
 
 
 def completion(parser: argparse.ArgumentParser, shell: str) -> str:

@@ -27,7 +27,7 @@ from nfstune.errors import NfstuneError
 
 def _info(as_json: bool) -> int:
     data: dict[str, Any] = {"version": __version__, "python": sys.version.split()[0]}
-    for name in ("resources_dir", "recipes_dir", "data_dir", "cache_dir", "state_dir", "log_dir"):
+    for name in ("resources_dir", "recipes_dir", "config_dir", "data_dir", "cache_dir", "state_dir", "log_dir"):
         data[name] = str(getattr(paths, name)())
     data["recipes"] = sorted(p.name for p in paths.recipes_dir().glob("*.toml"))
     if as_json:

@@ -24,8 +24,9 @@ def application() -> QApplication:
     app.setApplicationName("nfstune")
     app.setApplicationVersion(__version__)
     app.setOrganizationName("nfstune")
-    # the desktop matches the window to its menu entry (nfstune desktop-entry) by this name: the Wayland app id
-    app.setDesktopFileName("nfstune")
+    # the desktop matches the window to its menu entry (nfstune desktop-entry, <id>.desktop) by this name: the
+    # Wayland app id
+    app.setDesktopFileName(paths.APP_ID)
     app.setWindowIcon(window_icon())
     add_fallback_path()
     install_theme(app)
