@@ -11,7 +11,6 @@ from typing import Any
 
 from nfstune import __version__
 from nfstune.cli import exits
-from nfstune.cli.args import output_file
 
 COMMANDS = ("desktop-entry", "manpage", "completion")
 
@@ -42,6 +41,8 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command == "manpage":
         print(manpage(parser), end="")
         return exits.OK
+    from nfstune.cli.completion import completion
+
     print(completion(parser, args.shell), end="")
     return exits.OK
 
@@ -73,22 +74,3 @@ def manpage(parser: argparse.ArgumentParser) -> str:
 def _troff_text(text: str) -> str:
     text = text.replace("\\", "\\e").replace("-", "\\-")
     return re.sub(r"^([.'])", r"\\&\1", text, flags=re.MULTILINE)  # a line starting with . or ' is a request
-
-
-def completion(parser: argparse.ArgumentParser, shell: str) -> str:
-    import shtab
-
-    for action in _actions(parser):
-        if action.type is output_file:
-            action.complete = shtab.FILE  # type: ignore[attr-defined]
-    return str(shtab.complete(parser, shell=shell))
-
-
-def _actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    found = []
-    for action in parser._actions:
-        found.append(action)
-        if isinstance(action, argparse._SubParsersAction):
-            for child in dict.fromkeys(action.choices.values()):
-                found += _actions(child)
-    return found
