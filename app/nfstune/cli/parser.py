@@ -263,7 +263,8 @@ def _check_watch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
     if args.uninstall and bool(named) == args.all:
         parser.error("--uninstall needs the hosts and share of the watch to stop, or --all")
     if args.server and not (args.client and args.share):
-        parser.error("--server needs --client and --share too")
+        absent = [mistakes.option(parser, name) for name in ("--client", "--share") if not getattr(args, name[2:])]
+        parser.error(f"--server needs {mistakes.wants(absent, too=True)}")
     if args.lab and (args.client or args.server_address):
         parser.error("--lab uses the lab's own client and its address")
 
