@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"nfstune {__version__}")
     sub = parser.add_subparsers(dest="command", help="what to do (without one: open the desktop window)")
 
-    info = sub.add_parser("info", help="versions and where nfstune keeps and finds its files")
+    info = sub.add_parser("info", help="versions, where nfstune keeps and finds its files, and the recipe ids")
     info.add_argument("--json", action="store_true", help="as a JSON object, for scripts")
     listing = sub.add_parser(
         "recipes", help="the recipes: what each changes, and how long it takes by its plan at both scales"
