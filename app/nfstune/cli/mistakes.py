@@ -75,6 +75,19 @@ def recipe_id(word: str, ids: Sequence[str]) -> str:
     raise ValueError(f"unknown recipe {word}: `nfstune recipes` lists them ({', '.join(sorted(ids))})")
 
 
+def recipe_ids(parser: argparse.ArgumentParser, words: Sequence[str]) -> list[str]:
+    """The ids of the recipes `words` name (`recipe_id`), or the error with `parser`'s usage."""
+    from nfstune.recipes.loader import default_recipe_dirs, load_recipes
+
+    recipes, broken = load_recipes(default_recipe_dirs())
+    try:
+        return [recipe_id(word, [r.id for r in recipes]) for word in words]
+    except ValueError as error:
+        for each in broken:  # a file of the user's that could not be read may be the recipe meant
+            print(f"nfstune: warning: {each}", file=sys.stderr)
+        parser.error(str(error))
+
+
 def option(parser: argparse.ArgumentParser, name: str) -> argparse.Action:
     """`parser`'s action for the option `name` (`--client`)."""
     return parser._option_string_actions[name]

@@ -4,7 +4,6 @@ completion script are all made from, and the checks of what argparse cannot say 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -342,15 +341,7 @@ def _check_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
     twice = [c for i, c in enumerate(args.client or []) if c in args.client[:i]]
     if twice:
         parser.error(f"--client {twice[0]} is given twice: give each client once")
-    from nfstune.recipes.loader import default_recipe_dirs, load_recipes
-
-    recipes, broken = load_recipes(default_recipe_dirs())
-    try:
-        args.recipe = [mistakes.recipe_id(word, [r.id for r in recipes]) for word in args.recipe]
-    except ValueError as error:
-        for each in broken:  # a file of the user's that could not be read may be the recipe meant
-            print(f"nfstune: warning: {each}", file=sys.stderr)
-        parser.error(str(error))
+    args.recipe = mistakes.recipe_ids(parser, args.recipe)
 
 
 def _check_report(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
