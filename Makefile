@@ -11,9 +11,10 @@ APT_LAB := mmdebstrap e2fsprogs qemu-system-x86 qemu-utils openssh-client
 # a real sshd on loopback for the SSH tests, sudo for the non-root logins they try, procps for the sampler's vmstat, ping for the round-trip ceiling on loopback
 # desktop-file-validate for the menu entry, gtk-update-icon-cache for the icon cache it keeps current, appstreamcli
 # for the AppStream metainfo, groff and man for the manual page (tests/unit); systemd-analyze to verify a watch's
-# units, dbus-daemon and gdbus for its notification
+# units, dbus-daemon and gdbus for its notification; bash-completion for the known hosts the completion script
+# offers (its _known_hosts_real)
 APT_TEST := openssh-server sudo procps iputils-ping desktop-file-utils gtk-update-icon-cache appstream groff-base \
-	man-db systemd dbus-daemon libglib2.0-bin
+	man-db systemd dbus-daemon libglib2.0-bin bash-completion
 # what the desktop window needs on a minimal system: the libraries Qt's platform plugins (xcb, wayland) link to,
 # OpenGL, fonts (see docs/stack-notes.md). README's "Install" lists the same (tests/unit/test_packaging.py checks)
 APT_QT_RUNTIME := libegl1 libgl1 libdbus-1-3 libfontconfig1 fonts-dejavu-core libglib2.0-0 libxkbcommon0 \

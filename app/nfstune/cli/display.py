@@ -65,6 +65,7 @@ def check(environ: Mapping[str, str] | None = None) -> None:
     """Raise NoDisplay when no window can open; return when Qt can open one."""
     env = os.environ if environ is None else environ
     requested = [p.split(":")[0].strip() for p in env.get("QT_QPA_PLATFORM", "").split(";") if p.strip()]
+    requested = _known_platforms(env, requested)
     if any(p in NO_SERVER_PLATFORMS for p in requested):
         return
     if not requested:  # Qt's own choice: Wayland in a Wayland session, else X (XWayland in most Wayland sessions)
@@ -87,6 +88,41 @@ def check(environ: Mapping[str, str] | None = None) -> None:
     if len(found) == 1:
         raise found[0]
     raise NoDisplay("; and ".join(p.reason for p in found), "; ".join(p.details for p in found if p.details))
+
+
+def platforms(environ: Mapping[str, str] | None = None) -> list[str] | None:
+    """The platforms Qt can load here, by their plugins' file names (libqxcb.so: xcb): PySide6's own and those in
+    the folders QT_QPA_PLATFORM_PLUGIN_PATH and QT_PLUGIN_PATH add; None when PySide6's folder is not found."""
+    env = os.environ if environ is None else environ
+    spec = importlib.util.find_spec("PySide6")  # finds it without importing Qt
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folders = [Path(spec.submodule_search_locations[0]) / "Qt" / "plugins" / "platforms"]
+    folders += [Path(p) for p in env.get("QT_QPA_PLATFORM_PLUGIN_PATH", "").split(os.pathsep) if p]
+    folders += [Path(p) / "platforms" for p in env.get("QT_PLUGIN_PATH", "").split(os.pathsep) if p]
+    found = set()
+    for folder in folders:
+        try:
+            found |= {m.group(1) for f in folder.iterdir() if (m := re.fullmatch(r"libq(.+)\.so", f.name))}
+        except OSError:
+            continue
+    return sorted(found)
+
+
+def _known_platforms(env: Mapping[str, str], requested: list[str]) -> list[str]:
+    """The platforms of QT_QPA_PLATFORM that Qt has a plugin for (wayland-egl is the wayland plugin's): Qt aborts
+    the process when it has none of them, so NoDisplay says the variable and the platforms there are instead."""
+    have = platforms(env)
+    if not requested or have is None:
+        return requested
+    known = [p for p in requested if any(p == h or p.startswith(f"{h}-") for h in have)]
+    if not known:
+        value = env.get("QT_QPA_PLATFORM", "")
+        raise NoDisplay(
+            f"QT_QPA_PLATFORM is {value!r}, and Qt has no platform of that name (it has {', '.join(have)}): unset "
+            "QT_QPA_PLATFORM to let Qt choose, or set it to one of those"
+        )
+    return known
 
 
 def _wayland(env: Mapping[str, str], platform: str) -> None:

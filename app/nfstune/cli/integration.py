@@ -9,7 +9,6 @@ import argparse
 from typing import Any
 
 from nfstune.cli import exits
-from nfstune.cli.args import output_file
 
 COMMANDS = ("desktop-entry", "manpage", "completion")
 
@@ -40,6 +39,8 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command == "manpage":
         print(manpage(parser), end="")
         return exits.OK
+    from nfstune.cli.completion import completion
+
     print(completion(parser, args.shell), end="")
     return exits.OK
 
@@ -48,22 +49,3 @@ def manpage(parser: argparse.ArgumentParser) -> str:
     from nfstune.cli.manual import manpage as page
 
     return page(parser)
-
-
-def completion(parser: argparse.ArgumentParser, shell: str) -> str:
-    import shtab
-
-    for action in _actions(parser):
-        if action.type is output_file:
-            action.complete = shtab.FILE  # type: ignore[attr-defined]
-    return str(shtab.complete(parser, shell=shell))
-
-
-def _actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    found = []
-    for action in parser._actions:
-        found.append(action)
-        if isinstance(action, argparse._SubParsersAction):
-            for child in dict.fromkeys(action.choices.values()):
-                found += _actions(child)
-    return found

@@ -26,15 +26,32 @@ from nfstune.errors import NfstuneError
 
 
 def _info(as_json: bool) -> int:
+    from nfstune.recipes.loader import default_recipe_dirs, load_recipes
+
     data: dict[str, Any] = {"version": __version__, "python": sys.version.split()[0]}
     for name in ("resources_dir", "recipes_dir", "config_dir", "data_dir", "cache_dir", "state_dir", "log_dir"):
         data[name] = str(getattr(paths, name)())
-    data["recipes"] = sorted(p.name for p in paths.recipes_dir().glob("*.toml"))
+    data["user_recipes_dir"] = str(default_recipe_dirs()[-1])
+    recipes = sorted(load_recipes(default_recipe_dirs())[0], key=lambda r: r.id)  # `nfstune recipes` says errors
+    data["recipes"] = [r.id for r in recipes]  # what --recipe takes
+    data["user_recipes"] = [
+        {"id": r.id, "source": str(r.source), "replaces": str(r.overrides) if r.overrides else None}
+        for r in recipes
+        if r.user_provided
+    ]
     if as_json:
         print(json.dumps(data, indent=2))
-    else:
-        for key, value in data.items():
-            print(f"{key:13} {', '.join(value) if isinstance(value, list) else value}")
+        return 0
+    for key, value in data.items():
+        if key == "user_recipes":
+            for mine in value:
+                if mine["replaces"]:
+                    print(f"{'':16} {mine['id']}: yours, replaces the shipped one: {mine['source']}")
+                    print(f"{'':16} {' ' * len(mine['id'])}  (the shipped one: {mine['replaces']})")
+                else:
+                    print(f"{'':16} {mine['id']}: yours: {mine['source']}")
+        else:
+            print(f"{key:16} {', '.join(value) if isinstance(value, list) else value}")
     return 0
 
 
@@ -77,7 +94,7 @@ def _command(argv: Sequence[str] | None) -> int:
         if args.command == "recipes":
             from nfstune.cli.recipe_list import recipes_command
 
-            return recipes_command(args.json)
+            return recipes_command(args.json, ids_only=args.ids)
         if args.command == "lab":
             return lab_command(args)
         if args.command == "demo":

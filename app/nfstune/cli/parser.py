@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from nfstune import __version__
-from nfstune.cli import exits, integration
+from nfstune.cli import exits, integration, mistakes
 from nfstune.cli.args import (
     check_rounds,
     lab_clients,
@@ -40,22 +40,29 @@ Link profiles: none (default), 100mbit, 50mbit, 20mbit: tc tbf on both VMs' lab 
 """
 
 
+AS_SSH = "as you would give it to ssh (a host name, user@host[:port] or a Host of ~/.ssh/config)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = mistakes.Parser(
         prog="nfstune",
         description="A tuning assistant for NFS.",
         epilog=exits.EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"nfstune {__version__}")
-    sub = parser.add_subparsers(dest="command")
+    sub = parser.add_subparsers(dest="command", help="what to do (without one: open the desktop window)")
 
-    info = sub.add_parser("info", help="versions and where nfstune keeps and finds its files")
-    info.add_argument("--json", action="store_true")
+    info = sub.add_parser("info", help="versions, where nfstune keeps and finds its files, and the recipe ids")
+    info.add_argument("--json", action="store_true", help="as a JSON object, for scripts")
     listing = sub.add_parser(
         "recipes", help="the recipes: what each changes, and how long it takes by its plan at both scales"
     )
-    listing.add_argument("--json", action="store_true", help="as a JSON array")
+    shown = listing.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="as a JSON array")
+    shown.add_argument(
+        "--ids", action="store_true", help="the ids alone, one a line: what --recipe takes (for scripts and completion)"
+    )
 
     lab = sub.add_parser(
         "lab",
@@ -63,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=LAB_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    lab_sub = lab.add_subparsers(dest="lab_command", required=True)
+    lab_sub = lab.add_subparsers(dest="lab_command", required=True, help="what to do with the lab")
     build = lab_sub.add_parser("build", help="build the VM image (cached; rebuilt only when its inputs change)")
     build.add_argument("--force", action="store_true", help="rebuild even if cached")
     build.add_argument("--release", default=DEFAULT_RELEASE, choices=RELEASES, help="the image's Debian release")
@@ -71,10 +78,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_up_options(lab_up)
     lab_sub.add_parser("down", help="stop both VMs (by their pid files) and drop their per-run disks")
     lab_status = lab_sub.add_parser("status", help="each VM, SSH reachability, nfs-server, profiles in force")
-    lab_status.add_argument("--json", action="store_true")
+    lab_status.add_argument(
+        "--json", action="store_true", help="each VM's state as a JSON object, for scripts (the exit status as without)"
+    )
     ssh = lab_sub.add_parser("ssh", help="a shell (or one command) on a lab VM")
-    ssh.add_argument("vm", choices=ALL_VM_NAMES)
-    ssh.add_argument("remote_command", nargs=argparse.REMAINDER)
+    ssh.add_argument("vm", choices=ALL_VM_NAMES, help="the VM to log in to")
+    ssh.add_argument(
+        "remote_command",
+        nargs=argparse.REMAINDER,
+        help="a command to run there, as ssh takes it (without one: an interactive shell)",
+    )
 
     _add_run_parsers(sub)
 
@@ -94,8 +107,16 @@ def _add_run_parsers(sub: Any) -> None:
     """run, history, report; their code (engine, SSH) is imported only when one of them runs."""
     run = sub.add_parser("run", help="measure recipes on a server and a client (or the practice lab)")
     _add_hosts(run)
-    run.add_argument("--share", type=share_path, help="the exported path to test (an absolute path on the server)")
-    run.add_argument("--recipe", action="append", required=True, help="recipe id (repeatable); see `nfstune info`")
+    run.add_argument(
+        "--share", type=share_path, metavar="PATH", help="the exported path to test (an absolute path on the server)"
+    )
+    run.add_argument(
+        "--recipe",
+        action="append",
+        required=True,
+        help="the recipe to run, by its id (quick-check, first-look, ...; `nfstune recipes` lists them); "
+        "repeat it for more",
+    )
     run.add_argument(
         "--scale",
         choices=("small", "normal"),
@@ -138,7 +159,7 @@ def _add_run_parsers(sub: Any) -> None:
     past = sub.add_parser("history", help="past sessions")
     past.add_argument("--json", action="store_true", help="the sessions as a JSON array, the latest first")
     rep = sub.add_parser("report", help="export a session: HTML (with plots), CSV, JSON")
-    rep.add_argument("session", type=session_id)
+    rep.add_argument("session", type=session_id, help="the session's number, as `nfstune history` lists it")
     rep.add_argument("--html", type=output_file, help="the report with charts, to send on (- : standard output)")
     rep.add_argument("--csv", type=output_file, help="one row per repeat (- : standard output)")
     rep.add_argument(
@@ -159,17 +180,19 @@ def _add_hosts(p: argparse.ArgumentParser) -> None:
     """--lab, or --server and --client (and the server's address as the client reaches it): `run` and `apply`."""
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--lab", action="store_true", help="use the running practice lab (`nfstune lab up`)")
-    where.add_argument("--server", type=ssh_destination, help="the NFS server, as you would give it to ssh")
+    where.add_argument("--server", type=ssh_destination, metavar="HOST", help=f"the NFS server, {AS_SSH}")
     p.add_argument(
         "--client",
         type=ssh_destination,
         action="append",
-        help="the NFS client, as you would give it to ssh; `run` takes it once per client for a recipe that loads "
-        "the server from several clients at once (the first is the one every other recipe uses)",
+        metavar="HOST",
+        help=f"the NFS client, {AS_SSH}; `run` takes it once per client for a recipe that loads the server from "
+        "several clients at once (the first is the one every other recipe uses)",
     )
     p.add_argument(
         "--server-address",
         type=server_address,
+        metavar="ADDRESS",
         help="the server's host name or IP address as the client reaches it (default: --server)",
     )
 
@@ -186,6 +209,7 @@ def _add_apply_parser(sub: Any) -> None:
     ap.add_argument(
         "--mount-point",
         type=mount_point,
+        metavar="PATH",
         help="where a new /etc/fstab line mounts the share (default: the recommendation's; an existing entry keeps "
         "its own)",
     )
@@ -216,9 +240,11 @@ def _add_watch_parser(sub: Any) -> None:
     watch.add_argument("--all", action="store_true", help="with --uninstall: every watch")
     where = watch.add_mutually_exclusive_group()
     where.add_argument("--lab", action="store_true", help="the running practice lab")
-    where.add_argument("--server", type=ssh_destination, help="the NFS server, as `nfstune run` takes it")
-    watch.add_argument("--client", type=ssh_destination, action="append", help="the NFS client, as `run` takes it")
-    watch.add_argument("--share", type=share_path, help="the exported path, as `run` takes it")
+    where.add_argument("--server", type=ssh_destination, metavar="HOST", help=f"the NFS server, {AS_SSH}")
+    watch.add_argument(
+        "--client", type=ssh_destination, action="append", metavar="HOST", help=f"the NFS client, {AS_SSH}"
+    )
+    watch.add_argument("--share", type=share_path, metavar="PATH", help="the exported path, as `run` takes it")
     watch.add_argument("--server-address", type=server_address, help="as `run` takes it")
     watch.add_argument("--no-server-login", action="store_true", help="as `run` takes it")
 
@@ -236,7 +262,8 @@ def _check_watch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
     if args.uninstall and bool(named) == args.all:
         parser.error("--uninstall needs the hosts and share of the watch to stop, or --all")
     if args.server and not (args.client and args.share):
-        parser.error("--server needs --client and --share too")
+        absent = [mistakes.option(parser, name) for name in ("--client", "--share") if not getattr(args, name[2:])]
+        parser.error(f"--server needs {mistakes.wants(absent, too=True)}")
     if args.lab and (args.client or args.server_address):
         parser.error("--lab uses the lab's own client and its address")
 
@@ -309,10 +336,12 @@ def _check_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
         if given:
             parser.error(f"--lab uses the lab's own client and its address: drop {', '.join(given)}")
     elif not args.client or not args.share:
-        parser.error("--server needs --client and --share too")
+        absent = [mistakes.option(parser, name) for name in ("--client", "--share") if not getattr(args, name[2:])]
+        parser.error(f"--server needs {mistakes.wants(absent, too=True)}")
     twice = [c for i, c in enumerate(args.client or []) if c in args.client[:i]]
     if twice:
         parser.error(f"--client {twice[0]} is given twice: give each client once")
+    args.recipe = mistakes.recipe_ids(parser, args.recipe)
 
 
 def _check_report(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -327,7 +356,7 @@ def _check_apply(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
     if args.client and len(args.client) > 1:
         parser.error("apply writes one client's /etc/fstab: give --client once")
     if args.server and not args.client:
-        parser.error("--server needs --client too")
+        parser.error(f"--server needs {mistakes.wants([mistakes.option(parser, '--client')], too=True)}")
     if args.lab and (args.client or args.server_address):
         parser.error("--lab uses the lab's own client and its address")
 
@@ -336,25 +365,33 @@ def _check_check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
     if args.client and len(args.client) > 1:
         parser.error("check measures from one client: give --client once")
     if args.server and not args.client:
-        parser.error("--server needs --client too")
+        parser.error(f"--server needs {mistakes.wants([mistakes.option(parser, '--client')], too=True)}")
     if args.lab and (args.client or args.server_address):
         parser.error("--lab uses the lab's own client and its address")
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    chooser = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    found: argparse.ArgumentParser = chooser.choices[command]
+    return found
 
 
 def parse(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
     """The command line read and checked (a bad one exits 2 here), with the parser that read it."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    # a subcommand's checks say its usage, not nfstune's
+    command = _subparser(parser, args.command) if args.command is not None else parser
     if args.command == "apply":
-        _check_apply(parser, args)
+        _check_apply(command, args)
     if args.command == "check":
-        _check_check(parser, args)
+        _check_check(command, args)
     if args.command == "report":
-        _check_report(parser, args)
+        _check_report(command, args)
     if args.command == "watch":
-        _check_watch(parser, args)
+        _check_watch(command, args)
     if args.command == "run":
-        _check_run(parser, args)
+        _check_run(command, args)
         if args.scale is None:  # the lab's emulated CPUs move a real NAS's sizes far too slowly
             args.scale = "small" if args.lab else "normal"
     return parser, args

@@ -21,10 +21,13 @@ from nfstune.recipes.model import Recipe
 SCALES = ("small", "normal")
 
 
-def recipes_command(as_json: bool) -> int:
+def recipes_command(as_json: bool, ids_only: bool = False) -> int:
     recipes, errors = load_recipes(default_recipe_dirs())
     for error in errors:  # a broken user recipe costs only itself; said where a script's pipe does not read it
         print(f"nfstune: warning: {error}", file=sys.stderr)
+    if ids_only:
+        print("\n".join(sorted(r.id for r in recipes)))
+        return 0
     rows = [recipe_row(r) for r in recipes]
     print(json.dumps(rows, indent=2) if as_json else table(rows))
     return 0
@@ -41,6 +44,7 @@ def recipe_row(recipe: Recipe) -> dict[str, Any]:
         "warning": info.risks,
         "user_provided": recipe.user_provided,
         "source": str(recipe.source),
+        "replaces": str(recipe.overrides) if recipe.overrides else None,  # the shipped file it stands in for
         "time": {
             scale: {
                 "least_s": round(plan_seconds(recipe, scale, recipe.rounds.min)),
@@ -54,17 +58,25 @@ def recipe_row(recipe: Recipe) -> dict[str, Any]:
 def table(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "no recipes: see `nfstune info` for where nfstune looks for them"
-    width = max(len(r["id"]) for r in rows)
+    # a user's recipe in place of a shipped one of that id: marked after its id, and said under the table
+    ids = [r["id"] + ("*" if r["replaces"] else "") for r in rows]
+    width = max(len(i) for i in ids)
     title_width = min(48, max(len(r["title"]) for r in rows))
     lines = [f"{'recipe':{width}}  {'title':{title_width}}  {'changes':7}  {'small':14}  normal"]
-    for r in rows:
+    for r, shown in zip(rows, ids, strict=True):
         title = r["title"] if len(r["title"]) <= title_width else r["title"][: title_width - 1] + "\u2026"
         small, normal = (_duration(r["time"][scale]) for scale in SCALES)
-        lines.append(f"{r['id']:{width}}  {title:{title_width}}  {r['changes']:7}  {small:14}  {normal}")
+        lines.append(f"{shown:{width}}  {title:{title_width}}  {r['changes']:7}  {small:14}  {normal}")
     lines.append(
         "\nTime by the plan: the least (every comparison settled at the minimum rounds) to the most (the rounds\n"
         "the budget holds). small: the quick setting, for the emulated lab; normal: a real NAS."
     )
+    replacing = [r for r in rows if r["replaces"]]
+    if replacing:  # nfstune runs the user's: the shipped one of that id is out of use while it is there
+        lines.append(
+            "\n* yours, replaces the shipped one (nfstune runs yours; remove it to run the shipped one again):"
+        )
+        lines += [f"  {r['id']}: {r['source']}\n    in place of {r['replaces']}" for r in replacing]
     return "\n".join(lines)
 
 

@@ -84,6 +84,9 @@ def run(args: argparse.Namespace, printer: Any) -> int:
     for error in errors:
         printer(f"warning: {error}")
     chosen = pick_recipes(recipes, args.recipe)
+    for recipe in chosen:
+        if recipe.overrides is not None:  # a file in the user's folder silently standing in would mislead
+            printer(f"warning: {recipe.id} is yours ({recipe.source}): it replaces the shipped one")
     if getattr(args, "dry_run", False):
         print(dry_run_text(args, chosen))
         return 0
