@@ -56,7 +56,12 @@ ENVIRONMENT = (
         "DISPLAY, WAYLAND_DISPLAY, XDG_RUNTIME_DIR",
         "the display the window opens on; without one, `nfstune` and `nfstune gui` say so and exit 2.",
     ),
-    ("QT_QPA_PLATFORM", "Qt's platform (xcb, wayland); offscreen and minimal show nothing, and are refused."),
+    (
+        "QT_QPA_PLATFORM",
+        "Qt's platform (xcb, wayland); offscreen and minimal show nothing, and are refused, as is a name Qt has no "
+        "plugin for.",
+    ),
+    ("QT_QPA_PLATFORM_PLUGIN_PATH, QT_PLUGIN_PATH", "more folders of Qt plugins, where that name is looked for."),
     ("DBUS_SESSION_BUS_ADDRESS", "the session bus a watch's notification goes to."),
 )
 
