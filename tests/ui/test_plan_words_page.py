@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from nfstune.facts.probe_output import parse_probe_output
+from nfstune.recipes.estimate import PastRun
 from nfstune.recipes.model import Recipe
 from nfstune.remote import Host
 from nfstune.session.workflow import Facts, Pair
@@ -72,10 +73,12 @@ def test_many_clients_with_one_client_says_what_it_needs_in_its_plan(
     page.recipe_list.setCurrentItem(item(page, "many-clients"))
     page.show_hosts("nas \u2192 laptop", probed=True, blocker=None)
     assert page.needs_label.isVisibleTo(page)
+    assert item(page, "many-clients").text().splitlines()[1].startswith("needs 2 clients \u00b7 ")  # not a time
     assert "connect at least 2 clients" in page.needs_label.text() and "(laptop)" in page.needs_label.text()
     dialog = page.show_plan()
     assert dialog is not None and dialog.note.isVisibleTo(dialog) and "at least 2 clients" in dialog.note.text()
     text = dialog.plain_text()
+    assert text.splitlines()[0].endswith("; nothing to run: every recipe is skipped (below).")  # no "about 0 s"
     # left out whole, with one reason, rather than run as one client against one client
     assert "many-clients: 1 client, sync" not in text and "\nmany-clients:" not in text
     (skipped,) = [line for line in text.splitlines() if line.startswith("Skipped: many-clients")]
@@ -85,6 +88,7 @@ def test_many_clients_with_one_client_says_what_it_needs_in_its_plan(
     page.plan_context = lambda: two
     page.show_hosts("nas \u2192 laptop", probed=True, blocker=None)  # a further client connected
     assert not page.needs_label.isVisibleTo(page)
+    assert item(page, "many-clients").text().splitlines()[1].startswith("about ")
     page.recipe_list.setCurrentItem(item(page, "first-look"))
     assert not page.needs_label.isVisibleTo(page)
 
@@ -99,8 +103,8 @@ def test_start_run_is_not_offered_for_many_clients_until_a_second_client_is_conn
     assert not start.isEnabled()
     said = window.nav_note.text()
     assert said == start.toolTip()
-    assert "many clients at once compares the NAS loaded from 1, 2, 3 and 4 clients at once" in said
-    assert "connect at least 2 clients" in said and "one is connected (root@client.lab)" in said
+    assert "\u201cmany clients at once\u201d compares the NAS loaded from 1, 2, 3 and 4 clients at once" in said
+    assert "connect at least 2 clients" in said and "one is connected now (root@client.lab)" in said
     assert "Or uncheck it." in said
     item(page, "many-clients").setCheckState(Qt.CheckState.Unchecked)  # the others run
     assert start.isEnabled() and window.nav_note.text() == ""
@@ -122,9 +126,23 @@ def test_a_plan_for_a_real_nas_never_says_its_times_are_the_labs(page: RecipesPa
     page.recipe_list.setCurrentItem(item(page, "quick-check"))
     dialog = page.show_plan()
     assert dialog is not None
-    head = dialog.plain_text().splitlines()[0]
+    head = "\n".join(dialog.plain_text().splitlines()[:2])
     assert "the plan's own pace (the practice lab's)" not in head
     assert ("measured on the practice lab" in head) == (scale == "small"), head
     assert ("gigabit NAS on a spinning disk" in head) == (scale == "normal"), head
-    assert "a first run on them measures" in head
+    assert "(a first run measures other hosts' pace)" in head
+    dialog.close()
+
+
+def test_a_plan_on_hosts_that_ran_before_goes_at_their_own_pace(page: RecipesPage, tmp_path: Path) -> None:
+    connected = pair_of(tmp_path, 1)
+    page.plan_context = lambda: connected
+    page.past_runs = lambda scale: [PastRun("quick-check", 1200.0, 3, True)]  # its last run here: 20 min
+    page.show_hosts("nas \u2192 laptop", probed=True, blocker=None)  # reads the past runs again
+    page.recipe_list.setCurrentItem(item(page, "quick-check"))
+    dialog = page.show_plan()
+    assert dialog is not None
+    head, times = dialog.plain_text().splitlines()[:2]
+    assert times.startswith("Times: these hosts' own pace in their earlier runs (") and "lab" not in times, times
+    assert "about 20 min for the minimum rounds" in head, head  # its 3 rounds took 20 min here
     dialog.close()

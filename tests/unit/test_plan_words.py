@@ -172,13 +172,13 @@ def test_among_other_recipes_many_clients_is_left_out_with_one_plain_reason() ->
 @pytest.mark.parametrize("scale", SCALES)
 def test_a_real_nas_dry_run_says_what_its_times_rest_on(capsys: pytest.CaptureFixture[str], scale: str) -> None:
     status, text = dry_run(capsys, "quick-check", scale, 1)
-    head = text.splitlines()[0]
+    head = "\n".join(text.splitlines()[:2])
     assert status == 0 and "the plan's own pace (the practice lab's)" not in head
     if scale == "small":
-        assert "from the small scale's times, measured on the practice lab; other hosts run at their own pace" in head
+        assert "\nTimes: the plan's for scale small, measured on the practice lab (" in head, head
     else:
-        assert "from the normal scale's times, for a gigabit NAS on a spinning disk; other hosts" in head
-    assert head.endswith("which a first run on them measures."), head
+        assert "\nTimes: the plan's for scale normal, made for a gigabit NAS on a spinning disk (" in head, head
+    assert head.endswith("(a first run measures other hosts' pace)."), head
 
 
 @pytest.mark.usefixtures("own_folders")
@@ -192,7 +192,7 @@ def test_a_dry_run_on_hosts_that_ran_before_goes_at_their_own_pace(capsys: pytes
     conn.close()
     argv = ["run", "--server", "root@nas", "--client", "root@client", "--share", "/export", "--scale", "small"]
     assert main([*argv, "--recipe", "sync-vs-async", "--dry-run"]) == 0
-    head = capsys.readouterr().out.splitlines()[0]
-    assert "at these hosts' own pace in their earlier runs (" in head and "practice lab" not in head, head
+    head = capsys.readouterr().out.splitlines()[1]
+    assert head.startswith("Times: these hosts' own pace in their earlier runs (") and "lab" not in head, head
     assert main([*argv[:4], "root@laptop", *argv[5:], "--recipe", "sync-vs-async", "--dry-run"]) == 0
-    assert "measured on the practice lab" in capsys.readouterr().out.splitlines()[0]  # another client: no pace
+    assert "measured on the practice lab" in capsys.readouterr().out.splitlines()[1]  # another client: no pace

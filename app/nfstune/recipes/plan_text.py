@@ -52,16 +52,18 @@ def plan_pace(scale: str, *, lab: bool = False) -> Pace:
     spinning disk at scale normal. Other hosts run at their own pace, which a first run on them measures (`lab`: the
     hosts are the practice lab's)."""
     if lab and scale == "small":
-        return Pace(1.0, "at the practice lab's pace, where the small scale's times were measured")
-    times = SCALE_TIMES.get(scale, "the plan's own times")
-    if lab:
-        return Pace(1.0, f"from {times}; the practice lab is slower")
-    return Pace(1.0, f"from {times}; other hosts run at their own pace, which a first run on them measures")
+        return Pace(1.0, "the practice lab's pace, where the small scale's times were measured")
+    own = {
+        "small": "the plan's for scale small, measured on the practice lab",
+        "normal": "the plan's for scale normal, made for a gigabit NAS on a spinning disk",
+    }.get(scale, "the plan's own")
+    why = "the practice lab is slower" if lab else "a first run measures other hosts' pace"
+    return Pace(1.0, f"{own} ({why})")
 
 
 def measured_pace(factor: float) -> Pace:
     """These hosts' own pace, from their earlier runs (recipes.estimate)."""
-    return Pace(factor, f"at these hosts' own pace in their earlier runs ({factor:.2g}x the plan's times)")
+    return Pace(factor, f"these hosts' own pace in their earlier runs ({factor:.2g}x the plan's times)")
 
 
 def plan_text(plan: Plan, rounds_shown: int = 2, pace: Pace | None = None) -> str:
@@ -75,8 +77,10 @@ def plan_text(plan: Plan, rounds_shown: int = 2, pace: Pace | None = None) -> st
         if duration_words(low) == duration_words(high)  # fixed rounds: nothing between a least and a most
         else f"about {duration_words(low)} for the minimum rounds, at most {duration_words(high)} (the budgets)"
     )
+    # every recipe left out: no time to estimate, and the reasons follow
+    head = f"{took}.\nTimes: {pace.basis}" if plan.recipes else "nothing to run: every recipe is skipped (below)"
     lines = [
-        f"Plan: scale {plan.scale}, seed {plan.seed}; {took}, {pace.basis}.",
+        f"Plan: scale {plan.scale}, seed {plan.seed}; {head}.",
         f"Mount point {plan.mount_point or MOUNT_ROOT + '/...'}, scratch directory {plan.scratch_name} in the export "
         "(both removed at the end). Every change of a visit is undone when the visit ends, on cancel and on failure.",
     ]

@@ -13,21 +13,23 @@ from nfstune.recipes.plan_text import Pace, measured_pace, plan_pace
 from nfstune.session.workflow import Pair
 from nfstune.words import count
 
-WHERE_TO_ADD = "Further clients, on step 1 (Connect)"
+WHERE_TO_ADD = "Further clients, on step 1, Connect"
 
 
-def clients_short(recipe: Recipe, pair: Pair | None) -> str | None:
-    """'many clients at once compares the NAS loaded from 1, 2, 3 and 4 clients at once: connect at least 2
-    clients (...); one is connected (laptop).' None when the connected clients are enough, or not known yet."""
+def clients_short(recipe: Recipe, pair: Pair | None, *, named: bool = True) -> str | None:
+    """'“many clients at once” compares the NAS loaded from 1, 2, 3 and 4 clients at once: connect at least 2
+    clients (...); one is connected now (laptop).' (`named` False: 'It compares ...', beside its own title). None
+    when the connected clients are enough, or not known yet."""
     if pair is None:
         return None
     have = len(pair.clients)
     if too_few_clients(recipe, have) is None:
         return None
     names = ", ".join(client.label for client in pair.clients)
-    connected = "one is connected" if have == 1 else f"{have} are connected"
+    connected = "one is connected now" if have == 1 else f"{have} are connected now"
+    who = f"“{recipe.title}”" if named else "It"
     return (
-        f"{recipe.title} {compares_text(recipe)}: connect at least {count(clients_needed(recipe), 'client')} "
+        f"{who} {compares_text(recipe)}: connect at least {count(clients_needed(recipe), 'client')} "
         f"({WHERE_TO_ADD}); {connected} ({names})."
     )
 

@@ -13,11 +13,12 @@ def runs_async(recipe: Recipe) -> bool:
     return any("async" in config.export.set for config in recipe.configs)
 
 
-def list_text(recipe: Recipe, likely: Estimate) -> tuple[str, str]:
+def list_text(recipe: Recipe, likely: Estimate, needs: str | None = None) -> tuple[str, str]:
     """The list's two lines for a recipe ("Quick check" / "about 6 min · changes the server · ⚠ async"), and
-    the same in words for a screen reader."""
+    the same in words for a screen reader. `needs`: what it needs before it can run here ("needs 2 clients"), said
+    instead of a time it will not take."""
     where = "changes the server" if describe(recipe).host == "server" else "changes the client only"
-    parts = [format_duration(likely.seconds), where]
+    parts = [needs or format_duration(likely.seconds), where]
     spoken = [recipe.title, *parts]
     if runs_async(recipe):
         parts.append("⚠ async")

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.errors import NfstuneError
+from nfstune.recipes.clients_needed import clients_needed
 from nfstune.recipes.estimate import Estimate, PastRun, estimate, noise_text
 from nfstune.recipes.info import describe, format_duration
 from nfstune.recipes.model import Recipe
@@ -37,6 +38,7 @@ from nfstune.ui.plan_dialog import PlanDialog
 from nfstune.ui.widgets.labels import wrapped_label
 from nfstune.ui.widgets.rows_table import RowsTable as RowsTable  # the Results page's tables import it from here
 from nfstune.ui.widgets.scrolled import scrolled
+from nfstune.words import count
 
 PRESELECTED = ("first-look",)  # a first visit: what limits the hosts, changing nothing (quick-check is one click away)
 CONFIG_HEADER = ("Configuration", "Mount options\n(client)", "Server\n(export, nfsd)", "Workloads")
@@ -238,7 +240,8 @@ class RecipesPage(QWidget):
         """What the estimates and plans are for: `pair` ("nas \u2192 client") once both hosts are connected, else
         None (the plan's own times, placeholder hosts); `probed` once their facts are read; `blocker`: why a run
         cannot start yet (None: it can). The main window calls this at every change of the wizard's state."""
-        self._show_needs(self.current_recipe())  # more clients may have connected to the same pair
+        self._label_items()  # more clients may have connected to the same pair: what needs more is said again
+        self._show_needs(self.current_recipe())
         if (pair, probed, blocker) == self._hosts:
             return
         new_pair = pair != self._hosts[0]
@@ -300,7 +303,7 @@ class RecipesPage(QWidget):
         return run_blocker([self._recipes[i] for i in self.selected_ids()], self.plan_context()[0])
 
     def _show_needs(self, recipe: Recipe | None) -> None:
-        short = clients_short(recipe, self.plan_context()[0]) if recipe is not None else None
+        short = clients_short(recipe, self.plan_context()[0], named=False) if recipe is not None else None
         self.needs_label.setVisible(short is not None)
         self.needs_label.setText(f"<b>Needs more clients.</b> {html.escape(short or '')}")
 
@@ -356,11 +359,14 @@ class RecipesPage(QWidget):
     def _label_items(self) -> None:
         """Each recipe's time (at this scale, on these hosts), the host it changes and its risk, in the list."""
         self.recipe_list.blockSignals(True)  # a new text is no new check: itemChanged would say the selection moved
+        pair = self.plan_context()[0]
         try:
             for row in range(self.recipe_list.count()):
                 item = self.recipe_list.item(row)
                 recipe = self._recipes[item.data(ID_ROLE)]
-                text, spoken = list_text(recipe, self.estimate(recipe))
+                short = clients_short(recipe, pair) is not None
+                needs = f"needs {count(clients_needed(recipe), 'client')}" if short else None
+                text, spoken = list_text(recipe, self.estimate(recipe), needs)
                 item.setText(text)
                 item.setData(Qt.ItemDataRole.AccessibleTextRole, spoken)
         finally:
@@ -374,7 +380,8 @@ class RecipesPage(QWidget):
             if config.label == recipe.baseline and "baseline" not in config.label:
                 label += " (baseline)"
             if config.when.tests:
-                label += f"\nonly with {config.when.words()}"
+                # a condition a line, so that the column stays narrow enough for the options beside it
+                label += "\nonly with " + "\nand ".join(test.words() for test in config.when.tests)
             workloads = "\n".join(config.workloads or recipe.workloads)
             options = (mount_text(config).replace(",", ", "), server_text(config).replace(",", ", "))
             for column, text in enumerate((label, *options, workloads)):
