@@ -196,3 +196,13 @@ def test_a_dry_run_on_hosts_that_ran_before_goes_at_their_own_pace(capsys: pytes
     assert head.startswith("Times: these hosts' own pace in their earlier runs (") and "lab" not in head, head
     assert main([*argv[:4], "root@laptop", *argv[5:], "--recipe", "sync-vs-async", "--dry-run"]) == 0
     assert "measured on the practice lab" in capsys.readouterr().out.splitlines()[1]  # another client: no pace
+
+
+def test_numbers_with_their_nouns() -> None:
+    from nfstune.words import and_list, count, numbered_span, span
+
+    assert [count(n, "round") for n in (0, 1, 2)] == ["0 rounds", "1 round", "2 rounds"]
+    assert count(1, "process", "processes") == "1 process" and count(3, "process", "processes") == "3 processes"
+    assert (span(2, 2, "round"), span(3, 8, "round")) == ("2 rounds", "3 to 8 rounds")
+    assert (numbered_span(4, 4, "round"), numbered_span(4, 8, "round")) == ("round 4", "rounds 4 to 8")
+    assert (and_list(["a"]), and_list(["a", "b"]), and_list(["a", "b", "c"])) == ("a", "a and b", "a, b and c")
