@@ -101,7 +101,7 @@ def test_a_nas_without_login_runs_a_client_side_recipe_and_says_what_its_figures
     assert report.returncode == 0, report.stderr
     assert "without the server's side" in report.stdout
     assert "the server's page cache could not be dropped" in report.stdout
-    assert "Not measured: 1 configuration(s) that change the server" in report.stdout
+    assert "Not measured: 1 configuration that changes the server" in report.stdout
     page = (tmp_path / "report.html").read_text()
     assert "<h2>Without the server's side</h2>" in page and "no network ceiling" in page
     assert "<h3>Export" not in page  # no export recommended: it was not read

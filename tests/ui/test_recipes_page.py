@@ -104,7 +104,7 @@ def test_client_side_recipe_has_no_warning_and_says_the_server_is_untouched(page
     select(page, "many-clients")
     assert table_column(page, "Server\n(export, nfsd)")[-1] == "sync · 64 nfsd threads"
     select(page, "nfs-versions")
-    assert table_column(page, "Configuration")[1] == "vers=4.0\nonly when server_nfs_version includes 4.0"
+    assert table_column(page, "Configuration")[1] == "vers=4.0\nonly with a server that offers NFS 4.0"
     assert table_column(page, "Configuration")[3] == "vers=4.2 (baseline)"
 
 
@@ -197,4 +197,4 @@ def test_transport_says_the_server_restarts_for_rdma_and_that_the_export_stays(p
         "unchanged",
         "nfsd listens for RDMA (port 20049)",
     ]
-    assert table_column(page, "Configuration")[2] == "rdma\nonly when rdma_both is true"
+    assert table_column(page, "Configuration")[2] == "rdma\nonly with an active RDMA device on both hosts"

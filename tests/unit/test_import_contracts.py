@@ -11,7 +11,7 @@ import nfstune
 
 PYPROJECT = Path(__file__).parents[2] / "pyproject.toml"
 # the modules at the top that every layer may use: they import nothing of nfstune's but each other
-SHARED = {"nfstune.errors", "nfstune.paths", "nfstune.logs", "nfstune.signals", "nfstune.shell_text"}
+SHARED = {"nfstune.errors", "nfstune.paths", "nfstune.logs", "nfstune.signals", "nfstune.shell_text", "nfstune.words"}
 
 
 def contract(contract_id: str) -> dict[str, object]:

@@ -130,7 +130,7 @@ def test_the_report_says_what_a_session_without_login_lacks() -> None:
     skipped = ["quick-check async: skipped (nfstune cannot log in to the server, so ...)", "x: skipped: a condition"]
     found = caveats({"plan": json.dumps({"server_login": False, "skipped": skipped})})
     assert any("page cache could not be dropped" in c for c in found)
-    assert found[-1].startswith("Not measured: 1 configuration(s) that change the server")
+    assert found[-1].startswith("Not measured: 1 configuration that changes the server")
 
 
 def test_without_a_login_the_recommendation_is_the_fstab_line_alone() -> None:

@@ -48,7 +48,10 @@ def test_varies_is_built_from_the_configurations(shipped: dict[str, Recipe]) -> 
     assert describe(shipped["nconnect"]).varies == "nconnect 1, 2, 4"
     assert describe(shipped["readahead"]).varies == "client readahead 128 KiB, 1 MiB, 15 MiB"
     versions = describe(shipped["nfs-versions"]).varies
-    assert versions.startswith("NFS version 3, 4.0, 4.1, 4.2") and "vers=4.0 only when" in versions
+    assert (
+        versions.startswith("NFS version 3, 4.0, 4.1, 4.2")
+        and "vers=4.0 only with a server that offers NFS 4.0" in versions
+    )
 
 
 def test_format_duration() -> None:

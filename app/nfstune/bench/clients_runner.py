@@ -20,6 +20,7 @@ from nfstune.bench.writeback import Flush, wait_idle
 from nfstune.changes.transaction import Transaction
 from nfstune.errors import Cancelled, NfstuneError
 from nfstune.remote import Host, RemoteError, RemoteProcess
+from nfstune.words import count
 
 JOB_PREFIX = "/var/tmp/nfstune-fio-job-"  # on the front end's host; a "tempfile" of the journal
 
@@ -87,7 +88,7 @@ class ClientsRunner:
             flushes.append(Flush("server", self.server, export_path, False))
         waits = wait_idle(flushes, cancel=self.cancel, say=self.waiting, log=self.log)
         jobs = [job for _, _, job in prepared]
-        self.log(f"{workload}: {len(clients)} client(s) at once through fio's front end on {front_end.label}")
+        self.log(f"{workload}: {count(len(clients), 'client')} at once through fio's front end on {front_end.label}")
         proc = front_end.start(front_end_argv(jobs), sudo=True, timeout=3600)
         out: list[str] = []
         err: list[str] = []

@@ -17,6 +17,7 @@ from nfstune.advice.outcome import SessionOutcome, session_outcome
 from nfstune.advice.recommend import Recommendation
 from nfstune.cli.output import StandardOutput, write_output
 from nfstune.errors import ConfigError
+from nfstune.recipes.clients_needed import client_counts, clients_needed, compares_text, too_few_clients
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes, recipes_by_id
 from nfstune.recipes.model import Recipe
 from nfstune.remote import Host, open_host
@@ -34,6 +35,7 @@ from nfstune.session.server_change import ServerChange
 from nfstune.session.workflow import Pair, pick_recipes, plan_for
 from nfstune.signals import terminate_as_interrupt
 from nfstune.store import Journal, Results, open_store
+from nfstune.words import plural
 
 WAIT_LINE_S = 5.0  # while a host is still writing back before a run, a line this often in the terminal
 
@@ -87,6 +89,7 @@ def run(args: argparse.Namespace, printer: Any) -> int:
     for recipe in chosen:
         if recipe.overrides is not None:  # a file in the user's folder silently standing in would mislead
             printer(f"warning: {recipe.id} is yours ({recipe.source}): it replaces the shipped one")
+    refuse_too_few_clients(args, chosen)
     if getattr(args, "dry_run", False):
         print(dry_run_text(args, chosen))
         return 0
@@ -181,9 +184,42 @@ def run(args: argparse.Namespace, printer: Any) -> int:
     return 0
 
 
+def refuse_too_few_clients(args: argparse.Namespace, chosen: list[Recipe]) -> None:
+    """A recipe asked for by name that needs more clients than the command gives (many-clients with one): stopped
+    before anything connects, rather than run as the one-client comparison that is left of it."""
+    if args.lab:
+        from nfstune.lab import LabConfig
+
+        lab = LabConfig().as_running()
+        have, names = lab.clients, list(lab.client_vms)
+    else:
+        names = list(getattr(args, "client", None) or [])
+        have = len(names)
+        if not have:
+            return  # no --client at all: said as such where the hosts are read
+    short = [r for r in chosen if too_few_clients(r, have) is not None]
+    if not short:
+        return
+    number = "one" if have == 1 else str(have)
+    gave = f"{number} ({', '.join(names)})"
+    lines = []
+    for recipe in short:
+        needed, most = clients_needed(recipe), max(client_counts(recipe))
+        if args.lab:
+            how = (
+                f"the lab runs {number} {plural(have, 'client')} ({', '.join(names)}): start it with more, "
+                f"`nfstune lab down`, then `nfstune lab up --clients {most}`"
+            )
+        else:
+            how = f"give at least {needed} --client hosts (up to {most}); you gave {gave}"
+        lines.append(f"{recipe.id} {compares_text(recipe)}: {how}")
+    raise ConfigError("\n".join([*lines, "Nothing was run."]))
+
+
 def dry_run_text(args: argparse.Namespace, chosen: list[Any]) -> str:
     """The plan without connecting to any host (the lab need not be up): the share and the server's address come
     from the arguments."""
+    from nfstune.cli.past_pace import dry_run_pace
     from nfstune.recipes.plan_text import plan_text
 
     if args.lab:
@@ -205,7 +241,8 @@ def dry_run_text(args: argparse.Namespace, chosen: list[Any]) -> str:
         server_login=not no_login,
         ask_admin=sys.stdin.isatty(),
     )
-    return plan_text(plan) + "\n\nDry run: no host was contacted and nothing was changed."
+    pace = dry_run_pace(args, chosen, recipes_by_id())
+    return plan_text(plan, pace=pace) + "\n\nDry run: no host was contacted and nothing was changed."
 
 
 def ask_at_terminal(prompt: HandPrompt) -> str:

@@ -22,6 +22,8 @@ from nfstune.bench.sizing import default_sizes
 from nfstune.recipes.info import format_duration
 from nfstune.recipes.model import Recipe
 from nfstune.recipes.plan import build_plan, visit_seconds
+from nfstune.recipes.plan_text import SCALE_TIMES
+from nfstune.words import count
 
 LAST_RUNS = 3  # the runs of a recipe its estimate takes the median of: recent enough to follow a changed host
 
@@ -91,15 +93,16 @@ def noise_text(recipe: Recipe, scale: str) -> str:
     """How the hosts' noise sets the recipe's time, for the Recipes page."""
     warmup, round_s, _, most = _plan_times(recipe, scale)
     least = format_duration(warmup + recipe.rounds.min * round_s)
+    fewest = count(recipe.rounds.min, "round")
     longest = format_duration(warmup + most * round_s)
     if most <= recipe.rounds.min:
         return (
-            f"It runs {recipe.rounds.min} rounds ({least}): enough for large differences (30 % or more) on quiet "
+            f"It runs {fewest} ({least}): enough for large differences (30 % or more) on quiet "
             "hosts (about 5 % spread on a round's ratio); smaller ones, or noisier hosts, are reported as not "
             "settled, with the rounds that would settle them."
         )
     return (
-        f"At least {recipe.rounds.min} rounds ({least}): enough for large differences (30 % or more) on quiet hosts "
+        f"At least {fewest} ({least}): enough for large differences (30 % or more) on quiet hosts "
         f"(about 5 % spread on a round's ratio). Smaller differences and noise lengthen it (twice the spread needs "
         f"about four times the rounds), up to {most} rounds ({longest}, what the budget holds). A comparison settled "
         "on the way is no longer measured, so the later rounds are shorter and it may finish sooner; one still open "
@@ -108,8 +111,7 @@ def noise_text(recipe: Recipe, scale: str) -> str:
 
 
 def _rounds_text(rounds: float) -> str:
-    whole = round(rounds)
-    return f"{whole} round{'s' if whole != 1 else ''}"
+    return count(round(rounds), "round")
 
 
 def estimate(
@@ -151,5 +153,6 @@ def estimate(
         basis = f"these hosts' pace in {runs} of other recipes ({pace:.1f}x the plan), {rounds_basis}"
         at_most = at_most_seconds(recipe, scale, pace)
         return Estimate(min(pace * plan_seconds(recipe, scale, rounds), at_most), at_most, basis, rounds, pace)
-    basis = f"the plan ({rounds_basis}): " + ("no run on these hosts yet" if hosts_known else "no hosts connected yet")
+    times = SCALE_TIMES.get(scale, "the plan's own times")
+    basis = f"{times} ({rounds_basis}): " + ("no run on these hosts yet" if hosts_known else "no hosts connected yet")
     return Estimate(plan_seconds(recipe, scale, rounds), at_most, basis, rounds, 1.0)

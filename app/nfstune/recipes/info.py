@@ -151,7 +151,7 @@ def varies_text(recipe: Recipe) -> str:
     dims = _dimensions(configs)
     if "rsize" in dims and dims.get("wsize") == dims["rsize"]:
         dims = {("rsize/wsize" if k == "rsize" else k): v for k, v in dims.items() if k != "wsize"}
-    conditional = [f"{c.label} only when {c.when.describe()}" for c in configs if c.when.tests]
+    conditional = [f"{c.label} only with {c.when.words()}" for c in configs if c.when.tests]
     if "clients" in dims:
         # a grid (counts x settings), not one change against the baseline each: every axis with its values
         return "; ".join(_values_text(key, values) for key, values in dims.items())

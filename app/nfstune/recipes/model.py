@@ -17,6 +17,8 @@ from nfstune.bench.workloads import WorkloadSpec
 from nfstune.nfs.export_edit import ExportOptionEdit
 from nfstune.nfs.kernel_view import offered_versions
 from nfstune.nfs.mount_options import RDMA_PORT, MountOptions
+from nfstune.recipes.condition_words import have_words, need_words
+from nfstune.words import and_list
 
 if TYPE_CHECKING:
     from nfstune.facts.model import HostFacts
@@ -123,6 +125,10 @@ class FactTest:
         ]
         return f"{self.fact} {' and '.join(b for b in bounds if b)}"
 
+    def words(self) -> str:
+        """What the test needs in an admin's words ('at least 2 clients at once'): the plan, the Recipes page."""
+        return need_words(self.fact, self.equals, self.negate, self.at_least, self.below)
+
 
 def _show(value: Scalar) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
@@ -142,13 +148,20 @@ class Condition:
         return None if None in results else True
 
     def describe(self) -> str:
+        """The condition in the recipe file's terms (its facts' names), for whoever writes recipes."""
         return " and ".join(test.describe() for test in self.tests) or "always"
 
+    def words(self) -> str:
+        """What the condition needs in an admin's words: 'a server running fewer than 64 nfsd threads and at least
+        2 clients at once'."""
+        return and_list([test.words() for test in self.tests]) or "nothing"
+
     def why_not(self, facts: Mapping[str, FactValue]) -> str:
-        """Why the condition fails on these facts, in words: what it needs and what the hosts have instead."""
+        """Why the condition fails on these facts, in words: what it needs and what the hosts have instead ('it
+        needs at least 2 clients at once, and this session has 1 client')."""
         failing = [test for test in self.tests if test.holds(facts) is False]
-        have = "; ".join(f"{t.fact} is {render_fact(facts.get(t.fact), t.fact)}" for t in failing)
-        return f"it runs only where {self.describe()}, and here {have}"
+        have = and_list([have_words(t.fact, value) for t in failing if (value := facts.get(t.fact)) is not None])
+        return f"it needs {and_list([t.words() for t in failing])}, and {have}"
 
 
 _PLACEHOLDER = re.compile(r"\{([a-z_0-9]+)\}")

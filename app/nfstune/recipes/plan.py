@@ -18,6 +18,7 @@ from nfstune.changes.steps import Step, Steps
 from nfstune.facts.appliance import async_setting_hint
 from nfstune.nfs.export_edit import ExportOptionEdit
 from nfstune.nfs.own_mount import mount_point_for
+from nfstune.recipes.clients_needed import too_few_clients
 from nfstune.recipes.hand_plan import SWITCH_S, HandChange, by_hand, vendor_place
 from nfstune.recipes.model import Config, FactValue, Recipe, Rounds
 from nfstune.recipes.visit_changes import session_changes, visit_changes
@@ -202,6 +203,7 @@ def build_plan(
     notes: list[str] = []
     for recipe in recipes:
         kept: list[str] = []
+        mark = len(skipped)  # this recipe's own skip reasons follow
         baseline = next((c for c in recipe.configs if c.label == recipe.baseline), None)  # before it is kept as is
         if not server_login or appliance is not None:
             recipe, kept = _as_the_server_has_it(recipe)
@@ -224,6 +226,12 @@ def build_plan(
                 _hand_or_skip(config, why, candidates, skipped)
             else:
                 configs.append(config)
+        have = facts.get("clients_connected")
+        too_few = too_few_clients(recipe, have) if isinstance(have, int) and not isinstance(have, bool) else None
+        if too_few is not None:  # one line says why the whole recipe is left out, not one per configuration
+            del skipped[mark:]
+            skipped.append(f"{recipe.id}: skipped: {too_few}")
+            continue
         hand = by_hand(recipe, baseline, configs, candidates, appliance, ask_admin, skipped)
         if hand is not None:
             notes += kept

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from nfstune.bench.sizing import GROWS, growth_rule_text
 from nfstune.bench.workloads import SMALL_FILES_TAR
@@ -15,6 +16,7 @@ from nfstune.changes.steps import Step
 from nfstune.nfs.own_mount import MOUNT_ROOT
 from nfstune.recipes.hand_plan import hand_plan_lines
 from nfstune.recipes.plan import Plan, RecipePlan, rdma_ports_needed
+from nfstune.words import count, numbered_span, span
 
 
 def _grows(item: RecipePlan) -> bool:
@@ -30,25 +32,64 @@ def duration_words(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
 
-def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
+@dataclass(frozen=True)
+class Pace:
+    """How fast the hosts run against the plan's own times (1.0: as the plan), and what that rests on, in words."""
+
+    factor: float
+    basis: str
+
+
+# what the plan's own times (plan.VISIT_S, RUN_S) were taken from, at each scale
+SCALE_TIMES = {
+    "small": "the small scale's times, measured on the practice lab",
+    "normal": "the normal scale's times, for a gigabit NAS on a spinning disk",
+}
+
+
+def plan_pace(scale: str, *, lab: bool = False) -> Pace:
+    """What the plan's own times rest on: the practice lab's measured pace at scale small, a gigabit NAS on a
+    spinning disk at scale normal. Other hosts run at their own pace, which a first run on them measures (`lab`: the
+    hosts are the practice lab's)."""
+    if lab and scale == "small":
+        return Pace(1.0, "the practice lab's pace, where the small scale's times were measured")
+    own = {
+        "small": "the plan's for scale small, measured on the practice lab",
+        "normal": "the plan's for scale normal, made for a gigabit NAS on a spinning disk",
+    }.get(scale, "the plan's own")
+    why = "the practice lab is slower" if lab else "a first run measures other hosts' pace"
+    return Pace(1.0, f"{own} ({why})")
+
+
+def measured_pace(factor: float) -> Pace:
+    """These hosts' own pace, from their earlier runs (recipes.estimate)."""
+    return Pace(factor, f"these hosts' own pace in their earlier runs ({factor:.2g}x the plan's times)")
+
+
+def plan_text(plan: Plan, rounds_shown: int = 2, pace: Pace | None = None) -> str:
     """The plan as the admin reads it before it runs: per recipe the visit order of every round up to the minimum,
-    and every command of the warm-up and the first `rounds_shown` rounds, with how each change is undone."""
-    low, high = plan.estimate_s
-    pace = (
+    and every command of the warm-up and the first `rounds_shown` rounds, with how each change is undone. `pace`:
+    what the times rest on (default: the plan's own times, not the lab's, said as such)."""
+    pace = pace or plan_pace(plan.scale, lab=False)
+    low, high = (pace.factor * seconds for seconds in plan.estimate_s)
+    took = (
         f"about {duration_words(low)}"
         if duration_words(low) == duration_words(high)  # fixed rounds: nothing between a least and a most
         else f"about {duration_words(low)} for the minimum rounds, at most {duration_words(high)} (the budgets)"
     )
+    # every recipe left out: no time to estimate, and the reasons follow
+    head = f"{took}.\nTimes: {pace.basis}" if plan.recipes else "nothing to run: every recipe is skipped (below)"
     lines = [
-        f"Plan: scale {plan.scale}, seed {plan.seed}; at the plan's own pace (the practice lab's), {pace}",
+        f"Plan: scale {plan.scale}, seed {plan.seed}; {head}.",
         f"Mount point {plan.mount_point or MOUNT_ROOT + '/...'}, scratch directory {plan.scratch_name} in the export "
         "(both removed at the end). Every change of a visit is undone when the visit ends, on cancel and on failure.",
     ]
     most = max((c.clients or 0 for item in plan.recipes for c in item.configs), default=0)
     if most:
+        where = "on the client" if most == 1 else f"once on each of the first {most} clients"
         lines.append(
-            f"fio --server is started once on each of the first {most} clients, bound to its address on the link to "
-            f"the server (port {FIO_SERVER_PORT}; journaled, stopped at the end)."
+            f"fio --server is started {where}, bound to its address on the link to the server (port "
+            f"{FIO_SERVER_PORT}; journaled, stopped at the end)."
         )
     for port in rdma_ports_needed(plan):
         lines.append(
@@ -59,7 +100,7 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
     if any("small-files" in v.workloads for item in plan.recipes for v in item.visits):
         lines.append(f"The small-files tree is packed once into {SMALL_FILES_TAR} on the client (removed at the end).")
     lines += [f"Note: {note}" for note in plan.notes]
-    lines += [f"Skipped: {text}" for text in plan.skipped]
+    lines += [skipped_line(text) for text in plan.skipped]
     lines += ["", "session (before the first recipe; undone at the end):"]
     lines += _steps_text(("set up", plan.session.do), ("undo", plan.session.undo), indent="  ")
     for item in plan.recipes:
@@ -71,18 +112,20 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
             continue
         lines += [
             "",
-            f"{item.recipe.id}: {_rounds_words(item)}; about {duration_words(item.round_s(plan.scale))} a round",
+            f"{item.recipe.id}: {_rounds_words(item)}; about {duration_words(pace.factor * item.round_s(plan.scale))} "
+            "a round",
         ]
         if rounds.warmup:
             lines.append(f"  warm-up: {', '.join(item.order(0))} (not counted)")
         if len(item.configs) == 1:  # one configuration visits alone every round: one line says each round's order
-            lines.append(f"  {_rounds_span(rounds.min)}: {', '.join(item.order(1))}")
+            lines.append(f"  {numbered_span(1, rounds.min, 'round')}: {', '.join(item.order(1))}")
         else:
             for number in range(1, rounds.min + 1):
                 lines.append(f"  round {number}: {', '.join(item.order(number))}")
         if rounds.max > rounds.min:
             lines.append(
-                f"  rounds {rounds.min + 1} to {rounds.max}, while needed: each in a new order, without the runs "
+                f"  {numbered_span(rounds.min + 1, rounds.max, 'round')}, while needed: each in a new order, without "
+                "the runs "
                 "whose comparisons are settled (a configuration with none left is not visited)"
             )
         if plan.sizes is not None and plan.size_limits is not None and _grows(item):
@@ -91,29 +134,26 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
     return "\n".join(lines)
 
 
-def _count(n: int, noun: str) -> str:
-    """'1 configuration', '3 configurations'."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def _rounds_span(rounds: int) -> str:
-    return "round 1" if rounds == 1 else f"rounds 1 to {rounds}"
+def skipped_line(text: str) -> str:
+    """'Skipped: many-clients 3 clients, sync: it needs ...': the planner's reason, which says "skipped" itself for
+    the run's log, said once."""
+    return "Skipped: " + text.replace(": skipped: ", ": ", 1).replace(": skipped (", " (", 1)
 
 
 def _rounds_words(item: RecipePlan) -> str:
     """'1 configuration, 6 rounds', or '4 configurations, 3 to 8 rounds (stops when every comparison is settled,
     ...)': a fixed number of rounds has no stop rule to explain, nor a budget that could cut it."""
     rounds, budget = item.rounds, duration_words(item.budget_s)
-    configs = _count(len(item.configs), "configuration")
+    configs = count(len(item.configs), "configuration")
     if rounds.min == rounds.max:
-        return f"{configs}, {_count(rounds.max, 'round')}"
+        return f"{configs}, {count(rounds.max, 'round')}"
     cut = (
         f"; {rounds.max} is what the {budget} budget holds at the plan's pace"
         if rounds.max < item.recipe.rounds.max
         else ""
     )
     return (
-        f"{configs}, {rounds.min} to {rounds.max} rounds (stops when every comparison is settled, at round "
+        f"{configs}, {span(rounds.min, rounds.max, 'round')} (stops when every comparison is settled, at round "
         f"{rounds.max}, or before the {budget} budget is spent{cut})"
     )
 

@@ -7,6 +7,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from nfstune.words import count
+
 WITHOUT_SERVER = "Without the server's side"
 
 
@@ -31,8 +33,9 @@ def caveats(session: Mapping[str, Any]) -> list[str]:
     ]
     skipped = [text for text in plan.get("skipped", []) if "cannot log in to the server" in text]
     if skipped:
+        verb = "changes" if len(skipped) == 1 else "change"
         found.append(
-            f"Not measured: {len(skipped)} configuration(s) that change the server; each says where to change it "
-            "yourself: " + " | ".join(skipped)
+            f"Not measured: {count(len(skipped), 'configuration')} that {verb} the server; each says where to change "
+            "it yourself: " + " | ".join(skipped)
         )
     return found

@@ -34,6 +34,7 @@ from nfstune.session.check_in_force import verify_in_force
 from nfstune.session.engine import Event
 from nfstune.session.workflow import Facts, Pair, make_engine, sizes_for, start_session
 from nfstune.store import Journal, Results
+from nfstune.words import count
 
 CHECK_RECIPE = "check-held"
 CHECK_LABEL = "applied"
@@ -133,7 +134,7 @@ def plan_check(
     if any(n is None for n in needed):
         rounds = budget_rounds
         notes.append(
-            f"a difference of the predicted size may not settle within {budget_rounds} rounds (session "
+            f"a difference of the predicted size may not settle within {count(budget_rounds, 'round')} (session "
             f"{session_id}'s figures spread widely): the check runs them all and says what would settle it"
         )
     for then in thens:

@@ -28,6 +28,7 @@ from nfstune.session.samplers import LiveSamples
 from nfstune.session.server_change_consent import guard_server
 from nfstune.session.visit import VisitExecutor
 from nfstune.session.workload_run import WorkloadRunner
+from nfstune.words import count
 
 __all__ = ["Cancelled", "Declined", "Engine", "Event"]
 
@@ -97,7 +98,7 @@ class Engine:
                 # the plan's own list: the scratch directory, the small-files tar, nfsd's RDMA listeners, fio's
                 # servers and their job files
                 if clients_needed(plan):
-                    self.progress.say(f"starting fio's server on {clients_needed(plan)} clients")
+                    self.progress.say(f"starting fio's server on {count(clients_needed(plan), 'client')}")
                 on = visits.on_hosts(session_tx)
                 apply_all(plan.session_changes, on, admin.check_cancel)
                 self.load.started(on, session_tx)

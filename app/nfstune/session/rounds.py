@@ -16,6 +16,7 @@ from nfstune.bench.figure import RepeatFigures
 from nfstune.recipes.hand_plan import SWITCH_S
 from nfstune.recipes.plan import Plan, RecipePlan, Visit, visit_seconds
 from nfstune.results.judged_figures import group_figures
+from nfstune.words import count
 
 if TYPE_CHECKING:
     from nfstune.recipes.estimate import Estimate
@@ -194,12 +195,12 @@ def stop_reason(
     if rounds_done < rounds.min:
         return None
     if len(figures.item.configs) == 1:
-        return f"measured in {rounds_done} rounds (one configuration: nothing to compare)"
+        return f"measured in {count(rounds_done, 'round')} (one configuration: nothing to compare)"
     if rounds_done >= rounds.max:
-        return f"stopped at the maximum of {rounds.max} rounds"
+        return f"stopped at the maximum of {count(rounds.max, 'round')}"
     unsettled = (judged or figures.judge()).unsettled
     if not unsettled:
-        return f"every comparison is settled after {rounds_done} rounds"
+        return f"every comparison is settled after {count(rounds_done, 'round')}"
     next_round = max(round_times[-3:]) if round_times else 0.0  # the slowest of the last rounds: drift is upward
     if elapsed_s + next_round > budget:
         return (

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nfstune.nfs.kernel_view import NfsClient
+from nfstune.words import count
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,9 @@ class ServerChange:
 
     def message(self) -> str:
         lines = [
-            f"nfstune is about to change the export {self.share} on {self.server} ({self.configs} server-side "
-            "configuration(s); each change is undone when its measurement ends). Connected to that server now:"
+            f"nfstune is about to change the export {self.share} on {self.server} "
+            f"({count(self.configs, 'server-side configuration')}; each change is undone when its measurement ends). "
+            "Connected to that server now:"
         ]
         for c in self.clients:
             own = f" (from {self.own_label}, the client nfstune uses)" if self.own_address == c.host else ""

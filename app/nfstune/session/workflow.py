@@ -137,6 +137,7 @@ def plan_for(
     can be asked to make a change by hand (recipes/hand_plan.py)."""
     if pair is not None:
         server_login = pair.server is not None
+        clients = len(pair.clients)  # known before the probe: a plan shown then skips what they cannot run
     if seed is None:
         seed = random.SystemRandom().randrange(1, 10**6)
     notes: list[str] = []

@@ -243,6 +243,8 @@ class MainWindow(QMainWindow):
         self.next_button.setText("&Start run >" if index == 2 else "&Next >")
         self.next_button.setIcon(icon("run") if index == 2 else QIcon())
         not_ready = "" if self._ready_to_run() or index != 2 else self._not_ready_text()
+        if index == 2 and not not_ready:  # many-clients checked with one client connected: not offered to run
+            not_ready = self.recipes_page.run_blocker() or ""
         self.next_button.setToolTip(not_ready)
         self.nav_note.setText(not_ready)
         if index == 2:

@@ -26,15 +26,19 @@ from PySide6.QtWidgets import (
 )
 
 from nfstune.errors import NfstuneError
+from nfstune.recipes.clients_needed import clients_needed
 from nfstune.recipes.estimate import Estimate, PastRun, estimate, noise_text
-from nfstune.recipes.info import describe, format_duration, size_text
-from nfstune.recipes.model import Config, Recipe
+from nfstune.recipes.info import describe, format_duration
+from nfstune.recipes.model import Recipe
 from nfstune.recipes.plan_text import plan_text
 from nfstune.session.workflow import Facts, Pair, plan_for
+from nfstune.ui.pages.recipe_needs import clients_short, estimate_pace, run_blocker
+from nfstune.ui.pages.recipe_texts import list_text, mount_text, server_text
 from nfstune.ui.plan_dialog import PlanDialog
 from nfstune.ui.widgets.labels import wrapped_label
 from nfstune.ui.widgets.rows_table import RowsTable as RowsTable  # the Results page's tables import it from here
 from nfstune.ui.widgets.scrolled import scrolled
+from nfstune.words import count
 
 PRESELECTED = ("first-look",)  # a first visit: what limits the hosts, changing nothing (quick-check is one click away)
 CONFIG_HEADER = ("Configuration", "Mount options\n(client)", "Server\n(export, nfsd)", "Workloads")
@@ -44,9 +48,9 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 WARNING_STYLE = "background: #fff4e5; border: 2px solid #d9480f; border-radius: 4px; padding: 8px; color: #202020;"
 NOT_CONNECTED = (
     "<b>Hosts not connected yet.</b> Every recipe can be read and planned now: the durations are the plan's own "
-    "(at the practice lab's pace), and the plan names placeholders (<i>server</i> and <i>/share</i> for your NFS "
-    "server and its share). Connect both hosts (step 1) for their own facts and past times; a run starts once they "
-    "are connected and checked in Preflight (step 2)."
+    "(the practice lab's pace at scale small, a gigabit NAS on a spinning disk at scale normal), and the plan names "
+    "placeholders (<i>server</i> and <i>/share</i> for your NFS server and its share). Connect both hosts (step 1) "
+    "for their own facts and past times; a run starts once they are connected and checked in Preflight (step 2)."
 )
 PLACEHOLDER_NOTE = (
     "The hosts are not connected yet: \u201cserver\u201d and \u201c/share\u201d stand for your NFS server and its "
@@ -58,44 +62,6 @@ SCALE_NOTE = {
     "small": "scale small: the practice lab's sizes, rounds within a short time budget",
     "normal": "scale normal: files sized from the link's speed, rounds until settled or the budget is spent",
 }
-
-
-def runs_async(recipe: Recipe) -> bool:
-    """Whether a configuration of the recipe exports async: the one risk to the data of the export's clients."""
-    return any("async" in config.export.set for config in recipe.configs)
-
-
-def list_text(recipe: Recipe, likely: Estimate) -> tuple[str, str]:
-    """The list's two lines for a recipe ("Quick check" / "about 6 min · changes the server · ⚠ async"), and
-    the same in words for a screen reader."""
-    where = "changes the server" if describe(recipe).host == "server" else "changes the client only"
-    parts = [format_duration(likely.seconds), where]
-    spoken = [recipe.title, *parts]
-    if runs_async(recipe):
-        parts.append("⚠ async")
-        spoken.append("warning: runs the export async")
-    return f"{recipe.title}\n{' · '.join(parts)}", ", ".join(spoken)
-
-
-def mount_text(config: Config) -> str:
-    parts = [config.mount.render()] if config.mount.options else []
-    if config.read_ahead_kb is not None:
-        parts.append(f"readahead {size_text(config.read_ahead_kb * 1024)}")
-    return " \u00b7 ".join(parts) or "(defaults)"
-
-
-def server_text(config: Config) -> str:
-    """What a configuration changes on the server: the export's options, or the scratch filesystem exported in its
-    place; nfsd's threads and listeners."""
-    parts = [",".join(config.export.set)] if config.export.set else []
-    parts += [f"remove {name}" for name in config.export.unset]
-    if config.filesystem is not None:
-        parts = [f"scratch {config.filesystem} exported alone ({','.join(config.export.set) or 'sync'})"]
-    if config.nfsd_threads is not None:
-        parts.append(f"{config.nfsd_threads} nfsd threads")
-    if config.rdma_port is not None:
-        parts.append(f"nfsd listens for RDMA (port {config.rdma_port})")
-    return " \u00b7 ".join(parts) or "unchanged"
 
 
 class RecipesPage(QWidget):
@@ -167,6 +133,15 @@ class RecipesPage(QWidget):
         )
         self.plan_button.clicked.connect(self._on_plan_clicked)
 
+        # a recipe the clients connected cannot run (many-clients with one): said under its title, and the main
+        # window offers no run until there are enough, or it is unchecked (run_blocker)
+        self.needs_label = wrapped_label(rich=True)
+        self.needs_label.setFrameShape(QFrame.Shape.StyledPanel)
+        self.needs_label.setAutoFillBackground(True)
+        self.needs_label.setBackgroundRole(QPalette.ColorRole.AlternateBase)
+        self.needs_label.setMargin(6)
+        self.needs_label.setAccessibleName("Needs more clients")
+        self.needs_label.setVisible(False)
         self.title_label = wrapped_label()
         self.title_label.setStyleSheet("font-size: 14pt; font-weight: bold;")
         self.summary_label = wrapped_label()
@@ -185,6 +160,7 @@ class RecipesPage(QWidget):
         details_layout = QVBoxLayout(details)
         for widget in (
             self.title_label,
+            self.needs_label,
             self.summary_label,
             self.plan_button,
             self.why_label,
@@ -264,6 +240,8 @@ class RecipesPage(QWidget):
         """What the estimates and plans are for: `pair` ("nas \u2192 client") once both hosts are connected, else
         None (the plan's own times, placeholder hosts); `probed` once their facts are read; `blocker`: why a run
         cannot start yet (None: it can). The main window calls this at every change of the wizard's state."""
+        self._label_items()  # more clients may have connected to the same pair: what needs more is said again
+        self._show_needs(self.current_recipe())
         if (pair, probed, blocker) == self._hosts:
             return
         new_pair = pair != self._hosts[0]
@@ -314,10 +292,20 @@ class RecipesPage(QWidget):
             heading += " (not checked: a run of the checked recipes leaves it out)"
         if self.plan_dialog is not None:
             self.plan_dialog.close()
-        note = PLACEHOLDER_NOTE if pair is None and facts is None else None
-        self.plan_dialog = PlanDialog(title, plan_text(plan), self, note=note, heading=heading)
+        note = clients_short(recipe, pair) or (PLACEHOLDER_NOTE if pair is None and facts is None else None)
+        text = plan_text(plan, pace=estimate_pace(self.estimate(recipe), self._scale))
+        self.plan_dialog = PlanDialog(title, text, self, note=note, heading=heading)
         self.plan_dialog.open()
         return self.plan_dialog
+
+    def run_blocker(self) -> str | None:
+        """Why the checked recipes cannot run on the clients connected (many-clients with one), None when they can."""
+        return run_blocker([self._recipes[i] for i in self.selected_ids()], self.plan_context()[0])
+
+    def _show_needs(self, recipe: Recipe | None) -> None:
+        short = clients_short(recipe, self.plan_context()[0], named=False) if recipe is not None else None
+        self.needs_label.setVisible(short is not None)
+        self.needs_label.setText(f"<b>Needs more clients.</b> {html.escape(short or '')}")
 
     def run_seed(self) -> int | None:
         """The seed of the plan last shown, when its recipe is checked now at this scale, so that the run visits
@@ -344,6 +332,7 @@ class RecipesPage(QWidget):
         e = html.escape
         info = describe(recipe)
         self.title_label.setText(recipe.title)
+        self._show_needs(recipe)
         self.plan_button.setText(f"Show the &plan of {recipe.title.replace('&', '&&')}…")
         self.summary_label.setText(recipe.summary)
         self.why_label.setText(f"<b>Why:</b> {e(recipe.why)}")
@@ -370,11 +359,14 @@ class RecipesPage(QWidget):
     def _label_items(self) -> None:
         """Each recipe's time (at this scale, on these hosts), the host it changes and its risk, in the list."""
         self.recipe_list.blockSignals(True)  # a new text is no new check: itemChanged would say the selection moved
+        pair = self.plan_context()[0]
         try:
             for row in range(self.recipe_list.count()):
                 item = self.recipe_list.item(row)
                 recipe = self._recipes[item.data(ID_ROLE)]
-                text, spoken = list_text(recipe, self.estimate(recipe))
+                short = clients_short(recipe, pair) is not None
+                needs = f"needs {count(clients_needed(recipe), 'client')}" if short else None
+                text, spoken = list_text(recipe, self.estimate(recipe), needs)
                 item.setText(text)
                 item.setData(Qt.ItemDataRole.AccessibleTextRole, spoken)
         finally:
@@ -388,7 +380,8 @@ class RecipesPage(QWidget):
             if config.label == recipe.baseline and "baseline" not in config.label:
                 label += " (baseline)"
             if config.when.tests:
-                label += f"\nonly when {config.when.describe()}"
+                # a condition a line, so that the column stays narrow enough for the options beside it
+                label += "\nonly with " + "\nand ".join(test.words() for test in config.when.tests)
             workloads = "\n".join(config.workloads or recipe.workloads)
             options = (mount_text(config).replace(",", ", "), server_text(config).replace(",", ", "))
             for column, text in enumerate((label, *options, workloads)):

@@ -30,6 +30,7 @@ from nfstune.ui.rich_text import rich
 from nfstune.ui.tint import follow_items, tint, tint_item
 from nfstune.ui.verdicts import KIND_WORDS, ci_text, kind_meaning, verdict_sentence
 from nfstune.ui.widgets.scrolled import scrolled
+from nfstune.words import count
 
 if TYPE_CHECKING:
     from nfstune.ui.widgets.result_chart import ResultChart
@@ -99,7 +100,7 @@ def recipe_verdict_lines(groups: Sequence[WorkloadResults], recipe: Recipe | Non
     for group in groups:
         for config in group.configs:
             if config.status not in ("completed", None):
-                done = f"after {config.summary.n} rounds" if config.summary else "with no completed round"
+                done = f"after {count(config.summary.n, 'round')}" if config.summary else "with no completed round"
                 other.append(f"{config.label}, {group.workload}: {config.status} {done}")
             text = _capped_text(config)
             if text:

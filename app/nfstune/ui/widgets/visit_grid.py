@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from nfstune.session.skipping import SEPARATOR
 from nfstune.ui.theme import text_colour
 from nfstune.ui.tint import follow_items, on_scheme_change, tint_item
+from nfstune.words import count
 
 RUNNING = "…"  # a cell whose visit runs now, before its figure is in
 SETTLED = "settled"  # a run left out of the round: its comparisons were settled before it
@@ -223,9 +224,9 @@ class VisitGrid(QWidget):
         if rounds > low:
             text = f"round {rounds} of up to {high}: not every comparison is settled"
         elif high > low:
-            text = f"{warm}{low} rounds, up to {high} until settled"
+            text = f"{warm}{count(low, 'round')}, up to {high} until settled"
         else:
-            text = f"{warm}{low} rounds"
+            text = f"{warm}{count(low, 'round')}"
         muted = text_colour("muted").name()
         self.title.setText(f"<b>{html.escape(self.recipe)}</b> <span style='color: {muted}'>· {text}</span>")
 
