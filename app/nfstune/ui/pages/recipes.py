@@ -30,6 +30,7 @@ from nfstune.recipes.estimate import Estimate, PastRun, estimate, noise_text
 from nfstune.recipes.info import describe, format_duration, size_text
 from nfstune.recipes.model import Config, Recipe
 from nfstune.recipes.plan_text import plan_text
+from nfstune.session.hosts_block import pair_hosts_text
 from nfstune.session.workflow import Facts, Pair, plan_for
 from nfstune.ui.plan_dialog import PlanDialog
 from nfstune.ui.widgets.labels import wrapped_label
@@ -315,7 +316,9 @@ class RecipesPage(QWidget):
         if self.plan_dialog is not None:
             self.plan_dialog.close()
         note = PLACEHOLDER_NOTE if pair is None and facts is None else None
-        self.plan_dialog = PlanDialog(title, plan_text(plan), self, note=note, heading=heading)
+        # where the run goes first, as `nfstune run --dry-run` says it: user@address:port, jump hosts, SSH config
+        text = plan_text(plan) if pair is None else pair_hosts_text(pair) + "\n\n" + plan_text(plan)
+        self.plan_dialog = PlanDialog(title, text, self, note=note, heading=heading)
         self.plan_dialog.open()
         return self.plan_dialog
 
