@@ -49,6 +49,15 @@ def test_without_the_ssh_client_the_file_and_line_are_found_too(
     assert resolve("nas-new", ssh_config=config).config_source == f"{config} line 4 (Host other nas-* !nas-old)"
     assert resolve("nas-old", ssh_config=config).config_source == ""  # negated: only Host * applies
     assert resolve("NAS-new", ssh_config=config).config_source.endswith("line 4 (Host other nas-* !nas-old)")
+    # what the fallback cannot read is said under the host too
+    from nfstune.remote.resolved import Resolved, hosts_text
+
+    config.write_text(f"Include {tmp_path}/more.conf\n" + config.read_text())
+    text = hosts_text([Resolved("server", "nas-new", resolve("nas-new", ssh_config=config))])
+    assert text.splitlines()[3].startswith(
+        "            note: the ssh client is not installed: nfstune reads the SSH config itself and cannot honour "
+        f"{config} line 1: Include {tmp_path}/more.conf: the files it names are not read"
+    )
 
 
 def test_the_hosts_block_says_role_name_login_jump_and_source(tmp_path: Path) -> None:

@@ -37,7 +37,8 @@ def _jumps(target: SshTarget) -> list[SshTarget]:
 
 
 def host_lines(host: Resolved) -> list[str]:
-    """'server    mynas: admin@127.0.0.1:2222' and its indented lines: via, from."""
+    """'server    mynas: admin@127.0.0.1:2222' and its indented lines: via, from, and what of the SSH config is not
+    honoured (no ssh client: an Include not read)."""
     head = f"{host.role:9} {host.given}"
     indent = " " * 10
     t = host.target
@@ -55,6 +56,7 @@ def host_lines(host: Resolved) -> list[str]:
     lines.append(
         f"{indent}from {t.config_source}" if t.config_source else f"{indent}no ssh config entry: ssh's defaults"
     )
+    lines += [f"{indent}note: {warning}" for warning in t.warnings]  # what of the SSH config nfstune cannot honour
     return lines
 
 
