@@ -5,6 +5,7 @@ a child process whose resolver reads /etc/hosts alone: none is sent to a DNS ser
 
 from __future__ import annotations
 
+import getpass
 import shlex
 import socket
 import subprocess
@@ -32,7 +33,7 @@ def test_a_closed_port_says_nothing_listens_and_to_check_sshd_and_the_firewall(t
     port = free_port()
     error = connect("127.0.0.1", tmp_path / "kh", port=port)
     assert isinstance(error, Unreachable)
-    assert str(error).startswith(f"127.0.0.1 (port {port}) refused the connection: nothing listens on port {port}")
+    assert str(error).startswith(f"root@127.0.0.1:{port} refused the connection: nothing listens on port {port}")
     assert "sshd runs on that host" in str(error) and "firewall" in str(error)
     assert error.details == f"127.0.0.1 port {port}: ConnectionRefusedError: [Errno 111] Connection refused"
 
@@ -42,14 +43,15 @@ def test_a_name_that_does_not_resolve_says_where_to_look(tmp_path: Path, files_o
     name, alias = files_only_hosts("tests.root.unresolvable_child", "connect", tmp_path)
     assert name["type"] == "Unreachable"
     assert name["message"] == (
-        "Cannot find the host nonexistent.invalid: the name does not resolve to an address on this computer. "
-        "Check the spelling, DNS, /etc/hosts, and the Host and HostName lines for it in ~/.ssh/config."
+        f"Cannot find {getpass.getuser()}@nonexistent.invalid:22: the name does not resolve to an address on this "
+        "computer. Check the spelling, DNS, /etc/hosts, and the Host and HostName lines for it in ~/.ssh/config."
     )
     assert name["details"].startswith("gaierror: ")
     # an alias of the SSH config (Host nas, HostName nas.nonexistent.invalid): the name typed, and the HostName
     assert alias["type"] == "Unreachable"
     assert alias["message"].startswith(
-        "Cannot find the host nas: its HostName in the SSH config, nas.nonexistent.invalid, does not resolve"
+        f"Cannot find nas ({getpass.getuser()}@nas.nonexistent.invalid:22): its HostName in the SSH config, "
+        "nas.nonexistent.invalid, does not resolve"
     )
 
 
@@ -62,7 +64,7 @@ def test_a_port_that_does_not_answer_times_out_with_what_to_check(tmp_path: Path
         # firewall that drops would
         with socket.create_connection(("127.0.0.1", port)):
             error = connect("127.0.0.1", tmp_path / "kh", port=port, label="nas")
-    assert str(error).startswith(f"nas (127.0.0.1, port {port}) did not answer within 1 s. Check that the host is on")
+    assert str(error).startswith(f"nas (root@127.0.0.1:{port}) did not answer within 1 s. Check that the host is on")
     assert "firewall drops connections" in str(error) and "TimeoutError" in error.details
 
 
@@ -97,7 +99,7 @@ def server(answer: bytes | None) -> Iterator[int]:
 def test_a_port_that_is_not_sshd(tmp_path: Path, answer: bytes | None, said: str) -> None:
     with server(answer) as port:
         error = connect("127.0.0.1", tmp_path / "kh", port=port)
-    assert str(error).startswith(f"127.0.0.1 (port {port}) {said.format(port=port)}"), str(error)
+    assert str(error).startswith(f"root@127.0.0.1:{port} {said.format(port=port)}"), str(error)
 
 
 def test_a_port_that_takes_the_connection_but_says_nothing(tmp_path: Path) -> None:
@@ -106,7 +108,7 @@ def test_a_port_that_takes_the_connection_but_says_nothing(tmp_path: Path) -> No
         listener.listen(1)  # the kernel takes the connection; nobody ever speaks on it
         port = listener.getsockname()[1]
         error = connect("127.0.0.1", tmp_path / "kh", port=port)
-    assert str(error).startswith(f"127.0.0.1 (port {port}) took the connection, but no SSH server greeted nfstune")
+    assert str(error).startswith(f"root@127.0.0.1:{port} took the connection, but no SSH server greeted nfstune")
     assert error.details.startswith("SSHException: ")  # the banner's wait, or paramiko's own wait for the handshake
 
 
@@ -115,8 +117,8 @@ def test_a_refused_key_names_the_key_the_user_and_what_the_host_accepts(sshd: Ss
     error = connect("127.0.0.1", sshd.known_hosts, port=sshd.port, key_filename=stranger, label="nas")
     assert isinstance(error, AuthFailed)
     assert str(error) == (
-        f"nas (127.0.0.1, port {sshd.port}) refused the login as root with the key {stranger}. Check the user name, "
-        f"and that the public key ({stranger}.pub) is in ~root/.ssh/authorized_keys on nas. The host also accepts a "
+        f"nas (root@127.0.0.1:{sshd.port}) refused the login with the key {stranger}. Check the user name (root), "
+        f"and that the public key ({stranger}.pub) is in ~root/.ssh/authorized_keys there. The host also accepts a "
         "password, which was not given."
     )
     assert error.details.endswith("the host accepts: publickey, password")
@@ -128,7 +130,7 @@ def test_a_key_with_a_passphrase_is_said_to_need_the_agent(sshd: Sshd, tmp_path:
     error = connect("127.0.0.1", sshd.known_hosts, port=sshd.port, key_filename=locked)
     assert isinstance(error, AuthFailed)
     assert str(error) == (
-        f"nfstune could not log in to 127.0.0.1 (port {sshd.port}) as root: the key {locked} needs its passphrase, "
+        f"nfstune could not log in to root@127.0.0.1:{sshd.port}: the key {locked} needs its passphrase, "
         f"which nfstune does not ask for: load it into the ssh agent (ssh-add {locked})."
     )
 
@@ -144,7 +146,7 @@ def test_a_changed_host_key_names_the_known_hosts_line_and_how_to_remove_it(sshd
     error = connect("127.0.0.1", known, port=sshd.port, label="nas")
     assert isinstance(error, HostKeyChanged)
     message = str(error)
-    assert message.startswith(f"HOST KEY CHANGED: nas (127.0.0.1, port {sshd.port}) now offers the ssh-ed25519 key ")
+    assert message.startswith(f"HOST KEY CHANGED: nas (root@127.0.0.1:{sshd.port}) now offers the ssh-ed25519 key ")
     assert f" {error.fingerprint}, not the one on line 2 of {known}. nfstune refuses to connect: " in message
     assert "reinstalled" in message and "intercepting" in message
     assert (
@@ -166,7 +168,7 @@ def test_an_unknown_host_key_that_is_not_accepted(sshd: Sshd, tmp_path: Path) ->
     error = connect("127.0.0.1", tmp_path / "empty", port=sshd.port, label="nas")
     assert isinstance(error, HostKeyUnknown)
     assert str(error).startswith(
-        f"nas (127.0.0.1, port {sshd.port}) offers a host key that is in no known_hosts file (ssh-ed25519 SHA256:"
+        f"nas (root@127.0.0.1:{sshd.port}) offers a host key that is in no known_hosts file (ssh-ed25519 SHA256:"
     )
     assert "was not accepted, so nfstune did not log in" in str(error)
 
@@ -176,7 +178,8 @@ def test_a_proxy_command_that_fails_is_named_with_what_it_said(sshd: Sshd, tmp_p
     target = SshTarget("nas", "127.0.0.1", sshd.port, "root", (sshd.client_key,), proxy_command=command)
     error = connect(target, sshd.known_hosts)
     assert str(error) == (
-        "The ProxyCommand for nas ended (exit status 3) before an SSH connection was made; it said: bastion.invalid: "
+        f"The ProxyCommand for nas (root@127.0.0.1:{sshd.port}) ended (exit status 3) before an SSH connection was "
+        "made; it said: bastion.invalid: "
         f"no route to host. Check the command in your SSH config by running it yourself: {command}"
     )
 
@@ -187,7 +190,8 @@ def test_a_jump_host_that_cannot_reach_the_target(sshd: Sshd, tmp_path: Path) ->
     target = SshTarget("nas", "127.0.0.1", closed, "root", (sshd.client_key,), jump=jump)
     error = connect(target, sshd.known_hosts)
     assert str(error).startswith(
-        f"The jump host bastion (127.0.0.1:{sshd.port}) could not connect on to 127.0.0.1 port {closed} for nas"
+        f"Could not reach nas (root@127.0.0.1:{closed}) through the jump host bastion: jump host bastion "
+        f"(root@127.0.0.1:{sshd.port}) let nfstune log in but could not connect on to 127.0.0.1 port {closed}."
     )
     assert "AllowTcpForwarding" in str(error) and "Connect failed" in error.details
 
@@ -200,7 +204,7 @@ def test_nothing_to_log_in_with_says_what_could_be_given(
     error = connect(SshTarget("nas", "127.0.0.1", sshd.port, "root"), sshd.known_hosts)
     assert isinstance(error, AuthFailed)
     assert str(error).startswith(
-        f"nfstune had nothing to log in to nas (127.0.0.1, port {sshd.port}) as root with: no key file was given or "
+        f"nfstune had nothing to log in to nas (root@127.0.0.1:{sshd.port}) with: no key file was given or "
         "found in ~/.ssh, the ssh agent holds no key, and no password was given."
     )
     assert error.details.endswith("offered: nothing; the host accepts: publickey, password")

@@ -89,9 +89,9 @@ def test_a_failure_is_said_in_plain_words_with_the_technical_text_behind_details
     assert page.more_state.toolTip() == (
         f"client2: 127.0.0.1 port {closed}: ConnectionRefusedError: [Errno 111] Connection refused"
     )
-    assert server.state.text().startswith(f"failed: 127.0.0.1 (port {shut}) refused the connection: nothing ")
+    assert server.state.text().startswith(f"failed: server root@127.0.0.1:{shut} refused the connection: nothing ")
     assert "firewall" in server.state.text()
-    assert client.state.text().startswith(f"failed: 127.0.0.1 (port {closed}) refused the connection: nothing ")
+    assert client.state.text().startswith(f"failed: client root@127.0.0.1:{closed} refused the connection: nothing ")
     assert "Errno" not in server.state.text() + client.state.text()  # Python's words are behind Details
     for panel in (server, client):
         assert panel.details_button.isVisible() and not panel.details.isVisible()
@@ -115,7 +115,8 @@ def test_a_name_that_does_not_resolve_is_said_with_where_to_look(
     # the page in a child process (Qt offscreen) whose resolver asks no DNS server: tests/root/conftest.py says why
     found = files_only_hosts("tests.root.unresolvable_child", "page", tmp_path, env={"QT_QPA_PLATFORM": "offscreen"})
     assert found["state"] == "FAILED", found
-    assert found["text"].startswith("failed: Cannot find the host nonexistent.invalid: the name does not ")
+    assert found["text"].startswith("failed: Cannot find server ")  # the role, then the user, host and port
+    assert "@nonexistent.invalid:22: the name does not resolve" in found["text"]
     assert "DNS, /etc/hosts" in found["text"]
     assert "Errno" not in found["text"]  # Python's words are behind Details
     assert found["details_button"] and not found["details_shown"]

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication
 from pytestqt.qtbot import QtBot
 
 from nfstune.facts.probe_output import parse_probe_output
+from nfstune.remote import SshTarget
 from nfstune.session.workflow import Facts
 from nfstune.ui.controller import ConnState, HostSpec
 from nfstune.ui.main_window import STEPS, MainWindow
@@ -114,7 +115,7 @@ def connect_and_probe(window: MainWindow) -> None:
     """Both hosts connected (a NAS without login, a client that is never contacted) and probed."""
     c = window.controller
     c.connect_host("server", HostSpec("nas", no_login=True), server_address="nas")
-    target = SimpleNamespace(user="root", hostname="client.lab", port=22, warnings=())
+    target = SshTarget("client.lab", "client.lab", 22, "root")  # as resolved: the plan says it first
     c.hosts["client"] = SimpleNamespace(label="root@client.lab", target=target, close=lambda: None)  # type: ignore[assignment]
     c._set_state("client", ConnState.CONNECTED, "root@client.lab")
     c.share = "/export"

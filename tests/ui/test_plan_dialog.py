@@ -140,3 +140,34 @@ def test_without_a_checked_recipe_the_one_on_screen_can_still_be_planned(page: R
     assert page.plan_button.isEnabled()
     dialog = page.show_plan()
     assert dialog is not None and "not checked" in dialog.heading.text()
+
+
+def test_the_plan_of_connected_hosts_says_first_where_each_one_is(
+    page: RecipesPage, qtbot: QtBot, tmp_path: Path
+) -> None:
+    """As `nfstune run --dry-run`: each host's role, login, jump host and the SSH config file that named it, above
+    the plan. The hosts are resolved by the real `ssh -G` (not connected: a plan needs no login)."""
+    from nfstune.remote import Host, resolve
+    from nfstune.session.workflow import Pair
+
+    included = tmp_path / "nas.conf"
+    included.write_text(
+        "Host mynas\n  HostName 127.0.0.1\n  Port 2222\n  User admin\n  ProxyJump bastion\n"
+        "Host bastion\n  HostName 127.0.0.2\n  User jumper\n"
+    )
+    config = tmp_path / "config"
+    config.write_text(f"Include {included}\nHost *\n  ServerAliveInterval 15\n")
+    server = Host(resolve("mynas", ssh_config=config), known_hosts=tmp_path / "kh")
+    client = Host(resolve("admin@127.0.0.1:2223", ssh_config=config), known_hosts=tmp_path / "kh")
+    page.plan_context = lambda: (Pair(server, client, "127.0.0.1", "/export"), None)
+    text = shown_plan(page, qtbot).plain_text()
+    hosts, plan = text.split("\n\n", 1)
+    assert hosts.splitlines() == [
+        "Hosts, as nfstune reaches them:",
+        "  server    mynas: admin@127.0.0.1:2222",
+        "            via the jump host bastion (jumper@127.0.0.2:22)",
+        f"            from {included} line 1 (Host mynas)",
+        "  client    admin@127.0.0.1:2223",
+        "            no ssh config entry: ssh's defaults",
+    ]
+    assert plan.startswith("Plan: ")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import os
 import subprocess
 import sys
@@ -279,8 +280,8 @@ def test_a_host_that_cannot_be_reached_is_said_in_plain_words_then_the_details(t
     assert result.returncode == 2 and "Traceback" not in result.stderr
     error, details = result.stderr.strip().splitlines()[-2:]
     assert error == (
-        f"nfstune: error: 127.0.0.1 (port {closed}) refused the connection: nothing listens on port {closed} there. "
-        "Check that sshd runs on that host (systemctl status ssh), that it listens on port "
+        f"nfstune: error: server {getpass.getuser()}@127.0.0.1:{closed} refused the connection: nothing listens on "
+        f"port {closed} there. Check that sshd runs on that host (systemctl status ssh), that it listens on port "
         f"{closed} (the port given here or in ~/.ssh/config), and that no firewall rejects the connection."
     )
     assert details == f"  details: 127.0.0.1 port {closed}: ConnectionRefusedError: [Errno 111] Connection refused"
@@ -308,10 +309,10 @@ def test_dry_run_prints_the_interleaved_plan_and_touches_no_host(tmp_path: Path)
 def test_the_scale_defaults_to_the_quick_setting_on_the_lab_only(tmp_path: Path) -> None:
     lab = nfstune(tmp_path, "run", "--lab", "--recipe", "quick-check", "--dry-run")
     assert lab.returncode == 0, lab.stderr
-    assert lab.stdout.startswith("Plan: scale small,")
+    assert "\n\nPlan: scale small," in lab.stdout  # after the hosts
     remote = nfstune(tmp_path, "run", *REMOTE, "--share", "/srv/nfs", "--dry-run")
     assert remote.returncode == 0, remote.stderr
-    assert remote.stdout.startswith("Plan: scale normal,")
+    assert "\n\nPlan: scale normal," in remote.stdout
 
 
 def test_the_time_left_says_the_most_it_can_take() -> None:

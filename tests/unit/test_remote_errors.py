@@ -17,8 +17,8 @@ def test_nothing_listening_is_unreachable(tmp_path: Path) -> None:
     h = Host("127.0.0.1", port=port, known_hosts=kh, label="nowhere", connect_timeout=2)
     with pytest.raises(Unreachable) as info:
         h.connect()
-    assert str(info.value).startswith(f"nowhere (127.0.0.1, port {port}) refused the connection: ")
-    assert info.value.host == "nowhere"
+    assert str(info.value).startswith(f"nowhere (root@127.0.0.1:{port}) refused the connection: ")
+    assert info.value.host == f"nowhere (root@127.0.0.1:{port})"  # as the message names it
 
 
 def test_missing_command_messages_of_common_shells() -> None:
@@ -62,16 +62,17 @@ def test_no_route_and_addresses_that_fail_differently() -> None:
     from nfstune.remote.reach import not_connected
 
     target = SshTarget("nas", "nas.lan", 22, "admin")
+    named = target.named("server")
     no_route = {"10.0.0.5": OSError(errno.EHOSTUNREACH, "No route to host")}
-    assert not_connected("nas", target, no_route, 10) == (
-        "There is no route from this computer to nas (nas.lan at 10.0.0.5, port 22). Check that the host is on and "
-        "on this network, its address, and this computer's own network connection."
+    assert not_connected(named, target, no_route, 10) == (
+        "There is no route from this computer to server nas (admin@nas.lan:22) at 10.0.0.5. Check that the host is "
+        "on and on this network, its address, and this computer's own network connection."
     )
     # an IPv6 address without a route and an IPv4 one that refuses: the refusal came from the host itself
     mixed = {
         "fd00::5": OSError(errno.ENETUNREACH, "Network is unreachable"),
         "10.0.0.5": ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused"),
     }
-    assert not_connected("nas", target, mixed, 10).startswith(
-        "nas (nas.lan at 10.0.0.5, port 22) refused the connection"
+    assert not_connected(named, target, mixed, 10).startswith(
+        "server nas (admin@nas.lan:22) at 10.0.0.5 refused the connection"
     )

@@ -57,7 +57,6 @@ def format_status(states: Sequence[VmStatus]) -> str:
 def lab_command(args: argparse.Namespace) -> int:
     from nfstune import lab
     from nfstune.lab.image import ensure_image
-    from nfstune.lab.vms import vm_pid
 
     printer = Printer()
     if args.lab_command == "build":
@@ -81,8 +80,7 @@ def lab_command(args: argparse.Namespace) -> int:
             print(format_status(states))
         return 0 if all(st.running and st.ssh == "ok" for st in states) else 3
     if args.lab_command == "ssh":
-        if vm_pid(cfg, args.vm) is None:
-            raise lab.LabError(f"the lab's {args.vm} VM is not running: start the lab with `nfstune lab up`")
+        lab.require_running(cfg, [args.vm])
         argv = lab.ssh_argv(cfg, args.vm) + list(args.remote_command)
         os.execvp(argv[0], argv)
     raise AssertionError(args.lab_command)

@@ -21,7 +21,8 @@ from nfstune.recipes.clients_needed import client_counts, clients_needed, compar
 from nfstune.recipes.loader import default_recipe_dirs, load_recipes, recipes_by_id
 from nfstune.recipes.model import Recipe
 from nfstune.remote import Host, open_host
-from nfstune.remote.target import split_spec
+from nfstune.remote.resolved import NOT_LOGGED_IN, Resolved, client_role, hosts_text
+from nfstune.remote.target import resolve, split_spec
 from nfstune.results.caveats import WITHOUT_SERVER
 from nfstune.results.hand_steps import TITLE as HAND_TITLE
 from nfstune.results.hand_steps import hand_lines
@@ -51,8 +52,8 @@ def _ask_secret(label: str, what: str) -> str | None:
     return getpass.getpass(f"{label}: {what}: ") if sys.stdin.isatty() else None
 
 
-def _open(spec: str) -> Host:
-    host = open_host(spec, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret)
+def _open(spec: str, role: str) -> Host:
+    host = open_host(spec, on_unknown_host_key=_prompt_host_key, ask_secret=_ask_secret, role=role)
     for warning in host.target.warnings:  # what of ~/.ssh/config nfstune could not honour, before connecting
         print(f"nfstune: note: {host.label}: {warning}", file=sys.stderr)
     return host
@@ -65,18 +66,25 @@ def connect_pair(
     --no-server-login the server is not logged in to (Pair.server is None)."""
     no_login = getattr(args, "no_server_login", False)
     if args.lab:
-        from nfstune.lab import LabConfig, host
+        from nfstune.lab import LabConfig, host, require_running
 
         cfg = LabConfig().as_running()
-        nas = None if no_login else stack.enter_context(host(cfg, "nas"))
-        client = stack.enter_context(host(cfg, "client"))
-        more = [stack.enter_context(host(cfg, name)) for name in cfg.client_vms[1:]]
+        # before any connection: what listens on the lab's ports when it is down is not the lab
+        require_running(cfg, cfg.client_vms if no_login else cfg.vms)
+        nas = None if no_login else stack.enter_context(host(cfg, "nas", role="server"))
+        client = stack.enter_context(host(cfg, "client", role=client_role(0, cfg.clients)))
+        more = [
+            stack.enter_context(host(cfg, vm, role=client_role(n, cfg.clients)))
+            for n, vm in enumerate(cfg.client_vms)
+            if n
+        ]
         return Pair(nas, client, "nas", share or "/export", more)
     share = share or getattr(args, "share", None) or ""
     if not args.client or (need_share and not share):
         raise ConfigError("--server needs --client and --share too")
-    server = None if no_login else stack.enter_context(_open(args.server))
-    clients = [stack.enter_context(_open(destination)) for destination in args.client]
+    server = None if no_login else stack.enter_context(_open(args.server, "server"))
+    count = len(args.client)
+    clients = [stack.enter_context(_open(spec, client_role(n, count))) for n, spec in enumerate(args.client)]
     address = args.server_address or (server.target.hostname if server else split_spec(args.server)[0])
     return Pair(server, clients[0], address, share, clients[1:])
 
@@ -241,8 +249,28 @@ def dry_run_text(args: argparse.Namespace, chosen: list[Any]) -> str:
         server_login=not no_login,
         ask_admin=sys.stdin.isatty(),
     )
+    hosts = hosts_text(resolved_hosts(args, share, address))
     pace = dry_run_pace(args, chosen, recipes_by_id())
-    return plan_text(plan, pace=pace) + "\n\nDry run: no host was contacted and nothing was changed."
+    return hosts + "\n\n" + plan_text(plan, pace=pace) + "\n\nDry run: no host was contacted and nothing was changed."
+
+
+def resolved_hosts(args: argparse.Namespace, share: str, address: str) -> list[Resolved]:
+    """Each host the arguments name, as nfstune would reach it: resolved through the SSH config (ssh -G reads it
+    on this computer), without connecting."""
+    no_login = getattr(args, "no_server_login", False)
+    skipped = NOT_LOGGED_IN.format(address=address, share=share)
+    if args.lab:
+        from nfstune.lab import LabConfig
+        from nfstune.lab.vms import target
+
+        cfg = LabConfig().as_running()
+        server = Resolved("server", "the lab's nas", None if no_login else target(cfg, "nas"), skipped)
+        vms = cfg.client_vms
+        clients = [Resolved(client_role(n, len(vms)), f"the lab's {vm}", target(cfg, vm)) for n, vm in enumerate(vms)]
+        return [server, *clients]
+    server = Resolved("server", args.server, None if no_login else resolve(args.server), skipped)
+    given = args.client or []
+    return [server, *(Resolved(client_role(n, len(given)), spec, resolve(spec)) for n, spec in enumerate(given))]
 
 
 def ask_at_terminal(prompt: HandPrompt) -> str:

@@ -11,9 +11,20 @@ from typing import TYPE_CHECKING, Any
 from nfstune.lab.config import LabConfig
 
 if TYPE_CHECKING:
-    from nfstune.lab.vms import LabError, VmStatus, down, host, ssh_argv, status, up, vm_pid
+    from nfstune.lab.vms import LabError, VmStatus, down, host, require_running, ssh_argv, status, up, vm_pid
 
-__all__ = ["LabConfig", "LabError", "VmStatus", "down", "host", "ssh_argv", "status", "up", "vm_pid"]
+__all__ = [
+    "LabConfig",
+    "LabError",
+    "VmStatus",
+    "down",
+    "host",
+    "require_running",
+    "ssh_argv",
+    "status",
+    "up",
+    "vm_pid",
+]
 
 
 def __getattr__(name: str) -> Any:

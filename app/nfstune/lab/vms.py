@@ -14,7 +14,7 @@ import os
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from nfstune.errors import ConfigError, NfstuneError
 from nfstune.lab.config import ALL_VM_NAMES, DEFAULT_RELEASE, LAB_IPS, LabConfig, client_number
 from nfstune.lab.image import Image, Progress, ensure_image, which
 from nfstune.lab.profiles import LINK_PROFILES, PROBE_COMMAND, parse_probe
-from nfstune.remote import Host, RemoteError
+from nfstune.remote import Host, RemoteError, SshTarget
 
 log = logging.getLogger(__name__)
 
@@ -46,17 +46,40 @@ class VmStatus:
         return self.pid is not None
 
 
-def host(cfg: LabConfig, vm: str, *, timeout: float = 10.0) -> Host:
-    """An SSH login on a lab VM, its host key checked against the lab's known_hosts."""
-    return Host(
-        "127.0.0.1",
+def target(cfg: LabConfig, vm: str) -> SshTarget:
+    """Where a lab VM is logged in to: the lab's own key, no SSH config. Named "lab nas" alone: messages add its
+    user, address and port once (SshTarget.label, .named)."""
+    return SshTarget(
+        alias=f"lab {vm}",
+        hostname="127.0.0.1",
         port=cfg.port(vm),
-        username="root",
-        key_filename=cfg.client_key,
-        known_hosts=cfg.known_hosts,
-        label=f"lab {vm} (127.0.0.1:{cfg.port(vm)})",
-        connect_timeout=timeout,
+        user="root",
+        identity_files=(cfg.client_key,),
+        identities_only=True,
+        config_source=f"the practice lab's own settings ({cfg.settings_file})",
     )
+
+
+def host(cfg: LabConfig, vm: str, *, timeout: float = 10.0, role: str = "") -> Host:
+    """An SSH login on a lab VM, its host key checked against the lab's known_hosts. `role`: "server", "client",
+    ... as its errors name it."""
+    return Host(target(cfg, vm), known_hosts=cfg.known_hosts, connect_timeout=timeout, role=role)
+
+
+def not_running(cfg: LabConfig, vm: str) -> str | None:
+    """Why a lab VM cannot be logged in to, before any connection: its qemu is not running. Whatever else listens
+    on its port on 127.0.0.1 is not the lab, and neither its host key nor its refusal says anything about it."""
+    if vm_pid(cfg, vm) is not None:
+        return None
+    return f"the lab's {vm} VM is not running: start the lab with `nfstune lab up`"
+
+
+def require_running(cfg: LabConfig, vms: Iterable[str]) -> None:
+    """The check of `nfstune lab ssh`, of every command given --lab and of the desktop's practice lab."""
+    for vm in vms:
+        problem = not_running(cfg, vm)
+        if problem is not None:
+            raise LabError(problem)
 
 
 def ssh_argv(cfg: LabConfig, vm: str) -> list[str]:

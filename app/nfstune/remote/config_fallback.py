@@ -9,6 +9,7 @@ host's "%p" then became the port)."""
 
 from __future__ import annotations
 
+import fnmatch
 import importlib.util
 import re
 import shlex
@@ -92,3 +93,24 @@ def lookup(config: paramiko.SSHConfig, alias: str) -> dict[str, object]:
         ) from None
     except (ValueError, paramiko.SSHException) as exc:
         raise ConfigError(f"the SSH config cannot be used for {alias!r}: {exc}") from None
+
+
+def source(path: Path, alias: str) -> str:
+    """The first Host block of the file whose patterns take `alias`, as 'FILE line N (Host PATTERNS)'; "" when
+    none does but `Host *` (paramiko reads no Include: the blocks are all in this one file)."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    for number, line in enumerate(lines, 1):
+        m = _LINE.match(line)
+        if not m or m.group(1).lower() != "host":
+            continue
+        patterns = m.group(2).split("#", 1)[0].split()
+        if patterns == ["*"]:
+            continue
+        host = alias.lower()  # ssh matches the host in lower case
+        taken = any(fnmatch.fnmatchcase(host, p.lower()) for p in patterns if not p.startswith("!"))
+        if taken and not any(fnmatch.fnmatchcase(host, p[1:].lower()) for p in patterns if p.startswith("!")):
+            return f"{path} line {number} (Host {' '.join(patterns)})"
+    return ""

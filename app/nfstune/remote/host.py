@@ -7,6 +7,7 @@ module: the desktop starts without it (issue 31)."""
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import socket
 import threading
@@ -20,6 +21,7 @@ from nfstune.remote.errors import (
     AuthFailed,
     CommandFailed,
     PermissionDenied,
+    RemoteError,
     Unreachable,
     shown_command,
 )
@@ -67,14 +69,18 @@ class Host(FileAccess):
         connect_timeout: float = 10.0,
         on_unknown_host_key: HostKeyPrompt | None = None,
         ask_secret: SecretPrompt | None = None,
+        role: str = "",
     ) -> None:
+        """`role`: "server", "client", "client 2", "jump host": a connection's errors say it first."""
         if isinstance(hostname, SshTarget):
             self.target = hostname
         else:
             keys = (key_filename,) if key_filename else ()
             self.target = SshTarget(hostname, hostname, port, username, keys, identities_only=bool(keys))
         self.label = label or self.target.label
-        self._name = label or self.target.alias  # as the admin named it: a failure's message says the rest
+        self.role = role
+        # a connection's errors name the host once, with its role, user, address and port
+        self.named = (dataclasses.replace(self.target, alias=label) if label else self.target).named(role)
         self.known_hosts, self.system_known_hosts = known_hosts, system_known_hosts
         self.connect_timeout = connect_timeout
         self._on_unknown_host_key, self._ask_secret = on_unknown_host_key, ask_secret
@@ -118,9 +124,13 @@ class Host(FileAccess):
                     connect_timeout=self.connect_timeout,
                     on_unknown_host_key=self._on_unknown_host_key,
                     ask_secret=self._ask_secret,
+                    role="jump host",
                 )
-            tunnel = self._jump.open_tunnel(t.hostname, t.port, self.label)
-            return tunnel, f"{self._name} ({t.hostname}, port {t.port}, through the jump host {self._jump.label})"
+            try:
+                tunnel = self._jump.open_tunnel(t.hostname, t.port)
+            except RemoteError as exc:
+                raise _through_jump(exc, self.named, self._jump.target.alias) from None
+            return tunnel, f"{self.named} through the jump host {self._jump.target.alias}"
         if t.proxy_command:
             if self._proxy is not None:
                 self._proxy.close()
@@ -129,15 +139,15 @@ class Host(FileAccess):
             except OSError as exc:
                 raise Unreachable(
                     self.label,
-                    f"The ProxyCommand for {self._name} could not be started ({exc.strerror}). Check the command "
+                    f"The ProxyCommand for {self.named} could not be started ({exc.strerror}). Check the command "
                     f"in your SSH config, and the SHELL it runs with: {t.proxy_command}",
                     technical(exc),
                     whole=True,
                 ) from None
-            return self._proxy.sock, f"{self._name} (through its ProxyCommand)"
+            return self._proxy.sock, f"{self.named} through its ProxyCommand"
         # our own socket, not paramiko's: its failures say which step failed and at which address
-        sock = open_tcp(self._name, t, self.connect_timeout)
-        return sock, where(self._name, t, [sock.getpeername()[0]])
+        sock = open_tcp(self.named, t, self.connect_timeout)
+        return sock, where(self.named, t, [sock.getpeername()[0]])
 
     def _connect_locked(self) -> None:
         try:
@@ -203,7 +213,7 @@ class Host(FileAccess):
                 client.connect(**kwargs, password=self._password, look_for_keys=False, allow_agent=False)  # type: ignore[arg-type]
         except (OSError, EOFError, paramiko.SSHException) as exc:
             attempt = Attempt(
-                name=self._name,
+                name=self.named,
                 where=at,
                 target=t,
                 timeout=self.connect_timeout,
@@ -224,8 +234,8 @@ class Host(FileAccess):
             raise
         self._client = client
 
-    def open_tunnel(self, hostname: str, port: int, for_label: str) -> paramiko.Channel:
-        """A TCP channel from this host to another (ProxyJump)."""
+    def open_tunnel(self, hostname: str, port: int) -> paramiko.Channel:
+        """A TCP channel from this host to another (ProxyJump); the host behind says what it was for."""
         self.connect()
         assert self._client is not None
         transport = self._client.get_transport()
@@ -234,10 +244,10 @@ class Host(FileAccess):
             return transport.open_channel("direct-tcpip", (hostname, port), ("127.0.0.1", 0))
         except _broken_connection() as exc:
             raise Unreachable(
-                for_label,
-                f"The jump host {self.label} could not connect on to {hostname} port {port} for {for_label}. Check "
-                f"that {hostname} is its name as the jump host knows it, that sshd runs there, and that the jump "
-                "host's sshd allows forwarding (AllowTcpForwarding).",
+                self.label,
+                f"{self.named} let nfstune log in but could not connect on to {hostname} port {port}. Check that "
+                f"{hostname} is its name as the jump host knows it, that sshd runs there, and that the jump host's "
+                "sshd allows forwarding (AllowTcpForwarding).",
                 technical(exc),
                 whole=True,
             ) from None
@@ -288,7 +298,7 @@ class Host(FileAccess):
                 channel.shutdown_write()
             except _broken_connection():
                 pass  # the command ended without reading it all: its exit status and stderr say why
-        proc = RemoteProcess(self.label, text, channel, lambda kill: self._kill(kill, prefix), timeout, said)
+        proc = RemoteProcess(self.named, text, channel, lambda kill: self._kill(kill, prefix), timeout, said)
         proc.await_start(self.connect_timeout)
         return proc
 
@@ -417,6 +427,15 @@ def _no_sudo(user: str, said: str) -> str:
     )
 
 
+def _through_jump(error: RemoteError, target: str, jump: str) -> RemoteError:
+    """The jump host's own error, said as the failure to reach the host behind it: the same kind of error (a
+    changed host key stays one), its message led by where it was going."""
+    said = RemoteError.__new__(type(error))
+    said.__dict__.update(error.__dict__)
+    said.args = (f"Could not reach {target} through the jump host {jump}: {error}",)
+    return said
+
+
 def _broke(command: str) -> str:
     return (
         f"the SSH connection broke while starting {shown_command(command)}: check that the host is still on and on "
@@ -433,9 +452,11 @@ def open_host(
     on_unknown_host_key: HostKeyPrompt | None = None,
     ask_secret: SecretPrompt | None = None,
     ssh_config: Path | None = None,
+    role: str = "",
 ) -> Host:
     """A host as the admin names it ('nas', 'admin@nas:2222', an alias of ~/.ssh/config), checked against
-    ~/.ssh/known_hosts and nfstune's own known_hosts. `ssh_config`: that file alone, as `ssh -F`."""
+    ~/.ssh/known_hosts and nfstune's own known_hosts. `ssh_config`: that file alone, as `ssh -F`. `role`: as
+    Host takes it."""
     from nfstune import paths
     from nfstune.remote.target import resolve
 
@@ -446,4 +467,5 @@ def open_host(
         system_known_hosts=Path(SYSTEM_KNOWN_HOSTS).expanduser(),
         on_unknown_host_key=on_unknown_host_key,
         ask_secret=ask_secret,
+        role=role,
     )

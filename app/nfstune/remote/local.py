@@ -110,6 +110,7 @@ class LocalHost(Host):
         target = SshTarget(LOCAL_LABEL, "localhost", 0, user, ())
         label = f"{LOCAL_LABEL} ({socket.gethostname()})"
         super().__init__(target, known_hosts=paths.known_hosts(), label=label, ask_secret=ask_secret)
+        self.named = label  # no SSH: no user@address:port to name
         self.is_local = True
 
     def connect(self) -> None:

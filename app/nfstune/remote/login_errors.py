@@ -147,22 +147,22 @@ def login_refused(a: Attempt, transport: paramiko.Transport | None, exc: BaseExc
     )
     if "timeout" in str(exc).lower():
         sentence = (
-            f"{a.where} did not finish the login as {user} within {a.timeout:g} s. The host may be overloaded, or "
+            f"{a.where} did not finish the login within {a.timeout:g} s. The host may be overloaded, or "
             "wait on a slow name lookup or PAM (UseDNS, GSSAPI in its sshd_config)."
         )
         return AuthFailed(a.name, sentence, details, whole=True)
     if not offered and problems:
-        sentence = f"nfstune could not log in to {a.where} as {user}: " + " ".join(problems.values())
+        sentence = f"nfstune could not log in to {a.where}: " + " ".join(problems.values())
     elif not offered:
         sentence = (
-            f"nfstune had nothing to log in to {a.where} as {user} with: no key file was given or found in ~/.ssh, "
+            f"nfstune had nothing to log in to {a.where} with: no key file was given or found in ~/.ssh, "
             "the ssh agent holds no key, and no password was given. Give a key file (Key file here, or "
             "IdentityFile in ~/.ssh/config), load a key into the agent (ssh-add), or give the password when asked."
         )
     else:
-        sentence = f"{a.where} refused the login as {user} with {_and(offered)}. Check the user name"
+        sentence = f"{a.where} refused the login with {_and(offered)}. Check the user name ({user})"
         if usable:
-            sentence += f", and that the public key ({usable[0]}.pub) is in ~{user}/.ssh/authorized_keys on {a.name}"
+            sentence += f", and that the public key ({usable[0]}.pub) is in ~{user}/.ssh/authorized_keys there"
         sentence += ", and the password." if a.password else "."
         sentence += "".join(f" {p}" for p in problems.values())
     if allowed and not PASSWORD_METHODS & set(allowed):

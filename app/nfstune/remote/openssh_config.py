@@ -29,12 +29,24 @@ def ssh_binary() -> str | None:
     return shutil.which(SSH)
 
 
+# what `ssh -G -vvv` says on stderr of the blocks it applies: Host blocks, and Match blocks that matched
+_APPLIED = re.compile(r"debug1: (?P<file>.+) line (?P<line>[0-9]+): Applying options for (?P<host>.+)")
+_MATCHED = re.compile(r"debug3: (?P<file>.+) line (?P<line>[0-9]+): matched '(?P<match>.+)'")
+
+
 def ssh_g(
     binary: str, host: str, *, config: Path | None = None, user: str | None = None, port: int | None = None
 ) -> Options:
     """`ssh -G host` as options. `user` and `port` go on ssh's command line: they win over the config there
     and `Match user` sees them, as with `ssh -l user -p port host`."""
-    cmd = [binary, "-G", "-T"]
+    return ssh_g_source(binary, host, config=config, user=user, port=port)[0]
+
+
+def ssh_g_source(
+    binary: str, host: str, *, config: Path | None = None, user: str | None = None, port: int | None = None
+) -> tuple[Options, str]:
+    """`ssh -G host` as options, and the block of the SSH config that named the host (`source`)."""
+    cmd = [binary, "-G", "-T", "-vvv"]  # -vvv: ssh says which file and line each block it applies came from
     if config is not None:
         cmd += ["-F", str(config)]
     if user:
@@ -53,10 +65,26 @@ def ssh_g(
         ) from None
     except OSError as exc:
         raise ConfigError(f"cannot run {binary} to read the SSH config: {exc}") from None
+    lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
     if done.returncode != 0:
-        said = "; ".join(line.strip() for line in done.stderr.splitlines() if line.strip())
+        said = "; ".join(line for line in lines if not line.startswith(("debug", "OpenSSH_")))
         raise ConfigError(f"OpenSSH cannot use the SSH config for {host!r}: {said or f'exit {done.returncode}'}")
-    return parse(done.stdout)
+    options = parse(done.stdout)
+    options.pop("loglevel", None)  # -vvv's DEBUG3, not the config's
+    return options, source(lines)
+
+
+def source(stderr_lines: list[str]) -> str:
+    """The first block `ssh -G -vvv` applied that names hosts, as 'FILE line N (Host PATTERN)' or 'FILE line N
+    (Match CRITERIA)'; "" when only blocks for every host (Host *, Match all) applied. ssh keeps the first value
+    it gets, so the first such block is the one that gave the host its HostName, User and Port, if any did."""
+    for line in stderr_lines:
+        applied, matched = _APPLIED.fullmatch(line), _MATCHED.fullmatch(line)
+        if applied and applied["host"].strip() != "*":
+            return f"{applied['file']} line {applied['line']} (Host {applied['host'].strip()})"
+        if matched and matched["match"].strip() != "all":
+            return f"{matched['file']} line {matched['line']} (Match {matched['match'].strip()})"
+    return ""
 
 
 def parse(output: str) -> Options:

@@ -17,13 +17,10 @@ TIMED_OUT = {errno.ETIMEDOUT}
 
 
 def where(name: str, target: SshTarget, addresses: Sequence[str] = ()) -> str:
-    """The host as the admin named it, then what it stands for: 'nas (nas.lan at 10.0.0.5, port 22)',
-    '127.0.0.1 (port 1)'."""
-    inside = [target.hostname] if target.hostname != name else []
-    shown = [a for a in addresses if a not in (name, target.hostname)]
-    if shown:
-        inside.append(f"at {' and '.join(shown)}")
-    return f"{name} ({' '.join(inside)}, port {target.port})" if inside else f"{name} (port {target.port})"
+    """The host as named (SshTarget.named: role, name, user@address:port), then the addresses its name stood for
+    when they differ: 'server nas (admin@nas.lan:22) at 10.0.0.5', 'client root@127.0.0.1:1'."""
+    shown = [a for a in addresses if a != target.hostname]
+    return f"{name} at {' and '.join(shown)}" if shown else name
 
 
 def technical(exc: BaseException) -> str:
@@ -61,9 +58,9 @@ def not_found(name: str, target: SshTarget, exc: BaseException) -> str:
             f"The name {target.hostname} of {name} could not be looked up: no name server answered. Check this "
             "computer's network connection and its DNS settings (resolvectl status, /etc/resolv.conf), then retry."
         )
-    given = f"its HostName in the SSH config, {target.hostname}," if target.hostname != name else "the name"
+    given = f"its HostName in the SSH config, {target.hostname}," if target.hostname != target.alias else "the name"
     return (
-        f"Cannot find the host {name}: {given} does not resolve to an address on this computer. Check the "
+        f"Cannot find {name}: {given} does not resolve to an address on this computer. Check the "
         "spelling, DNS, /etc/hosts, and the Host and HostName lines for it in ~/.ssh/config."
     )
 

@@ -33,11 +33,20 @@ class SshTarget:
     known_hosts_files: tuple[Path, ...] = ()  # the config's UserKnownHostsFile and GlobalKnownHostsFile: read only
     warnings: tuple[str, ...] = ()  # what of the SSH config nfstune could not honour: shown to the admin
     resolved_by: str = ""  # "ssh -G", "paramiko" (no ssh client), or "" (built directly)
+    # the file (and line) of the Host or Match block that named this host, as "~/.ssh/conf.d/nas line 1 (Host
+    # nas)"; "" when only defaults (Host *) applied
+    config_source: str = ""
 
     @property
     def label(self) -> str:
         where = self.hostname if self.port == 22 else f"{self.hostname}:{self.port}"
         return self.alias if self.alias in (self.hostname, where) else f"{self.alias} ({where})"
+
+    def named(self, role: str = "") -> str:
+        """The host as an error names it, each part once: 'server mynas (admin@127.0.0.1:2222)', or 'client
+        root@10.0.0.7:22' when it was given by its address."""
+        said = self._login_at if self.alias in (self.hostname, self._login_at) else f"{self.alias} ({self._login_at})"
+        return f"{role} {said}" if role else said
 
     @property
     def _login_at(self) -> str:
@@ -111,7 +120,9 @@ def _port(text: str, alias: str) -> int:
 
 def _openssh(binary: str, config: Path | None) -> Lookup:
     def lookup(alias: str, user: str | None, port: int | None) -> tuple[SshTarget, str | None]:
-        return from_ssh_g(og.ssh_g(binary, alias, config=config, user=user, port=port), alias)
+        options, source = og.ssh_g_source(binary, alias, config=config, user=user, port=port)
+        found, jump = from_ssh_g(options, alias)
+        return dataclasses.replace(found, config_source=source), jump
 
     return lookup
 
@@ -180,6 +191,7 @@ def _paramiko(config_path: Path | None) -> tuple[Lookup, list[str]]:
             host_key_alias=key_alias,
             known_hosts_files=tuple(Path(k).expanduser() for k in known if k.lower() != "none"),
             resolved_by="paramiko",
+            config_source=config_fallback.source(path, alias),
         )
         return target, (jump if jump.lower() != "none" else None)
 

@@ -29,6 +29,11 @@ ROLES = ("server", "client")
 MORE_CLIENTS = ("client2", "client3", "client4")  # the roles of further clients (many-clients), as the lab names them
 
 
+def _role_words(role: str) -> str:
+    """A role as an error says it: "server", "client", "client 2"."""
+    return f"client {role.removeprefix('client')}" if role in MORE_CLIENTS else role
+
+
 class ConnState(enum.Enum):
     IDLE = "not connected"
     CONNECTING = "connecting…"
@@ -136,13 +141,15 @@ class Controller(QObject):
             if previous is not None:
                 previous.close()
             if spec.lab_vm:
-                from nfstune.lab import LabConfig, host, status, up
+                from nfstune.lab import LabConfig, host, require_running, status, up
 
                 cfg = self.lab_config or LabConfig()
                 if not all(s.running for s in status(cfg)):
                     job.progress.emit("starting the practice lab (about a minute)…")
                     up(cfg, job.progress.emit)
-                h = host(cfg.as_running(), spec.lab_vm)
+                # as `nfstune run --lab` says it: what listens on a VM's port when it does not run is not the lab
+                require_running(cfg.as_running(), [spec.lab_vm])
+                h = host(cfg.as_running(), spec.lab_vm, role=_role_words(role))
             elif spec.local:
                 from nfstune.remote.local import LocalHost
 
@@ -156,6 +163,7 @@ class Controller(QObject):
                     on_unknown_host_key=self.prompter.host_key,
                     ask_secret=self.prompter.secret,
                     ssh_config=self.ssh_config,
+                    role=_role_words(role),
                 )
             for warning in h.target.warnings:  # what of ~/.ssh/config nfstune could not honour: said before connecting
                 job.progress.emit(f"{h.label}: note: {warning}")

@@ -31,6 +31,7 @@ from nfstune.recipes.estimate import Estimate, PastRun, estimate, noise_text
 from nfstune.recipes.info import describe, format_duration
 from nfstune.recipes.model import Recipe
 from nfstune.recipes.plan_text import plan_text
+from nfstune.session.hosts_block import pair_hosts_text
 from nfstune.session.workflow import Facts, Pair, plan_for
 from nfstune.ui.pages.recipe_needs import clients_short, estimate_pace, run_blocker
 from nfstune.ui.pages.recipe_texts import list_text, mount_text, server_text
@@ -294,6 +295,8 @@ class RecipesPage(QWidget):
             self.plan_dialog.close()
         note = clients_short(recipe, pair) or (PLACEHOLDER_NOTE if pair is None and facts is None else None)
         text = plan_text(plan, pace=estimate_pace(self.estimate(recipe), self._scale))
+        # where the run goes first, as `nfstune run --dry-run` says it: user@address:port, jump hosts, SSH config
+        text = text if pair is None else pair_hosts_text(pair) + "\n\n" + text
         self.plan_dialog = PlanDialog(title, text, self, note=note, heading=heading)
         self.plan_dialog.open()
         return self.plan_dialog
