@@ -30,6 +30,12 @@ PATH = re.compile(r"(?:\S*/\S*)")  # a path or a command's argument, as it is on
 SINGULAR_S = {"process", "pass", "class", "bus", "status"}
 
 
+def plan_lines(text: str) -> list[str]:
+    """The plan's lines from its first ("Plan: ..."), below the hosts as resolved that lead a plan on real hosts."""
+    lines = text.splitlines()
+    return lines[next(n for n, line in enumerate(lines) if line.startswith("Plan:")) :]
+
+
 def prose_lines(text: str) -> Iterator[str]:
     """The lines of the plan that are words, not a command: a step is its command, then '    # ' and what it does
     (which names files and options as they are)."""
@@ -172,7 +178,7 @@ def test_among_other_recipes_many_clients_is_left_out_with_one_plain_reason() ->
 @pytest.mark.parametrize("scale", SCALES)
 def test_a_real_nas_dry_run_says_what_its_times_rest_on(capsys: pytest.CaptureFixture[str], scale: str) -> None:
     status, text = dry_run(capsys, "quick-check", scale, 1)
-    head = "\n".join(text.splitlines()[:2])
+    head = "\n".join(plan_lines(text)[:2])
     assert status == 0 and "the plan's own pace (the practice lab's)" not in head
     if scale == "small":
         assert "\nTimes: the plan's for scale small, measured on the practice lab (" in head, head
@@ -192,10 +198,10 @@ def test_a_dry_run_on_hosts_that_ran_before_goes_at_their_own_pace(capsys: pytes
     conn.close()
     argv = ["run", "--server", "root@nas", "--client", "root@client", "--share", "/export", "--scale", "small"]
     assert main([*argv, "--recipe", "sync-vs-async", "--dry-run"]) == 0
-    head = capsys.readouterr().out.splitlines()[1]
+    head = plan_lines(capsys.readouterr().out)[1]
     assert head.startswith("Times: these hosts' own pace in their earlier runs (") and "lab" not in head, head
     assert main([*argv[:4], "root@laptop", *argv[5:], "--recipe", "sync-vs-async", "--dry-run"]) == 0
-    assert "measured on the practice lab" in capsys.readouterr().out.splitlines()[1]  # another client: no pace
+    assert "measured on the practice lab" in plan_lines(capsys.readouterr().out)[1]  # another client: no pace
 
 
 def test_numbers_with_their_nouns() -> None:
