@@ -8,7 +8,7 @@ import math
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from nfstune.statistics.sequential import DRAWS, boundary
@@ -103,13 +103,15 @@ logs = st.lists(st.floats(min_value=-0.5, max_value=0.5), min_size=2, max_size=1
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(logs, min_size=1, max_size=6), st.floats(min_value=0, max_value=20))
+@example(family=[[-0.046875, -0.046875, -0.044921875]], margin=6.0)  # certain, 4.5 % slower, inside a 6 % margin
 def test_the_interval_and_the_verdict_always_agree_with_looks(family: list[list[float]], margin: float) -> None:
     verdicts = judge([question(f, (3, 12), str(k), margin) for k, f in enumerate(family)])
     for verdict in verdicts:
         assert verdict.ci is not None and verdict.ratio is not None and verdict.p_value is not None
         assert verdict.ci[0] <= verdict.ratio <= verdict.ci[1]
         if verdict.ci[0] != verdict.ci[1]:
-            assert verdict.effect == excludes_one(verdict)
+            # a certain difference inside the margin is "same", not an effect (statistics/verdict.py's docstring)
+            assert verdict.effect == (excludes_one(verdict) and verdict.kind != "same")
         if verdict.kind == "same":
             assert 1 / (1 + margin / 100) <= verdict.ci[0] and verdict.ci[1] <= 1 + margin / 100
         if verdict.p_value > 0.05:
