@@ -190,7 +190,7 @@ def test_a_jump_host_that_cannot_reach_the_target(sshd: Sshd, tmp_path: Path) ->
     target = SshTarget("nas", "127.0.0.1", closed, "root", (sshd.client_key,), jump=jump)
     error = connect(target, sshd.known_hosts)
     assert str(error).startswith(
-        f"Could not reach nas (root@127.0.0.1:{closed}) through the jump host bastion: jump host bastion "
+        f"could not reach nas (root@127.0.0.1:{closed}) through the jump host bastion: jump host bastion "
         f"(root@127.0.0.1:{sshd.port}) let nfstune log in but could not connect on to 127.0.0.1 port {closed}."
     )
     assert "AllowTcpForwarding" in str(error) and "Connect failed" in error.details

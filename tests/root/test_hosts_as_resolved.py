@@ -113,6 +113,6 @@ def test_a_broken_jump_host_names_the_host_it_was_going_to(tmp_path: Path) -> No
     with pytest.raises(Unreachable) as info:
         open_host("mynas", ssh_config=config, role="server").connect()
     assert str(info.value).startswith(
-        "Could not reach server mynas (admin@10.0.0.5:22) through the jump host bastion: jump host bastion "
+        "could not reach server mynas (admin@10.0.0.5:22) through the jump host bastion: jump host bastion "
         f"(jumper@127.0.0.1:{closed}) refused the connection: nothing listens on port {closed} there."
     )

@@ -432,7 +432,7 @@ def _through_jump(error: RemoteError, target: str, jump: str) -> RemoteError:
     changed host key stays one), its message led by where it was going."""
     said = RemoteError.__new__(type(error))
     said.__dict__.update(error.__dict__)
-    said.args = (f"Could not reach {target} through the jump host {jump}: {error}",)
+    said.args = (f"could not reach {target} through the jump host {jump}: {error}",)
     return said
 
 
