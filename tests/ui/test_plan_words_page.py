@@ -109,7 +109,7 @@ def test_start_run_is_not_offered_for_many_clients_until_a_second_client_is_conn
     assert not start.isEnabled()
     said = window.nav_note.text()
     assert said == start.toolTip()
-    assert "\u201cmany clients at once\u201d compares the NAS loaded from 1, 2, 3 and 4 clients at once" in said
+    assert "\u201cMany clients at once\u201d compares the NAS loaded from 1, 2, 3 and 4 clients at once" in said
     assert "connect at least 2 clients" in said and "one is connected now (root@client.lab)" in said
     assert "Or uncheck it." in said
     item(page, "many-clients").setCheckState(Qt.CheckState.Unchecked)  # the others run
