@@ -290,11 +290,13 @@ def run_step(host: Host, step: Step, *, data: bytes = b"", **kw: object) -> Comm
     return host.run(step.line, sudo=step.sudo, **kw)  # type: ignore[arg-type]
 
 
-def run_make(tx: Transaction, host: Host, entry_id: int, step: Step, *, action: str, timeout: float = 60.0) -> None:
+def run_make(
+    tx: Transaction, host: Host, entry_id: int, step: Step, *, action: str, timeout: float = 60.0
+) -> CommandResult | None:
     """Run a step that makes something exclusively (journaled first as `entry_id`): when it says NOT_MADE, nothing
     was made, and the entry is closed before the failure is raised, so that no undo touches what is there."""
     try:
-        run_step(host, step, action=action, timeout=timeout)
+        return run_step(host, step, action=action, timeout=timeout)
     except CommandFailed as exc:
         if exc.exit_status == NOT_MADE:
             tx.not_made(entry_id)
