@@ -106,23 +106,32 @@ mount = { vers = "4.2", proto = "rdma", port = 20049 }
 
 # what must be among the changes made (a step the plan makes conditional may be left out, so each kind's presence
 # is checked on its own): the session's, by recipe and login, and each configuration's visit
+# the scratch directory private to the run: made 0700 on the server, given to the owner of the client's probe file
+# (the user the share maps its root to); without a login, made 0700 by the client's root over NFS
+PRIVATE = [
+    "mkdir -m 0700 /export/.nfstune-00aa ||",
+    ': > "$m"/.nfstune-00aa/.nfstune-probe-',
+    'chown "$o" /export/.nfstune-00aa && chmod 0700 /export/.nfstune-00aa',
+]
+PRIVATE_OVER_NFS = ['if mkdir -m 0700 "$m"/.nfstune-00aa 2>/dev/null; then']
 SESSION_MADE = {
-    ("plan-changes", True): ["rm -f /var/tmp/nfstune-smallfiles.tar", "mkdir -m 0777 /export/.nfstune-00aa"],
-    ("plan-changes", False): ["rm -f /var/tmp/nfstune-smallfiles.tar", 'mkdir -m 0777 "$m"/.nfstune-00aa'],
-    ("plan-filesystem", True): ["mkdir -m 0777 /export/.nfstune-00aa"],
-    ("plan-filesystem", False): ['mkdir -m 0777 "$m"/.nfstune-00aa'],
+    ("plan-changes", True): ["rm -f /var/tmp/nfstune-smallfiles.tar", *PRIVATE],
+    ("plan-changes", False): ["rm -f /var/tmp/nfstune-smallfiles.tar", *PRIVATE_OVER_NFS],
+    ("plan-filesystem", True): PRIVATE,
+    ("plan-filesystem", False): PRIVATE_OVER_NFS,
     ("plan-clients", True): ["--server=ip:10.99.0.2,8765", "--server=ip:10.99.0.3,8765", "nfstune-fio-job-client2"],
     ("plan-clients", False): ["--server=ip:10.99.0.2,8765", "--server=ip:10.99.0.3,8765", "nfstune-fio-job-client2"],
     ("plan-rdma", True): ["echo rdma 20049 > /proc/fs/nfsd/portlist", "systemctl restart nfs-server"],
-    ("plan-rdma", False): ['mkdir -m 0777 "$m"/.nfstune-00aa'],
+    ("plan-rdma", False): PRIVATE_OVER_NFS,
 }
 VISIT_MADE = {
     "baseline": ["mount -t nfs -o nosharecache nas:/export"],
     "async, no wdelay": ["exportfs -ra", "exportfs -ra && exportfs -f"],
     "ra=1M, rsize": ["rsize=131072 nas:/export", "echo 1024 > /sys/class/bdi/0:55/read_ahead_kb"],
     "16 threads": ["echo 16 > /proc/fs/nfsd/threads", "echo 8 > /proc/fs/nfsd/threads"],
-    "ext4": ["mkfs.ext4", "mount -o loop", "nas:/srv/nfstune-isolated-"],
-    "xfs, async": ["mkfs.xfs", "(rw,no_subtree_check,async)", "nas:/srv/nfstune-isolated-"],
+    # the scratch filesystem's top folder the clients pass through, and the scratch directory in it theirs alone
+    "ext4": ["mkfs.ext4", "mount -o loop", "nas:/srv/nfstune-isolated-", "chmod 0755 /srv/nfstune-isolated-", "chown"],
+    "xfs, async": ["mkfs.xfs", "(rw,no_subtree_check,async)", "nas:/srv/nfstune-isolated-", "chmod 0755", "chown"],
     "1 client": ["mkdir -p /mnt/nfstune/00aa/.nfstune-00aa/client"],
     "2 clients": ["mkdir -p /mnt/nfstune/00aa/.nfstune-00aa/client2"],
     "tcp": ["proto=tcp nas:/export"],
