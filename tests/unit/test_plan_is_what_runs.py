@@ -281,6 +281,20 @@ def test_each_visits_changes_are_the_plans(tmp_path: Path, name: str) -> None:
         assert hosts.store.journal.pending() == []  # everything it journaled was undone
 
 
+def test_the_login_on_the_client_reads_nothing_inside_the_private_scratch_directory(tmp_path: Path) -> None:
+    """The scratch directory is 0700, the user's the share maps root to: a login that is not root may stat it (the
+    export used once mounted, so that the kernel's view of it can be checked), never list or open what is in it."""
+    plan = plan_of(tmp_path, "plan-changes")
+    item = plan.recipes[0]
+    visit = next(v for v in item.visits if v.label == "async, no wdelay")  # checked once a client has mounted
+    hosts = Hosts(tmp_path)
+    run_visit(plan, item, visit, hosts)
+    scratch = f"{plan.mount_point}/{plan.scratch_name}"
+    as_login = [s.line for s in hosts.sent if s.role == "client" and not s.sudo and scratch in s.line]
+    assert f"stat -c %i {scratch}" in as_login, as_login
+    assert not [line for line in as_login if line.startswith("ls ") or f"{scratch}/" in line], as_login
+
+
 def test_without_a_login_a_visit_changes_the_client_alone(tmp_path: Path) -> None:
     plan = plan_of(tmp_path, "plan-changes", login=False)
     assert [c.label for c in plan.recipes[0].configs] == ["baseline", "ra=1M, rsize"]

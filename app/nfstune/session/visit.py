@@ -66,7 +66,9 @@ class VisitExecutor:
             negotiated = on.negotiated["client"]
             loads = self.load.loads(config.clients, on) if config.clients is not None else []
             if on.after_mount:
-                client.run(["ls", on.where.scratch])  # the kernel fills its caches when a client uses them
+                # the kernel fills its caches when a client uses them; a stat, for the login may not be root and
+                # the scratch directory is not its to list (0700, the user the share maps root to)
+                client.run(["stat", "-c", "%i", on.where.scratch])
                 for check in on.after_mount:
                     check()
             # the options in force are kept with each run: read only when this visit opens one (its first round)
