@@ -83,7 +83,9 @@ def test_the_plan_says_whose_the_scratch_directory_is_and_its_mode(tmp_path: Pat
     for login in (True, False):
         text = plan_text(plan_of(tmp_path, "plan-changes", login=login))
         assert "The scratch directory is private to the run: mode 0700, owned by the user the share maps" in text
+        assert "no other user of the share\ncan list, delete or replace the files" in text
         assert "mkdir -m 0700" in text
-        assert ("open to all (0777)" in text) is (not login)  # only the owner of the top folder may write there
+        # without a login: where only the owner of the top folder may write there
+        assert ("owner makes it, open to all (0777)" in text) is (not login)
     text = plan_text(plan_of(tmp_path, "plan-changes", login=True))
     assert "give the scratch directory to that user" in text and "mode 0700: private to the run" in text

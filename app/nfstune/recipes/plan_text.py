@@ -25,19 +25,18 @@ def _grows(item: RecipePlan) -> bool:
     )
 
 
-def scratch_privacy(server_login: bool) -> str:
-    """Who may touch the scratch directory while the session runs (changes/mount.py, changes/nfs_scratch.py)."""
-    text = (
-        "The scratch directory is private to the run: mode 0700, owned by the user the share maps the client's root "
-        "to (nobody, or the export's anonuid, behind root_squash; root with no_root_squash), so no other user of "
-        "the share can list, delete or replace the files nfstune measures with."
-    )
-    if server_login:
-        return text
-    return text + (
-        " Where only the owner of the share's top folder may write there, that owner makes it, open to all (0777), "
-        "and nfstune says so when it does."
-    )
+def scratch_privacy(server_login: bool) -> list[str]:
+    """Who may touch the scratch directory while the session runs (changes/mount.py, changes/nfs_scratch.py), in
+    lines short enough for the desktop's plan, which does not wrap."""
+    lines = [
+        "The scratch directory is private to the run: mode 0700, owned by the user the share maps the client's root",
+        "to (nobody or the export's anonuid behind root_squash, root with no_root_squash): no other user of the share",
+        "can list, delete or replace the files nfstune measures with.",
+    ]
+    if not server_login:
+        lines[-1] += " Where only the owner of the share's top folder may write there, that"
+        lines.append("owner makes it, open to all (0777), and nfstune says so when it does.")
+    return lines
 
 
 def duration_words(seconds: float) -> str:
@@ -58,7 +57,7 @@ def plan_text(plan: Plan, rounds_shown: int = 2) -> str:
         f"Plan: scale {plan.scale}, seed {plan.seed}; at the plan's own pace (the practice lab's), {pace}",
         f"Mount point {plan.mount_point or MOUNT_ROOT + '/...'}, scratch directory {plan.scratch_name} in the export "
         "(both removed at the end). Every change of a visit is undone when the visit ends, on cancel and on failure.",
-        scratch_privacy(plan.server_login),
+        *scratch_privacy(plan.server_login),
     ]
     most = max((c.clients or 0 for item in plan.recipes for c in item.configs), default=0)
     if most:
