@@ -21,7 +21,7 @@ from nfstune.store import Journal, open_store
 pytestmark = pytest.mark.lab
 
 SHARE = "/export"
-OTHER = "setpriv --reuid=1000 --regid=1000 --clear-groups"  # an unprivileged user of the client
+OTHER = "setpriv --reuid=4242 --regid=4242 --clear-groups"  # an unprivileged user of the client, not the share's owner
 SQUASHED_TO = {"root_squash": "65534", "no_root_squash": "0"}
 
 
@@ -55,7 +55,8 @@ def on_client(client: Host, line: str, *, check: bool = True) -> tuple[int, str]
 
 
 def assert_private(nas: Host, client: Host, path: str, uid: str) -> None:
-    name = path.rsplit("/", 1)[1]
+    """`path`: where the workloads write, on the server (in the share)."""
+    name = path.removeprefix(f"{SHARE}/")
     # as the server sees it
     assert nas.run(["stat", "-c", "%u %a", path], sudo=True).stdout.split() == [uid, "700"]
     # as the client sees it, through NFS
@@ -109,8 +110,43 @@ def test_made_over_nfs_without_a_login_it_is_the_squashed_users_alone_and_goes_a
     tx = Transaction(journal, said.append)
     path = make_nfs_scratch(client, tx, "nas", SHARE, ".nfstune-private2")
     uid = SQUASHED_TO[squash]
-    assert any(f"{path} is private to the run: uid {uid} (" in line for line in said), said
-    assert_private(nas, client, path, uid)
+    assert any(f"{path}/run is private to the run: uid {uid} (" in line for line in said), said
+    assert nas.run(["stat", "-c", "%u %a", path], sudo=True).stdout.split() == [uid, "700"]
+    assert_private(nas, client, f"{path}/run", uid)
     tx.undo()
     assert ".nfstune-private2" not in nas.run(["ls", "-A", SHARE], sudo=True).stdout
+    assert journal.pending() == []
+
+
+@pytest.fixture
+def owners_share(nas: Host) -> Iterator[str]:
+    """The lab's /export behind root_squash, its top folder uid 1000's (mode 755): the client's root may not write
+    there, the folder's owner may. The exports file and the folder's owner and mode are put back afterwards."""
+    original = nas.read_file("/etc/exports", sudo=True)
+    assert original is not None and b"no_root_squash" in original
+    owner, mode = nas.run(["stat", "-c", "%u:%g %a", SHARE]).stdout.split()
+    nas.write_file("/etc/exports", original.replace(b"no_root_squash", b"root_squash"), sudo=True)
+    try:
+        nas.run(f"chown 1000:1000 {SHARE} && chmod 755 {SHARE} && exportfs -ra", sudo=True)
+        yield SHARE
+    finally:
+        nas.write_file("/etc/exports", original, sudo=True)
+        nas.run(f"chown {owner} {SHARE} && chmod {mode} {SHARE} && exportfs -ra", sudo=True)
+
+
+def test_made_over_nfs_by_the_shares_owner_the_workloads_folder_is_still_private(
+    owners_share: str, nas: Host, client: Host, tmp_path: Path
+) -> None:
+    journal = Journal(open_store(tmp_path / "s.sqlite3"))
+    said: list[str] = []
+    tx = Transaction(journal, said.append)
+    path = make_nfs_scratch(client, tx, "nas", SHARE, ".nfstune-private3")
+    assert any(f"the owner of {SHARE} made the scratch directory {path}" in line for line in said), said
+    # the owner's, others may pass through it only; the workloads' folder the squashed root's alone
+    assert nas.run(["stat", "-c", "%u %a", path], sudo=True).stdout.split() == ["1000", "711"]
+    status, out = on_client(client, f"{OTHER} touch $m/.nfstune-private3/theirs", check=False)
+    assert status != 0, out
+    assert_private(nas, client, f"{path}/run", "65534")
+    tx.undo()
+    assert ".nfstune-private3" not in nas.run(["ls", "-A", SHARE], sudo=True).stdout
     assert journal.pending() == []

@@ -107,13 +107,17 @@ mount = { vers = "4.2", proto = "rdma", port = 20049 }
 # what must be among the changes made (a step the plan makes conditional may be left out, so each kind's presence
 # is checked on its own): the session's, by recipe and login, and each configuration's visit
 # the scratch directory private to the run: made 0700 on the server, given to the owner of the client's probe file
-# (the user the share maps its root to); without a login, made 0700 by the client's root over NFS
+# (the user the share maps its root to); without a login, made over NFS with the workloads' folder in it, 0700
 PRIVATE = [
     "mkdir -m 0700 /export/.nfstune-00aa ||",
     ': > "$m"/.nfstune-00aa/.nfstune-probe-',
     'chown "$o" /export/.nfstune-00aa && chmod 0700 /export/.nfstune-00aa',
 ]
-PRIVATE_OVER_NFS = ['if mkdir -m 0700 "$m"/.nfstune-00aa 2>/dev/null; then']
+PRIVATE_OVER_NFS = [
+    'd="$m"/.nfstune-00aa; if mkdir -m 0700 "$d" 2>/dev/null; then',
+    'mkdir -m 0700 "$d"/run',
+    'as_owner chmod 0711 "$d"',
+]
 SESSION_MADE = {
     ("plan-changes", True): ["rm -f /var/tmp/nfstune-smallfiles.tar", *PRIVATE],
     ("plan-changes", False): ["rm -f /var/tmp/nfstune-smallfiles.tar", *PRIVATE_OVER_NFS],

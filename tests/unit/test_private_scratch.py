@@ -63,13 +63,15 @@ def test_a_probe_file_someone_put_there_first_stops_the_hand_over(tmp_path: Path
     assert _sh(write.line, path).returncode != 0
 
 
-def test_made_over_nfs_by_root_it_is_0700(tmp_path: Path) -> None:
+def test_made_over_nfs_by_root_it_and_the_workloads_folder_are_0700(tmp_path: Path) -> None:
     export = tmp_path / "export"
     export.mkdir()
     (step,) = nfs_scratch_steps("nas", "/srv/x", ".nfstune-1", "tok").do
     done = _sh(step.line, fake_mount_path(tmp_path / "bin", export))
     assert done.returncode == 0, done.stderr
-    assert _mode(export / ".nfstune-1") == 0o700
+    scratch = export / ".nfstune-1"
+    assert _mode(scratch) == 0o700 and _mode(scratch / "run") == 0o700
+    assert sorted(p.name for p in scratch.iterdir()) == sorted([owner_mark("tok"), "run"])
     assert done.stdout.split()[-1] == "700"  # said, for the admin's progress line
 
 
@@ -80,12 +82,12 @@ def test_a_scratch_filesystems_top_folder_is_not_open_to_all() -> None:
 
 
 def test_the_plan_says_whose_the_scratch_directory_is_and_its_mode(tmp_path: Path) -> None:
-    for login in (True, False):
-        text = plan_text(plan_of(tmp_path, "plan-changes", login=login))
-        assert "The scratch directory is private to the run: mode 0700, owned by the user the share maps" in text
-        assert "no other user of the share\ncan list, delete or replace the files" in text
-        assert "mkdir -m 0700" in text
-        # without a login: where only the owner of the top folder may write there
-        assert ("owner makes it, open to all (0777)" in text) is (not login)
     text = plan_text(plan_of(tmp_path, "plan-changes", login=True))
+    assert "The scratch directory is private to the run: mode 0700, owned by the user the share maps" in text
+    assert "no other user of the share\ncan list, delete or replace the files" in text
     assert "give the scratch directory to that user" in text and "mode 0700: private to the run" in text
+    # without a login: the workloads' folder in it, and what the owner of the share's top folder does
+    text = plan_text(plan_of(tmp_path, "plan-changes", login=False))
+    assert "The workloads write in the folder run of the scratch directory: private to the run, mode 0700" in text
+    assert "closes it to others' writes (0711)" in text
+    assert "/mnt/nfstune/00aa/.nfstune-00aa/run/" in text  # where the workloads' files are

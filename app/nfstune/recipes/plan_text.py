@@ -34,8 +34,13 @@ def scratch_privacy(server_login: bool) -> list[str]:
         "can list, delete or replace the files nfstune measures with.",
     ]
     if not server_login:
-        lines[-1] += " Where only the owner of the share's top folder may write there, that"
-        lines.append("owner makes it, open to all (0777), and nfstune says so when it does.")
+        return [
+            "The workloads write in the folder run of the scratch directory: private to the run, mode 0700, owned by",
+            "the user the share maps the client's root to (nobody or the export's anonuid behind root_squash, root",
+            "with no_root_squash): no other user of the share can list, delete or replace the files nfstune measures",
+            "with. Where only the owner of the share's top folder may write there, that owner makes the scratch",
+            "directory, and closes it to others' writes (0711) once the client's root has made that folder.",
+        ]
     return lines
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from nfstune.bench.workloads import WorkloadSizes
 from nfstune.changes.export import exportfs_table
 from nfstune.changes.host_change import OnHosts, Where, apply_all
+from nfstune.changes.nfs_scratch import scratch_work
 from nfstune.changes.transaction import Transaction
 from nfstune.errors import NfstuneError
 from nfstune.recipes.model import Config
@@ -103,7 +104,13 @@ class VisitExecutor:
         """The session's hosts and places, for a list of the plan's changes journaled in `tx`."""
         hosts, plan = self.hosts, self.plan
         return OnHosts(
-            Where(hosts.share, hosts.server_address, plan.mount_point, plan.scratch_name),
+            Where(
+                hosts.share,
+                hosts.server_address,
+                plan.mount_point,
+                plan.scratch_name,
+                work=scratch_work(plan.server_login),
+            ),
             tx,
             hosts.server,
             self.load.by_role,
