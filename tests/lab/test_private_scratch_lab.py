@@ -110,9 +110,9 @@ def test_made_over_nfs_without_a_login_it_is_the_squashed_users_alone_and_goes_a
     tx = Transaction(journal, said.append)
     path = make_nfs_scratch(client, tx, "nas", SHARE, ".nfstune-private2")
     uid = SQUASHED_TO[squash]
-    assert any(f"{path}/run is private to the run: uid {uid} (" in line for line in said), said
+    assert any(f"{path}/files is private to the run: uid {uid} (" in line for line in said), said
     assert nas.run(["stat", "-c", "%u %a", path], sudo=True).stdout.split() == [uid, "700"]
-    assert_private(nas, client, f"{path}/run", uid)
+    assert_private(nas, client, f"{path}/files", uid)
     tx.undo()
     assert ".nfstune-private2" not in nas.run(["ls", "-A", SHARE], sudo=True).stdout
     assert journal.pending() == []
@@ -146,7 +146,7 @@ def test_made_over_nfs_by_the_shares_owner_the_workloads_folder_is_still_private
     assert nas.run(["stat", "-c", "%u %a", path], sudo=True).stdout.split() == ["1000", "711"]
     status, out = on_client(client, f"{OTHER} touch $m/.nfstune-private3/theirs", check=False)
     assert status != 0, out
-    assert_private(nas, client, f"{path}/run", "65534")
+    assert_private(nas, client, f"{path}/files", "65534")
     tx.undo()
     assert ".nfstune-private3" not in nas.run(["ls", "-A", SHARE], sudo=True).stdout
     assert journal.pending() == []

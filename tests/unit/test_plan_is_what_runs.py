@@ -115,7 +115,7 @@ PRIVATE = [
 ]
 PRIVATE_OVER_NFS = [
     'd="$m"/.nfstune-00aa; if mkdir -m 0700 "$d" 2>/dev/null; then',
-    'mkdir -m 0700 "$d"/run',
+    'mkdir -m 0700 "$d"/files',
     'as_owner chmod 0711 "$d"',
 ]
 SESSION_MADE = {

@@ -70,8 +70,8 @@ def test_made_over_nfs_by_root_it_and_the_workloads_folder_are_0700(tmp_path: Pa
     done = _sh(step.line, fake_mount_path(tmp_path / "bin", export))
     assert done.returncode == 0, done.stderr
     scratch = export / ".nfstune-1"
-    assert _mode(scratch) == 0o700 and _mode(scratch / "run") == 0o700
-    assert sorted(p.name for p in scratch.iterdir()) == sorted([owner_mark("tok"), "run"])
+    assert _mode(scratch) == 0o700 and _mode(scratch / "files") == 0o700
+    assert sorted(p.name for p in scratch.iterdir()) == sorted([owner_mark("tok"), "files"])
     assert done.stdout.split()[-1] == "700"  # said, for the admin's progress line
 
 
@@ -83,11 +83,11 @@ def test_a_scratch_filesystems_top_folder_is_not_open_to_all() -> None:
 
 def test_the_plan_says_whose_the_scratch_directory_is_and_its_mode(tmp_path: Path) -> None:
     text = plan_text(plan_of(tmp_path, "plan-changes", login=True))
-    assert "The scratch directory is private to the run: mode 0700, owned by the user the share maps" in text
-    assert "no other user of the share\ncan list, delete or replace the files" in text
+    assert "The scratch directory is private to the run: mode 0700, owned by the user the share maps the\n" in text
+    assert "no other user of the share can list, delete or replace the files nfstune measures with." in text
     assert "give the scratch directory to that user" in text and "mode 0700: private to the run" in text
     # without a login: the workloads' folder in it, and what the owner of the share's top folder does
     text = plan_text(plan_of(tmp_path, "plan-changes", login=False))
-    assert "The workloads write in the folder run of the scratch directory: private to the run, mode 0700" in text
+    assert "The workloads write in .nfstune-00aa/files, private to the run: mode 0700, owned by the user\n" in text
     assert "closes it to others' writes (0711)" in text
-    assert "/mnt/nfstune/00aa/.nfstune-00aa/run/" in text  # where the workloads' files are
+    assert "/mnt/nfstune/00aa/.nfstune-00aa/files/" in text  # where the workloads' files are

@@ -29,7 +29,7 @@ from nfstune.remote import Host
 from nfstune.shell_text import sh_line
 
 KIND = "nfs-scratch"
-WORK = "run"  # the folder of the scratch directory the workloads write in, without a login on the server
+WORK = "files"  # the folder of the scratch directory the workloads write in, without a login on the server
 BY_OWNER = "NFSTUNE_BY_OWNER"  # said by the step that made the directory as the share's top folder's owner
 
 
