@@ -24,12 +24,12 @@ from nfstune.changes.mount import OWNER_SHOWN, private_to
 from nfstune.changes.steps import Steps, shell
 from nfstune.changes.transaction import NOT_MADE, Transaction, on_share, run_make, undo_nfs_scratch
 from nfstune.errors import NfstuneError
-from nfstune.nfs.own_mount import PLAN_OWNER, SCRATCH_PREFIX, new_owner_token, owner_mark
+from nfstune.nfs.own_mount import PLAN_OWNER, SCRATCH_PREFIX, SCRATCH_WORK, new_owner_token, owner_mark
 from nfstune.remote import Host
 from nfstune.shell_text import sh_line
 
 KIND = "nfs-scratch"
-WORK = "files"  # the folder of the scratch directory the workloads write in, without a login on the server
+WORK = SCRATCH_WORK  # the folder of the scratch directory the workloads write in, without a login on the server
 BY_OWNER = "NFSTUNE_BY_OWNER"  # said by the step that made the directory as the share's top folder's owner
 
 
