@@ -58,9 +58,12 @@ def assert_private(nas: Host, client: Host, path: str, uid: str) -> None:
     """`path`: where the workloads write, on the server (in the share)."""
     name = path.removeprefix(f"{SHARE}/")
     # as the server sees it
-    assert nas.run(["stat", "-c", "%u %a", path], sudo=True).stdout.split() == [uid, "700"]
+    on_server = nas.run(["stat", "-c", "%u %a", path], sudo=True).stdout
+    print(f"nas: stat {path}: {on_server.strip()}")
+    assert on_server.split() == [uid, "700"]
     # as the client sees it, through NFS
     _, seen = on_client(client, f"stat -c '%u %a' $m/{name}")
+    print(f"client (through NFS): stat {name}: {seen.strip()}")
     assert seen.split() == [uid, "700"]
     # a file of the workloads' in it; another user of the client may not list, create, delete or replace anything
     on_client(client, f"echo measured > $m/{name}/f")
@@ -74,12 +77,14 @@ def assert_private(nas: Host, client: Host, path: str, uid: str) -> None:
         f"ln -s /etc/passwd $m/{name}/link",
     ):
         status, out = on_client(client, f"{OTHER} sh -c '{attempt}'", check=False)
+        print(f"client, uid 4242: {attempt}: exit {status}: {out.strip().splitlines()[-1:]}")
         assert status != 0, f"another user could: {attempt}\n{out}"
     _, kept = on_client(client, f"cat $m/{name}/f && ls -A $m/{name}")
     assert kept.split()[0] == "measured" and "theirs" not in kept and "link" not in kept
     # fio lays its file out and opens it again (O_CREAT), twice over, as the seq-write and sync-4k workloads do
     fio = f"fio --name=reopen --filename=$m/{name}/seq --size=8M --bs=1M --rw=write --end_fsync=1 --ioengine=psync"
     _, out = on_client(client, f"{fio} && {fio} --sync=dsync --bs=4k --size=256k")
+    print("client, root: fio twice:", [line.strip() for line in out.splitlines() if "err=" in line])
     assert "err= 0" in out and "Permission denied" not in out, out
 
 
@@ -97,7 +102,9 @@ def test_made_on_the_server_it_is_the_squashed_users_alone_and_goes_at_the_end(
     left = nas.run(["ls", "-A", path], sudo=True).stdout.split()
     assert len(left) == 1 and left[0].startswith(".nfstune-owner-"), left
     assert_private(nas, client, path, uid)
+    print("\n".join(said))
     tx.undo()
+    print("nas: ls -A /export after the undo:", nas.run(["ls", "-A", SHARE], sudo=True).stdout.split())
     assert ".nfstune-private1" not in nas.run(["ls", "-A", SHARE], sudo=True).stdout
     assert journal.pending() == []
 
@@ -113,7 +120,9 @@ def test_made_over_nfs_without_a_login_it_is_the_squashed_users_alone_and_goes_a
     assert any(f"{path}/files is private to the run: uid {uid} (" in line for line in said), said
     assert nas.run(["stat", "-c", "%u %a", path], sudo=True).stdout.split() == [uid, "700"]
     assert_private(nas, client, f"{path}/files", uid)
+    print("\n".join(said))
     tx.undo()
+    print("nas: ls -A /export after the undo:", nas.run(["ls", "-A", SHARE], sudo=True).stdout.split())
     assert ".nfstune-private2" not in nas.run(["ls", "-A", SHARE], sudo=True).stdout
     assert journal.pending() == []
 
@@ -143,10 +152,14 @@ def test_made_over_nfs_by_the_shares_owner_the_workloads_folder_is_still_private
     path = make_nfs_scratch(client, tx, "nas", SHARE, ".nfstune-private3")
     assert any(f"the owner of {SHARE} made the scratch directory {path}" in line for line in said), said
     # the owner's, others may pass through it only; the workloads' folder the squashed root's alone
-    assert nas.run(["stat", "-c", "%u %a", path], sudo=True).stdout.split() == ["1000", "711"]
+    top = nas.run(["stat", "-c", "%u %a", path], sudo=True).stdout
+    print(f"nas: stat {path}: {top.strip()}")
+    assert top.split() == ["1000", "711"]
     status, out = on_client(client, f"{OTHER} touch $m/.nfstune-private3/theirs", check=False)
     assert status != 0, out
     assert_private(nas, client, f"{path}/files", "65534")
+    print("\n".join(said))
     tx.undo()
+    print("nas: ls -A /export after the undo:", nas.run(["ls", "-A", SHARE], sudo=True).stdout.split())
     assert ".nfstune-private3" not in nas.run(["ls", "-A", SHARE], sudo=True).stdout
     assert journal.pending() == []
