@@ -131,12 +131,15 @@ def test_the_scratch_directory_behind_root_squash_is_made_by_the_shares_owner_an
     tx = Transaction(journal, lambda line: None)
     path = make_nfs_scratch(client, tx, "nas", squashed_share, ".nfstune-squash1")
     assert path == f"{squashed_share}/.nfstune-squash1"
-    assert nas.run(["stat", "-c", "%u %a", path]).stdout.split() == ["1000", "777"]
+    # the owner's, closed to others' writes; the workloads' folder in it the squashed root's alone (issue 42)
+    assert nas.run(["stat", "-c", "%u %a", path]).stdout.split() == ["1000", "711"]
+    assert nas.run(["stat", "-c", "%u %a", f"{path}/files"]).stdout.split() == ["65534", "700"]
     # what the workloads leave: files and folders of the client's root, which the server squashes to nobody
-    work = "m=$(mktemp -d); mount -t nfs nas:/export $m && mkdir $m/.nfstune-squash1/tree && "
-    work += "echo x > $m/.nfstune-squash1/tree/f && echo y > $m/.nfstune-squash1/g; r=$?; umount $m; rmdir $m; exit $r"
+    work = "m=$(mktemp -d); mount -t nfs nas:/export $m && mkdir $m/.nfstune-squash1/files/tree && "
+    work += "echo x > $m/.nfstune-squash1/files/tree/f && echo y > $m/.nfstune-squash1/files/g; r=$?; umount $m; "
+    work += "rmdir $m; exit $r"
     client.run(work, sudo=True)
-    owners = nas.run(f"stat -c %u {path}/tree {path}/tree/f {path}/g").stdout.split()
+    owners = nas.run(f"stat -c %u {path}/files/tree {path}/files/tree/f {path}/files/g").stdout.split()
     assert owners == ["65534"] * 3  # squashed: root's files are nobody's, which root alone could not remove
     assert len(journal.pending()) == 1
     tx.undo()

@@ -141,7 +141,7 @@ def test_without_a_login_on_the_nas_every_change_is_the_plans_and_all_are_on_the
     assert results.session(sid)["status"] == "completed"
     ran = assert_plan_ran(plan, sent)
     assert {s.role for s in sent} == {"client"}
-    made = [s for s in ran if "mount -t nfs -o nosharecache nas:/export" in s.line and "mkdir -m 0777" in s.line]
+    made = [s for s in ran if "mount -t nfs -o nosharecache nas:/export" in s.line and "mkdir -m 0700" in s.line]
     removed = [s for s in ran if "mount -t nfs -o nosharecache nas:/export" in s.line and "rm -rf" in s.line]
     assert len(made) == len(removed) == 1 and ran.index(made[0]) < ran.index(removed[0])
     assert journal.pending() == []

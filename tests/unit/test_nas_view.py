@@ -120,7 +120,7 @@ def test_without_a_login_the_plan_changes_nothing_on_the_server_and_says_where_t
     assert {s.host for s in steps} == {"client"}
     (make,) = plan.session.do
     assert "mount -t nfs -o nosharecache 192.0.2.10:/volume1/data" in make.argv[2]
-    assert 'mkdir -m 0777 "$m"/.nfstune-77' in make.argv[2]
+    assert 'd="$m"/.nfstune-77; if mkdir -m 0700 "$d"' in make.argv[2] and 'mkdir -m 0700 "$d"/files' in make.argv[2]
     assert json.loads(plan_json(plan))["server_login"] is False
 
 

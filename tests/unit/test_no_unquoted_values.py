@@ -365,7 +365,7 @@ BUILDERS: dict[str, Callable[[str], Iterable[str]]] = {
     "direct": _direct,
 }
 SCRATCH_BUILDERS: dict[str, Callable[[str], Iterable[str]]] = {
-    "scratch_steps": lambda v: step_lines(mount.scratch_steps(f"/srv/{v}/.nfstune-1")),
+    "scratch_steps": lambda v: step_lines(mount.scratch_steps(v, f"/srv/{v}", f".nfstune-{v}", v, v)),
     "undo_scratch": lambda v: step_lines([undo_scratch("server", f"/srv/{v}/.nfstune-1")]),
     "nfs_scratch_steps": lambda v: step_lines(nfs_scratch_steps(v, f"/srv/{v}", f".nfstune-{v}")),
     "undo_nfs_scratch": lambda v: step_lines([undo_nfs_scratch("client", v, f"/srv/{v}", f".nfstune-{v}", "0" * 32)]),

@@ -106,23 +106,36 @@ mount = { vers = "4.2", proto = "rdma", port = 20049 }
 
 # what must be among the changes made (a step the plan makes conditional may be left out, so each kind's presence
 # is checked on its own): the session's, by recipe and login, and each configuration's visit
+# the scratch directory private to the run: made 0700 on the server, given to the owner of the client's probe file
+# (the user the share maps its root to); without a login, made over NFS with the workloads' folder in it, 0700
+PRIVATE = [
+    "mkdir -m 0700 /export/.nfstune-00aa ||",
+    ': > "$m"/.nfstune-00aa/.nfstune-probe-',
+    'chown "$o" /export/.nfstune-00aa && chmod 0700 /export/.nfstune-00aa',
+]
+PRIVATE_OVER_NFS = [
+    'd="$m"/.nfstune-00aa; if mkdir -m 0700 "$d" 2>/dev/null; then',
+    'mkdir -m 0700 "$d"/files',
+    'as_owner chmod 0711 "$d"',
+]
 SESSION_MADE = {
-    ("plan-changes", True): ["rm -f /var/tmp/nfstune-smallfiles.tar", "mkdir -m 0777 /export/.nfstune-00aa"],
-    ("plan-changes", False): ["rm -f /var/tmp/nfstune-smallfiles.tar", 'mkdir -m 0777 "$m"/.nfstune-00aa'],
-    ("plan-filesystem", True): ["mkdir -m 0777 /export/.nfstune-00aa"],
-    ("plan-filesystem", False): ['mkdir -m 0777 "$m"/.nfstune-00aa'],
+    ("plan-changes", True): ["rm -f /var/tmp/nfstune-smallfiles.tar", *PRIVATE],
+    ("plan-changes", False): ["rm -f /var/tmp/nfstune-smallfiles.tar", *PRIVATE_OVER_NFS],
+    ("plan-filesystem", True): PRIVATE,
+    ("plan-filesystem", False): PRIVATE_OVER_NFS,
     ("plan-clients", True): ["--server=ip:10.99.0.2,8765", "--server=ip:10.99.0.3,8765", "nfstune-fio-job-client2"],
     ("plan-clients", False): ["--server=ip:10.99.0.2,8765", "--server=ip:10.99.0.3,8765", "nfstune-fio-job-client2"],
     ("plan-rdma", True): ["echo rdma 20049 > /proc/fs/nfsd/portlist", "systemctl restart nfs-server"],
-    ("plan-rdma", False): ['mkdir -m 0777 "$m"/.nfstune-00aa'],
+    ("plan-rdma", False): PRIVATE_OVER_NFS,
 }
 VISIT_MADE = {
     "baseline": ["mount -t nfs -o nosharecache nas:/export"],
     "async, no wdelay": ["exportfs -ra", "exportfs -ra && exportfs -f"],
     "ra=1M, rsize": ["rsize=131072 nas:/export", "echo 1024 > /sys/class/bdi/0:55/read_ahead_kb"],
     "16 threads": ["echo 16 > /proc/fs/nfsd/threads", "echo 8 > /proc/fs/nfsd/threads"],
-    "ext4": ["mkfs.ext4", "mount -o loop", "nas:/srv/nfstune-isolated-"],
-    "xfs, async": ["mkfs.xfs", "(rw,no_subtree_check,async)", "nas:/srv/nfstune-isolated-"],
+    # the scratch filesystem's top folder the clients pass through, and the scratch directory in it theirs alone
+    "ext4": ["mkfs.ext4", "mount -o loop", "nas:/srv/nfstune-isolated-", "chmod 0755 /srv/nfstune-isolated-", "chown"],
+    "xfs, async": ["mkfs.xfs", "(rw,no_subtree_check,async)", "nas:/srv/nfstune-isolated-", "chmod 0755", "chown"],
     "1 client": ["mkdir -p /mnt/nfstune/00aa/.nfstune-00aa/client"],
     "2 clients": ["mkdir -p /mnt/nfstune/00aa/.nfstune-00aa/client2"],
     "tcp": ["proto=tcp nas:/export"],
@@ -270,6 +283,20 @@ def test_each_visits_changes_are_the_plans(tmp_path: Path, name: str) -> None:
         ran = assert_plan_ran(run_visit(plan, item, visit, hosts), hosts.sent)
         assert made_all(VISIT_MADE[visit.label], ran, hosts.server) == [], visit.label
         assert hosts.store.journal.pending() == []  # everything it journaled was undone
+
+
+def test_the_login_on_the_client_reads_nothing_inside_the_private_scratch_directory(tmp_path: Path) -> None:
+    """The scratch directory is 0700, the user's the share maps root to: a login that is not root may stat it (the
+    export used once mounted, so that the kernel's view of it can be checked), never list or open what is in it."""
+    plan = plan_of(tmp_path, "plan-changes")
+    item = plan.recipes[0]
+    visit = next(v for v in item.visits if v.label == "async, no wdelay")  # checked once a client has mounted
+    hosts = Hosts(tmp_path)
+    run_visit(plan, item, visit, hosts)
+    scratch = f"{plan.mount_point}/{plan.scratch_name}"
+    as_login = [s.line for s in hosts.sent if s.role == "client" and not s.sudo and scratch in s.line]
+    assert f"stat -c %i {scratch}" in as_login, as_login
+    assert not [line for line in as_login if line.startswith("ls ") or f"{scratch}/" in line], as_login
 
 
 def test_without_a_login_a_visit_changes_the_client_alone(tmp_path: Path) -> None:

@@ -36,14 +36,16 @@ class Where:
     mount_point: str
     scratch_name: str
     export_path: str = ""  # what a visit's mounts mount: the share, unless a change before made another export
+    work: str = ""  # the folder in the scratch directory the workloads write in ("": the directory itself)
 
     def __post_init__(self) -> None:
         self.export_path = self.export_path or self.share
 
     @property
     def scratch(self) -> str:
-        """The scratch directory as a client sees it, through nfstune's mount."""
-        return f"{self.mount_point}/{self.scratch_name}"
+        """Where the workloads write, as a client sees it through nfstune's mount: the scratch directory, or the
+        folder `work` in it."""
+        return f"{self.mount_point}/{self.scratch_name}" + (f"/{self.work}" if self.work else "")
 
     def fresh(self) -> Where:
         """The same places, for a new visit: nothing a visit before changed carries over."""

@@ -68,7 +68,8 @@ def isolated_steps(image: str, path: str, filesystem: str, size_mib: int, option
                 f"make {path}",
             ),
             command("server", ("mount", "-o", "loop", image, path), "loop-mount the filesystem there"),
-            command("server", ("chmod", "1777", path), "open it to the clients (root is squashed)"),
+            # the clients only pass through its top folder, to the scratch directory given to them (mount.py)
+            command("server", ("chmod", "0755", path), "let the clients through it to the scratch directory"),
         ),
         (undo_mount("server", path),),
     )
@@ -152,7 +153,8 @@ def scratch_size_mib(files_bytes: int, filesystem: str) -> int:
 
 def export_options(edit_set: tuple[str, ...]) -> str:
     """A scratch filesystem's export options: read-write for the one client, sync unless the configuration sets
-    async, and the configuration's own options; root is squashed (the scratch directory is open to all)."""
+    async, and the configuration's own options; root is squashed (the scratch directory is given to the user it is
+    squashed to)."""
     mode = () if {"sync", "async"} & set(edit_set) else ("sync",)
     return ",".join(("rw", "no_subtree_check", *mode, *edit_set))
 
@@ -169,7 +171,7 @@ class ScratchFilesystem:
     def steps(self, where: Where) -> Steps:
         image, where.export_path = isolated_paths(where.share, "<stamp>")
         made = isolated_steps(image, where.export_path, self.filesystem, self.size_mib, self.options)
-        return made.then(scratch_steps(posixpath.join(where.export_path, where.scratch_name)))
+        return made.then(scratch_steps(where.server_address, where.export_path, where.scratch_name))
 
     def apply(self, on: OnHosts) -> None:
         """Exported alone to this client, or to the share's own clients when its address is not known: never to
@@ -193,5 +195,5 @@ class ScratchFilesystem:
         )
         scratch.apply()
         # the session's scratch directory, on this filesystem too (it goes with the filesystem at the undo)
-        make_scratch(server, on.tx, scratch.path, on.where.scratch_name)
+        make_scratch(server, on.host("client"), on.tx, on.where.server_address, scratch.path, on.where.scratch_name)
         on.where.export_path, on.new_filesystem = scratch.path, True

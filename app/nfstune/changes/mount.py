@@ -14,6 +14,7 @@ from nfstune.changes.transaction import (
     NOT_MADE,
     ChangeFailed,
     Transaction,
+    on_share,
     run_make,
     run_step,
     undo_dir,
@@ -36,6 +37,9 @@ from nfstune.remote import Host
 from nfstune.shell_text import sh_line
 
 SCRATCH_SEEN = "NFSTUNE_SCRATCH_SEEN"
+PROBE_PREFIX = ".nfstune-probe-"  # the folder the client's root writes its probe file in (a random name follows)
+PROBE_FILE = "owner"
+OWNER_SHOWN = "%u %U %a"  # the scratch directory's uid, user name and mode, as the hand-over step prints them
 
 
 def mount_steps(
@@ -72,20 +76,72 @@ def client_directory_steps(role: Role, directory: str) -> Steps:
     return Steps((command(role, ("mkdir", "-p", directory), f"make {role}'s own directory in the scratch directory"),))
 
 
-def scratch_steps(path: str, owner: str = PLAN_OWNER) -> Steps:
-    """An exclusive mkdir (a name taken already is left alone: NOT_MADE), then the mark with `owner` inside, by which
-    the undo knows the directory for its own (without it, the directory goes at once)."""
-    # open to every user, but not sticky: in a sticky world-writable directory Linux refuses an O_CREAT open of a
-    # file someone else owns (fs.protected_regular, on by systemd's default), and behind root_squash the files the
-    # client's root makes belong to nobody, so fio's second open of the file it laid out failed with EACCES
-    line = sh_line(
-        "mkdir -m 0777 {path} || exit {not_made}; mkdir {mark} && exit 0; rmdir {path} && exit {not_made}; exit 1",
+def scratch_steps(
+    server_address: str, export_path: str, name: str, owner: str = PLAN_OWNER, probe: str = PLAN_OWNER
+) -> Steps:
+    """The scratch directory, private to the run: an exclusive mkdir, mode 0700 (a name taken already is left alone:
+    NOT_MADE), then the mark with `owner` inside, by which the undo knows the directory for its own (without it, the
+    directory goes at once). Then it is given to the user the share maps the client's root to, which only a write
+    over NFS shows (root_squash, all_squash, anonuid= and an appliance's own mapping alike): the client writes one
+    file into a probe folder of a random name (`probe`) and the server reads its owner. Behind root_squash that is
+    nobody (or the export's anonuid): no other user of the share may list, delete or replace what the run measures
+    with, and being the owner of the directory and of its files, neither does fs.protected_regular refuse the
+    client a reopen of them (it applies only in sticky directories). During the probe the directory is 0711: others
+    may pass through it but not list it, so the probe folder (0777) is reached only by its random name."""
+    path = posixpath.join(export_path, name)
+    folder = posixpath.join(path, probe_name(probe))
+    make = sh_line(
+        "mkdir -m 0700 {path} || exit {not_made}; mkdir {mark} || {{ rmdir {path} && exit {not_made}; exit 1; }}; "
+        "mkdir -m 0777 {folder} && chmod 0711 {path}",
         path=path,
         mark=posixpath.join(path, owner_mark(owner)),
+        folder=folder,
         not_made=NOT_MADE,
     )
-    what = f"make the scratch directory {path}, open to the clients, with nfstune's mark in it"
-    return Steps((shell("server", line, what),), (undo_scratch_dir("server", path, owner),))
+    write = on_share(
+        server_address,
+        export_path,
+        sh_line('(set -C; : > "$m"/{file})', file=posixpath.join(name, probe_name(probe), PROBE_FILE)),
+    )
+    # stat without -L: a link put there is read as itself, never followed to a file someone else owns
+    hand_over = sh_line(
+        'o=$(stat -c %u:%g {file}) && rm -rf --one-file-system {folder} && chown "$o" {path} && chmod 0700 {path} '
+        "&& stat -c {shown} {path}",
+        file=posixpath.join(folder, PROBE_FILE),
+        folder=folder,
+        path=path,
+        shown=OWNER_SHOWN,
+    )
+    return Steps(
+        (
+            shell(
+                "server", make, f"make the scratch directory {path}, mode 0700, with nfstune's mark and a probe folder"
+            ),
+            shell(
+                "client",
+                write,
+                "write a file in the probe folder over NFS as root: its owner is whom the share maps the client's "
+                "root to",
+            ),
+            shell(
+                "server",
+                hand_over,
+                "give the scratch directory to that user (nobody or the anonuid behind root_squash, root without it), "
+                "mode 0700: private to the run; remove the probe folder",
+            ),
+        ),
+        (undo_scratch_dir("server", path, owner),),
+    )
+
+
+def probe_name(token: str) -> str:
+    return f"{PROBE_PREFIX}{token}"
+
+
+def private_to(shown: str) -> str:
+    """The owner and mode the hand-over step printed (OWNER_SHOWN), in words: "uid 65534 (nobody), mode 0700"."""
+    uid, user, mode = [*shown.split(), "", "", ""][:3]
+    return f"uid {uid} ({user}), mode {mode.zfill(4)}" if uid.isdigit() else "its owner unknown"
 
 
 def readahead_steps(path: str, kib: int, before: str = "<the value before>") -> Steps:
@@ -162,7 +218,7 @@ class ClientMount:
         if self.own_scratch:
             if self.server is None:
                 raise NfstuneError("a mount of its own scratch directory needs a login on the server")
-            make_scratch(self.server, tx, self.export_path, self.scratch_name)
+            make_scratch(self.server, c, tx, self.server_address, self.export_path, self.scratch_name)
         # the mount's options and the scratch directory
         seen = c.run(mounts_and_scratch_line(self.scratch))
         mounts, marker, _ = seen.stdout.partition(f"{SCRATCH_SEEN}\n")
@@ -179,14 +235,19 @@ def mounts_of(client: Host, servers: Collection[str | None]) -> list[ProcMount]:
     return mounts_of_server(client.run(["cat", "/proc/mounts"], action="reading /proc/mounts").stdout, servers)
 
 
-def make_scratch(server: Host, tx: Transaction, export_path: str, name: str) -> str:
-    """A scratch directory of ours in the export, journaled first with its mark's token; returns its path on the
-    server. Made on the server, so that a root_squash export does not stop the client's root from writing in it."""
+def make_scratch(server: Host, client: Host, tx: Transaction, server_address: str, export_path: str, name: str) -> str:
+    """A scratch directory of ours in the export, journaled first with its mark's token, private to the user the
+    share maps `client`'s root to; returns its path on the server. Made on the server, so that a root_squash export
+    does not stop the client's root from writing in it."""
     path = posixpath.join(export_path, name)
     owner = new_owner_token()
-    (step,) = scratch_steps(path, owner).do
+    make, write, hand_over = scratch_steps(server_address, export_path, name, owner, new_owner_token()).do
     entry = tx.record(server, "scratch", path, detail={"owner": owner})
-    run_make(tx, server, entry, step, action=f"making the scratch directory {path}")
+    run_make(tx, server, entry, make, action=f"making the scratch directory {path}")
+    run_step(client, write, timeout=120, action=f"writing a probe file in {path} over NFS")
+    done = run_step(server, hand_over, action=f"giving the scratch directory {path} to the client's root")
+    shown = done.stdout.strip() if done is not None else ""
+    tx.progress(f"{server.label}: the scratch directory {path} is private to the run: {private_to(shown)}")
     return path
 
 
@@ -205,14 +266,17 @@ def set_readahead(client: Host, tx: Transaction, mount_point: str, kib: int) -> 
 
 @dataclass(frozen=True)
 class ScratchDirectory:
-    """The session's scratch directory in the export, made on the server (so that a root_squash export does not
-    stop the client's root from writing in it)."""
+    """The session's scratch directory in the export, made on the server and given to the user the share maps the
+    client's root to, mode 0700 (scratch_steps)."""
 
     def steps(self, where: Where) -> Steps:
-        return scratch_steps(posixpath.join(where.share, where.scratch_name))
+        return scratch_steps(where.server_address, where.share, where.scratch_name)
 
     def apply(self, on: OnHosts) -> None:
-        on.scratch = make_scratch(on.host("server"), on.tx, on.where.share, on.where.scratch_name)
+        w = on.where
+        on.scratch = make_scratch(
+            on.host("server"), on.host("client"), on.tx, w.server_address, w.share, w.scratch_name
+        )
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from nfstune.changes.steps import Role, Step, command, shell, write
 from nfstune.errors import NfstuneError
-from nfstune.nfs.own_mount import SCRATCH_PREFIX, mount_argv, owner_mark
+from nfstune.nfs.own_mount import SCRATCH_PREFIX, SCRATCH_WORK, mount_argv, owner_mark
 from nfstune.remote import CommandFailed, CommandResult, Host, RemoteError
 from nfstune.shell_text import sh_line
 from nfstune.store.journal import Journal, JournalEntry
@@ -126,11 +126,13 @@ def undo_nfs_scratch(role: Role, server_address: str, share: str, name: str, own
             'if [ -L "$d" ] || [ ! -d "$d"/{mark} ]; then echo {kept}; exit 0; fi; ', mark=owner_mark(owner), kept=KEPT
         )
     )
+    # the workloads' folder by its path: where the share's owner made the directory, root may pass through it but
+    # not list it (0711), and the owner may not list the folder (0700, root's)
     body = (
         sh_line('d="$m"/{name}; [ -e "$d" ] || [ -L "$d" ] || exit 0; ', name=name)
         + mine
-        + 'rm -rf --one-file-system "$d" 2>/dev/null; [ ! -e "$d" ] || as_owner rm -rf --one-file-system "$d"; '
-        '[ ! -e "$d" ]'
+        + sh_line('rm -rf --one-file-system "$d"/{work} "$d" 2>/dev/null; ', work=SCRATCH_WORK)
+        + '[ ! -e "$d" ] || as_owner rm -rf --one-file-system "$d"; [ ! -e "$d" ]'
     )
     what = f"remove {posixpath.join(share, name)} over NFS" + ("" if owner is None else " if nfstune's mark is in it")
     return shell(role, on_share(server_address, share, body), what)
@@ -290,11 +292,13 @@ def run_step(host: Host, step: Step, *, data: bytes = b"", **kw: object) -> Comm
     return host.run(step.line, sudo=step.sudo, **kw)  # type: ignore[arg-type]
 
 
-def run_make(tx: Transaction, host: Host, entry_id: int, step: Step, *, action: str, timeout: float = 60.0) -> None:
+def run_make(
+    tx: Transaction, host: Host, entry_id: int, step: Step, *, action: str, timeout: float = 60.0
+) -> CommandResult | None:
     """Run a step that makes something exclusively (journaled first as `entry_id`): when it says NOT_MADE, nothing
     was made, and the entry is closed before the failure is raised, so that no undo touches what is there."""
     try:
-        run_step(host, step, action=action, timeout=timeout)
+        return run_step(host, step, action=action, timeout=timeout)
     except CommandFailed as exc:
         if exc.exit_status == NOT_MADE:
             tx.not_made(entry_id)

@@ -11,6 +11,7 @@ from nfstune.nfs.mounts import mount_source
 MOUNT_ROOT = "/mnt/nfstune"
 SCRATCH_PREFIX = ".nfstune-"
 OWNER_MARK_PREFIX = ".nfstune-owner-"
+SCRATCH_WORK = "files"  # the folder of the scratch directory the workloads write in, when made over NFS
 PLAN_OWNER = "<random>"  # the mark's token as a plan shows it: it is drawn when the directory is made
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from nfstune.bench.workloads import WorkloadId, WorkloadSizes
 from nfstune.changes.host_change import HostChange, Where, steps_and_where, steps_of
+from nfstune.changes.nfs_scratch import scratch_work
 from nfstune.changes.steps import Step, Steps
 from nfstune.facts.appliance import async_setting_hint
 from nfstune.nfs.export_edit import ExportOptionEdit
@@ -195,7 +196,7 @@ def build_plan(
     so is every one that changes the server when nfstune cannot log in to it (`server_login` False). There, when
     someone can be asked (`ask_admin`: a terminal or the desktop), a recipe whose only other configuration changes
     just the export's options runs it as a guided hand change (hand_plan.py) instead."""
-    where = Where(share, server_address, mount_point_for(scratch_name), scratch_name)
+    where = Where(share, server_address, mount_point_for(scratch_name), scratch_name, work=scratch_work(server_login))
     workload_steps = WorkloadSteps(sizes, fio_available, where.scratch, where.mount_point, server_login)
     context = _Visits(where, workload_steps, size_limits or sizes)
     plans: list[RecipePlan] = []

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from nfstune.bench.sizing import GROWS, growth_rule_text
 from nfstune.bench.workloads import SMALL_FILES_TAR
 from nfstune.changes.fio_server import DEFAULT_PORT as FIO_SERVER_PORT
+from nfstune.changes.nfs_scratch import WORK
 from nfstune.changes.nfsd_listener import PORTLIST
 from nfstune.changes.steps import Step
 from nfstune.nfs.own_mount import MOUNT_ROOT
@@ -25,6 +26,24 @@ def _grows(item: RecipePlan) -> bool:
     return any(
         set(c.workloads or item.recipe.workloads) & grows for c in item.configs if c.label != item.recipe.baseline
     )
+
+
+def scratch_privacy(plan: Plan) -> list[str]:
+    """Who may touch the scratch directory while the session runs (changes/mount.py, changes/nfs_scratch.py), in
+    lines short enough for the desktop's plan, which does not wrap."""
+    if plan.server_login:
+        return [
+            "The scratch directory is private to the run: mode 0700, owned by the user the share maps the",
+            "client's root to (nobody or the export's anonuid behind root_squash, root with no_root_squash):",
+            "no other user of the share can list, delete or replace the files nfstune measures with.",
+        ]
+    return [
+        f"The workloads write in {plan.scratch_name}/{WORK}, private to the run: mode 0700, owned by the user",
+        "the share maps the client's root to (nobody or the export's anonuid behind root_squash, root with",
+        "no_root_squash): no other user of the share can list, delete or replace the files nfstune measures",
+        "with. Where only the owner of the share's top folder may write there, that owner makes",
+        f"{plan.scratch_name} and closes it to others' writes (0711) once the client's root has made {WORK} in it.",
+    ]
 
 
 def duration_words(seconds: float) -> str:
@@ -83,6 +102,7 @@ def plan_text(plan: Plan, rounds_shown: int = 2, pace: Pace | None = None) -> st
         f"Plan: scale {plan.scale}, seed {plan.seed}; {head}.",
         f"Mount point {plan.mount_point or MOUNT_ROOT + '/...'}, scratch directory {plan.scratch_name} in the export "
         "(both removed at the end). Every change of a visit is undone when the visit ends, on cancel and on failure.",
+        *scratch_privacy(plan),
     ]
     most = max((c.clients or 0 for item in plan.recipes for c in item.configs), default=0)
     if most:

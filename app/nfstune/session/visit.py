@@ -8,6 +8,7 @@ from __future__ import annotations
 from nfstune.bench.workloads import WorkloadSizes
 from nfstune.changes.export import exportfs_table
 from nfstune.changes.host_change import OnHosts, Where, apply_all
+from nfstune.changes.nfs_scratch import scratch_work
 from nfstune.changes.transaction import Transaction
 from nfstune.errors import NfstuneError
 from nfstune.recipes.model import Config
@@ -66,7 +67,9 @@ class VisitExecutor:
             negotiated = on.negotiated["client"]
             loads = self.load.loads(config.clients, on) if config.clients is not None else []
             if on.after_mount:
-                client.run(["ls", on.where.scratch])  # the kernel fills its caches when a client uses them
+                # the kernel fills its caches when a client uses them; a stat, for the login may not be root and
+                # the scratch directory is not its to list (0700, the user the share maps root to)
+                client.run(["stat", "-c", "%i", on.where.scratch])
                 for check in on.after_mount:
                     check()
             # the options in force are kept with each run: read only when this visit opens one (its first round)
@@ -101,7 +104,13 @@ class VisitExecutor:
         """The session's hosts and places, for a list of the plan's changes journaled in `tx`."""
         hosts, plan = self.hosts, self.plan
         return OnHosts(
-            Where(hosts.share, hosts.server_address, plan.mount_point, plan.scratch_name),
+            Where(
+                hosts.share,
+                hosts.server_address,
+                plan.mount_point,
+                plan.scratch_name,
+                work=scratch_work(plan.server_login),
+            ),
             tx,
             hosts.server,
             self.load.by_role,
