@@ -33,16 +33,16 @@ def scratch_privacy(plan: Plan) -> list[str]:
     lines short enough for the desktop's plan, which does not wrap."""
     if plan.server_login:
         return [
-            "The scratch directory is private to the run: mode 0700, owned by the user the share maps the",
-            "client's root to (nobody or the export's anonuid behind root_squash, root with no_root_squash):",
-            "no other user of the share can list, delete or replace the files nfstune measures with.",
+            "The scratch directory is private to the run: mode 0700, owned by the user the share maps the client's",
+            "root to (nobody or the export's anonuid behind root_squash, root with no_root_squash), so no other user",
+            "of the share can list, delete or replace the files nfstune measures with.",
         ]
     return [
-        f"The workloads write in {plan.scratch_name}/{WORK}, private to the run: mode 0700, owned by the user",
-        "the share maps the client's root to (nobody or the export's anonuid behind root_squash, root with",
-        "no_root_squash): no other user of the share can list, delete or replace the files nfstune measures",
-        "with. Where only the owner of the share's top folder may write there, that owner makes",
-        f"{plan.scratch_name} and closes it to others' writes (0711) once the client's root has made {WORK} in it.",
+        f"The workloads write in {plan.scratch_name}/{WORK}, private to the run: mode 0700, owned by the user the",
+        "share maps the client's root to (nobody or the export's anonuid behind root_squash, root with",
+        "no_root_squash), so no other user of the share can list, delete or replace the files nfstune measures",
+        "with. Where only the owner of the share's top folder may write there, that owner makes the directory and",
+        f"closes it to others' writes (0711) once the client's root has made {WORK} in it.",
     ]
 
 
