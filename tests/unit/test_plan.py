@@ -303,7 +303,7 @@ def test_many_clients_skips_what_needs_more_clients_than_the_session_has(shipped
         for s in plan.skipped
     )
     text = plan_text(plan)
-    assert "fio --server is started once on each of the first 2 clients" in text
+    assert "fio --server is started once on each of the 2 clients that load the server together" in text
     # a visit from two clients: the front end names both servers, each with its own job file
     visit = next(v for v in plan.recipes[0].visits if v.label == "2 clients, 64 threads")
     front_end = next(step.argv for step in visit.run if step.argv[:1] == ("fio",))

@@ -142,7 +142,7 @@ def test_many_clients_with_two_clients_plans_one_and_two_and_says_why_not_more(
 ) -> None:
     status, text = dry_run(capsys, "many-clients", "normal", 2)
     assert status == 0
-    assert "fio --server is started once on each of the first 2 clients" in text
+    assert "fio --server is started once on each of the 2 clients that load the server together" in text
     assert "many-clients: 5 configurations" in text  # 1 and 2 clients under sync, async and 64 threads
     assert "Skipped: many-clients 3 clients, sync: it needs at least 3 clients at once, and this session has 2" in text
 

@@ -106,7 +106,7 @@ def plan_text(plan: Plan, rounds_shown: int = 2, pace: Pace | None = None) -> st
     ]
     most = max((c.clients or 0 for item in plan.recipes for c in item.configs), default=0)
     if most:
-        where = "on the client" if most == 1 else f"once on each of the first {most} clients"
+        where = "on the client" if most == 1 else f"once on each of the {most} clients that load the server together"
         lines.append(
             f"fio --server is started {where}, bound to its address on the link to the server (port "
             f"{FIO_SERVER_PORT}; journaled, stopped at the end)."
