@@ -38,8 +38,9 @@ def test_made_on_the_server_it_is_0700_and_the_probe_writers(tmp_path: Path) -> 
     scratch = export / ".nfstune-1"
 
     assert _sh(make.line, path).returncode == 0
-    # while the client writes its probe: others may pass through, not list; the probe folder is open to all
-    assert _mode(scratch) == 0o711 and _mode(scratch / ".nfstune-probe-p1") == 0o777
+    # while the client writes its probe: others may pass through, not list; the probe folder is open to all, sticky
+    # (a file in it removed or replaced by its owner alone)
+    assert _mode(scratch) == 0o711 and _mode(scratch / ".nfstune-probe-p1") == 0o1777
     assert (scratch / owner_mark("tok")).is_dir()
     assert _sh(write.line, path).returncode == 0
     done = _sh(hand_over.line, path)
@@ -61,6 +62,18 @@ def test_a_probe_file_someone_put_there_first_stops_the_hand_over(tmp_path: Path
     assert _sh(make.line, path).returncode == 0
     (export / ".nfstune-1" / ".nfstune-probe-p1" / "owner").write_text("planted\n")
     assert _sh(write.line, path).returncode != 0
+
+
+def test_a_link_in_place_of_the_probe_file_is_not_taken_for_its_owner(tmp_path: Path) -> None:
+    """A symbolic link (whoever made it) is not the file the client wrote: the directory is given to no one."""
+    export = tmp_path / "export"
+    export.mkdir()
+    path = fake_mount_path(tmp_path / "bin", export)
+    make, _, hand_over = scratch_steps("nas", str(export), ".nfstune-1", "tok", "p1").do
+    assert _sh(make.line, path).returncode == 0
+    (export / ".nfstune-1" / ".nfstune-probe-p1" / "owner").symlink_to(tmp_path)
+    assert _sh(hand_over.line, path).returncode != 0
+    assert _mode(export / ".nfstune-1") == 0o711  # not handed over, not opened
 
 
 def test_made_over_nfs_by_root_it_and_the_workloads_folder_are_0700(tmp_path: Path) -> None:

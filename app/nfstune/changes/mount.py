@@ -87,12 +87,14 @@ def scratch_steps(
     nobody (or the export's anonuid): no other user of the share may list, delete or replace what the run measures
     with, and being the owner of the directory and of its files, neither does fs.protected_regular refuse the
     client a reopen of them (it applies only in sticky directories). During the probe the directory is 0711: others
-    may pass through it but not list it, so the probe folder (0777) is reached only by its random name."""
+    may pass through it but not list it, so the probe folder is reached only by its random name; and that folder is
+    sticky (1777): the probe file, once written, may be removed or replaced only by its own owner, not by someone who
+    learned the name from `ps` (the file is new, made with O_EXCL, so fs.protected_regular has nothing to refuse)."""
     path = posixpath.join(export_path, name)
     folder = posixpath.join(path, probe_name(probe))
     make = sh_line(
         "mkdir -m 0700 {path} || exit {not_made}; mkdir {mark} || {{ rmdir {path} && exit {not_made}; exit 1; }}; "
-        "mkdir -m 0777 {folder} && chmod 0711 {path}",
+        "mkdir -m 1777 {folder} && chmod 0711 {path}",
         path=path,
         mark=posixpath.join(path, owner_mark(owner)),
         folder=folder,
@@ -103,9 +105,10 @@ def scratch_steps(
         export_path,
         sh_line('(set -C; : > "$m"/{file})', file=posixpath.join(name, probe_name(probe), PROBE_FILE)),
     )
-    # stat without -L: a link put there is read as itself, never followed to a file someone else owns
+    # a link put there is refused, never followed to a file someone else owns
     hand_over = sh_line(
-        'o=$(stat -c %u:%g {file}) && rm -rf --one-file-system {folder} && chown "$o" {path} && chmod 0700 {path} '
+        "[ -f {file} ] && [ ! -L {file} ] && o=$(stat -c %u:%g {file}) && rm -rf --one-file-system {folder} "
+        '&& chown "$o" {path} && chmod 0700 {path} '
         "&& stat -c {shown} {path}",
         file=posixpath.join(folder, PROBE_FILE),
         folder=folder,
