@@ -87,14 +87,15 @@ def scratch_steps(
     nobody (or the export's anonuid): no other user of the share may list, delete or replace what the run measures
     with, and being the owner of the directory and of its files, neither does fs.protected_regular refuse the
     client a reopen of them (it applies only in sticky directories). During the probe the directory is 0711: others
-    may pass through it but not list it, so the probe folder is reached only by its random name; and that folder is
-    sticky (1777): the probe file, once written, may be removed or replaced only by its own owner, not by someone who
-    learned the name from `ps` (the file is new, made with O_EXCL, so fs.protected_regular has nothing to refuse)."""
+    may pass through it but not list it, so the probe folder (0777) is reached only by its random name. Not sticky:
+    over NFS the client's kernel refuses root's exclusive create there under fs.protected_regular=2 (the file the
+    server makes is nobody's, the folder root's: seen on the lab's 6.1 client), so the probe would fail. A link in
+    the probe file's place is refused, never read for the owner of what it points to."""
     path = posixpath.join(export_path, name)
     folder = posixpath.join(path, probe_name(probe))
     make = sh_line(
         "mkdir -m 0700 {path} || exit {not_made}; mkdir {mark} || {{ rmdir {path} && exit {not_made}; exit 1; }}; "
-        "mkdir -m 1777 {folder} && chmod 0711 {path}",
+        "mkdir -m 0777 {folder} && chmod 0711 {path}",
         path=path,
         mark=posixpath.join(path, owner_mark(owner)),
         folder=folder,
