@@ -5,7 +5,6 @@ variable each follows; its ENVIRONMENT names every variable the code reads; its 
 
 from __future__ import annotations
 
-import argparse
 import fnmatch
 import os
 import re
@@ -20,6 +19,7 @@ from nfstune import logs, paths
 from nfstune.cli import desktop_entry, exits, integration, watch
 from nfstune.cli.main import main
 from nfstune.cli.parser import build_parser
+from tests.unit.test_manual_and_completion import commands
 
 APP = Path(__file__).resolve().parents[2] / "app" / "nfstune"
 SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "OPTIONS", "EXIT STATUS", "ENVIRONMENT", "FILES"]
@@ -61,16 +61,6 @@ def test_man_at_80_columns_shows_every_line_whole(page: Path) -> None:
     assert done.stderr == ""
     long = [line for line in plain(done.stdout).splitlines() if len(line) > 80]
     assert long == [] and "\nEXIT STATUS\n" in plain(done.stdout)
-
-
-def commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> dict[tuple[str, ...], list[str]]:
-    """Each command path ((), ('lab',), ('lab', 'up'), ...) and its option strings."""
-    found = {path: [s for a in parser._actions for s in a.option_strings]}
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, child in action.choices.items():
-                found |= commands(child, (*path, name))
-    return found
 
 
 def test_every_command_and_option_is_in_its_section(page: Path) -> None:

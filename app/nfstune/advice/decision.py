@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from nfstune.advice.gains import biggest
 from nfstune.advice.recommend import Reason, Recommendation
+from nfstune.words import count
 
 SAFE = "sync keeps your data safe"
 NOTHING = "Your settings already read as recommended: nothing to change"
@@ -110,7 +111,7 @@ def _actions(before: str | None, after: str) -> list[str]:
     if before is None:
         return ["add 1 line"]
     changes = len(line_changes(before, after))
-    return [f"change {changes} option{'s' if changes != 1 else ''}"] if changes else []
+    return [f"change {count(changes, 'option')}"] if changes else []
 
 
 def _why(rec: Recommendation) -> str:

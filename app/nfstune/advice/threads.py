@@ -21,6 +21,7 @@ from nfstune.nfs.nfs_conf import NFS_CONF, threads_text
 from nfstune.results.summary import WorkloadResults
 from nfstune.statistics.verdict import Verdict
 from nfstune.store import StoredRun
+from nfstune.words import count
 
 TAKES_EFFECT = "rpc.nfsd reads it when the NFS server starts: `systemctl restart nfs-server` (clients wait a moment)"
 
@@ -103,8 +104,8 @@ def threads_advice(
     return _edit(finding.threads, nfs_conf, note)
 
 
-def _threads(count: int) -> str:
-    return f"{count} thread{'s' if count != 1 else ''}"
+def _threads(threads: int) -> str:
+    return count(threads, "thread")
 
 
 def _edit(threads: int, files: Mapping[str, str], note: str) -> ThreadsAdvice:

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Sequence
 from gettext import gettext
 from typing import Any, NoReturn
 
+from nfstune.words import plural
+
 # what argparse says of a missing required argument (through gettext, as argparse says it)
 _REQUIRED = (gettext("the following arguments are required: %s"), gettext("one of the arguments %s is required"))
 # argparse takes these for negative numbers (a value), not options, while no option looks like one
@@ -109,7 +111,7 @@ class Parser(argparse.ArgumentParser):
                 self.error(self._unknown(word.split("=", 1)[0]))
         parsed, extra = super().parse_known_args(args, namespace)
         if extra:  # a subcommand's, said with its usage rather than nfstune's
-            self.error(f"unexpected argument{'s' if len(extra) > 1 else ''}: {' '.join(extra)}")
+            self.error(f"unexpected {plural(len(extra), 'argument')}: {' '.join(extra)}")
         return parsed, extra
 
     def error(self, message: str) -> NoReturn:

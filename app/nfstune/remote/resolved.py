@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nfstune.remote.target import SshTarget
+from nfstune.words import plural
 
 TITLE = "Hosts, as nfstune reaches them"
 NOT_LOGGED_IN = "not logged in to: only the NFS server the client mounts, {address}:{share}"
@@ -26,16 +27,6 @@ class Resolved:
     note: str = ""  # what stands instead of the target when there is none
 
 
-def _jumps(target: SshTarget) -> list[SshTarget]:
-    """The jump hosts in the order they are crossed (the hop nearest the host holds the one before it)."""
-    hops: list[SshTarget] = []
-    jump = target.jump
-    while jump is not None:
-        hops.insert(0, jump)
-        jump = jump.jump
-    return hops
-
-
 def host_lines(host: Resolved) -> list[str]:
     """'server    mynas: admin@127.0.0.1:2222' and its indented lines: via, from, and what of the SSH config is not
     honoured (no ssh client: an Include not read)."""
@@ -47,10 +38,10 @@ def host_lines(host: Resolved) -> list[str]:
     at = t.destination.split(" via ", 1)[0]
     once = f"{host.role:9} {at}"  # the name given is in it: said once
     lines = [once if host.given in (at, t.hostname) else f"{head}: {at}"]
-    hops = _jumps(t)
+    hops = t.jumps
     if hops:
         said = ", then ".join(h.named() for h in hops)
-        lines.append(f"{indent}via the jump host{'s' if len(hops) > 1 else ''} {said}")
+        lines.append(f"{indent}via the {plural(len(hops), 'jump host')} {said}")
     elif t.proxy_command:
         lines.append(f"{indent}via its ProxyCommand: {t.proxy_command}")
     lines.append(

@@ -17,6 +17,7 @@ from pathlib import Path
 from nfstune.errors import ConfigError
 from nfstune.nfs import names
 from nfstune.remote import openssh_config as og
+from nfstune.words import plural
 
 
 @dataclass(frozen=True)
@@ -54,17 +55,24 @@ class SshTarget:
         return f"{self.user}@{host}:{self.port}"
 
     @property
+    def jumps(self) -> list[SshTarget]:
+        """The jump hosts in the order they are crossed: the hop nearest the host holds the one before it, so the
+        first one crossed is the last reached from here."""
+        hops: list[SshTarget] = []
+        jump = self.jump
+        while jump is not None:
+            hops.insert(0, jump)
+            jump = jump.jump
+        return hops
+
+    @property
     def destination(self) -> str:
         """user@address:port and the way there (the jump hosts in the order they are crossed, or the ProxyCommand):
         where a login goes, said before it is made."""
         said = self._login_at
-        hops: list[str] = []
-        jump = self.jump
-        while jump is not None:  # the hop nearest the host holds the one before it: the first one crossed is last
-            hops.insert(0, jump._login_at)
-            jump = jump.jump
+        hops = [jump._login_at for jump in self.jumps]
         if hops:
-            said += f" via the jump host{'s' if len(hops) > 1 else ''} {', then '.join(hops)}"
+            said += f" via the {plural(len(hops), 'jump host')} {', then '.join(hops)}"
         elif self.proxy_command:
             said += " via its ProxyCommand"
         return said

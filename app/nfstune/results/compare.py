@@ -17,6 +17,7 @@ from nfstune.results.comparisons import judgeable, margin_of
 from nfstune.results.summary import ConfigResult, WorkloadResults, summarize_session
 from nfstune.statistics.verdict import Question, Verdict, judge
 from nfstune.store import Results
+from nfstune.words import count
 
 # the two sides, as they appear in the texts ("B is 12 % faster than A")
 SIDE_NAMES = ("A", "B")
@@ -150,7 +151,7 @@ def _both(a: str | None, b: str | None) -> str:
 
 def _caution(a: ConfigResult | None, b: ConfigResult | None) -> str:
     stopped = [
-        f"{name} {c.status} after {len(c.values)} round{'s' if len(c.values) != 1 else ''}"
+        f"{name} {c.status} after {count(len(c.values), 'round')}"
         for name, c in zip(SIDE_NAMES, (a, b), strict=True)
         if c is not None and c.status not in ("completed", None)
     ]

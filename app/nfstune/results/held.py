@@ -20,6 +20,7 @@ from typing import Literal
 
 from nfstune.statistics.stats import format_value, t_quantile
 from nfstune.statistics.verdict import Question, format_change, judge
+from nfstune.words import plural
 
 Word = Literal["held", "did not hold", "not settled", "nothing to check"]
 ALPHA = 0.05
@@ -177,7 +178,7 @@ def _held(
     if word == "not settled":
         more = more_rounds(then, figures, alpha / family)
         said += ": " + (
-            f"about {more} more round{'s' if more != 1 else ''} of the check would settle it"
+            f"about {more} more {plural(more, 'round')} of the check would settle it"
             if more is not None
             else "more rounds of the check alone would not settle it (the session's own figures spread too much)"
         )

@@ -35,7 +35,7 @@ def load_text(run: Mapping[str, Any]) -> str | None:
     clients, threads = load_of(run)
     parts = []
     if clients is not None:
-        parts.append(f"{clients} client{'s' if clients > 1 else ''} at once" if clients > 1 else "1 client (fio)")
+        parts.append(f"{clients} clients at once" if clients > 1 else "1 client (fio)")
     if threads is not None:
         parts.append(f"{threads} nfsd thread{'s' if threads > 1 else ''}")
     return "; ".join(parts) or None

@@ -27,6 +27,7 @@ from nfstune.results.judged_figures import group_figures, run_figures
 from nfstune.results.settings_in_force import SettingChange, Settings, changes, settings_in_force
 from nfstune.statistics.median_interval import median_interval
 from nfstune.statistics.stats import format_value
+from nfstune.words import count
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,7 @@ def day_text(seconds: float) -> str:
 def figure_text(point: TrendPoint, unit: str) -> str:
     """'31.2 MB/s (95 % CI 28.0 to 34.1, 8 rounds)'; with too few rounds for an interval, their range: '23.3 MB/s
     (2 rounds, 21.2 to 25.3)' (the ranges are written with an en dash)."""
-    rounds = f"{point.rounds} round{'s' if point.rounds != 1 else ''}"
+    rounds = count(point.rounds, "round")
     if point.ci is not None:
         low, high = (format_value(end) for end in point.ci)
         return f"{format_value(point.median)} {unit} (95 % CI {low}\u2013{high}, {rounds})"

@@ -12,6 +12,7 @@ from typing import Literal
 from nfstune.facts.model import HostFacts
 from nfstune.nfs.kernel_view import offered_versions
 from nfstune.session.nas_view import no_login_label
+from nfstune.words import count
 
 CardRole = Literal["server", "client"]
 Fact = tuple[str, str]  # (label, value)
@@ -84,7 +85,7 @@ def _name(label: str, hostname: str | None, *, login: bool) -> tuple[str, str | 
 def _system(f: HostFacts) -> list[str]:
     parts = [f.os_pretty_name or f.os_id, f"kernel {f.kernel}" if f.kernel else None]
     if f.cpu_count is not None:
-        parts.append(f"{f.cpu_count} CPU{'s' if f.cpu_count != 1 else ''}")
+        parts.append(count(f.cpu_count, "CPU"))
     if f.mem_total_bytes is not None:
         parts.append(f"{gib(f.mem_total_bytes)} RAM")
     return [p for p in parts if p]

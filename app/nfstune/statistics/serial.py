@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from nfstune.words import count
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -55,7 +57,7 @@ class Serial:
         """What a session says beside its verdicts when it finds carry-over."""
         return (
             f"the rounds carry over into each other (lag-1 correlation {self.correlation:.2f} over "
-            f"{self.comparisons} comparison{'s' if self.comparisons != 1 else ''}, p = {self.p_value:.2g}): "
+            f"{count(self.comparisons, 'comparison')}, p = {self.p_value:.2g}): "
             f"every interval is widened {self.factor:.1f}x for it"
         )
 

@@ -18,6 +18,7 @@ from nfstune.results.watch_read import PairWatch
 from nfstune.ui.pages.history_jobs import read_regressions
 from nfstune.ui.tint import tint
 from nfstune.ui.widgets.labels import wrapped_label
+from nfstune.words import plural
 
 Background = Callable[[str, Callable[[Any], Any], Callable[[Any], None], Callable[[str], None]], object]
 
@@ -31,7 +32,7 @@ def banner_texts(found: Sequence[PairWatch]) -> tuple[str, str]:
     details = regression.summary
     if len(found) > 1:
         others = len(found) - 1
-        details += f" ({others} more pair{'s' if others != 1 else ''} slower too: see each one's Trend.)"
+        details += f" ({others} more {plural(others, 'pair')} slower too: see each one's Trend.)"
     return heading, details
 
 

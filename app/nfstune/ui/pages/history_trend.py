@@ -24,6 +24,7 @@ from nfstune.results.watch_read import read_pair
 from nfstune.store import HostPair, Results, open_store
 from nfstune.ui.jobs import CRASHED
 from nfstune.ui.widgets.tab_order import insert_in_tab_order
+from nfstune.words import count
 
 if TYPE_CHECKING:
     from nfstune.ui.widgets.trend_chart import TrendChart
@@ -224,8 +225,7 @@ class TrendPanel(QWidget):
         self.pairs.blockSignals(True)
         self.pairs.clear()
         for pair in read.pairs:
-            count = f"{pair.sessions} session{'s' if pair.sessions != 1 else ''}"
-            self.pairs.addItem(f"{pair.text} ({count})", list(pair.key))
+            self.pairs.addItem(f"{pair.text} ({count(pair.sessions, 'session')})", list(pair.key))
         if read.pair is not None:
             self.pairs.setCurrentIndex([p.key for p in read.pairs].index(read.pair.key))
         self.pairs.blockSignals(False)

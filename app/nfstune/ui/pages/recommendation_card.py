@@ -16,6 +16,7 @@ from nfstune.ui.theme import text_colour
 from nfstune.ui.tint import on_scheme_change, tint
 from nfstune.ui.widgets.disclosure import Disclosure
 from nfstune.ui.widgets.labels import wrapped_label
+from nfstune.words import count
 
 DETAILS = "Details: every reason in full, with what was measured"
 ARROW, MINUS = "\u2192", "\u2212"
@@ -49,7 +50,7 @@ def status_words(before: str | None, changes: Sequence[Change]) -> str:
         return "new line"
     if not changes:
         return "no change"
-    return f"{len(changes)} option{'s' if len(changes) != 1 else ''} changed"
+    return f"{count(len(changes), 'option')} changed"
 
 
 class FileCard(QFrame):
